@@ -1,0 +1,6 @@
+export * from './topics';
+export * from './envelope';
+export * from './schema';
+export * from './orders';
+export * from './providers';
+export * from './replies';

@@ -1,0 +1,93 @@
+import { Check, decimal, int, literal, obj, optional, record, str, uuid } from './schema';
+
+export const OrderStatuses = [
+  'registered', 'in_progress', 'need_action', 'completed', 'partially_refunded', 'refunded', 'cancelled', 'failed',
+] as const;
+export type OrderStatus = (typeof OrderStatuses)[number];
+
+export interface CostDto {
+  amount: string;
+  currency: string;
+  tokenStandard?: string;
+}
+
+const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
+
+/** Message types on `orders.commands`. */
+export const OrderCommandTypes = { create: 'order.create', get: 'order.get' } as const;
+
+export interface CreateOrderCommand {
+  orderId: string;
+  shopId: string;
+  merchantOrderId: string;
+  cost: CostDto;
+  description?: string;
+  payer?: Record<string, unknown>;
+}
+export const createOrderCommand: Check<CreateOrderCommand> = obj({
+  orderId: uuid(),
+  shopId: uuid(),
+  merchantOrderId: str({ min: 1, max: 128 }),
+  cost,
+  description: optional(str({ max: 1024 })),
+  payer: optional(record()),
+});
+
+export interface GetOrderQuery {
+  orderId: string;
+  shopId: string;
+}
+export const getOrderQuery: Check<GetOrderQuery> = obj({ orderId: uuid(), shopId: uuid() });
+
+export interface PaymentAttemptView {
+  paymentId: string;
+  provider: string;
+  status: string;
+  amount?: string;
+  currency?: string;
+  statusCode?: string;
+  statusDescription?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The order as merchants see it; answered by `order.get` and `order.create`. */
+export interface OrderView {
+  id: string;
+  shopId: string;
+  status: OrderStatus;
+  statusCode?: string;
+  statusDescription?: string;
+  order: { merchantOrderId: string; cost: CostDto; originalCost?: CostDto; description?: string };
+  payer?: Record<string, unknown>;
+  data: { payments: PaymentAttemptView[] };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Message types on `orders.events`. */
+export const OrderEventTypes = { statusChanged: 'order.status_changed' } as const;
+
+export interface OrderStatusChanged {
+  orderId: string;
+  shopId: string;
+  merchantOrderId: string;
+  /** Per-order sequence, starting at 1 with the order's creation, so merchants can drop stale callbacks. */
+  sequence: number;
+  status: OrderStatus;
+  previousStatus: OrderStatus | null;
+  statusCode?: string;
+  statusDescription?: string;
+  cost: CostDto;
+}
+export const orderStatusChanged: Check<OrderStatusChanged> = obj({
+  orderId: uuid(),
+  shopId: uuid(),
+  merchantOrderId: str(),
+  sequence: int(),
+  status: literal(...OrderStatuses),
+  previousStatus: (v, p) => (v === null ? { ok: true, value: null } : literal(...OrderStatuses)(v, p)),
+  statusCode: optional(str()),
+  statusDescription: optional(str()),
+  cost,
+}) as Check<OrderStatusChanged>;

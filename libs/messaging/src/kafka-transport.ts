@@ -1,0 +1,183 @@
+import { CustomTransportStrategy, Server, BaseRpcContext } from '@nestjs/microservices';
+import { Consumer, EachMessagePayload, IHeaders, Kafka, Producer } from 'kafkajs';
+import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHeaders } from '@payments/contracts';
+import type { KafkaConfig } from '@payments/platform';
+import { lastValueFrom } from 'rxjs';
+import { createKafka, producerConfig, prefixed, unprefixed } from './kafka';
+
+export interface KafkaTransportOptions {
+  kafka: KafkaConfig;
+  groupId: string;
+  /** Contract topic names (without prefix) this service consumes. */
+  topics: string[];
+  /** Attempts per message before it goes to the dead-letter topic. */
+  maxAttempts?: number;
+  retryBackoffMs?: number;
+  partitionsConsumedConcurrently?: number;
+}
+
+/** What a handler receives besides the envelope. */
+export class KafkaMessageContext extends BaseRpcContext<[string, number, string, IHeaders]> {
+  get topic(): string {
+    return this.args[0];
+  }
+  get partition(): number {
+    return this.args[1];
+  }
+  get offset(): string {
+    return this.args[2];
+  }
+  get headers(): IHeaders {
+    return this.args[3];
+  }
+}
+
+function header(headers: IHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v[0]?.toString() : v.toString();
+}
+
+/**
+ * A NestJS transport over kafkajs with the delivery guarantees this service needs, which Nest's
+ * built-in Kafka transport does not give: handlers are matched by the envelope's `type`; an offset
+ * is committed only after its handler finished; a failing message is retried a bounded number of
+ * times and then dead-lettered with its error (never dropped); a malformed message is
+ * dead-lettered at once; a handler's return value is sent to the `reply-topic` header's topic.
+ */
+export class KafkaTransport extends Server implements CustomTransportStrategy {
+  private kafka?: Kafka;
+  private consumer?: Consumer;
+  private producer?: Producer;
+  private joined?: Promise<void>;
+  private stopping = false;
+
+  constructor(private readonly opts: KafkaTransportOptions) {
+    super();
+  }
+
+  /** Resolves once the consumer has joined its group and has partitions assigned. */
+  whenJoined(): Promise<void> {
+    return this.joined ?? Promise.reject(new Error('transport not listening'));
+  }
+
+  async listen(callback: (err?: unknown) => void): Promise<void> {
+    try {
+      const kafka = (this.kafka = createKafka(this.opts.kafka, `-${this.opts.groupId}`));
+      this.producer = kafka.producer(producerConfig());
+      await this.producer.connect();
+      const consumer = (this.consumer = kafka.consumer({
+        groupId: this.opts.kafka.topicPrefix + this.opts.groupId,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 1_000,
+        rebalanceTimeout: 20_000,
+        maxWaitTimeInMs: 500,
+        retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
+      }));
+      this.joined = new Promise((resolve) => {
+        consumer.on(consumer.events.GROUP_JOIN, () => resolve());
+      });
+      // If the consumer crashes (e.g. the broker is gone for longer than its retries), kafkajs
+      // restarts it by itself where `restartOnFailure` allows; we let it, and log.
+      consumer.on(consumer.events.CRASH, (e) => this.logger.error(`consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`));
+      await consumer.connect();
+      await consumer.subscribe({ topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)), fromBeginning: true });
+      await consumer.run({
+        autoCommit: true,
+        partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 4,
+        eachMessage: (payload) => this.handle(payload),
+      });
+      callback();
+    } catch (err) {
+      callback(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
+  }
+
+  on(): void {
+    throw new Error('KafkaTransport does not expose events');
+  }
+
+  unwrap<T>(): T {
+    return { consumer: this.consumer, producer: this.producer } as T;
+  }
+
+  private async handle({ topic, partition, message }: EachMessagePayload): Promise<void> {
+    const parsed = parseEnvelope(message.value);
+    const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
+    if (parsed.kind === 'invalid') {
+      await this.deadLetter(source, message.value, message.headers, `invalid envelope: ${parsed.reason}`, 0);
+      return;
+    }
+    const env = parsed.envelope;
+    const handler = this.getHandlerByPattern(env.type);
+    if (!handler) {
+      await this.deadLetter(source, message.value, message.headers, `no handler for message type "${env.type}"`, 0);
+      return;
+    }
+    const ctx = new KafkaMessageContext([unprefixed(this.opts.kafka, topic), partition, message.offset, message.headers ?? {}]);
+    const maxAttempts = this.opts.maxAttempts ?? 5;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), { defaultValue: undefined });
+        await this.reply(env, message.headers, result);
+        return;
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        if (err instanceof ContractViolation || attempt >= maxAttempts) {
+          this.logger.error(`${env.type} ${env.eventId} failed after ${attempt} attempt(s), dead-lettered: ${reason}`);
+          await this.deadLetter(source, message.value, message.headers, reason, attempt);
+          return;
+        }
+        // Shutting down: leave the offset uncommitted, the message comes back after the restart.
+        if (this.stopping) throw err;
+        this.logger.warn(`${env.type} ${env.eventId} failed (attempt ${attempt}/${maxAttempts}): ${reason}`);
+        await new Promise((r) => setTimeout(r, (this.opts.retryBackoffMs ?? 200) * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  private async reply(request: Envelope, headers: IHeaders | undefined, result: unknown): Promise<void> {
+    const replyTo = header(headers, ReplyHeaders.replyTopic);
+    if (!replyTo || result === undefined) return;
+    const response = envelope({ type: `${request.type}.reply`, payload: result, occurredAt: new Date(), causedBy: request });
+    await this.producer!.send({
+      topic: replyTo,
+      acks: -1,
+      messages: [{ key: request.eventId, value: JSON.stringify(response), headers: { [ReplyHeaders.correlationId]: request.eventId } }],
+    });
+  }
+
+  private async deadLetter(
+    source: { topic: string; partition: number; offset: string; key: string | null },
+    value: Buffer | null,
+    headers: IHeaders | undefined,
+    error: string,
+    attempts: number,
+  ): Promise<void> {
+    // If this send fails the handler throws, the offset is not committed and the message comes back.
+    await this.producer!.send({
+      topic: dlqTopic(source.topic),
+      acks: -1,
+      messages: [{
+        key: source.key,
+        value,
+        headers: {
+          ...(headers ?? {}),
+          'dlq-error': error.slice(0, 2000),
+          'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
+          'dlq-original-partition': String(source.partition),
+          'dlq-original-offset': source.offset,
+          'dlq-consumer-group': this.opts.groupId,
+          'dlq-attempts': String(attempts),
+          'dlq-at': new Date().toISOString(),
+        },
+      }],
+    });
+  }
+}

@@ -1,0 +1,62 @@
+import { EntityManager } from 'typeorm';
+import type { Envelope } from '@payments/contracts';
+
+export interface OutboxItem {
+  /** The contract topic name, without any test prefix: the relay adds it. */
+  topic: string;
+  /** The aggregate id: all events of one aggregate stay in order on one partition. */
+  key: string;
+  envelope: Envelope;
+  headers?: Record<string, string>;
+}
+
+/** The outbox and inbox tables each service keeps in its own schema. */
+export function messagingTablesDdl(schema: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS "${schema}".outbox (
+       id bigserial PRIMARY KEY,
+       topic text NOT NULL,
+       key text NOT NULL,
+       event_id uuid NOT NULL,
+       envelope jsonb NOT NULL,
+       headers jsonb NOT NULL DEFAULT '{}'::jsonb,
+       created_at timestamptz NOT NULL DEFAULT now(),
+       published_at timestamptz
+     )`,
+    `CREATE INDEX IF NOT EXISTS outbox_unpublished ON "${schema}".outbox (id) WHERE published_at IS NULL`,
+    `CREATE INDEX IF NOT EXISTS outbox_published_at ON "${schema}".outbox (published_at) WHERE published_at IS NOT NULL`,
+    `CREATE TABLE IF NOT EXISTS "${schema}".inbox (
+       consumer text NOT NULL,
+       event_id uuid NOT NULL,
+       processed_at timestamptz NOT NULL DEFAULT now(),
+       PRIMARY KEY (consumer, event_id)
+     )`,
+  ];
+}
+
+export function outboxChannel(schema: string): string {
+  return `${schema}_outbox`;
+}
+
+/**
+ * Writes messages to the outbox inside the caller's transaction: they are published if and only
+ * if the state change commits. The NOTIFY is delivered at commit and wakes the relay at once.
+ */
+export class Outbox {
+  constructor(private readonly schema: string) {}
+
+  async add(manager: EntityManager, items: OutboxItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const values: unknown[] = [];
+    const rows = items.map((item, i) => {
+      values.push(item.topic, item.key, item.envelope.eventId, JSON.stringify(item.envelope), JSON.stringify(item.headers ?? {}));
+      const b = i * 5;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::jsonb, $${b + 5}::jsonb)`;
+    });
+    await manager.query(
+      `INSERT INTO "${this.schema}".outbox (topic, key, event_id, envelope, headers) VALUES ${rows.join(', ')}`,
+      values,
+    );
+    await manager.query(`SELECT pg_notify($1, '')`, [outboxChannel(this.schema)]);
+  }
+}

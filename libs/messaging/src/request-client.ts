@@ -1,0 +1,122 @@
+import { Logger } from '@nestjs/common';
+import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
+import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } from '@payments/contracts';
+import type { KafkaConfig } from '@payments/platform';
+import { createKafka, prefixed } from './kafka';
+
+export class RequestTimeout extends Error {
+  override readonly name = 'RequestTimeout';
+}
+
+interface Pending {
+  resolve: (reply: Reply<unknown>) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  correlationId?: string;
+}
+
+/**
+ * Request-reply over Kafka for one gateway instance. Each instance reads replies from a topic of
+ * its own, with a consumer group of its own, so instances never steal each other's replies and
+ * never rebalance each other (the failure of Nest's ClientKafka with several instances).
+ * The reply topic is deleted when the instance stops; it keeps replies for an hour at most.
+ */
+export class KafkaRequestClient {
+  private readonly logger = new Logger('KafkaRequestClient');
+  private readonly pending = new Map<string, Pending>();
+  private readonly kafka: Kafka;
+  private readonly replyTo: string;
+  private producer?: Producer;
+  private consumer?: Consumer;
+  private admin?: Admin;
+
+  constructor(private readonly config: KafkaConfig, instanceId: string, private readonly defaultTimeoutMs = 5000) {
+    this.kafka = createKafka(config, `-${instanceId}`);
+    this.replyTo = replyTopic(config.topicPrefix, instanceId);
+  }
+
+  get replyTopic(): string {
+    return this.replyTo;
+  }
+
+  async start(): Promise<void> {
+    this.admin = this.kafka.admin();
+    await this.admin.connect();
+    await this.admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic: this.replyTo, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
+    });
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    await this.producer.connect();
+    const consumer = (this.consumer = this.kafka.consumer({ groupId: this.replyTo, maxWaitTimeInMs: 500, sessionTimeout: 10_000, heartbeatInterval: 1000 }));
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.connect();
+    await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const id = message.headers?.[ReplyHeaders.correlationId]?.toString();
+        const waiting = id ? this.pending.get(id) : undefined;
+        if (!waiting || !id) return; // a reply that arrived after its request timed out
+        const parsed = parseEnvelope(message.value);
+        this.pending.delete(id);
+        clearTimeout(waiting.timer);
+        if (parsed.kind === 'invalid') waiting.reject(new Error(`malformed reply: ${parsed.reason}`));
+        else waiting.resolve(parsed.envelope.payload as Reply<unknown>);
+      },
+    });
+    await joined;
+  }
+
+  /** Nest calls this when the app closes. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.producer) return;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new Error('gateway is shutting down'));
+      this.pending.delete(id);
+    }
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
+    await this.admin?.deleteTopics({ topics: [this.replyTo] }).catch((e: Error) => this.logger.warn(`could not delete ${this.replyTo}: ${e.message}`));
+    await this.admin?.disconnect().catch(() => undefined);
+    this.producer = undefined;
+  }
+
+  /** Sends a request and waits for its reply; rejects with RequestTimeout when none comes in time. */
+  async request<T>(topic: string, key: string, type: string, payload: unknown, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const producer = this.producer;
+    if (!producer) throw new Error('request client not started');
+    const message: Envelope = envelope({ type, payload, occurredAt: new Date(), correlationId: opts.correlationId });
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const reply = new Promise<Reply<unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(message.eventId);
+        reject(new RequestTimeout(`no reply to ${type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(message.eventId, { resolve, reject, timer });
+    });
+    try {
+      await producer.send({
+        topic: prefixed(this.config, topic),
+        acks: -1,
+        messages: [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }],
+      });
+    } catch (err) {
+      const waiting = this.pending.get(message.eventId);
+      if (waiting) {
+        clearTimeout(waiting.timer);
+        this.pending.delete(message.eventId);
+      }
+      throw err;
+    }
+    return reply as Promise<Reply<T>>;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './currency-registry';
+export * from './money';

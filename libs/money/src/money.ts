@@ -1,0 +1,44 @@
+import Decimal from 'decimal.js';
+import { CurrencyInfo } from './currency-registry';
+
+/** Decimal configured for money: enough precision for 18-decimal tokens, never exponent notation. */
+export const MoneyDecimal = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+export type Amount = InstanceType<typeof MoneyDecimal>;
+
+/** A plain decimal: digits, optionally one dot and more digits. No sign, exponent, spaces or leading zeros. */
+const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+export type AmountParse =
+  | { kind: 'ok'; amount: Amount }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * Parses an amount as it arrives on the wire. Money is never a JS number: a number in JSON would
+ * already have lost precision before we saw it, so only strings are accepted.
+ */
+export function parseAmount(raw: unknown, currency?: CurrencyInfo): AmountParse {
+  if (typeof raw !== 'string') return { kind: 'invalid', reason: 'must be a decimal string, e.g. "100.50"' };
+  if (!AMOUNT_PATTERN.test(raw)) {
+    return { kind: 'invalid', reason: 'must be a plain decimal string of digits with an optional dot: no sign, exponent, spaces or leading zeros' };
+  }
+  const amount = new MoneyDecimal(raw);
+  if (amount.isZero()) return { kind: 'invalid', reason: 'must be greater than zero' };
+  if (currency && amount.decimalPlaces() > currency.scale) {
+    return { kind: 'invalid', reason: `has more than ${currency.scale} decimal places allowed for ${currency.code}` };
+  }
+  return { kind: 'ok', amount };
+}
+
+/** Reads a trusted decimal string (from our database or our own events); throws on garbage. */
+export function amountOf(value: string | Amount): Amount {
+  return value instanceof MoneyDecimal ? value : new MoneyDecimal(value);
+}
+
+/** The canonical wire form: plain notation, no trailing zeros beyond what the value needs. */
+export function formatAmount(amount: Amount | string): string {
+  return amountOf(amount).toFixed();
+}
+
+export function sameAmount(a: Amount | string, b: Amount | string): boolean {
+  return amountOf(a).equals(amountOf(b));
+}

@@ -1,0 +1,120 @@
+import type { OrderStatus, ProviderStatus } from '@payments/contracts';
+import { amountOf, Amount } from '@payments/money';
+import type { StatusCode } from '@payments/status-codes';
+import { assertNever, isFinal } from './order-status';
+
+export type NeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout';
+
+/** What the fold needs to know of an order. */
+export interface OrderFacts {
+  status: OrderStatus;
+  amount: string;
+  currency: string;
+  tokenStandard?: string | null;
+  needActionReason?: NeedActionReason | null;
+}
+
+/** The shop's rules for callbacks, set by operators (ARCHITECTURE.md section 4). */
+export interface ShopRules {
+  /** Allowed deviation of a reported amount, in percent of the order amount, below and above. */
+  amountDeviation: { lowerPercent: string; upperPercent: string };
+  autoFinalizeNeedAction: boolean;
+}
+
+export const STRICT_RULES: ShopRules = { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false };
+
+/** A provider's report, already normalized to our vocabulary. */
+export interface ProviderReport {
+  status: ProviderStatus;
+  amount: string;
+  currency: string;
+  tokenStandard?: string | null;
+}
+
+export type FoldResult =
+  | {
+      kind: 'transition';
+      status: OrderStatus;
+      statusCode: StatusCode;
+      /** Set when the reported amount replaces the order amount (the original is kept by the caller). */
+      acceptedAmount?: string;
+      /** Set when the order waits for action; cleared (null) when it leaves need_action. */
+      needActionReason: NeedActionReason | null;
+      /** The amount the provider reported, when it differs from the order. */
+      reportedAmount?: string;
+    }
+  | { kind: 'noop'; reason: NoopReason };
+
+export type NoopReason =
+  /** The order is final; late and stale events never move it. */
+  | 'order_final'
+  /** The event says what the order already says. */
+  | 'no_change'
+  /** The order waits in need_action for an operator (auto-finalization is off, or nothing new came). */
+  | 'awaiting_operator'
+  /** Another report with the same mismatch. */
+  | 'still_mismatched';
+
+type Match = { kind: 'exact' } | { kind: 'within_range'; amount: string } | { kind: 'amount_mismatch' } | { kind: 'currency_mismatch' };
+
+function compare(order: OrderFacts, report: ProviderReport, rules: ShopRules): Match {
+  if (report.currency !== order.currency || (report.tokenStandard ?? null) !== (order.tokenStandard ?? null)) {
+    return { kind: 'currency_mismatch' };
+  }
+  const expected = amountOf(order.amount);
+  const reported = amountOf(report.amount);
+  if (reported.equals(expected)) return { kind: 'exact' };
+  return withinRange(expected, reported, rules) ? { kind: 'within_range', amount: reported.toFixed() } : { kind: 'amount_mismatch' };
+}
+
+function withinRange(expected: Amount, reported: Amount, rules: ShopRules): boolean {
+  const lower = expected.minus(expected.times(amountOf(rules.amountDeviation.lowerPercent)).dividedBy(100));
+  const upper = expected.plus(expected.times(amountOf(rules.amountDeviation.upperPercent)).dividedBy(100));
+  return reported.greaterThanOrEqualTo(lower) && reported.lessThanOrEqualTo(upper);
+}
+
+function needAction(order: OrderFacts, reason: 'amount_mismatch' | 'currency_mismatch', report: ProviderReport): FoldResult {
+  if (order.status === 'need_action' && order.needActionReason === reason) return { kind: 'noop', reason: 'still_mismatched' };
+  return { kind: 'transition', status: 'need_action', statusCode: '2-07-04', needActionReason: reason, reportedAmount: report.amount };
+}
+
+/**
+ * Folds one provider event into an order: the rules of the spec (section 3) and of
+ * ARCHITECTURE.md section 4, all of them. Pure: same input, same answer.
+ *
+ * Amount and currency are checked on `success` only: a `pending` report is not yet a payment, and
+ * a `failed` one moved no money, so neither can be "a payment of a different amount".
+ */
+export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rules: ShopRules): FoldResult {
+  // A stale or late event never moves a final order, whatever it says.
+  if (isFinal(order.status)) return { kind: 'noop', reason: 'order_final' };
+  const waitsForMismatch = order.status === 'need_action'
+    && (order.needActionReason === 'amount_mismatch' || order.needActionReason === 'currency_mismatch');
+
+  switch (report.status) {
+    case 'pending':
+      if (order.status === 'registered') return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
+      // The provider answered after timing out: it is alive and working on the payment.
+      if (order.status === 'need_action' && order.needActionReason === 'provider_timeout') {
+        return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
+      }
+      return { kind: 'noop', reason: waitsForMismatch ? 'awaiting_operator' : 'no_change' };
+
+    case 'failed':
+      if (waitsForMismatch && !rules.autoFinalizeNeedAction) return { kind: 'noop', reason: 'awaiting_operator' };
+      return { kind: 'transition', status: 'failed', statusCode: '2-07-01', needActionReason: null };
+
+    case 'success': {
+      const match = compare(order, report, rules);
+      if (match.kind === 'amount_mismatch' || match.kind === 'currency_mismatch') return needAction(order, match.kind, report);
+      // The follow-up with the right amount: resolved only where the shop allows it.
+      if (waitsForMismatch && !rules.autoFinalizeNeedAction) return { kind: 'noop', reason: 'awaiting_operator' };
+      if (match.kind === 'within_range') {
+        return { kind: 'transition', status: 'completed', statusCode: '0-07-01', needActionReason: null, acceptedAmount: match.amount, reportedAmount: match.amount };
+      }
+      return { kind: 'transition', status: 'completed', statusCode: '0-01-00', needActionReason: null };
+    }
+    default:
+      return assertNever(report.status);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Configuration is read once per app at boot from the environment, validated, and injected.
+ * A missing or malformed variable stops the app with a message naming it.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export class EnvReader {
+  private readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /** A reader that sees `defaults` where this one has no value (tests and tools). */
+  withDefaults(defaults: Record<string, string>): EnvReader {
+    return new EnvReader({ ...defaults, ...this.env });
+  }
+
+  string(name: string, fallback?: string): string {
+    const v = this.env[name];
+    if (v !== undefined && v !== '') return v;
+    if (fallback !== undefined) return fallback;
+    this.problems.push(`${name} is required`);
+    return '';
+  }
+
+  optionalString(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  int(name: string, fallback: number, opts: { min?: number; max?: number } = {}): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n)) {
+      this.problems.push(`${name} must be an integer, got "${raw}"`);
+      return fallback;
+    }
+    if ((opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max)) {
+      this.problems.push(`${name} must be between ${opts.min ?? '-∞'} and ${opts.max ?? '∞'}, got ${n}`);
+    }
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return fallback;
+  }
+
+  /** Throws one error listing every problem found, so a bad deployment is fixed in one go. */
+  done(app: string): void {
+    if (this.problems.length > 0) {
+      throw new ConfigError(`${app}: invalid configuration:\n  - ${this.problems.join('\n  - ')}`);
+    }
+  }
+}
+
+export interface KafkaConfig {
+  brokers: string[];
+  clientId: string;
+  /** Prepended to every topic name; empty in production, unique per test suite. */
+  topicPrefix: string;
+}
+
+export interface CommonConfig {
+  databaseUrl: string;
+  kafka: KafkaConfig;
+  logFormat: 'pretty' | 'json';
+}
+
+export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig {
+  return {
+    databaseUrl: env.string('DATABASE_URL'),
+    kafka: {
+      brokers: env.string('KAFKA_BROKERS').split(',').map((b) => b.trim()).filter(Boolean),
+      clientId: env.string('KAFKA_CLIENT_ID', clientId),
+      topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
+    },
+    logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
+  };
+}

@@ -1,0 +1,6 @@
+export * from './config';
+export * from './database';
+export * from './problem';
+export * from './logging';
+export * from './service-app';
+export * from './health.controller';

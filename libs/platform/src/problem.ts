@@ -1,0 +1,144 @@
+import {
+  ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, ValidationError, ValidationPipe,
+} from '@nestjs/common';
+
+export interface FieldError {
+  /** JSON path of the field in the request body, e.g. `order.cost.amount`. */
+  path: string;
+  message: string;
+}
+
+/**
+ * Stable problem types (RFC 9457). The slug is the contract; `docs/errors.md` lists them.
+ */
+export const ProblemTypes = {
+  validation: { slug: 'validation-error', title: 'The request is invalid', status: 400 },
+  malformedBody: { slug: 'malformed-body', title: 'The request body is not valid JSON', status: 400 },
+  unauthorized: { slug: 'unauthorized', title: 'Authentication is required', status: 401 },
+  forbidden: { slug: 'forbidden', title: 'Access to this resource is not allowed', status: 403 },
+  notFound: { slug: 'not-found', title: 'The resource does not exist', status: 404 },
+  conflict: { slug: 'conflict', title: 'The request conflicts with the current state', status: 409 },
+  payloadTooLarge: { slug: 'payload-too-large', title: 'The request body is too large', status: 413 },
+  unsupportedMediaType: { slug: 'unsupported-media-type', title: 'The content type is not supported', status: 415 },
+  unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
+  rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
+  internal: { slug: 'internal-error', title: 'Internal error', status: 500 },
+  unavailable: { slug: 'service-unavailable', title: 'The service is temporarily unavailable', status: 503 },
+} as const;
+export type ProblemKind = keyof typeof ProblemTypes;
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export function problemTypeUri(kind: ProblemKind): string {
+  return `/problems/${ProblemTypes[kind].slug}`;
+}
+
+export class ProblemException extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly extensions: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  toDocument(instance?: string): ProblemDocument {
+    const t = ProblemTypes[this.kind];
+    return {
+      type: problemTypeUri(this.kind),
+      title: t.title,
+      status: t.status,
+      detail: this.detail,
+      ...(instance ? { instance } : {}),
+      ...(this.errors && this.errors.length > 0 ? { errors: this.errors } : {}),
+      ...this.extensions,
+    };
+  }
+}
+
+const STATUS_TO_KIND: Partial<Record<number, ProblemKind>> = {
+  400: 'validation', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 409: 'conflict',
+  413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'unprocessable', 429: 'rateLimited', 503: 'unavailable',
+};
+
+/** Turns an error of the HTTP stack (Nest or Fastify) into a problem, without leaking internals. */
+export function toProblem(error: unknown): ProblemException {
+  if (error instanceof ProblemException) return error;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const kind = STATUS_TO_KIND[status];
+    if (kind) {
+      const response = error.getResponse();
+      const message = typeof response === 'object' && response !== null && 'message' in response
+        ? String((response as { message: unknown }).message)
+        : error.message;
+      return new ProblemException(kind, kind === 'notFound' ? 'No such resource.' : message);
+    }
+  }
+  const fastify = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastify?.code === 'string' && fastify.code.startsWith('FST_')) {
+    if (fastify.statusCode === 413) return new ProblemException('payloadTooLarge', 'The request body exceeds the size limit.');
+    if (fastify.statusCode === 415) return new ProblemException('unsupportedMediaType', 'Send the body as application/json.');
+    if (fastify.statusCode === 400) return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
+  }
+  return new ProblemException('internal', 'An internal error occurred. It has been logged; retry later.');
+}
+
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const problem = toProblem(error);
+    const http = host.switchToHttp();
+    const request = http.getRequest<{ method?: string; url?: string }>();
+    const reply = http.getResponse<{
+      status(code: number): unknown; header(name: string, value: string): unknown; send(body: string): unknown;
+    } & Record<string, unknown>>();
+    const doc = problem.toDocument();
+    if (doc.status >= 500) {
+      this.logger.error(`${request.method} ${request.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    }
+    reply.status(doc.status);
+    reply.header('content-type', 'application/problem+json');
+    for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+    reply.send(JSON.stringify(doc));
+  }
+}
+
+/** Flattens class-validator's nested errors into JSON paths, one entry per failed constraint. */
+export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    for (const message of Object.values(e.constraints ?? {})) out.push({ path, message });
+    if (e.children && e.children.length > 0) out.push(...fieldErrors(e.children, path));
+  }
+  return out;
+}
+
+/** Whitelisting validation: an unknown field is an error, named by its path. */
+export function strictValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => {
+      const list = fieldErrors(errors);
+      const detail = list.length === 1 ? `${list[0].path}: ${list[0].message}` : `${list.length} fields are invalid; see errors.`;
+      return new ProblemException('validation', detail, list);
+    },
+  });
+}
+
+export { HttpStatus };

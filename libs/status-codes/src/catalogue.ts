@@ -1,0 +1,56 @@
+/**
+ * The status code catalogue (ARCHITECTURE.md section 5). Format `S-CC-NN`:
+ *   S  source   — 0 success, 1 this system, 2 the provider
+ *   CC scenario — 01 general, 02 validation, 03 payment method, 04 3-D Secure, 05 antifraud,
+ *                 06 limits, 07 payment processing, 08 participant actions
+ *   NN reason
+ * Every response and callback that carries a code takes its description from here, so a code
+ * that is not in this table cannot be produced (see `statusOf`).
+ */
+export interface StatusCodeEntry {
+  readonly code: string;
+  readonly description: string;
+  /** Whether the merchant may retry the operation (a new order or attempt) after this code. */
+  readonly retryAllowed: boolean;
+}
+
+const entries = [
+  { code: '0-01-00', description: 'Operation completed successfully.', retryAllowed: false },
+  { code: '0-07-01', description: 'Payment completed with an amount different from the order, within the range the shop allows; the amount was accepted.', retryAllowed: false },
+  { code: '0-07-02', description: 'Order refunded in part.', retryAllowed: false },
+  { code: '0-07-03', description: 'Order refunded in full.', retryAllowed: false },
+  { code: '1-01-01', description: 'Order registered; awaiting payment.', retryAllowed: false },
+  { code: '1-01-02', description: 'Payment is being processed by the provider.', retryAllowed: false },
+  { code: '1-01-99', description: 'Internal error of the payment service.', retryAllowed: true },
+  { code: '1-07-01', description: 'Order failed: no final answer from the provider within the processing timeout.', retryAllowed: true },
+  { code: '1-07-02', description: 'The provider did not answer in time; the order resolves by itself when its answer arrives.', retryAllowed: false },
+  { code: '1-07-03', description: 'Order failed by an operator.', retryAllowed: true },
+  { code: '1-07-04', description: 'Reported amount accepted by an operator.', retryAllowed: false },
+  { code: '1-08-01', description: 'Order cancelled by the merchant.', retryAllowed: true },
+  { code: '2-01-01', description: 'The provider is temporarily unavailable.', retryAllowed: true },
+  { code: '2-07-01', description: 'Payment declined by the provider.', retryAllowed: true },
+  { code: '2-07-02', description: 'Payment declined by the provider: insufficient funds.', retryAllowed: true },
+  { code: '2-07-04', description: 'The provider reported an amount outside the allowed range, or a different currency; action is needed.', retryAllowed: false },
+] as const satisfies readonly StatusCodeEntry[];
+
+export type StatusCode = (typeof entries)[number]['code'];
+
+const byCode: ReadonlyMap<string, StatusCodeEntry> = new Map(entries.map((e) => [e.code, e]));
+
+export const STATUS_CODE_FORMAT = /^[012]-0[1-8]-[0-9]{2}$/;
+
+export function statusCatalogue(): readonly StatusCodeEntry[] {
+  return entries;
+}
+
+export function isKnownStatusCode(code: string): code is StatusCode {
+  return byCode.has(code);
+}
+
+/** The code with its description, for responses and callbacks. */
+export function statusOf(code: StatusCode): { statusCode: StatusCode; statusDescription: string } {
+  const entry = byCode.get(code);
+  // Unreachable for a typed StatusCode; guards codes read back from storage.
+  if (!entry) throw new Error(`status code ${code} is not in the catalogue`);
+  return { statusCode: code, statusDescription: entry.description };
+}
