@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
+import { Init1763700000000 } from './migrations/1763700000000-init';
+import { ReceiveCallbackController } from './receive-callback/receive-callback.controller';
+import { CALLBACKS_OUTBOX } from './tokens';
+
+@Module({})
+export class CallbacksIngestModule {
+  static register(config: CallbacksIngestConfig, relay: Partial<OutboxRelayServiceOptions> = {}): DynamicModule {
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [], migrations: [Init1763700000000] };
+    return {
+      module: CallbacksIngestModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [ReceiveCallbackController, HealthController],
+      providers: [
+        OutboxRelayService,
+        { provide: CALLBACKS_INGEST_CONFIG, useValue: config },
+        { provide: CALLBACKS_OUTBOX, useValue: new Outbox(config.schema) },
+        {
+          provide: OUTBOX_RELAY_OPTIONS,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, ...relay } satisfies OutboxRelayServiceOptions,
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './config';
+export * from './callbacks-ingest.app';
+export * from './receive-callback/receive-callback.controller';

@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadCallbacksIngestConfig } from './config';
+import { startCallbacksIngest } from './callbacks-ingest.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('CALLBACKS_INGEST_HTTP_PORT', 3001, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
+  const config = loadCallbacksIngestConfig(env);
+  const running = await startCallbacksIngest(config, port, host);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import { Controller, HttpCode, Inject, Logger, Param, Post, Req } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { RawBodyRequest } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
+import { Outbox } from '@payments/messaging';
+import { ProblemException } from '@payments/platform';
+import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
+import { PROVIDER_ADAPTERS } from '../provider-adapters';
+import { CALLBACKS_OUTBOX } from '../tokens';
+
+/** A UUID derived from the provider's own event id: a repeated callback gets the same eventId. */
+export function callbackEventId(providerCode: string, providerEventId: string): string {
+  const h = createHash('sha256').update(`${providerCode}:${providerEventId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+@Controller('callbacks')
+export class ReceiveCallbackController {
+  private readonly logger = new Logger('ReceiveCallback');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CALLBACKS_OUTBOX) private readonly outbox: Outbox,
+    @Inject(CALLBACKS_INGEST_CONFIG) private readonly config: CallbacksIngestConfig,
+  ) {}
+
+  /**
+   * Verify over the raw body, store, answer 200 only once it is durable. The raw callback and its
+   * normalized event leave through the outbox in the same transaction; a repeated callback is
+   * answered 200 again and changes nothing.
+   */
+  @Post(':providerCode')
+  @HttpCode(200)
+  async receive(@Param('providerCode') providerCode: string, @Req() req: RawBodyRequest<FastifyRequest>): Promise<{ received: true; duplicate: boolean }> {
+    const adapter = PROVIDER_ADAPTERS.get(providerCode);
+    const secret = this.config.providerSecrets[providerCode];
+    if (!adapter || !secret) throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
+    const raw = req.rawBody;
+    if (!raw || raw.length === 0) throw new ProblemException('unauthorized', 'the callback is not signed');
+
+    const now = new Date();
+    const check = adapter.verify(req.headers, raw, secret, Math.floor(now.getTime() / 1000));
+    if (check.kind === 'invalid') {
+      this.logger.warn(`rejected ${providerCode} callback from ${req.ip}: ${check.reason}`);
+      throw new ProblemException('unauthorized', 'the callback signature is missing or invalid');
+    }
+    const rawBody = raw.toString('utf8');
+    const normalized = adapter.normalize(rawBody);
+    if (normalized.kind === 'invalid') throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`);
+    const event = { ...normalized.event, receivedAt: now.toISOString() };
+    const eventId = callbackEventId(providerCode, event.providerEventId);
+
+    const stored = await this.dataSource.transaction(async (m) => {
+      const rows: unknown[] = await m.query(
+        `INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (provider_code, provider_event_id) DO NOTHING RETURNING id`,
+        [eventId, providerCode, event.providerEventId, event.reference, rawBody, check.timestamp],
+      );
+      if (rows.length === 0) return false;
+      const received = envelope({
+        type: ProviderCallbackTypes.received,
+        occurredAt: now,
+        payload: { callbackId: eventId, providerCode, receivedAt: event.receivedAt, rawBody },
+      });
+      await this.outbox.add(m, [
+        { topic: Topics.providerCallbacksReceived, key: event.reference, envelope: received },
+        {
+          topic: Topics.providerEvents,
+          key: event.reference,
+          envelope: envelope({ type: ProviderEventTypes.event, occurredAt: now, payload: event, eventId, causedBy: received }),
+        },
+      ]);
+      return true;
+    });
+    if (!stored) this.logger.log(`${providerCode} callback ${event.providerEventId} received again; already stored`);
+    return { received: true, duplicate: !stored };
+  }
+}

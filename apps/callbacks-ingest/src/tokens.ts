@@ -1,0 +1,1 @@
+export const CALLBACKS_OUTBOX = Symbol('CALLBACKS_OUTBOX');

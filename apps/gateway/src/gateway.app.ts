@@ -1,0 +1,36 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { boundPort, createHttpApp, createLogger, installProblemHandling, strictValidationPipe } from '@payments/platform';
+import { GatewayConfig } from './config';
+import { GatewayModule } from './gateway.module';
+
+export interface RunningGateway {
+  app: NestFastifyApplication;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, httpPort: number, host = '127.0.0.1'): Promise<RunningGateway> {
+  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat) });
+  installProblemHandling(app);
+  app.useGlobalPipes(strictValidationPipe());
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Payments API')
+      .setDescription('Merchant API (orders, payouts, P2P) and operator API (/ops/v1).')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  await app.listen(httpPort, host);
+  const port = boundPort(app);
+  return {
+    app,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,42 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { KafkaRequestClient } from '@payments/messaging';
+import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { MerchantAuthGuard } from './auth/merchant-auth.guard';
+import { OpsAuthGuard } from './auth/ops-auth.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from './config';
+import { Init1763700000000 } from './migrations/1763700000000-init';
+import { OpsShopsController } from './ops/ops-shops.controller';
+import { OrdersController } from './orders/orders.controller';
+import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
+import { REQUEST_CLIENT } from './tokens';
+
+@Module({})
+export class GatewayModule {
+  static register(config: GatewayConfig): DynamicModule {
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000] };
+    return {
+      module: GatewayModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [OrdersController, OpsShopsController, HealthController],
+      providers: [
+        MerchantAuthGuard,
+        OpsAuthGuard,
+        { provide: GATEWAY_CONFIG, useValue: config },
+        {
+          provide: REQUEST_CLIENT,
+          useFactory: async () => {
+            const client = new KafkaRequestClient(config.kafka, config.instanceId, config.requestTimeoutMs);
+            await client.start();
+            return client;
+          },
+        },
+      ],
+    };
+  }
+}

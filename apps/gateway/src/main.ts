@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadGatewayConfig } from './config';
+import { startGateway } from './gateway.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('GATEWAY_HTTP_PORT', 3000, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
+  const config = loadGatewayConfig(env);
+  const running = await startGateway(config, port, host);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { ProblemException } from '@payments/platform';
+import { generateApiKey, generateCallbackSecret } from '../auth/api-keys';
+import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { ApiKeyEntity, CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { CreateCompanyDto, CreateShopDto } from './ops.dto';
+
+const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such company.') });
+
+@ApiTags('ops')
+@ApiBearerAuth()
+@UseGuards(OpsAuthGuard)
+@Controller('ops/v1/companies')
+export class OpsShopsController {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a company' })
+  async createCompany(@Body() body: CreateCompanyDto) {
+    const company = this.dataSource.getRepository(CompanyEntity).create({
+      id: randomUUID(), name: body.name, useCustomerDataAsPayer: body.useCustomerDataAsPayer ?? false,
+    });
+    await this.dataSource.getRepository(CompanyEntity).insert(company);
+    return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
+  }
+
+  /** The answer is the only time the API key is shown; it is stored hashed. */
+  @Post(':companyId/shops')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a shop with its first API key and callback secret' })
+  async createShop(@Param('companyId', idPipe) companyId: string, @Body() body: CreateShopDto) {
+    return this.dataSource.transaction(async (m) => {
+      const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId } });
+      if (!company) throw new ProblemException('notFound', 'No such company.');
+      const shop = m.getRepository(ShopEntity).create({
+        id: randomUUID(), companyId, name: body.name, callbackUrl: body.callbackUrl ?? null, callbackSecret: generateCallbackSecret(),
+      });
+      await m.getRepository(ShopEntity).insert(shop);
+      const key = generateApiKey();
+      await m.getRepository(ApiKeyEntity).insert({ id: randomUUID(), shopId: shop.id, keyHash: key.hash, keyPrefix: key.prefix, expiresAt: null, revokedAt: null });
+      return { id: shop.id, companyId, name: shop.name, callbackUrl: shop.callbackUrl, apiKey: key.key, callbackSecret: shop.callbackSecret };
+    });
+  }
+}

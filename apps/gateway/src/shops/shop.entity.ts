@@ -1,0 +1,34 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'companies' })
+export class CompanyEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('text') name: string;
+  /** The company setting "Use customer data as payer information". */
+  @Column('boolean', { name: 'use_customer_data_as_payer' }) useCustomerDataAsPayer: boolean;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}
+
+@Entity({ name: 'shops' })
+export class ShopEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid', { name: 'company_id' }) companyId: string;
+  @Column('text') name: string;
+  @Column('text', { name: 'callback_url', nullable: true }) callbackUrl: string | null;
+  /** Signs callbacks to the merchant; the merchant holds the same secret to verify them. */
+  @Column('text', { name: 'callback_secret' }) callbackSecret: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}
+
+@Entity({ name: 'api_keys' })
+export class ApiKeyEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid', { name: 'shop_id' }) shopId: string;
+  /** SHA-256 of the key. Keys are 256 random bits, so a fast hash is enough; the key itself is never stored. */
+  @Column('text', { name: 'key_hash' }) keyHash: string;
+  /** The first characters, to tell keys apart in lists and logs. */
+  @Column('text', { name: 'key_prefix' }) keyPrefix: string;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt: Date | null;
+  @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt: Date | null;
+}

@@ -1,0 +1,1 @@
+export const REQUEST_CLIENT = Symbol('REQUEST_CLIENT');

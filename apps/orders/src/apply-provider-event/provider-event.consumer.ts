@@ -1,0 +1,66 @@
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { ContractViolation, Envelope, parsePayload, providerEvent, ProviderEventTypes, UUID_PATTERN } from '@payments/contracts';
+import { Inbox } from '@payments/messaging';
+import { formatAmount } from '@payments/money';
+import { foldProviderEvent, STRICT_RULES } from '@payments/orders-domain';
+import { PaymentAttemptEntity } from '../order.entity';
+import { OrderRepository } from '../order.repository';
+import { publishStatusChange } from '../orders-outbox';
+import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX } from '../tokens';
+import { Outbox } from '@payments/messaging';
+
+@Controller()
+export class ProviderEventConsumer {
+  private readonly logger = new Logger(ProviderEventConsumer.name);
+
+  constructor(
+    private readonly orders: OrderRepository,
+    @Inject(ORDERS_INBOX) private readonly inbox: Inbox,
+    @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Load, fold, persist with the outbox row, acknowledge: in the order of the order's partition. */
+  @EventPattern(ProviderEventTypes.event)
+  async apply(@Payload() message: Envelope): Promise<void> {
+    const event = parsePayload(providerEvent, message.payload, message.type);
+    if (event.kind !== 'payment') return; // payouts and P2P have their own services
+    if (!UUID_PATTERN.test(event.reference)) throw new ContractViolation(`reference "${event.reference}" is not an order id`);
+    const now = this.clock.now();
+
+    const outcome = await this.inbox.process(message, async (m) => {
+      const order = await this.orders.findForUpdate(m, event.reference);
+      if (!order) throw new ContractViolation(`provider event for unknown order ${event.reference}`);
+
+      const result = foldProviderEvent(order, event, STRICT_RULES);
+
+      const paymentId = event.paymentId ?? `${event.providerCode}-${order.id}`;
+      const attempt = (await this.orders.findAttempt(m, order.id, paymentId))
+        ?? m.getRepository(PaymentAttemptEntity).create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
+      if (result.kind === 'noop' && attempt.status !== undefined) return result;
+      attempt.status = event.status;
+      attempt.amount = formatAmount(event.amount);
+      attempt.currency = event.currency;
+      attempt.statusCode = result.kind === 'transition' ? result.statusCode : attempt.statusCode ?? null;
+      attempt.updatedAt = now;
+      await this.orders.saveAttempt(m, attempt);
+      if (result.kind === 'noop') return result;
+
+      const previous = order.status;
+      order.status = result.status;
+      order.statusCode = result.statusCode;
+      order.needActionReason = result.needActionReason;
+      if (result.reportedAmount !== undefined) order.reportedAmount = result.reportedAmount;
+      if (result.acceptedAmount !== undefined) order.amount = result.acceptedAmount;
+      order.sequence += 1;
+      order.updatedAt = now;
+      await this.orders.save(m, order);
+      await publishStatusChange(this.outbox, m, order, previous, now, message);
+      return result;
+    });
+
+    if (outcome.kind === 'duplicate') this.logger.log(`provider event ${message.eventId} already applied`);
+    else if (outcome.result.kind === 'noop') this.logger.log(`order ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
+  }
+}

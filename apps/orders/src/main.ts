@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadOrdersConfig } from './config';
+import { startOrders } from './orders.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('ORDERS_HTTP_PORT', 3010, { min: 0, max: 65535 });
+  const config = loadOrdersConfig(env);
+  const running = await startOrders(config, port);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

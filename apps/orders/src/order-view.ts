@@ -1,0 +1,57 @@
+import type { OrderStatusChanged, OrderView } from '@payments/contracts';
+import { formatAmount } from '@payments/money';
+import { isKnownStatusCode, statusOf } from '@payments/status-codes';
+import { OrderEntity, PaymentAttemptEntity } from './order.entity';
+
+function describe(code: string | null): { statusCode?: string; statusDescription?: string } {
+  return code && isKnownStatusCode(code) ? statusOf(code) : {};
+}
+
+export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]): OrderView {
+  return {
+    id: order.id,
+    shopId: order.shopId,
+    status: order.status,
+    ...describe(order.statusCode),
+    order: {
+      merchantOrderId: order.merchantOrderId,
+      cost: {
+        amount: formatAmount(order.amount),
+        currency: order.currency,
+        ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}),
+      },
+      ...(order.originalAmount !== order.amount && formatAmount(order.originalAmount) !== formatAmount(order.amount)
+        ? { originalCost: { amount: formatAmount(order.originalAmount), currency: order.currency } }
+        : {}),
+      ...(order.description ? { description: order.description } : {}),
+    },
+    ...(order.payer ? { payer: order.payer } : {}),
+    data: {
+      payments: payments.map((p) => ({
+        paymentId: p.paymentId,
+        provider: p.provider,
+        status: p.status,
+        ...(p.amount ? { amount: formatAmount(p.amount) } : {}),
+        ...(p.currency ? { currency: p.currency } : {}),
+        ...describe(p.statusCode),
+        createdAt: p.createdAt.toISOString(),
+        updatedAt: p.updatedAt.toISOString(),
+      })),
+    },
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+  };
+}
+
+export function toStatusChanged(order: OrderEntity, previousStatus: OrderStatusChanged['previousStatus']): OrderStatusChanged {
+  return {
+    orderId: order.id,
+    shopId: order.shopId,
+    merchantOrderId: order.merchantOrderId,
+    sequence: order.sequence,
+    status: order.status,
+    previousStatus,
+    ...describe(order.statusCode),
+    cost: { amount: formatAmount(order.amount), currency: order.currency, ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}) },
+  };
+}

@@ -1,0 +1,96 @@
+import { Column, CreateDateColumn, Entity, OneToMany, PrimaryColumn, UpdateDateColumn, ManyToOne, JoinColumn } from 'typeorm';
+import type { OrderStatus } from '@payments/contracts';
+import type { NeedActionReason } from '@payments/orders-domain';
+import { NumericStringTransformer } from '@payments/platform';
+
+@Entity({ name: 'orders' })
+export class OrderEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column('uuid', { name: 'shop_id' })
+  shopId: string;
+
+  @Column('text', { name: 'merchant_order_id' })
+  merchantOrderId: string;
+
+  @Column('text')
+  status: OrderStatus;
+
+  @Column('text', { name: 'status_code', nullable: true })
+  statusCode: string | null;
+
+  /** The amount of the order: the accepted one, once a different amount was accepted. */
+  @Column('numeric', { transformer: NumericStringTransformer })
+  amount: string;
+
+  /** The amount the merchant asked for, kept when a provider's different amount was accepted. */
+  @Column('numeric', { name: 'original_amount', transformer: NumericStringTransformer })
+  originalAmount: string;
+
+  @Column('numeric', { name: 'reported_amount', nullable: true, transformer: NumericStringTransformer })
+  reportedAmount: string | null;
+
+  @Column('text')
+  currency: string;
+
+  @Column('text', { name: 'token_standard', nullable: true })
+  tokenStandard: string | null;
+
+  @Column('text', { name: 'need_action_reason', nullable: true })
+  needActionReason: NeedActionReason | null;
+
+  @Column('text', { nullable: true })
+  description: string | null;
+
+  @Column('jsonb', { nullable: true })
+  payer: Record<string, unknown> | null;
+
+  /** Bumped with every status change; merchants order callbacks by it. */
+  @Column('int')
+  sequence: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @OneToMany(() => PaymentAttemptEntity, (a) => a.order)
+  payments?: PaymentAttemptEntity[];
+}
+
+@Entity({ name: 'payment_attempts' })
+export class PaymentAttemptEntity {
+  @PrimaryColumn('uuid', { name: 'order_id' })
+  orderId: string;
+
+  /** The provider's id of the attempt; unique within the order. */
+  @PrimaryColumn('text', { name: 'payment_id' })
+  paymentId: string;
+
+  @ManyToOne(() => OrderEntity, (o) => o.payments)
+  @JoinColumn({ name: 'order_id' })
+  order?: OrderEntity;
+
+  @Column('text')
+  provider: string;
+
+  @Column('text')
+  status: string;
+
+  @Column('numeric', { nullable: true, transformer: NumericStringTransformer })
+  amount: string | null;
+
+  @Column('text', { nullable: true })
+  currency: string | null;
+
+  @Column('text', { name: 'status_code', nullable: true })
+  statusCode: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

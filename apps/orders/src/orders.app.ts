@@ -1,0 +1,38 @@
+import { Topics } from '@payments/contracts';
+import { KafkaTransport, OutboxRelayService, RethrowRpcErrors } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { OrdersConfig } from './config';
+import { OrdersModule, OrdersModuleOptions } from './orders.module';
+
+export interface RunningOrders {
+  app: NestFastifyApplication;
+  transport: KafkaTransport;
+  relay: OutboxRelayService;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the orders service: migrations, the outbox relay, the Kafka consumers and /health. */
+export async function startOrders(config: OrdersConfig, httpPort: number, opts: OrdersModuleOptions = {}): Promise<RunningOrders> {
+  const logger = createLogger('orders', config.logFormat);
+  const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
+  const transport = new KafkaTransport({
+    kafka: config.kafka,
+    groupId: config.consumerGroup,
+    topics: [Topics.ordersCommands, Topics.providerEvents],
+  });
+  installProblemHandling(app);
+  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  microservice.useGlobalFilters(new RethrowRpcErrors());
+  await app.startAllMicroservices();
+  await app.listen(httpPort, '127.0.0.1');
+  await transport.whenJoined();
+  return {
+    app,
+    transport,
+    relay: app.get(OutboxRelayService),
+    port: boundPort(app),
+    close: () => app.close(),
+  };
+}

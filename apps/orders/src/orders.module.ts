@@ -1,0 +1,48 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Inbox, Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+
+import { ProviderEventConsumer } from './apply-provider-event/provider-event.consumer';
+import { ORDERS_CONFIG, OrdersConfig } from './config';
+import { CreateOrderHandler } from './create-order/create-order.handler';
+import { GetOrderHandler } from './get-order/get-order.handler';
+import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { Init1763700000000 } from './migrations/1763700000000-init';
+import { OrderEntity, PaymentAttemptEntity } from './order.entity';
+import { OrderRepository } from './order.repository';
+import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
+
+export interface OrdersModuleOptions {
+  clock?: Clock;
+  relay?: Partial<OutboxRelayServiceOptions>;
+}
+
+@Module({})
+export class OrdersModule {
+  static register(config: OrdersConfig, opts: OrdersModuleOptions = {}): DynamicModule {
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000] };
+    return {
+      module: OrdersModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [CreateOrderHandler, GetOrderHandler, ProviderEventConsumer, HealthController],
+      providers: [
+        OrderRepository,
+        OutboxRelayService,
+        { provide: ORDERS_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: opts.clock ?? systemClock },
+        { provide: ORDERS_OUTBOX, useValue: new Outbox(config.schema) },
+        { provide: ORDERS_INBOX, useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup), inject: [DataSource] },
+        {
+          provide: OUTBOX_RELAY_OPTIONS,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, ...opts.relay } satisfies OutboxRelayServiceOptions,
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadSandboxConfig } from './config';
+import { startSandbox } from './sandbox.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('PROVIDER_SANDBOX_HTTP_PORT', 3002, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
+  const running = await startSandbox(loadSandboxConfig(env), port, host);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CallbackSender } from './callback-sender';
+import { SANDBOX_CONFIG, SandboxConfig } from './config';
+import { SandboxController } from './sandbox.controller';
+
+@Module({})
+export class SandboxModule {
+  static register(config: SandboxConfig): DynamicModule {
+    return {
+      module: SandboxModule,
+      controllers: [SandboxController],
+      providers: [CallbackSender, { provide: SANDBOX_CONFIG, useValue: config }],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { http } from '@payments/testing';
+import { TEST_OPS_TOKEN } from './stack';
+
+export interface TestShop {
+  companyId: string;
+  shopId: string;
+  apiKey: string;
+  callbackSecret: string;
+}
+
+/** A company with one shop, created through the operator API as technical support would. */
+export async function aShop(gatewayUrl: string, name = 'Test Shop'): Promise<TestShop> {
+  const company = await http('POST', `${gatewayUrl}/ops/v1/companies`, { token: TEST_OPS_TOKEN, body: { name: `${name} Company` } });
+  if (company.status !== 201) throw new Error(`company: ${company.status} ${company.text}`);
+  const shop = await http('POST', `${gatewayUrl}/ops/v1/companies/${company.body.id}/shops`, { token: TEST_OPS_TOKEN, body: { name } });
+  if (shop.status !== 201) throw new Error(`shop: ${shop.status} ${shop.text}`);
+  return { companyId: company.body.id, shopId: shop.body.id, apiKey: shop.body.apiKey, callbackSecret: shop.body.callbackSecret };
+}
+
+let counter = 0;
+/** A valid create-order body; override any part. */
+export function anOrderRequest(overrides: { amount?: string; currency?: string; merchantOrderId?: string; extra?: Record<string, unknown> } = {}) {
+  counter += 1;
+  return {
+    order: {
+      merchantOrderId: overrides.merchantOrderId ?? `m-${Date.now()}-${counter}`,
+      cost: { amount: overrides.amount ?? '100.00', currency: overrides.currency ?? 'USD' },
+      description: 'test order',
+    },
+    payer: { email: 'payer@example.com', phone: '+998901234567' },
+    ...(overrides.extra ?? {}),
+  };
+}

@@ -1,0 +1,111 @@
+// Shared steps of `npm start` and `npm test`. Node builtins only: these run before `npm install`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const colors = [36, 35, 33, 32, 34, 91, 96, 95];
+export function logger(name, color = 90) {
+  const tag = process.stdout.isTTY ? `\x1b[${color}m[${name}]\x1b[0m` : `[${name}]`;
+  return (...args) => console.log(tag, ...args);
+}
+export const log = logger('stack', 1);
+export function colorFor(i) {
+  return colors[i % colors.length];
+}
+
+export function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${r.status}`);
+}
+
+/** Installs the npm dependencies when node_modules is missing or older than the lock file. */
+export function ensureInstalled() {
+  const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
+  const lock = path.join(ROOT, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  log('installing npm dependencies (npm ci)…');
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+}
+
+/** Compiles the apps and libs to dist/ (incremental). */
+export function build() {
+  log('compiling TypeScript…');
+  run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+}
+
+/**
+ * Kafka and PostgreSQL: the configured ones (KAFKA_BROKERS, DATABASE_URL), else local ones this
+ * script starts (and stops again with `stop()`).
+ */
+export async function ensureInfra() {
+  const { ensureKafka } = await import('../infra/kafka.mjs');
+  const { ensurePostgres } = await import('../infra/postgres.mjs');
+  const kafkaLog = logger('kafka', 90);
+  const pgLog = logger('postgres', 90);
+  const [kafka, pg] = await Promise.all([ensureKafka({ rootDir: ROOT, log: kafkaLog }), ensurePostgres({ rootDir: ROOT, log: pgLog })]);
+  return {
+    env: { KAFKA_BROKERS: kafka.brokers, DATABASE_URL: pg.url },
+    startedKafka: kafka.startedByUs,
+    startedPostgres: pg.startedByUs,
+    async stop() {
+      if (kafka.startedByUs) await kafka.stop();
+      if (pg.startedByUs) await pg.stop();
+    },
+  };
+}
+
+/** Creates the contract topics (from the compiled contracts library) where missing. */
+export async function ensureContractTopics(brokers, prefix = '') {
+  const { ensureTopics } = await import('../infra/kafka.mjs');
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const { topicSpecs } = require(path.join(ROOT, 'dist/libs/contracts/src/index.js'));
+  const topics = topicSpecs(prefix).map((s) => ({
+    topic: s.name,
+    numPartitions: s.partitions,
+    configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),
+  }));
+  await ensureTopics(brokers, topics, { log: logger('kafka', 90), rootDir: ROOT });
+}
+
+/** Spawns a compiled service with its output prefixed by its name. */
+export function startService(name, env, index) {
+  const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const say = logger(name, colorFor(index));
+  const pipe = (stream) => {
+    let buf = '';
+    stream.on('data', (d) => {
+      buf += d.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        say(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+    });
+  };
+  pipe(child.stdout);
+  pipe(child.stderr);
+  return child;
+}
+
+export async function waitForHttp(url, timeoutMs = 60000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

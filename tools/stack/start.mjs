@@ -1,0 +1,124 @@
+// `npm start`: installs what is missing, starts Kafka and PostgreSQL where none is configured,
+// compiles, runs every service with readable logs, seeds a demo company and shop and prints its
+// API key with a copy-paste example. Ctrl-C stops everything it started.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { build, ensureContractTopics, ensureInfra, ensureInstalled, log, ROOT, startService, waitForHttp } from './common.mjs';
+
+const ports = {
+  gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
+  ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
+  sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
+  orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
+};
+const runDir = path.join(ROOT, '.run');
+mkdirSync(runDir, { recursive: true });
+
+function localOpsToken() {
+  if (process.env.OPS_TOKEN) return process.env.OPS_TOKEN;
+  const file = path.join(runDir, 'ops-token');
+  if (!existsSync(file)) writeFileSync(file, 'ops_' + randomBytes(24).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+ensureInstalled();
+build();
+const infra = await ensureInfra();
+await ensureContractTopics(infra.env.KAFKA_BROKERS);
+
+const opsToken = localOpsToken();
+const env = {
+  ...infra.env,
+  OPS_TOKEN: opsToken,
+  GATEWAY_HTTP_PORT: String(ports.gateway),
+  CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
+  PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
+  ORDERS_HTTP_PORT: String(ports.orders),
+  SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
+  GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
+};
+
+const children = [];
+let stopping = false;
+async function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping services…');
+  await Promise.all(children.map((c) => new Promise((resolve) => {
+    if (c.exitCode !== null) return resolve();
+    c.once('exit', resolve);
+    c.kill('SIGTERM');
+    setTimeout(() => c.kill('SIGKILL'), 10000).unref();
+  })));
+  if (infra.startedKafka || infra.startedPostgres) log('stopping the Kafka broker and database started by npm start…');
+  await infra.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name, i) => {
+  const child = startService(name, env, i);
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      log(`${name} exited (${signal ?? code}); stopping everything`);
+      void shutdown(1);
+    }
+  });
+  children.push(child);
+});
+
+const gateway = `http://127.0.0.1:${ports.gateway}`;
+await Promise.all([
+  waitForHttp(`${gateway}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
+]);
+
+/** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
+async function seedDemo() {
+  const file = path.join(runDir, 'demo.json');
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, 'utf8'));
+    const probe = await fetch(`${gateway}/order/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+    if (probe.status === 404) return demo;
+  }
+  const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
+  const company = await (await fetch(`${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Demo Company' }) })).json();
+  const shop = await (await fetch(`${gateway}/ops/v1/companies/${company.id}/shops`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Demo Shop' }) })).json();
+  if (!shop.apiKey) throw new Error(`seeding the demo shop failed: ${JSON.stringify(shop)}`);
+  const demo = { companyId: company.id, shopId: shop.id, apiKey: shop.apiKey, callbackSecret: shop.callbackSecret };
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+const demo = await seedDemo();
+console.log(`
+────────────────────────────────────────────────────────────────────────────
+ Payments is running.
+   gateway           ${gateway}        (OpenAPI: ${gateway}/docs)
+   callbacks-ingest  http://127.0.0.1:${ports.ingest}
+   provider-sandbox  http://127.0.0.1:${ports.sandbox}
+   Kafka             ${infra.env.KAFKA_BROKERS}
+   PostgreSQL        ${infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
+
+ Demo shop ${demo.shopId}
+   API key       ${demo.apiKey}
+   operator token ${opsToken}
+
+ 1. Create an order:
+   curl -s ${gateway}/order -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"order":{"merchantOrderId":"demo-'$(date +%s)'","cost":{"amount":"100.00","currency":"USD"}}}'
+
+ 2. Have the sandbox provider send a signed success callback for it (put the order id in):
+   curl -s http://127.0.0.1:${ports.sandbox}/simulate/callback -H 'Content-Type: application/json' \\
+     -d '{"reference":"<order id>","status":"success","amount":"100.00","currency":"USD"}'
+
+ 3. See it completed:
+   curl -s ${gateway}/order/<order id> -H 'Authorization: Bearer ${demo.apiKey}'
+
+ Ctrl-C stops everything npm start started.
+────────────────────────────────────────────────────────────────────────────
+`);

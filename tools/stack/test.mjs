@@ -1,0 +1,49 @@
+// `npm test`: installs what is missing, makes sure Kafka and PostgreSQL run, then type-checks,
+// lints and runs every jest test against them. Arguments are passed to jest.
+import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ensureInstalled, ensureInfra, log, ROOT } from './common.mjs';
+
+const jestArgs = process.argv.slice(2);
+const started = Date.now();
+ensureInstalled();
+const infra = await ensureInfra();
+const env = { ...process.env, ...infra.env };
+let failed = false;
+
+function step(name, cmd, args) {
+  log(`${name}…`);
+  const t = Date.now();
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', env });
+  log(`${name}: ${r.status === 0 ? 'ok' : `failed (exit ${r.status})`} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  if (r.status !== 0) failed = true;
+  return r.status;
+}
+
+const bin = (p) => path.join(ROOT, 'node_modules', p);
+const results = path.join(ROOT, '.run', 'jest-results.json');
+mkdirSync(path.dirname(results), { recursive: true });
+rmSync(results, { force: true });
+try {
+  if (jestArgs.length === 0) {
+    step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+    step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
+  }
+  step('jest', process.execPath, [bin('jest/bin/jest.js'), '--json', `--outputFile=${results}`, ...jestArgs]);
+} finally {
+  if (!process.env.KEEP_INFRA) await infra.stop();
+}
+
+if (existsSync(results)) {
+  const r = JSON.parse(readFileSync(results, 'utf8'));
+  const failedTests = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  console.log(`\nsuites: ${r.numPassedTestSuites} passed, ${r.numFailedTestSuites} failed`);
+  console.log(`tests: ${r.numPassedTests} passed, ${failedTests} failed, ${r.numPendingTests} skipped`);
+  if (r.numTotalTests === 0) failed = true;
+} else {
+  console.log('\ntests: 0 passed, 1 failed (jest produced no results)');
+  failed = true;
+}
+log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s: ${failed ? 'FAILED' : 'all green'}`);
+process.exit(failed ? 1 : 0);
