@@ -57,7 +57,7 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
       status: 'registered',
       statusCode: '1-01-01',
       statusDescription: expect.any(String),
-      order: { cost: { amount: '250.5', currency: 'USD' } },
+      order: { cost: { amount: '250.50', currency: 'USD' } },
       data: { payments: [] },
     });
     const read = await http('GET', `${stack.gateway!.url}/api/v1/order/${created.body.id}`, { token: shop.apiKey });
@@ -87,7 +87,7 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
       return r.body.status === 'completed' ? r.body : undefined;
     }, 15000, 'order completed');
     expect(done).toMatchObject({ statusCode: '0-01-00', statusDescription: 'Operation completed successfully.' });
-    expect(done.data.payments).toEqual([expect.objectContaining({ paymentId: 'pay-1', status: 'success', amount: '100', currency: 'USD', statusCode: '0-01-00' })]);
+    expect(done.data.payments).toEqual([expect.objectContaining({ paymentId: 'pay-1', status: 'success', amount: '100.00', currency: 'USD', statusCode: '0-01-00' })]);
 
     // Exactly two status changes left through the outbox for this order: registered, completed.
     const events = (await readTopic(`${stack.prefix}orders.events`, 2)).filter((m) => m.key === orderId);

@@ -6,15 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const colors = [36, 35, 33, 32, 34, 91, 96, 95];
 export function logger(name, color = 90) {
   const tag = process.stdout.isTTY ? `\x1b[${color}m[${name}]\x1b[0m` : `[${name}]`;
   return (...args) => console.log(tag, ...args);
 }
 export const log = logger('stack', 1);
-export function colorFor(i) {
-  return colors[i % colors.length];
-}
 
 export function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', ...opts });
@@ -72,14 +68,15 @@ export async function ensureContractTopics(brokers, prefix = '') {
 }
 
 /** Spawns a compiled service with its output prefixed by its name. */
-export function startService(name, env, index) {
+export function startService(name, env) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const say = logger(name, colorFor(index));
+  // Nest's logger already names the service on every line.
+  const say = (line) => console.log(line);
   const pipe = (stream) => {
     let buf = '';
     stream.on('data', (d) => {

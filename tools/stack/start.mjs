@@ -58,8 +58,8 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name, i) => {
-  const child = startService(name, env, i);
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name) => {
+  const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
       log(`${name} exited (${signal ?? code}); stopping everything`);

@@ -9,7 +9,7 @@ const jestArgs = process.argv.slice(2);
 const started = Date.now();
 ensureInstalled();
 const infra = await ensureInfra();
-const env = { ...process.env, ...infra.env };
+const env = { ...process.env, ...infra.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
 let failed = false;
 
 function step(name, cmd, args) {
@@ -28,6 +28,8 @@ rmSync(results, { force: true });
 try {
   if (jestArgs.length === 0) {
     step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+    // The module-boundary rule reads Nx's project graph, which `nx show projects` computes and caches.
+    step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects']);
     step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
   }
   step('jest', process.execPath, [bin('jest/bin/jest.js'), '--json', `--outputFile=${results}`, ...jestArgs]);

@@ -1,5 +1,5 @@
 import type { OrderStatusChanged, OrderView } from '@payments/contracts';
-import { formatAmount } from '@payments/money';
+import { formatInCurrency } from '@payments/money';
 import { isKnownStatusCode, statusOf } from '@payments/status-codes';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
@@ -16,12 +16,12 @@ export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]
     order: {
       merchantOrderId: order.merchantOrderId,
       cost: {
-        amount: formatAmount(order.amount),
+        amount: formatInCurrency(order.amount, order.currency),
         currency: order.currency,
         ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}),
       },
-      ...(order.originalAmount !== order.amount && formatAmount(order.originalAmount) !== formatAmount(order.amount)
-        ? { originalCost: { amount: formatAmount(order.originalAmount), currency: order.currency } }
+      ...(formatInCurrency(order.originalAmount, order.currency) !== formatInCurrency(order.amount, order.currency)
+        ? { originalCost: { amount: formatInCurrency(order.originalAmount, order.currency), currency: order.currency } }
         : {}),
       ...(order.description ? { description: order.description } : {}),
     },
@@ -31,7 +31,7 @@ export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]
         paymentId: p.paymentId,
         provider: p.provider,
         status: p.status,
-        ...(p.amount ? { amount: formatAmount(p.amount) } : {}),
+        ...(p.amount ? { amount: formatInCurrency(p.amount, p.currency ?? order.currency) } : {}),
         ...(p.currency ? { currency: p.currency } : {}),
         ...describe(p.statusCode),
         createdAt: p.createdAt.toISOString(),
@@ -52,6 +52,6 @@ export function toStatusChanged(order: OrderEntity, previousStatus: OrderStatusC
     status: order.status,
     previousStatus,
     ...describe(order.statusCode),
-    cost: { amount: formatAmount(order.amount), currency: order.currency, ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}) },
+    cost: { amount: formatInCurrency(order.amount, order.currency), currency: order.currency, ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}) },
   };
 }

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { CurrencyInfo } from './currency-registry';
+import { CurrencyInfo, findCurrency } from './currency-registry';
 
 /** Decimal configured for money: enough precision for 18-decimal tokens, never exponent notation. */
 export const MoneyDecimal = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
@@ -41,4 +41,17 @@ export function formatAmount(amount: Amount | string): string {
 
 export function sameAmount(a: Amount | string, b: Amount | string): boolean {
   return amountOf(a).equals(amountOf(b));
+}
+
+/**
+ * The amount as merchants read it: fiat at its currency's scale ("100.00"), crypto without trailing
+ * zeros (a scale of 18 would bury the value). Unknown codes fall back to the plain form.
+ */
+export function formatInCurrency(amount: Amount | string, currencyCode: string): string {
+  const found = findCurrency(currencyCode);
+  const value = amountOf(amount);
+  if (found.kind === 'found' && found.currency.kind === 'fiat' && value.decimalPlaces() <= found.currency.scale) {
+    return value.toFixed(found.currency.scale);
+  }
+  return value.toFixed();
 }
