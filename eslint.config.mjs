@@ -1,6 +1,15 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+const constraints = (extra = []) => [
+  // Pure domain: no framework, ORM, broker or database client.
+  { sourceTag: 'type:pure', onlyDependOnLibsWithTags: ['type:pure', 'type:contracts', ...extra], bannedExternalImports: INFRA },
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', ...extra], bannedExternalImports: INFRA },
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', ...extra] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', ...extra] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', 'type:testing'] },
+];
+
 const INFRA = ['@nestjs/*', 'typeorm', 'typeorm/*', 'kafkajs', 'pg', '@nestjs/microservices', '@nestjs/typeorm'];
 
 export default tseslint.config(
@@ -18,16 +27,16 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           allow: [],
-          depConstraints: [
-            // Pure domain: no framework, ORM, broker or database client.
-            { sourceTag: 'type:pure', onlyDependOnLibsWithTags: ['type:pure', 'type:contracts'], bannedExternalImports: INFRA },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: INFRA },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', 'type:testing', 'type:app'] },
-          ],
+          depConstraints: constraints(),
         },
       ],
+    },
+  },
+  {
+    // Tests may use the test infrastructure (pure libraries' tests still may not import infra).
+    files: ['**/*.spec.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints(['type:testing']) }],
     },
   },
   {

@@ -56,6 +56,6 @@ export function parseEnvelope(raw: Buffer | string | null): EnvelopeParse {
   if (typeof v.occurredAt !== 'string' || Number.isNaN(Date.parse(v.occurredAt))) return { kind: 'invalid', reason: 'occurredAt must be an ISO timestamp' };
   if (typeof v.correlationId !== 'string') return { kind: 'invalid', reason: 'correlationId must be a string' };
   if (v.causationId !== null && typeof v.causationId !== 'string') return { kind: 'invalid', reason: 'causationId must be a string or null' };
-  if (typeof v.payload !== 'object' || v.payload === null) return { kind: 'invalid', reason: 'payload must be an object' };
+  if (typeof v.payload !== 'object' || v.payload === null || Array.isArray(v.payload)) return { kind: 'invalid', reason: 'payload must be an object' };
   return { kind: 'ok', envelope: v as unknown as Envelope };
 }

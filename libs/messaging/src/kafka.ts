@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Kafka, logLevel, LogEntry, Partitioners, ProducerConfig } from 'kafkajs';
+import { Admin, ITopicConfig, Kafka, logLevel, LogEntry, Partitioners, ProducerConfig } from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
 
 const toNest = (level: logLevel) => (entry: LogEntry) => {
@@ -45,4 +45,26 @@ export function producerConfig(extra: Partial<ProducerConfig> = {}): ProducerCon
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5000 },
     ...extra,
   };
+}
+
+/**
+ * Creates topics (those that exist are left alone) and waits until every partition has a leader.
+ * A freshly created topic is briefly unknown to the broker's metadata cache under load
+ * ("This server does not host this topic-partition"), so both steps retry for a while.
+ */
+export async function createTopicsAndWait(admin: Admin, topics: ITopicConfig[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const names = topics.map((t) => t.topic);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.createTopics({ topics, waitForLeaders: false });
+      const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
+      const ready = meta.length === names.length && meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      if (ready) return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')} have no leaders after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 500)));
+  }
 }

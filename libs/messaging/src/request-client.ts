@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
 import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
-import { createKafka, prefixed } from './kafka';
+import { createKafka, createTopicsAndWait, prefixed } from './kafka';
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -46,10 +46,9 @@ export class KafkaRequestClient {
   async start(): Promise<void> {
     this.admin = this.kafka.admin();
     await this.admin.connect();
-    await this.admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic: this.replyTo, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
-    });
+    await createTopicsAndWait(this.admin, [
+      { topic: this.replyTo, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+    ]);
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
     await this.producer.connect();
     const consumer = (this.consumer = this.kafka.consumer({ groupId: this.replyTo, maxWaitTimeInMs: 500, sessionTimeout: 10_000, heartbeatInterval: 1000 }));

@@ -1,2 +1,3 @@
 export * from './currency-registry';
 export * from './money';
+export * from './cost';

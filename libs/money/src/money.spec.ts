@@ -17,7 +17,7 @@ describe('parseAmount', () => {
     ['0.00000001', 'BTC', '0.00000001'],
     ['21000000.12345678', 'BTC', '21000000.12345678'],
     ['0.000000000000000001', 'ETH', '0.000000000000000001'],
-    ['123456789012345678901234567890.5', undefined, '123456789012345678901234567890.5'],
+    ['999999999999999999.5', undefined, '999999999999999999.5'],
   ])('when the amount is %p (currency %s), then it is accepted as %s', (raw, code, expected) => {
     const result = parseAmount(raw, code ? currency(code) : undefined);
     expect(result.kind).toBe('ok');
@@ -47,6 +47,8 @@ describe('parseAmount', () => {
     ['0x10', /plain decimal/],
     ['0', /greater than zero/],
     ['0.00', /greater than zero/],
+    ['1000000000000000000', /too large/],
+    ['123456789012345678901234567890.5', /too large/],
   ])('when the amount is %p, then it is rejected (%s)', (raw, reason) => {
     const result = parseAmount(raw);
     expect(result).toEqual({ kind: 'invalid', reason: expect.stringMatching(reason) });
@@ -60,6 +62,8 @@ describe('parseAmount', () => {
     ['1.2345', 'KWD', 3],
     ['0.000000001', 'BTC', 8],
     ['1.1234567', 'USDT', 6],
+    ['100.500', 'USD', 2],
+    ['1.0', 'JPY', 0],
   ])('when %s %s has more decimals than the scale %i, then it is rejected naming the currency', (raw, code, scale) => {
     const result = parseAmount(raw, currency(code));
     expect(result).toEqual({ kind: 'invalid', reason: `has more than ${scale} decimal places allowed for ${code}` });

@@ -5,6 +5,9 @@ import { CurrencyInfo, findCurrency } from './currency-registry';
 export const MoneyDecimal = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
 export type Amount = InstanceType<typeof MoneyDecimal>;
 
+/** Amounts are stored as numeric(38, 18): 18 digits before the point leave room to spare. */
+export const MAX_INTEGER_DIGITS = 18;
+
 /** A plain decimal: digits, optionally one dot and more digits. No sign, exponent, spaces or leading zeros. */
 const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
@@ -21,9 +24,12 @@ export function parseAmount(raw: unknown, currency?: CurrencyInfo): AmountParse 
   if (!AMOUNT_PATTERN.test(raw)) {
     return { kind: 'invalid', reason: 'must be a plain decimal string of digits with an optional dot: no sign, exponent, spaces or leading zeros' };
   }
+  const [whole, fraction = ''] = raw.split('.');
+  if (whole.length > MAX_INTEGER_DIGITS) return { kind: 'invalid', reason: `is too large: at most ${MAX_INTEGER_DIGITS} digits before the decimal point` };
   const amount = new MoneyDecimal(raw);
   if (amount.isZero()) return { kind: 'invalid', reason: 'must be greater than zero' };
-  if (currency && amount.decimalPlaces() > currency.scale) {
+  // Counted on the text, not the value: "100.500" for USD is refused like "100.505".
+  if (currency && fraction.length > currency.scale) {
     return { kind: 'invalid', reason: `has more than ${currency.scale} decimal places allowed for ${currency.code}` };
   }
   return { kind: 'ok', amount };

@@ -23,6 +23,8 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
     ['a different currency needs action, never accepted, even with the same amount', order(), report({ currency: 'EUR' }), rules(), to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' })],
     ['a different token standard is a different currency', order({ currency: 'USDT', tokenStandard: 'TRC20' }), report({ currency: 'USDT', tokenStandard: 'ERC20' }), rules(), to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' })],
     ['a missing token standard on a token order is a different currency', order({ currency: 'USDT', tokenStandard: 'TRC20' }), report({ currency: 'USDT' }), rules(), to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' })],
+    ['an asset code and the same coin with its token standard are the same currency', order({ currency: 'USDT_TRON' }), report({ currency: 'USDT', tokenStandard: 'TRC20' }), rules(), to('completed', '0-01-00')],
+    ['an asset code of another network is a different currency', order({ currency: 'USDT_TRON' }), report({ currency: 'USDT_ETHEREUM' }), rules(), to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' })],
     ['a decline fails the order', order(), report({ status: 'failed' }), rules(), to('failed', '2-07-01')],
     ['a decline with another amount still fails it: no money moved', order(), report({ status: 'failed', amount: '1.00' }), rules(), to('failed', '2-07-01')],
     ['pending moves a registered order in progress', order({ status: 'registered' }), report({ status: 'pending' }), rules(), to('in_progress', '1-01-02')],

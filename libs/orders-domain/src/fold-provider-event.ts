@@ -1,5 +1,5 @@
 import type { OrderStatus, ProviderStatus } from '@payments/contracts';
-import { amountOf, Amount } from '@payments/money';
+import { amountOf, Amount, currencyIdentity } from '@payments/money';
 import type { StatusCode } from '@payments/status-codes';
 import { assertNever, isFinal } from './order-status';
 
@@ -58,7 +58,7 @@ export type NoopReason =
 type Match = { kind: 'exact' } | { kind: 'within_range'; amount: string } | { kind: 'amount_mismatch' } | { kind: 'currency_mismatch' };
 
 function compare(order: OrderFacts, report: ProviderReport, rules: ShopRules): Match {
-  if (report.currency !== order.currency || (report.tokenStandard ?? null) !== (order.tokenStandard ?? null)) {
+  if (currencyIdentity(report.currency, report.tokenStandard) !== currencyIdentity(order.currency, order.tokenStandard)) {
     return { kind: 'currency_mismatch' };
   }
   const expected = amountOf(order.amount);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { topicSpecs } from '@payments/contracts';
+import { createTopicsAndWait } from '@payments/messaging';
 
 export function testBrokers(): string[] {
   const brokers = process.env.KAFKA_BROKERS;
@@ -52,15 +53,15 @@ export async function createTestTopics(prefix: string): Promise<{ deleteAll(): P
   const admin = testKafka('test-admin').admin();
   await admin.connect();
   const specs = topicSpecs(prefix);
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: specs.map((s) => ({
+  await createTopicsAndWait(
+    admin,
+    specs.map((s) => ({
       topic: s.name,
       numPartitions: Math.min(s.partitions, 4),
       replicationFactor: 1,
       configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),
     })),
-  });
+  );
   await admin.disconnect();
   return {
     deleteAll: async () => {

@@ -1,0 +1,257 @@
+import { Consumer } from 'kafkajs';
+import { DataSource } from 'typeorm';
+import { envelope, Envelope, parseEnvelope } from '@payments/contracts';
+import type { KafkaConfig } from '@payments/platform';
+// Test infrastructure only; the boundary rule has no override for spec files yet.
+import { createTestDatabase, createTestTopics, eventually, testBrokers, testKafka, TopicReader, uniqueName } from '@payments/testing';
+import { Inbox } from './inbox';
+import { messagingTablesDdl, Outbox, OutboxItem } from './outbox';
+import { OutboxRelay, OutboxRelayOptions } from './outbox-relay';
+
+interface Seq {
+  key: string;
+  seq: number;
+}
+
+describe('outbox relay against PostgreSQL and Kafka', () => {
+  const prefix = `${uniqueName('relay')}.`;
+  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'outbox-relay-spec', topicPrefix: prefix };
+  let db: { url: string; drop(): Promise<void> };
+  let topics: { deleteAll(): Promise<void> };
+  const dataSources: DataSource[] = [];
+  const relays: OutboxRelay[] = [];
+  const readers: TopicReader[] = [];
+  const consumers: Consumer[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    topics = await createTestTopics(prefix);
+  });
+
+  afterAll(async () => {
+    for (const c of consumers) await c.disconnect().catch(() => undefined);
+    for (const r of readers) await r.stop().catch(() => undefined);
+    for (const r of relays) await r.stop().catch(() => undefined);
+    for (const ds of dataSources) if (ds.isInitialized) await ds.destroy();
+    await topics?.deleteAll();
+    await db?.drop();
+  });
+
+  async function aDataSource(): Promise<DataSource> {
+    const ds = new DataSource({ type: 'postgres', url: db.url, entities: [], logging: false });
+    await ds.initialize();
+    dataSources.push(ds);
+    return ds;
+  }
+
+  /** A service schema of its own per test: its own outbox, inbox and advisory lock. */
+  async function aSchema(ds: DataSource): Promise<string> {
+    const schema = uniqueName('svc_');
+    await ds.query(`CREATE SCHEMA "${schema}"`);
+    for (const ddl of messagingTablesDdl(schema)) await ds.query(ddl);
+    await ds.query(`CREATE TABLE "${schema}".effects (id bigserial PRIMARY KEY, event_id uuid NOT NULL)`);
+    return schema;
+  }
+
+  async function aRelay(opts: Omit<OutboxRelayOptions, 'databaseUrl' | 'kafka'>): Promise<OutboxRelay> {
+    const relay = new OutboxRelay({ databaseUrl: db.url, kafka, pollIntervalMs: 100, ...opts });
+    relays.push(relay);
+    await relay.start();
+    return relay;
+  }
+
+  async function stopRelay(relay: OutboxRelay): Promise<void> {
+    await relay.stop();
+    relays.splice(relays.indexOf(relay), 1);
+  }
+
+  async function aReader(topic: string): Promise<TopicReader> {
+    const reader = await TopicReader.start([prefix + topic]);
+    readers.push(reader);
+    return reader;
+  }
+
+  function anEvent(topic: string, key: string, seq: number): OutboxItem {
+    return {
+      topic,
+      key,
+      envelope: envelope({ type: 'test.sequenced', payload: { key, seq }, occurredAt: new Date() }),
+      headers: { 'x-test-seq': String(seq) },
+    };
+  }
+
+  const write = (ds: DataSource, schema: string, items: OutboxItem[]) => ds.transaction((m) => new Outbox(schema).add(m, items));
+
+  async function unpublished(ds: DataSource, schema: string): Promise<number> {
+    const [{ count }] = await ds.query(`SELECT count(*)::int AS count FROM "${schema}".outbox WHERE published_at IS NULL`);
+    return count;
+  }
+
+  function sequencesByKey(payloads: Seq[]): Map<string, number[]> {
+    const byKey = new Map<string, number[]>();
+    for (const p of payloads) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p.seq]);
+    return byKey;
+  }
+
+  it('when rows are added in committed transactions, then they are published in id order per key and marked published; rows of a rolled-back transaction never are', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const topic = 'orders.events';
+    const reader = await aReader(topic);
+
+    const first = [anEvent(topic, 'order-a', 1), anEvent(topic, 'order-b', 1), anEvent(topic, 'order-a', 2)];
+    await write(ds, schema, first);
+    const rolledBack = [anEvent(topic, 'order-a', 99), anEvent(topic, 'order-b', 99)];
+    await expect(
+      ds.transaction(async (m) => {
+        await new Outbox(schema).add(m, rolledBack);
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    const second = [anEvent(topic, 'order-b', 2), anEvent(topic, 'order-a', 3)];
+    await write(ds, schema, second);
+    const third = [anEvent(topic, 'order-c', 1), anEvent(topic, 'order-b', 3)];
+    await write(ds, schema, third);
+    const committed = [...first, ...second, ...third];
+
+    await aRelay({ dataSource: ds, schema });
+    const seen = await reader.waitFor(committed.length);
+    // Anything published after the last committed row would show up now.
+    await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'all rows marked');
+    await new Promise((r) => setTimeout(r, 500));
+
+    expect(reader.messages.length).toBe(committed.length);
+    const rolledBackIds = rolledBack.map((i) => i.envelope.eventId);
+    expect(reader.messages.filter((m) => rolledBackIds.includes(m.json?.eventId))).toEqual([]);
+    expect(sequencesByKey(seen.map((m) => m.json.payload))).toEqual(new Map([['order-a', [1, 2, 3]], ['order-b', [1, 2, 3]], ['order-c', [1]]]));
+
+    for (const item of committed) {
+      const msg = seen.find((m) => m.json.eventId === item.envelope.eventId);
+      expect(msg).toMatchObject({ key: item.key, json: item.envelope, headers: { 'x-test-seq': item.headers!['x-test-seq'] } });
+    }
+    const rows: { event_id: string; published_at: Date | null }[] = await ds.query(`SELECT event_id, published_at FROM "${schema}".outbox ORDER BY id`);
+    expect(rows.map((r) => r.event_id)).toEqual(committed.map((i) => i.envelope.eventId));
+    expect(rows.every((r) => r.published_at instanceof Date)).toBe(true);
+  });
+
+  it('when the relay is idle with a long poll interval, then a commit wakes it through NOTIFY and the rows go out at once', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const topic = 'provider.events';
+    const reader = await aReader(topic);
+    await aRelay({ dataSource: ds, schema, pollIntervalMs: 60_000 });
+    // Let the relay finish its first (empty) round and go to sleep for the poll interval.
+    await new Promise((r) => setTimeout(r, 300));
+
+    const started = Date.now();
+    const item = anEvent(topic, 'provider-1', 1);
+    await write(ds, schema, [item]);
+    const [msg] = await reader.waitFor(1, () => true, 5000);
+    expect(msg.json.eventId).toBe(item.envelope.eventId);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('when the relay dies between publishing and marking, then a new relay publishes the batch again and an inbox consumer still applies each event exactly once', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const topic = 'payouts.events';
+    const reader = await aReader(topic);
+    const items = Array.from({ length: 10 }, (_, i) => anEvent(topic, `payout-${i % 3}`, Math.floor(i / 3) + 1));
+    const eventIds = items.map((i) => i.envelope.eventId);
+
+    // The idempotent consumer: one row in `effects` per processed event, the eventId claimed in the same transaction.
+    const inbox = new Inbox(ds, schema, 'effects-consumer');
+    const outcomes: string[] = [];
+    const consumer = testKafka('relay-spec-inbox').consumer({ groupId: `${prefix}inbox`, maxWaitTimeInMs: 200, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+    consumers.push(consumer);
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.connect();
+    await consumer.subscribe({ topic: prefix + topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const parsed = parseEnvelope(message.value);
+        if (parsed.kind !== 'ok') throw new Error(`unexpected message: ${parsed.reason}`);
+        const env: Envelope = parsed.envelope;
+        const outcome = await inbox.process(env, (m) => m.query(`INSERT INTO "${schema}".effects (event_id) VALUES ($1)`, [env.eventId]));
+        outcomes.push(outcome.kind);
+      },
+    });
+    await joined;
+
+    let crashes = 0;
+    let crashed!: () => void;
+    const firstCrash = new Promise<void>((resolve) => (crashed = resolve));
+    const dying = await aRelay({
+      dataSource: ds,
+      schema,
+      afterPublish: () => {
+        crashes++;
+        crashed();
+        throw new Error('relay killed after publishing, before marking');
+      },
+    });
+    await write(ds, schema, items);
+    await firstCrash;
+    await stopRelay(dying);
+    expect(crashes).toBeGreaterThanOrEqual(1);
+    expect(await unpublished(ds, schema)).toBe(items.length);
+    await reader.waitFor(items.length);
+
+    await aRelay({ dataSource: ds, schema });
+    await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'rows marked by the new relay');
+    const onTopic = await reader.waitFor(items.length * 2);
+    for (const id of eventIds) expect(onTopic.filter((m) => m.json.eventId === id).length).toBeGreaterThanOrEqual(2);
+
+    await eventually(async () => (outcomes.length >= onTopic.length ? true : undefined), 10000, 'every delivery handled by the consumer');
+    const effects: { event_id: string; n: number }[] = await ds.query(
+      `SELECT event_id, count(*)::int AS n FROM "${schema}".effects GROUP BY event_id ORDER BY event_id`,
+    );
+    expect(effects).toEqual([...eventIds].sort().map((event_id) => ({ event_id, n: 1 })));
+    expect(outcomes.filter((o) => o === 'processed')).toHaveLength(items.length);
+    expect(outcomes.filter((o) => o === 'duplicate').length).toBe(outcomes.length - items.length);
+    expect(outcomes.length - items.length).toBeGreaterThanOrEqual(items.length);
+  });
+
+  it('when two relays run at once on one schema, then no key is ever published out of order', async () => {
+    const dsA = await aDataSource();
+    const dsB = await aDataSource();
+    const schema = await aSchema(dsA);
+    const topic = 'p2p.events';
+    const reader = await aReader(topic);
+    const keys = ['p2p-1', 'p2p-2', 'p2p-3', 'p2p-4', 'p2p-5'];
+    const perKey = 40;
+
+    const publishedBy = { a: 0, b: 0 };
+    // Holding each batch a little keeps the lock busy, so the two relays really contend for it.
+    const hold = (who: 'a' | 'b') => async () => {
+      publishedBy[who]++;
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    await aRelay({ dataSource: dsA, schema, batchSize: 7, pollIntervalMs: 20, afterPublish: hold('a') });
+    await aRelay({ dataSource: dsB, schema, batchSize: 7, pollIntervalMs: 20, afterPublish: hold('b') });
+
+    // One writer per key, all at once: rows of different keys interleave in the outbox, rows of one key are written in order.
+    await Promise.all(
+      keys.map(async (key, k) => {
+        for (let seq = 1; seq <= perKey; ) {
+          const n = 1 + ((seq + k) % 2);
+          const items = [];
+          for (let j = 0; j < n && seq <= perKey; j++, seq++) items.push(anEvent(topic, key, seq));
+          await write(dsA, schema, items);
+        }
+      }),
+    );
+
+    await reader.waitFor(keys.length * perKey, () => true, 20000);
+    await eventually(async () => ((await unpublished(dsA, schema)) === 0 ? true : undefined), 10000, 'all rows marked');
+    await new Promise((r) => setTimeout(r, 300));
+
+    const expected = Array.from({ length: perKey }, (_, i) => i + 1);
+    const byKey = sequencesByKey(reader.messages.map((m) => m.json.payload));
+    for (const key of keys) expect({ key, seqs: byKey.get(key) }).toEqual({ key, seqs: expected });
+    expect(reader.messages.length).toBe(keys.length * perKey);
+    // Both relays took part; otherwise this test would not have checked their coordination.
+    expect(publishedBy.a).toBeGreaterThan(0);
+    expect(publishedBy.b).toBeGreaterThan(0);
+  });
+});

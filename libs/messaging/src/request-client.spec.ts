@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Admin } from 'kafkajs';
+import { Envelope, okReply, Reply, Topics } from '@payments/contracts';
+import type { KafkaConfig } from '@payments/platform';
+// Test infrastructure only; the boundary rule has no override for spec files yet.
+import { createTestTopics, eventually, testBrokers, testKafka, uniqueName } from '@payments/testing';
+import { KafkaTransport } from './kafka-transport';
+import { KafkaRequestClient, RequestTimeout } from './request-client';
+import { RethrowRpcErrors } from './rethrow-rpc.filter';
+
+interface Echo {
+  value: string;
+  from: string;
+}
+
+@Controller()
+class EchoResponder {
+  /** Answers a little later for some requests, so replies come back in another order than requests went out. */
+  @MessagePattern('test.echo')
+  async echo(@Payload() env: Envelope<Echo>): Promise<Reply<Echo>> {
+    if (env.payload.value.endsWith('7')) await new Promise((r) => setTimeout(r, 20));
+    return okReply({ value: env.payload.value, from: env.payload.from });
+  }
+}
+
+@Module({ controllers: [EchoResponder] })
+class ResponderModule {}
+
+describe('KafkaRequestClient: request-reply over Kafka with several gateway instances', () => {
+  const prefix = `${uniqueName('rc')}.`;
+  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'request-client-spec', topicPrefix: prefix };
+  let topics: { deleteAll(): Promise<void> } | undefined;
+  let admin: Admin | undefined;
+  let responder: INestMicroservice | undefined;
+  const clients: KafkaRequestClient[] = [];
+  let gatewayA: KafkaRequestClient;
+  let gatewayB: KafkaRequestClient;
+
+  beforeAll(async () => {
+    topics = await createTestTopics(prefix);
+    admin = testKafka('rc-admin').admin();
+    await admin.connect();
+    const transport = new KafkaTransport({ kafka, groupId: 'echo-responder', topics: [Topics.methodsQueries], maxAttempts: 1, retryBackoffMs: 10 });
+    responder = await NestFactory.createMicroservice(ResponderModule, { strategy: transport, logger: false });
+    responder.useGlobalFilters(new RethrowRpcErrors());
+    await responder.listen();
+    await transport.whenJoined();
+
+    gatewayA = new KafkaRequestClient(kafka, `gw-a-${randomUUID().slice(0, 8)}`, 15000);
+    gatewayB = new KafkaRequestClient(kafka, `gw-b-${randomUUID().slice(0, 8)}`, 15000);
+    clients.push(gatewayA, gatewayB);
+    await Promise.all(clients.map((c) => c.start()));
+  });
+
+  afterAll(async () => {
+    for (const c of clients) await c.stop();
+    await responder?.close();
+    await admin?.disconnect();
+    await topics?.deleteAll();
+  });
+
+  it('when two gateway instances each send 50 requests at once, then every request gets its own reply and none times out', async () => {
+    expect(gatewayA.replyTopic).not.toBe(gatewayB.replyTopic);
+    const fire = (client: KafkaRequestClient, from: string) =>
+      Array.from({ length: 50 }, (_, i) => {
+        const value = `${from}-${i}-${randomUUID()}`;
+        return client
+          .request<Echo>(Topics.methodsQueries, `shop-${i % 7}`, 'test.echo', { value, from })
+          .then((reply) => ({ sent: value, reply }));
+      });
+    const results = await Promise.allSettled([...fire(gatewayA, 'a'), ...fire(gatewayB, 'b')]);
+
+    const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    expect(failures).toEqual([]);
+    for (const r of results) {
+      const { sent, reply } = (r as PromiseFulfilledResult<{ sent: string; reply: Reply<Echo> }>).value;
+      expect(reply).toEqual({ ok: true, result: { value: sent, from: sent.slice(0, 1) } });
+    }
+  });
+
+  it('when a request goes to a topic nobody consumes, then it rejects with RequestTimeout after timeoutMs', async () => {
+    const started = Date.now();
+    const outcome = gatewayA.request(Topics.payoutsCommands, 'payout-1', 'test.echo', { value: 'x', from: 'a' }, { timeoutMs: 1000 });
+    await expect(outcome).rejects.toBeInstanceOf(RequestTimeout);
+    await expect(outcome).rejects.toThrow('no reply to test.echo within 1000 ms');
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(990);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it('when an instance stops, then its waiting requests are rejected and its reply topic is deleted', async () => {
+    const instance = new KafkaRequestClient(kafka, `gw-c-${randomUUID().slice(0, 8)}`, 15000);
+    clients.push(instance);
+    await instance.start();
+    expect(await admin!.listTopics()).toContain(instance.replyTopic);
+    const ok = await instance.request<Echo>(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'c-1', from: 'c' });
+    expect(ok).toEqual({ ok: true, result: { value: 'c-1', from: 'c' } });
+
+    const waiting = instance.request(Topics.payoutsCommands, 'payout-2', 'test.echo', { value: 'x', from: 'c' }, { timeoutMs: 10000 });
+    const rejected = expect(waiting).rejects.toThrow('gateway is shutting down');
+    await new Promise((r) => setTimeout(r, 100));
+    await instance.stop();
+    await rejected;
+    await eventually(async () => (!(await admin!.listTopics()).includes(instance.replyTopic) ? true : undefined), 10000, 'reply topic deletion');
+    await expect(instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' })).rejects.toThrow('request client not started');
+  });
+});
