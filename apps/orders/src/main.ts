@@ -6,8 +6,9 @@ import { startOrders } from './orders.app';
 async function main(): Promise<void> {
   const env = new EnvReader();
   const port = env.int('ORDERS_HTTP_PORT', 3010, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
   const config = loadOrdersConfig(env);
-  const running = await startOrders(config, port);
+  const running = await startOrders(config, port, {}, host);
   running.app.enableShutdownHooks();
 }
 

@@ -14,7 +14,7 @@ export interface RunningOrders {
 }
 
 /** Starts the orders service: migrations, the outbox relay, the Kafka consumers and /health. */
-export async function startOrders(config: OrdersConfig, httpPort: number, opts: OrdersModuleOptions = {}): Promise<RunningOrders> {
+export async function startOrders(config: OrdersConfig, httpPort: number, opts: OrdersModuleOptions = {}, host = '127.0.0.1'): Promise<RunningOrders> {
   const logger = createLogger('orders', config.logFormat);
   const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
@@ -26,7 +26,7 @@ export async function startOrders(config: OrdersConfig, httpPort: number, opts: 
   const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
-  await app.listen(httpPort, '127.0.0.1');
+  await app.listen(httpPort, host);
   await transport.whenJoined();
   return {
     app,

@@ -48,7 +48,7 @@ class TestModule {}
 
 describe('KafkaTransport in a NestJS microservice against Kafka', () => {
   const prefix = `${uniqueName('kt')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'kafka-transport-spec', topicPrefix: prefix };
+  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'kafka-transport-spec', topicPrefix: prefix, replicationFactor: 1 };
   const topic = prefix + Topics.ordersCommands;
   const dlq = prefix + dlqTopic(Topics.ordersCommands);
   const replies = `${prefix}test.replies`;

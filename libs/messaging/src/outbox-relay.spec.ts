@@ -15,7 +15,7 @@ interface Seq {
 
 describe('outbox relay against PostgreSQL and Kafka', () => {
   const prefix = `${uniqueName('relay')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'outbox-relay-spec', topicPrefix: prefix };
+  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'outbox-relay-spec', topicPrefix: prefix, replicationFactor: 1 };
   let db: { url: string; drop(): Promise<void> };
   let topics: { deleteAll(): Promise<void> };
   const dataSources: DataSource[] = [];

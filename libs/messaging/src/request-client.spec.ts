@@ -31,7 +31,7 @@ class ResponderModule {}
 
 describe('KafkaRequestClient: request-reply over Kafka with several gateway instances', () => {
   const prefix = `${uniqueName('rc')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'request-client-spec', topicPrefix: prefix };
+  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'request-client-spec', topicPrefix: prefix, replicationFactor: 1 };
   let topics: { deleteAll(): Promise<void> } | undefined;
   let admin: Admin | undefined;
   let responder: INestMicroservice | undefined;

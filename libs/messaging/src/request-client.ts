@@ -47,7 +47,7 @@ export class KafkaRequestClient {
     this.admin = this.kafka.admin();
     await this.admin.connect();
     await createTopicsAndWait(this.admin, [
-      { topic: this.replyTo, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+      { topic: this.replyTo, numPartitions: 1, replicationFactor: this.config.replicationFactor, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
     ]);
     this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
     await this.producer.connect();

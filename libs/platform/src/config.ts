@@ -73,6 +73,8 @@ export interface KafkaConfig {
   clientId: string;
   /** Prepended to every topic name; empty in production, unique per test suite. */
   topicPrefix: string;
+  /** Replication factor of topics a service creates itself (the gateway's reply topic). */
+  replicationFactor: number;
 }
 
 export interface CommonConfig {
@@ -88,6 +90,7 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       brokers: env.string('KAFKA_BROKERS').split(',').map((b) => b.trim()).filter(Boolean),
       clientId: env.string('KAFKA_CLIENT_ID', clientId),
       topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
+      replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
     },
     logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
   };
