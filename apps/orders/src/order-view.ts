@@ -25,7 +25,10 @@ export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]
         : {}),
       ...(order.description ? { description: order.description } : {}),
     },
+    ...(order.instrumentType ? { instrumentType: order.instrumentType } : {}),
+    ...(order.paymentSettings ? { paymentSettings: order.paymentSettings } : {}),
     ...(order.payer ? { payer: order.payer } : {}),
+    ...(order.recipient ? { recipient: order.recipient } : {}),
     data: {
       payments: payments.map((p) => ({
         paymentId: p.paymentId,

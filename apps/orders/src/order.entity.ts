@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, OneToMany, PrimaryColumn, UpdateDateColumn, ManyToOne, JoinColumn } from 'typeorm';
-import type { OrderStatus } from '@payments/contracts';
+import type { InstrumentType, MerchantBalance, OrderStatus } from '@payments/contracts';
 import type { NeedActionReason } from '@payments/orders-domain';
 import { NumericStringTransformer } from '@payments/platform';
 
@@ -45,6 +45,19 @@ export class OrderEntity {
 
   @Column('jsonb', { nullable: true })
   payer: Record<string, unknown> | null;
+
+  @Column('text', { name: 'instrument_type', nullable: true })
+  instrumentType: InstrumentType | null;
+
+  @Column('jsonb', { name: 'payment_settings', nullable: true })
+  paymentSettings: { walletType?: 'personal' | 'company' } | null;
+
+  @Column('jsonb', { nullable: true })
+  recipient: { merchantBalance?: MerchantBalance } | null;
+
+  /** Crypto payments are never failed by the processing timeout (spec section 3). */
+  @Column('boolean', { name: 'is_crypto' })
+  isCrypto: boolean;
 
   /** Bumped with every status change; merchants order callbacks by it. */
   @Column('int')

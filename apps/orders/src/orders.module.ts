@@ -9,6 +9,7 @@ import { CreateOrderHandler } from './create-order/create-order.handler';
 import { GetOrderHandler } from './get-order/get-order.handler';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { Init1763700000000 } from './migrations/1763700000000-init';
+import { OrderDetails1763800000000 } from './migrations/1763800000000-order-details';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
@@ -21,7 +22,7 @@ export interface OrdersModuleOptions {
 @Module({})
 export class OrdersModule {
   static register(config: OrdersConfig, opts: OrdersModuleOptions = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000] };
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000] };
     return {
       module: OrdersModule,
       imports: [

@@ -16,13 +16,24 @@ const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenS
 /** Message types on `orders.commands`. */
 export const OrderCommandTypes = { create: 'order.create', get: 'order.get' } as const;
 
+export const InstrumentTypes = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'] as const;
+export type InstrumentType = (typeof InstrumentTypes)[number];
+
+export interface MerchantBalance {
+  currency: string;
+  tokenStandard?: string;
+}
+
 export interface CreateOrderCommand {
   orderId: string;
   shopId: string;
   merchantOrderId: string;
   cost: CostDto;
   description?: string;
+  instrumentType?: InstrumentType;
+  paymentSettings?: { walletType?: 'personal' | 'company' };
   payer?: Record<string, unknown>;
+  recipient?: { merchantBalance?: MerchantBalance };
 }
 export const createOrderCommand: Check<CreateOrderCommand> = obj({
   orderId: uuid(),
@@ -30,7 +41,10 @@ export const createOrderCommand: Check<CreateOrderCommand> = obj({
   merchantOrderId: str({ min: 1, max: 128 }),
   cost,
   description: optional(str({ max: 1024 })),
+  instrumentType: optional(literal(...InstrumentTypes)),
+  paymentSettings: optional(obj({ walletType: optional(literal('personal', 'company')) })),
   payer: optional(record()),
+  recipient: optional(obj({ merchantBalance: optional(obj({ currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) })) })),
 });
 
 export interface GetOrderQuery {
@@ -59,7 +73,10 @@ export interface OrderView {
   statusCode?: string;
   statusDescription?: string;
   order: { merchantOrderId: string; cost: CostDto; originalCost?: CostDto; description?: string };
+  instrumentType?: InstrumentType;
+  paymentSettings?: { walletType?: 'personal' | 'company' };
   payer?: Record<string, unknown>;
+  recipient?: { merchantBalance?: MerchantBalance };
   data: { payments: PaymentAttemptView[] };
   createdAt: string;
   updatedAt: string;

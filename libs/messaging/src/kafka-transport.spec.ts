@@ -7,6 +7,7 @@ import { ContractViolation, dlqTopic, envelope, Envelope, okReply, ReplyHeaders,
 import type { KafkaConfig } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestTopics, eventually, ReadMessage, testBrokers, testKafka, TopicReader, uniqueName } from '@payments/testing';
+import { createTopicsAndWait } from './kafka';
 import { KafkaMessageContext, KafkaTransport } from './kafka-transport';
 import { RethrowRpcErrors } from './rethrow-rpc.filter';
 
@@ -64,7 +65,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     topics = await createTestTopics(prefix);
     admin = testKafka('kt-admin').admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: replies, numPartitions: 1, replicationFactor: 1 }] });
+    await createTopicsAndWait(admin, [{ topic: replies, numPartitions: 1, replicationFactor: 1 }]);
     producer = testKafka('kt-producer').producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     reader = await TopicReader.start([dlq, replies]);

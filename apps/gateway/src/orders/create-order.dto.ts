@@ -1,9 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  Equals, IsDefined, IsEmail, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested,
+  Equals, IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested,
 } from 'class-validator';
-import { IsKnownCurrency, IsMoneyAmount } from '../validation/money.validators';
+import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../validation/money.validators';
+import { IsOpenStringRecord } from '../validation/open-object.validator';
+
+export const INSTRUMENT_TYPES = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'] as const;
+export const WALLET_TYPES = ['personal', 'company'] as const;
 
 export class CostDto {
   @ApiProperty({ example: '100.50', description: 'Amount as a decimal string; never a JSON number.' })
@@ -17,11 +21,48 @@ export class CostDto {
   @IsKnownCurrency()
   currency: string;
 
-  @ApiPropertyOptional({ example: 'TRC20', description: 'Token standard of a token-based cryptocurrency.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(16)
+  @ApiPropertyOptional({
+    example: 'TRC20',
+    description: 'Token standard (TRC20, ERC20, BEP20) of a token-based cryptocurrency given as crypto_currency_code; refused for native coins and fiat; not needed for asset codes.',
+  })
+  // No @IsOptional: the validator itself decides whether the currency needs one.
+  @IsTokenStandardForCurrency()
   tokenStandard?: string;
+}
+
+export class PaymentSettingsDto {
+  @ApiPropertyOptional({ enum: WALLET_TYPES, description: 'Only with instrumentType = wallet.' })
+  @IsOptional()
+  @IsIn(WALLET_TYPES)
+  walletType?: (typeof WALLET_TYPES)[number];
+}
+
+export class WalletDataDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletId?: string;
+  @ApiPropertyOptional({ enum: WALLET_TYPES }) @IsOptional() @IsIn(WALLET_TYPES) walletType?: (typeof WALLET_TYPES)[number];
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 256) walletHolderName?: string;
+}
+
+export class MerchantBalanceDto {
+  @ApiProperty({ example: 'USDT', description: 'Currency of the merchant balance (fiat or crypto), independent of order.cost.currency.' })
+  @IsDefined()
+  @IsString()
+  @IsKnownCurrency()
+  currency: string;
+
+  @ApiPropertyOptional({ example: 'TRC20', description: 'Token standard of a token-based balance currency; ignored for fiat.' })
+  @IsTokenStandardForCurrency({ ignoreForFiat: true })
+  tokenStandard?: string;
+}
+
+export class RecipientDto {
+  @ApiPropertyOptional({ type: MerchantBalanceDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MerchantBalanceDto)
+  merchantBalance?: MerchantBalanceDto;
 }
 
 export class OrderDetailsDto {
@@ -69,6 +110,21 @@ export class PayerDto {
   @IsString()
   @MaxLength(256)
   name?: string;
+
+  @ApiPropertyOptional({ type: WalletDataDto, description: "The payer's e-wallet, for providers that accept digital wallets." })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WalletDataDto)
+  walletData?: WalletDataDto;
+
+  @ApiPropertyOptional({
+    description: 'Bank transfer details (bankCode, accountName, accountNumber, …; the set is open). Used with instrumentType = bank_transfer; takes effect only where the company setting "Use customer data as payer information" is on.',
+    example: { bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789' },
+  })
+  @IsOptional()
+  @IsOpenStringRecord()
+  bankTransferData?: Record<string, string>;
 }
 
 const CRYPTO_PAYMENT_REMOVED =
@@ -84,12 +140,31 @@ export class CreateOrderDto {
   @Type(() => OrderDetailsDto)
   order: OrderDetailsDto;
 
+  @ApiPropertyOptional({ enum: INSTRUMENT_TYPES })
+  @IsOptional()
+  @IsIn(INSTRUMENT_TYPES)
+  instrumentType?: (typeof INSTRUMENT_TYPES)[number];
+
+  @ApiPropertyOptional({ type: PaymentSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentSettingsDto)
+  paymentSettings?: PaymentSettingsDto;
+
   @ApiPropertyOptional({ type: PayerDto })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => PayerDto)
   payer?: PayerDto;
+
+  @ApiPropertyOptional({ type: RecipientDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RecipientDto)
+  recipient?: RecipientDto;
 
   /** Declared only to answer its use with the names of its replacements. */
   @ValidateIf((o: CreateOrderDto) => o.cryptoPayment !== undefined)

@@ -1,13 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
-import { CreateOrderCommand, GetOrderQuery, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
+import { GetOrderQuery, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { REQUEST_CLIENT } from '../tokens';
 import { CreateOrderDto } from './create-order.dto';
 import { ask } from './domain-requests';
+import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),
@@ -24,15 +25,10 @@ export class OrdersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create Order' })
   create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto): Promise<OrderView> {
+    const errors = crossFieldErrors(body);
+    if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
     const orderId = randomUUID();
-    const command: CreateOrderCommand = {
-      orderId,
-      shopId: shop.shopId,
-      merchantOrderId: body.order.merchantOrderId,
-      cost: { ...body.order.cost },
-      ...(body.order.description ? { description: body.order.description } : {}),
-      ...(body.payer ? { payer: { ...body.payer } } : {}),
-    };
+    const command = toCreateOrderCommand(orderId, shop.shopId, body);
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
   }
 

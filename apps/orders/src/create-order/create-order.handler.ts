@@ -6,12 +6,17 @@ import {
   createOrderCommand, Envelope, errorReply, okReply, OrderCommandTypes, OrderView, parsePayload, Reply,
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
-import { formatAmount } from '@payments/money';
+import { findCurrency, formatAmount, isCrypto } from '@payments/money';
 import { OrderEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { toOrderView } from '../order-view';
 import { publishStatusChange } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+
+function isCryptoCode(code: string): boolean {
+  const found = findCurrency(code);
+  return found.kind === 'found' && isCrypto(found.currency);
+}
 
 @Controller()
 export class CreateOrderHandler {
@@ -46,6 +51,10 @@ export class CreateOrderHandler {
         needActionReason: null,
         description: cmd.description ?? null,
         payer: cmd.payer ?? null,
+        instrumentType: cmd.instrumentType ?? null,
+        paymentSettings: cmd.paymentSettings ?? null,
+        recipient: cmd.recipient ?? null,
+        isCrypto: isCryptoCode(cmd.cost.currency),
         sequence: 1,
         createdAt: now,
         updatedAt: now,
