@@ -4,3 +4,4 @@ export * from './schema';
 export * from './orders';
 export * from './providers';
 export * from './replies';
+export * from './shops';

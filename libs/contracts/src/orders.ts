@@ -14,7 +14,34 @@ export interface CostDto {
 const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
 
 /** Message types on `orders.commands`. */
-export const OrderCommandTypes = { create: 'order.create', get: 'order.get' } as const;
+export const OrderCommandTypes = { create: 'order.create', get: 'order.get', cancel: 'order.cancel', resolve: 'order.resolve', refund: 'order.refund' } as const;
+
+export interface CancelOrderCommand {
+  orderId: string;
+  shopId: string;
+}
+export const cancelOrderCommand: Check<CancelOrderCommand> = obj({ orderId: uuid(), shopId: uuid() });
+
+/** A partial or full refund of a paid order. */
+export interface RefundOrderCommand {
+  refundId: string;
+  orderId: string;
+  shopId: string;
+  cost: CostDto;
+}
+export const refundOrderCommand: Check<RefundOrderCommand> = obj({ refundId: uuid(), orderId: uuid(), shopId: uuid(), cost });
+
+/** An operator's decision on an order in need_action. */
+export interface ResolveOrderCommand {
+  orderId: string;
+  action: 'accept_reported_amount' | 'fail';
+  operatorNote?: string;
+}
+export const resolveOrderCommand: Check<ResolveOrderCommand> = obj({
+  orderId: uuid(),
+  action: literal('accept_reported_amount', 'fail'),
+  operatorNote: optional(str({ max: 1024 })),
+});
 
 export const InstrumentTypes = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'] as const;
 export type InstrumentType = (typeof InstrumentTypes)[number];
@@ -65,6 +92,13 @@ export interface PaymentAttemptView {
   updatedAt: string;
 }
 
+export interface RefundView {
+  refundId: string;
+  amount: string;
+  currency: string;
+  createdAt: string;
+}
+
 /** The order as merchants see it; answered by `order.get` and `order.create`. */
 export interface OrderView {
   id: string;
@@ -72,12 +106,13 @@ export interface OrderView {
   status: OrderStatus;
   statusCode?: string;
   statusDescription?: string;
-  order: { merchantOrderId: string; cost: CostDto; originalCost?: CostDto; description?: string };
+  order: { merchantOrderId: string; cost: CostDto; originalCost?: CostDto; reportedCost?: CostDto; description?: string };
+  customer?: { id: string };
   instrumentType?: InstrumentType;
   paymentSettings?: { walletType?: 'personal' | 'company' };
   payer?: Record<string, unknown>;
   recipient?: { merchantBalance?: MerchantBalance };
-  data: { payments: PaymentAttemptView[] };
+  data: { payments: PaymentAttemptView[]; refunds?: RefundView[] };
   createdAt: string;
   updatedAt: string;
 }

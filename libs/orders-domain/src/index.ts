@@ -1,2 +1,5 @@
 export * from './order-status';
 export * from './fold-provider-event';
+export * from './processing-timeout';
+export * from './operator-actions';
+export * from './refund';

@@ -53,14 +53,15 @@ export class ProblemException extends Error {
 
   toDocument(instance?: string): ProblemDocument {
     const t = ProblemTypes[this.kind];
+    // Extensions never override the standard members.
     return {
+      ...this.extensions,
       type: problemTypeUri(this.kind),
       title: t.title,
       status: t.status,
       detail: this.detail,
       ...(instance ? { instance } : {}),
       ...(this.errors && this.errors.length > 0 ? { errors: this.errors } : {}),
-      ...this.extensions,
     };
   }
 }
