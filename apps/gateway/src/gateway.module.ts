@@ -1,20 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { KafkaRequestClient } from '@payments/messaging';
+import { KafkaRequestClient, Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MerchantAuthGuard } from './auth/merchant-auth.guard';
 import { OpsAuthGuard } from './auth/ops-auth.guard';
 import { GATEWAY_CONFIG, GatewayConfig } from './config';
 import { Init1763700000000 } from './migrations/1763700000000-init';
+import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-settings';
+import { OpsSettingsController } from './ops/ops-settings.controller';
+import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OrdersController } from './orders/orders.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
-import { REQUEST_CLIENT } from './tokens';
+import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
 @Module({})
 export class GatewayModule {
   static register(config: GatewayConfig): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000] };
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000, ShopSettings1764000000000] };
     return {
       module: GatewayModule,
       imports: [
@@ -23,10 +26,17 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, HealthController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
+        ShopSettingsPublisher,
+        OutboxRelayService,
+        { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
+        {
+          provide: OUTBOX_RELAY_OPTIONS,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka } satisfies OutboxRelayServiceOptions,
+        },
         { provide: GATEWAY_CONFIG, useValue: config },
         {
           provide: REQUEST_CLIENT,

@@ -1,1 +1,2 @@
 export const REQUEST_CLIENT = Symbol('REQUEST_CLIENT');
+export const GATEWAY_OUTBOX = Symbol('GATEWAY_OUTBOX');

@@ -6,7 +6,9 @@ import { DataSource } from 'typeorm';
 import { ProblemException } from '@payments/platform';
 import { generateApiKey, generateCallbackSecret } from '../auth/api-keys';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { DEFAULT_PROCESSING_TIMEOUT_SECONDS } from '@payments/contracts';
 import { CreateCompanyDto, CreateShopDto } from './ops.dto';
 
 const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such company.') });
@@ -16,7 +18,7 @@ const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException(
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/companies')
 export class OpsShopsController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource, private readonly publisher: ShopSettingsPublisher) {}
 
   @Post()
   @HttpCode(201)
@@ -39,8 +41,11 @@ export class OpsShopsController {
       if (!company) throw new ProblemException('notFound', 'No such company.');
       const shop = m.getRepository(ShopEntity).create({
         id: randomUUID(), companyId, name: body.name, callbackUrl: body.callbackUrl ?? null, callbackSecret: generateCallbackSecret(),
+        amountDeviationLowerPercent: '0', amountDeviationUpperPercent: '0', autoFinalizeNeedAction: false,
+        processingTimeoutSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS, processingTimeouts: {}, settingsVersion: 1,
       });
       await m.getRepository(ShopEntity).insert(shop);
+      await this.publisher.publish(m, shop, company);
       const key = generateApiKey();
       await m.getRepository(ApiKeyEntity).insert({ id: randomUUID(), shopId: shop.id, keyHash: key.hash, keyPrefix: key.prefix, expiresAt: null, revokedAt: null });
       return { id: shop.id, companyId, name: shop.name, callbackUrl: shop.callbackUrl, apiKey: key.key, callbackSecret: shop.callbackSecret };

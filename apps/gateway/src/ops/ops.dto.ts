@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, IsUrl, Length } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, registerDecorator, ValidateNested,
+} from 'class-validator';
 
 export class CreateCompanyDto {
   @ApiProperty({ example: 'Demo Company' })
@@ -25,4 +28,90 @@ export class CreateShopDto {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   callbackUrl?: string;
+}
+
+const PERCENT = /^(0|[1-9][0-9]{0,2})(\.[0-9]{1,4})?$/;
+
+export class AmountDeviationDto {
+  @ApiProperty({ example: '2', description: 'How far below the order amount a reported amount is accepted, in percent.' })
+  @IsDefined()
+  @Matches(PERCENT, { message: 'must be a percentage as a decimal string, e.g. "2.5"' })
+  lowerPercent: string;
+
+  @ApiProperty({ example: '5', description: 'How far above the order amount a reported amount is accepted, in percent.' })
+  @IsDefined()
+  @Matches(PERCENT, { message: 'must be a percentage as a decimal string, e.g. "2.5"' })
+  upperPercent: string;
+}
+
+export class ProcessingTimeoutDto {
+  @ApiPropertyOptional({ example: 604800, description: 'Seconds from order creation; the spec default is 7 days. It can only be raised.' })
+  @IsOptional()
+  @IsInt()
+  @Min(604800, { message: 'must be at least 604800 seconds (7 days): the timeout can be increased, not shortened' })
+  @Max(31536000)
+  defaultSeconds?: number;
+
+  @ApiPropertyOptional({ example: { bank_transfer: 1209600 }, description: 'Per payment setting (instrument type): seconds.' })
+  @IsOptional()
+  @IsObject()
+  @IsTimeoutsByPaymentSetting()
+  byPaymentSetting?: Record<string, number>;
+}
+
+export class UpdateShopSettingsDto {
+  @ApiPropertyOptional({ type: AmountDeviationDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AmountDeviationDto)
+  amountDeviation?: AmountDeviationDto;
+
+  @ApiPropertyOptional({ description: 'Shop setting "Automatic finalization of orders in the Need action status".' })
+  @IsOptional()
+  @IsBoolean()
+  autoFinalizeNeedAction?: boolean;
+
+  @ApiPropertyOptional({ type: ProcessingTimeoutDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProcessingTimeoutDto)
+  processingTimeout?: ProcessingTimeoutDto;
+}
+
+export class UpdateCompanySettingsDto {
+  @ApiProperty({ description: 'Company setting "Use customer data as payer information".' })
+  @IsDefined()
+  @IsBoolean()
+  useCustomerDataAsPayer: boolean;
+}
+
+export class ResolveOrderDto {
+  @ApiProperty({ enum: ['accept_reported_amount', 'fail'] })
+  @IsDefined()
+  @IsIn(['accept_reported_amount', 'fail'])
+  action: 'accept_reported_amount' | 'fail';
+
+  @ApiPropertyOptional({ example: 'Confirmed with the acquirer' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 1024)
+  note?: string;
+}
+
+const INSTRUMENTS = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'];
+
+function IsTimeoutsByPaymentSetting() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimeoutsByPaymentSetting',
+      target: target.constructor,
+      propertyName,
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'object' && v !== null && Object.entries(v).every(([k, s]) => INSTRUMENTS.includes(k) && Number.isInteger(s) && (s as number) >= 604800 && (s as number) <= 31536000),
+        defaultMessage: () => `must map payment settings (${INSTRUMENTS.join(', ')}) to whole seconds between 604800 (7 days) and 31536000`,
+      },
+    });
 }

@@ -1,18 +1,41 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
+import { canonicalCurrency } from '@payments/money';
 import { randomUUID } from 'node:crypto';
-import { GetOrderQuery, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
+import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { REQUEST_CLIENT } from '../tokens';
-import { CreateOrderDto } from './create-order.dto';
+import { CostDto, CreateOrderDto } from './create-order.dto';
 import { ask } from './domain-requests';
 import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),
 });
+
+export class OrderRefDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsDefined()
+  @IsUUID('all', { message: 'must be an order id (UUID)' })
+  orderId: string;
+}
+
+export class RefundOrderDto extends OrderRefDto {
+  @ApiProperty({ type: CostDto, description: 'What to refund; in the order currency, at most what is left.' })
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CostDto)
+  cost: CostDto;
+}
+
+/** Reject was deprecated on 03.03.2026 in favour of cancel; the spec names no removal date, we give a year. */
+const REJECT_DEPRECATED_AT = Math.floor(Date.UTC(2026, 2, 3) / 1000);
+const REJECT_SUNSET = new Date(Date.UTC(2027, 2, 3)).toUTCString();
 
 @ApiTags('orders')
 @ApiBearerAuth()
@@ -30,6 +53,38 @@ export class OrdersController {
     const orderId = randomUUID();
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
+  }
+
+  @Post('cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel order: a non-final order becomes cancelled; a final one is a 409 with its status' })
+  cancel(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {
+    const command: CancelOrderCommand = { orderId: body.orderId, shopId: shop.shopId };
+    return ask<OrderView>(this.client, Topics.ordersCommands, body.orderId, OrderCommandTypes.cancel, command);
+  }
+
+  @Post('refund')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Refund a paid order in part or in full: partially_refunded, then refunded' })
+  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto): Promise<OrderView> {
+    const command: RefundOrderCommand = {
+      refundId: randomUUID(),
+      orderId: body.orderId,
+      shopId: shop.shopId,
+      cost: { amount: body.cost.amount, currency: canonicalCurrency(body.cost.currency), ...(body.cost.tokenStandard ? { tokenStandard: body.cost.tokenStandard } : {}) },
+    };
+    return ask<OrderView>(this.client, Topics.ordersCommands, body.orderId, OrderCommandTypes.refund, command);
+  }
+
+  /** Deprecated (03.03.2026): does what cancel does. The status `rejected` no longer exists. */
+  @Post('reject')
+  @HttpCode(200)
+  @Header('Deprecation', `@${REJECT_DEPRECATED_AT}`)
+  @Header('Sunset', REJECT_SUNSET)
+  @Header('Link', '</api/v1/order/cancel>; rel="successor-version"')
+  @ApiOperation({ summary: 'Reject order (deprecated): use POST /api/v1/order/cancel', deprecated: true })
+  reject(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {
+    return this.cancel(shop, body);
   }
 
   @Get(':orderId')

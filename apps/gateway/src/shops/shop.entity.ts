@@ -17,6 +17,13 @@ export class ShopEntity {
   @Column('text', { name: 'callback_url', nullable: true }) callbackUrl: string | null;
   /** Signs callbacks to the merchant; the merchant holds the same secret to verify them. */
   @Column('text', { name: 'callback_secret' }) callbackSecret: string;
+  @Column('numeric', { name: 'amount_deviation_lower_percent' }) amountDeviationLowerPercent: string;
+  @Column('numeric', { name: 'amount_deviation_upper_percent' }) amountDeviationUpperPercent: string;
+  @Column('boolean', { name: 'auto_finalize_need_action' }) autoFinalizeNeedAction: boolean;
+  @Column('int', { name: 'processing_timeout_seconds' }) processingTimeoutSeconds: number;
+  /** Processing timeout per payment setting (instrument type), in seconds. */
+  @Column('jsonb', { name: 'processing_timeouts' }) processingTimeouts: Record<string, number>;
+  @Column('int', { name: 'settings_version' }) settingsVersion: number;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 

@@ -1,0 +1,84 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { OrderCommandTypes, OrderView, ResolveOrderCommand, ShopSettingsSnapshot, Topics } from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
+import { ProblemException } from '@payments/platform';
+import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { ask } from '../orders/domain-requests';
+import { ShopSettingsPublisher, toSnapshot } from '../shops/shop-settings.publisher';
+import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { REQUEST_CLIENT } from '../tokens';
+import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
+
+const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+
+/** Technical support: shop and company settings, and manual resolution of orders in need_action. */
+@ApiTags('ops')
+@ApiBearerAuth()
+@UseGuards(OpsAuthGuard)
+@Controller('ops/v1')
+export class OpsSettingsController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly publisher: ShopSettingsPublisher,
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+  ) {}
+
+  @Get('shops/:shopId/settings')
+  @ApiOperation({ summary: "A shop's settings" })
+  async get(@Param('shopId', uuid('shop')) shopId: string): Promise<ShopSettingsSnapshot> {
+    const shop = await this.dataSource.getRepository(ShopEntity).findOne({ where: { id: shopId } });
+    if (!shop) throw new ProblemException('notFound', 'No such shop.');
+    const company = await this.dataSource.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
+    return toSnapshot(shop, company);
+  }
+
+  /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
+  @Patch('shops/:shopId/settings')
+  @ApiOperation({ summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts" })
+  async update(@Param('shopId', uuid('shop')) shopId: string, @Body() body: UpdateShopSettingsDto): Promise<ShopSettingsSnapshot> {
+    return this.dataSource.transaction(async (m) => {
+      const shop = await m.getRepository(ShopEntity).findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
+      if (!shop) throw new ProblemException('notFound', 'No such shop.');
+      if (body.amountDeviation) {
+        shop.amountDeviationLowerPercent = body.amountDeviation.lowerPercent;
+        shop.amountDeviationUpperPercent = body.amountDeviation.upperPercent;
+      }
+      if (body.autoFinalizeNeedAction !== undefined) shop.autoFinalizeNeedAction = body.autoFinalizeNeedAction;
+      if (body.processingTimeout?.defaultSeconds !== undefined) shop.processingTimeoutSeconds = body.processingTimeout.defaultSeconds;
+      if (body.processingTimeout?.byPaymentSetting) shop.processingTimeouts = { ...shop.processingTimeouts, ...body.processingTimeout.byPaymentSetting };
+      shop.settingsVersion += 1;
+      await m.getRepository(ShopEntity).save(shop);
+      const company = await m.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
+      return this.publisher.publish(m, shop, company);
+    });
+  }
+
+  @Patch('companies/:companyId/settings')
+  @ApiOperation({ summary: 'Company setting "Use customer data as payer information"' })
+  async updateCompany(@Param('companyId', uuid('company')) companyId: string, @Body() body: UpdateCompanySettingsDto) {
+    return this.dataSource.transaction(async (m) => {
+      const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId }, lock: { mode: 'pessimistic_write' } });
+      if (!company) throw new ProblemException('notFound', 'No such company.');
+      company.useCustomerDataAsPayer = body.useCustomerDataAsPayer;
+      await m.getRepository(CompanyEntity).save(company);
+      const shops = await m.getRepository(ShopEntity).find({ where: { companyId }, lock: { mode: 'pessimistic_write' } });
+      for (const shop of shops) {
+        shop.settingsVersion += 1;
+        await m.getRepository(ShopEntity).save(shop);
+        await this.publisher.publish(m, shop, company);
+      }
+      return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
+    });
+  }
+
+  @Post('orders/:orderId/resolve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it' })
+  resolve(@Param('orderId', uuid('order')) orderId: string, @Body() body: ResolveOrderDto): Promise<OrderView> {
+    const command: ResolveOrderCommand = { orderId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
+    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.resolve, command);
+  }
+}
