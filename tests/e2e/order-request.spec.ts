@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { http } from '@payments/testing';
+import { eventually, http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 describe('the full order request and response (spec 2.1, 2.2)', () => {
   let stack: TestStack;
@@ -46,7 +46,13 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
     expect(row.rows[0]).toEqual({ token_standard: 'TRC20', is_crypto: true, instrument_type: 'wallet' });
   });
 
-  it('when bank transfer data comes with instrumentType bank_transfer, then its open set of members is kept', async () => {
+  it('when bank transfer data comes with instrumentType bank_transfer and the company uses customer data, then its open set of members is kept', async () => {
+    const on = await http('PATCH', `${stack.gateway!.url}/ops/v1/companies/${shop.companyId}/settings`, { token: TEST_OPS_TOKEN, body: { useCustomerDataAsPayer: true } });
+    expect(on.status).toBe(200);
+    await eventually(async () => {
+      const r = await db.query(`SELECT settings->>'useCustomerDataAsPayer' AS on FROM orders.shop_settings WHERE shop_id = $1`, [shop.shopId]);
+      return r.rows[0]?.on === 'true' ? true : undefined;
+    }, 15000, 'company setting in orders');
     const res = await create({
       ...anOrderRequest(),
       instrumentType: 'bank_transfer',

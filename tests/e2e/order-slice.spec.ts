@@ -28,7 +28,9 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
   let db: Client;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    // These tests play the provider themselves, from a registered order: no automatic attempts
+    // (tests/e2e/provider-attempts.spec.ts covers those).
+    stack = await TestStack.start({ orders: { dispatch: { autoStart: false } } });
     shop = await aShop(stack.gateway!.url);
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();

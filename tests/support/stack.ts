@@ -28,6 +28,8 @@ export class TestStack {
   sandbox?: RunningSandbox;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
+  private ordersOptions: OrdersModuleOptions = {};
+  private extraEnv: Record<string, string> = {};
   private dropDatabase?: () => Promise<void>;
   private deleteTopics?: () => Promise<void>;
 
@@ -39,6 +41,11 @@ export class TestStack {
       OPS_TOKEN: TEST_OPS_TOKEN,
       SANDBOX_CALLBACK_SECRET: TEST_SANDBOX_SECRET,
       LOG_FORMAT: 'pretty',
+      // Short provider timings, so the slow-provider scenario (.31) times out in a second.
+      PROVIDER_TIMEOUT_MS: '1000',
+      SANDBOX_SLOW_MS: '3000',
+      SANDBOX_CALLBACK_DELAY_MS: '50',
+      ...(this.sandbox ? { SANDBOX_PROVIDER_URL: this.sandbox.url } : {}),
       ...extra,
     });
   }
@@ -50,17 +57,32 @@ export class TestStack {
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
     const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox'];
+    stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
-    if (services.includes('orders')) stack.orders!.push(await startOrders(loadOrdersConfig(env()), 0, opts.orders));
+    stack.ordersOptions = opts.orders ?? {};
+    // Without a sandbox (and no provider URL of the test's own) orders has nobody to send
+    // payment attempts to: its dispatcher stays off unless the test turns it on.
+    if (!services.includes('provider-sandbox') && !opts.extraEnv?.SANDBOX_PROVIDER_URL) {
+      stack.ordersOptions = { ...stack.ordersOptions, dispatch: { autoStart: false, ...stack.ordersOptions.dispatch } };
+    }
+    // The sandbox calls back into callbacks-ingest, and orders calls the sandbox: start them in that order.
     if (services.includes('callbacks-ingest')) stack.ingest = await startCallbacksIngest(loadCallbacksIngestConfig(env()), 0);
-    if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     if (services.includes('provider-sandbox')) {
       stack.sandbox = await startSandbox(
-        loadSandboxConfig(env().withDefaults({ SANDBOX_CALLBACKS_URL: `${stack.ingest?.url ?? 'http://127.0.0.1:9'}/callbacks/sandbox`, SANDBOX_CALLBACK_DELAY_MS: '50' })),
+        loadSandboxConfig(env().withDefaults({ SANDBOX_CALLBACKS_URL: `${stack.ingest?.url ?? 'http://127.0.0.1:9'}/callbacks/sandbox` })),
         0,
       );
     }
+    if (services.includes('orders')) await stack.startOrders();
+    if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     return stack;
+  }
+
+  /** Starts one more orders instance on the same database and consumer group (the first is started by `start`). */
+  async startOrders(extraEnv: Record<string, string> = {}, opts: OrdersModuleOptions = this.ordersOptions): Promise<RunningOrders> {
+    const running = await startOrders(loadOrdersConfig(this.env({ ...this.extraEnv, ...extraEnv })), 0, opts);
+    this.orders!.push(running);
+    return running;
   }
 
   async stop(): Promise<void> {

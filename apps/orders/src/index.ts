@@ -2,3 +2,4 @@ export * from './config';
 export * from './orders.app';
 export type { OrdersModuleOptions } from './orders.module';
 export * from './tokens';
+export * from './processing-timeout/processing-timeout.sweeper';

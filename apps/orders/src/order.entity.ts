@@ -55,6 +55,13 @@ export class OrderEntity {
   @Column('jsonb', { nullable: true })
   recipient: { merchantBalance?: MerchantBalance } | null;
 
+  /** When the order fails without a terminal provider response; null for crypto payments. */
+  @Column('timestamptz', { name: 'processing_deadline', nullable: true })
+  processingDeadline: Date | null;
+
+  @Column('uuid', { name: 'customer_id', nullable: true })
+  customerId: string | null;
+
   /** Crypto payments are never failed by the processing timeout (spec section 3). */
   @Column('boolean', { name: 'is_crypto' })
   isCrypto: boolean;

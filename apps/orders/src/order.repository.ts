@@ -4,6 +4,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
+export interface RefundRow {
+  refundId: string;
+  amount: string;
+  currency: string;
+  createdAt: Date;
+}
+
 @Injectable()
 export class OrderRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -23,6 +30,14 @@ export class OrderRepository {
 
   payments(orderId: string, m: EntityManager = this.dataSource.manager): Promise<PaymentAttemptEntity[]> {
     return m.getRepository(PaymentAttemptEntity).find({ where: { orderId }, order: { createdAt: 'ASC', paymentId: 'ASC' } });
+  }
+
+  async refunds(orderId: string, m: EntityManager = this.dataSource.manager): Promise<RefundRow[]> {
+    const rows: { id: string; amount: string; currency: string; created_at: Date }[] = await m.query(
+      `SELECT id, amount::text, currency, created_at FROM "${m.connection.driver.schema ?? 'orders'}".refunds WHERE order_id = $1 ORDER BY created_at, id`,
+      [orderId],
+    );
+    return rows.map((r) => ({ refundId: r.id, amount: r.amount, currency: r.currency, createdAt: r.created_at }));
   }
 
   /** Inserts unless the id or the shop's merchant order id is taken; true when inserted. */

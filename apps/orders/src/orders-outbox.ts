@@ -19,3 +19,33 @@ export async function publishStatusChange(
     envelope: envelope({ type: OrderEventTypes.statusChanged, payload: toStatusChanged(order, previousStatus), occurredAt: now, causedBy }),
   }]);
 }
+
+export interface Transition {
+  status: OrderStatus;
+  statusCode: string;
+  needActionReason?: OrderEntity['needActionReason'];
+  reportedAmount?: string;
+  /** The amount that replaces the order amount; the original stays in `originalAmount`. */
+  acceptedAmount?: string;
+}
+
+/** Moves a locked order to its next status, bumps its sequence and records the event: one transaction. */
+export async function applyTransition(
+  outbox: Outbox,
+  m: EntityManager,
+  order: OrderEntity,
+  t: Transition,
+  now: Date,
+  causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+): Promise<void> {
+  const previous = order.status;
+  order.status = t.status;
+  order.statusCode = t.statusCode;
+  order.needActionReason = t.needActionReason ?? null;
+  if (t.reportedAmount !== undefined) order.reportedAmount = t.reportedAmount;
+  if (t.acceptedAmount !== undefined) order.amount = t.acceptedAmount;
+  order.sequence += 1;
+  order.updatedAt = now;
+  await m.getRepository(OrderEntity).save(order);
+  await publishStatusChange(outbox, m, order, previous, now, causedBy);
+}

@@ -20,7 +20,7 @@ export async function startOrders(config: OrdersConfig, httpPort: number, opts: 
   const transport = new KafkaTransport({
     kafka: config.kafka,
     groupId: config.consumerGroup,
-    topics: [Topics.ordersCommands, Topics.providerEvents],
+    topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
   });
   installProblemHandling(app);
   const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });

@@ -10,6 +10,18 @@ import { GetOrderHandler } from './get-order/get-order.handler';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { Init1763700000000 } from './migrations/1763700000000-init';
 import { OrderDetails1763800000000 } from './migrations/1763800000000-order-details';
+import { ShopSettingsTimeoutsCustomers1764000000000 } from './migrations/1764000000000-shop-settings-timeouts-customers';
+import { ProviderDispatch1763900000000 } from './migrations/1763900000000-provider-dispatch';
+import type { AttemptDispatcherOptions } from './dispatch-attempt/attempt-dispatcher.service';
+import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.providers';
+import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
+import { Refunds1764100000000 } from './migrations/1764100000000-refunds';
+import { RefundOrderHandler } from './refund-order/refund-order.handler';
+import { CustomerRepository } from './customers/customer.repository';
+import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
+import { ResolveOrderHandler } from './resolve-order/resolve-order.handler';
+import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
+import { ShopSettingsRepository } from './shop-settings/shop-settings.repository';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
@@ -17,12 +29,14 @@ import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens
 export interface OrdersModuleOptions {
   clock?: Clock;
   relay?: Partial<OutboxRelayServiceOptions>;
+  /** The provider dispatcher: turn off its auto-start, poll faster, or replace the provider adapter. */
+  dispatch?: Partial<AttemptDispatcherOptions>;
 }
 
 @Module({})
 export class OrdersModule {
   static register(config: OrdersConfig, opts: OrdersModuleOptions = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000] };
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000, ProviderDispatch1763900000000, ShopSettingsTimeoutsCustomers1764000000000, Refunds1764100000000] };
     return {
       module: OrdersModule,
       imports: [
@@ -31,10 +45,14 @@ export class OrdersModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [CreateOrderHandler, GetOrderHandler, ProviderEventConsumer, HealthController],
+      controllers: [CreateOrderHandler, GetOrderHandler, CancelOrderHandler, RefundOrderHandler, ResolveOrderHandler, ProviderEventConsumer, ShopSettingsConsumer, HealthController],
       providers: [
         OrderRepository,
+        ShopSettingsRepository,
+        CustomerRepository,
+        ProcessingTimeoutSweeper,
         OutboxRelayService,
+        ...dispatchAttemptProviders(config, opts.dispatch),
         { provide: ORDERS_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         { provide: ORDERS_OUTBOX, useValue: new Outbox(config.schema) },

@@ -1,18 +1,24 @@
-import { Body, Controller, HttpCode, Inject, Logger, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsDefined, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { randomUUID } from 'node:crypto';
+import { ProblemException } from '@payments/platform';
 import { CallbackSender } from './callback-sender';
-import { SANDBOX_CONFIG, SandboxConfig } from './config';
+import { PaymentAnswer, PaymentKind, PaymentRecord, SandboxPayments } from './sandbox-payments';
 
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+const KINDS = ['payment', 'payout', 'p2p'] as const;
 
 export class PaymentRequestDto {
   @IsDefined() @IsString() @Length(1, 128) reference: string;
   @IsDefined() @Matches(DECIMAL) amount: string;
   @IsDefined() @IsString() @Length(1, 32) currency: string;
   @IsOptional() @IsString() tokenStandard?: string;
-  @IsOptional() @IsIn(['payment', 'payout', 'p2p']) kind?: 'payment' | 'payout' | 'p2p';
+  @IsOptional() @IsIn(KINDS) kind?: PaymentKind;
+}
+
+export class StartPaymentDto extends PaymentRequestDto {
+  /** The caller's id of the attempt: a resend with the same reference and paymentId is the same payment. */
+  @IsOptional() @IsString() @Length(1, 128) paymentId?: string;
 }
 
 export class SimulateCallbackDto extends PaymentRequestDto {
@@ -25,22 +31,34 @@ export class SimulateCallbackDto extends PaymentRequestDto {
 @ApiTags('sandbox')
 @Controller()
 export class SandboxController {
-  private readonly logger = new Logger('Sandbox');
+  constructor(private readonly sender: CallbackSender, private readonly payments: SandboxPayments) {}
 
-  constructor(private readonly sender: CallbackSender, @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig) {}
-
-  /** Accepts a payment and answers it later with a signed `success` callback, as an acquirer does. */
+  /**
+   * Accepts a payment and answers it later by signed callbacks, as an acquirer does; the cents of
+   * the amount choose the scenario (README). Idempotent by (reference, paymentId).
+   */
   @Post('payments')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Start a payment (called by our services)' })
-  pay(@Body() body: PaymentRequestDto): { paymentId: string; status: 'pending' } {
-    const paymentId = `sbx_${randomUUID()}`;
-    setTimeout(() => {
-      this.sender
-        .send({ kind: body.kind ?? 'payment', reference: body.reference, paymentId, status: 'success', amount: body.amount, currency: body.currency, tokenStandard: body.tokenStandard })
-        .catch((err: Error) => this.logger.warn(`callback for ${body.reference} not delivered: ${err.message}`));
-    }, this.config.callbackDelayMs).unref();
-    return { paymentId, status: 'pending' };
+  @ApiOperation({ summary: 'Start a payment (called by our services); the amount\'s cents choose the scenario' })
+  async pay(@Body() body: StartPaymentDto): Promise<PaymentAnswer> {
+    const result = await this.payments.start({ ...body, kind: body.kind ?? 'payment' });
+    switch (result.kind) {
+      case 'answer':
+        return result.answer;
+      case 'conflict':
+        throw new ProblemException('conflict', result.detail);
+      case 'closing':
+        throw new ProblemException('unavailable', 'The sandbox is shutting down; send the payment again.');
+    }
+  }
+
+  /** What the sandbox received and sent for one payment (tests, local runs). */
+  @Get('payments/:reference/:paymentId')
+  @ApiOperation({ summary: 'Inspect one payment: requests received, callbacks sent' })
+  find(@Param('reference') reference: string, @Param('paymentId') paymentId: string, @Query('kind') kind?: string): PaymentRecord {
+    const found = this.payments.find((KINDS as readonly string[]).includes(kind ?? '') ? (kind as PaymentKind) : 'payment', reference, paymentId);
+    if (!found) throw new ProblemException('notFound', `the sandbox has no payment ${paymentId} of ${reference}`);
+    return found;
   }
 
   /** Sends one signed callback now, with whatever content the caller asks for (local runs, tests). */

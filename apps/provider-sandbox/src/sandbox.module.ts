@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CallbackSender } from './callback-sender';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
 import { SandboxController } from './sandbox.controller';
+import { SandboxPayments } from './sandbox-payments';
 
 @Module({})
 export class SandboxModule {
@@ -9,7 +10,7 @@ export class SandboxModule {
     return {
       module: SandboxModule,
       controllers: [SandboxController],
-      providers: [CallbackSender, { provide: SANDBOX_CONFIG, useValue: config }],
+      providers: [CallbackSender, SandboxPayments, { provide: SANDBOX_CONFIG, useValue: config }],
     };
   }
 }

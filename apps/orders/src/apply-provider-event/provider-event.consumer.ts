@@ -3,10 +3,11 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { ContractViolation, Envelope, parsePayload, providerEvent, ProviderEventTypes, UUID_PATTERN } from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
-import { foldProviderEvent, STRICT_RULES } from '@payments/orders-domain';
+import { foldProviderEvent } from '@payments/orders-domain';
+import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
-import { publishStatusChange } from '../orders-outbox';
+import { applyTransition } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX } from '../tokens';
 import { Outbox } from '@payments/messaging';
 
@@ -19,6 +20,7 @@ export class ProviderEventConsumer {
     @Inject(ORDERS_INBOX) private readonly inbox: Inbox,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly shopSettings: ShopSettingsRepository,
   ) {}
 
   /** Load, fold, persist with the outbox row, acknowledge: in the order of the order's partition. */
@@ -33,7 +35,8 @@ export class ProviderEventConsumer {
       const order = await this.orders.findForUpdate(m, event.reference);
       if (!order) throw new ContractViolation(`provider event for unknown order ${event.reference}`);
 
-      const result = foldProviderEvent(order, event, STRICT_RULES);
+      const { rules } = await this.shopSettings.forShop(m, order.shopId);
+      const result = foldProviderEvent(order, event, rules);
 
       const paymentId = event.paymentId ?? `${event.providerCode}-${order.id}`;
       const attempt = (await this.orders.findAttempt(m, order.id, paymentId))
@@ -47,16 +50,7 @@ export class ProviderEventConsumer {
       await this.orders.saveAttempt(m, attempt);
       if (result.kind === 'noop') return result;
 
-      const previous = order.status;
-      order.status = result.status;
-      order.statusCode = result.statusCode;
-      order.needActionReason = result.needActionReason;
-      if (result.reportedAmount !== undefined) order.reportedAmount = result.reportedAmount;
-      if (result.acceptedAmount !== undefined) order.amount = result.acceptedAmount;
-      order.sequence += 1;
-      order.updatedAt = now;
-      await this.orders.save(m, order);
-      await publishStatusChange(this.outbox, m, order, previous, now, message);
+      await applyTransition(this.outbox, m, order, result, now, message);
       return result;
     });
 

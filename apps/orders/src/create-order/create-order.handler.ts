@@ -7,11 +7,31 @@ import {
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { findCurrency, formatAmount, isCrypto } from '@payments/money';
+import { CustomerRepository, PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
+import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
+import { processingDeadline } from '@payments/orders-domain';
 import { OrderRepository } from '../order.repository';
+import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
 import { toOrderView } from '../order-view';
 import { publishStatusChange } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+
+function merchantOrderIdTaken(merchantOrderId: string, orderId: string): Reply<never> {
+  return errorReply({
+    code: 'conflict',
+    detail: `order.merchantOrderId "${merchantOrderId}" is already used by order ${orderId} of this shop`,
+    errors: [{ path: 'order.merchantOrderId', message: 'is already used by another order of this shop' }],
+    extensions: { orderId },
+  });
+}
+
+/** `payer.bankTransferData` takes effect only where the company uses customer data as payer information. */
+function effectivePayer(payer: Record<string, unknown> | undefined, useCustomerDataAsPayer: boolean): Record<string, unknown> | undefined {
+  if (!payer || useCustomerDataAsPayer || !('bankTransferData' in payer)) return payer;
+  const { bankTransferData: _ignored, ...rest } = payer;
+  return rest;
+}
 
 function isCryptoCode(code: string): boolean {
   const found = findCurrency(code);
@@ -25,6 +45,9 @@ export class CreateOrderHandler {
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly shopSettings: ShopSettingsRepository,
+    private readonly customers: CustomerRepository,
+    private readonly dispatches: ProviderDispatchRepository,
   ) {}
 
   /**
@@ -36,7 +59,15 @@ export class CreateOrderHandler {
   async create(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const cmd = parsePayload(createOrderCommand, message.payload, message.type);
     const now = this.clock.now();
+    const crypto = isCryptoCode(cmd.cost.currency);
     return this.dataSource.transaction(async (m) => {
+      const settings = await this.shopSettings.forShop(m, cmd.shopId);
+      const existing = await this.orders.findOfShop(cmd.orderId, cmd.shopId, m);
+      if (existing) return okReply(toOrderView(existing, await this.orders.payments(existing.id, m)));
+      const taken = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
+      if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
+      const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
+      const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);
       const order = m.getRepository(OrderEntity).create({
         id: cmd.orderId,
         shopId: cmd.shopId,
@@ -50,30 +81,26 @@ export class CreateOrderHandler {
         tokenStandard: cmd.cost.tokenStandard ?? null,
         needActionReason: null,
         description: cmd.description ?? null,
-        payer: cmd.payer ?? null,
+        payer: payer ?? null,
+        customerId,
+        processingDeadline: processingDeadline(now, crypto, cmd.instrumentType ?? null, settings.timeouts),
         instrumentType: cmd.instrumentType ?? null,
         paymentSettings: cmd.paymentSettings ?? null,
         recipient: cmd.recipient ?? null,
-        isCrypto: isCryptoCode(cmd.cost.currency),
+        isCrypto: crypto,
         sequence: 1,
         createdAt: now,
         updatedAt: now,
       });
       if (await this.orders.insertIfAbsent(m, order)) {
         await publishStatusChange(this.outbox, m, order, null, now, message);
+        await this.dispatches.enqueue(m, order, now); // sent to the provider after commit, off the merchant's request
         return okReply(toOrderView(order, []));
       }
       const same = await this.orders.findOfShop(cmd.orderId, cmd.shopId, m);
       if (same) return okReply(toOrderView(same, await this.orders.payments(same.id, m)));
-      const taken = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
-      if (taken) {
-        return errorReply({
-          code: 'conflict',
-          detail: `order.merchantOrderId "${cmd.merchantOrderId}" is already used by order ${taken.id} of this shop`,
-          errors: [{ path: 'order.merchantOrderId', message: 'is already used by another order of this shop' }],
-          extensions: { orderId: taken.id },
-        });
-      }
+      const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
+      if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
       // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
       throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
     });

@@ -14,6 +14,6 @@ export class GetOrderHandler {
     const q = parsePayload(getOrderQuery, message.payload, message.type);
     const order = await this.orders.findOfShop(q.orderId, q.shopId);
     if (!order) return errorReply({ code: 'not_found', detail: `order ${q.orderId} does not exist` });
-    return okReply(toOrderView(order, await this.orders.payments(order.id)));
+    return okReply(toOrderView(order, await this.orders.payments(order.id), await this.orders.refunds(order.id)));
   }
 }

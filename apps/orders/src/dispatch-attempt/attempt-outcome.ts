@@ -1,0 +1,80 @@
+import type { OrderStatus } from '@payments/contracts';
+import { assertNever, foldProviderEvent, NeedActionReason, OrderFacts, STRICT_RULES } from '@payments/orders-domain';
+import type { StatusCode } from '@payments/status-codes';
+import type { ProviderAnswer } from './payment-provider';
+
+/** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
+export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
+
+export interface RetryPolicy {
+  /** Sends before an attempt the provider keeps refusing (unavailable) fails the order. */
+  maxSends: number;
+  /** Delay before the second send; doubled for each further one, up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+export interface OrderMove {
+  status: OrderStatus;
+  statusCode: StatusCode;
+  needActionReason: NeedActionReason | null;
+}
+
+export type AttemptOutcome =
+  /** Record the attempt in `data.payments[]` and, when the order still waits for it, move the order. */
+  | { kind: 'record'; dispatch: Exclude<DispatchStatus, 'pending' | 'skipped'>; attempt: { status: 'pending' | 'failed'; statusCode: StatusCode }; order: OrderMove | null }
+  /** Send the same attempt again later. */
+  | { kind: 'retry'; delayMs: number }
+  /** Nothing reached the provider and the order no longer waits for this attempt. */
+  | { kind: 'drop'; reason: string };
+
+/**
+ * An attempt is sent only while its order waits for it: a callback, an operator, the merchant
+ * (cancel) or the processing timeout may have moved the order before the dispatcher got to it.
+ */
+export function shouldSend(orderStatus: OrderStatus): boolean {
+  return orderStatus === 'registered';
+}
+
+export function retryDelayMs(sends: number, policy: RetryPolicy): number {
+  return Math.min(policy.backoffMs * 2 ** Math.max(0, sends - 1), policy.maxBackoffMs);
+}
+
+/**
+ * What one send of an attempt means for the attempt and its order (the order as re-read under its
+ * lock, after the send). The order moves only from `registered`: if a callback got there first
+ * (the provider can be faster than our bookkeeping), the attempt is recorded and the order stays
+ * where the callback put it.
+ */
+export function decideAttemptOutcome(order: OrderFacts, answer: ProviderAnswer, sends: number, policy: RetryPolicy): AttemptOutcome {
+  const waiting = shouldSend(order.status);
+  switch (answer.kind) {
+    case 'accepted': {
+      // The same rule as a provider's `pending` report: registered → in_progress (1-01-02).
+      const fold = foldProviderEvent(order, { status: 'pending', amount: order.amount, currency: order.currency, tokenStandard: order.tokenStandard }, STRICT_RULES);
+      const move = waiting && fold.kind === 'transition' ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason } : null;
+      return { kind: 'record', dispatch: 'accepted', attempt: { status: 'pending', statusCode: '1-01-02' }, order: move };
+    }
+    case 'timed_out':
+      // The provider may have the payment: never sent again; its callback resolves the order.
+      return {
+        kind: 'record',
+        dispatch: 'timed_out',
+        attempt: { status: 'pending', statusCode: '1-07-02' },
+        order: waiting ? { status: 'need_action', statusCode: '1-07-02', needActionReason: 'provider_timeout' } : null,
+      };
+    case 'unavailable':
+      if (!waiting) return { kind: 'drop', reason: `order is ${order.status}; not sent again (${answer.reason})` };
+      if (sends < policy.maxSends) return { kind: 'retry', delayMs: retryDelayMs(sends, policy) };
+      return { kind: 'record', dispatch: 'gave_up', attempt: { status: 'failed', statusCode: '2-01-01' }, order: { status: 'failed', statusCode: '2-01-01', needActionReason: null } };
+    case 'refused':
+      return {
+        kind: 'record',
+        dispatch: 'refused',
+        attempt: { status: 'failed', statusCode: '2-07-01' },
+        order: waiting ? { status: 'failed', statusCode: '2-07-01', needActionReason: null } : null,
+      };
+    default:
+      return assertNever(answer);
+  }
+}

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Outbox } from '@payments/messaging';
+import { expireOrder } from '@payments/orders-domain';
+import { ORDERS_CONFIG, OrdersConfig } from '../config';
+import { OrderEntity } from '../order.entity';
+import { applyTransition } from '../orders-outbox';
+import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+
+/**
+ * Fails payment orders that got no terminal provider response before their processing deadline
+ * (7 days by default; spec section 3). Safe with several orders instances: each due order is
+ * claimed with FOR UPDATE SKIP LOCKED and re-checked under the lock, so it is failed once.
+ */
+@Injectable()
+export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ProcessingTimeoutSweeper.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.sweepIntervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.sweep(this.clock.now())
+        .catch((err: Error) => {
+          this.logger.warn(`sweep failed: ${err.message}`);
+          return 0;
+        })
+        .finally(() => (this.running = undefined));
+    }, this.config.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Fails every order due at `now`, in batches; returns how many it failed. */
+  async sweep(now: Date, batchSize = 200): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const failed = await this.dataSource.transaction(async (m) => {
+        const due = await m
+          .getRepository(OrderEntity)
+          .createQueryBuilder('o')
+          .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
+          .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
+          .orderBy('o.processing_deadline', 'ASC')
+          .limit(batchSize)
+          .setLock('pessimistic_write')
+          .setOnLocked('skip_locked')
+          .getMany();
+        let n = 0;
+        for (const order of due) {
+          const result = expireOrder(order, now);
+          if (result.kind !== 'transition') continue;
+          await applyTransition(this.outbox, m, order, { ...result, needActionReason: null }, now);
+          n += 1;
+        }
+        return { n, claimed: due.length };
+      });
+      total += failed.n;
+      if (failed.claimed < batchSize) break;
+    }
+    if (total > 0) this.logger.log(`${total} order(s) failed by the processing timeout`);
+    return total;
+  }
+}

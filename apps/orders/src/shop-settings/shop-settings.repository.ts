@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { DEFAULT_PROCESSING_TIMEOUT_SECONDS, ShopSettingsSnapshot } from '@payments/contracts';
+import { ShopRules, TimeoutSettings } from '@payments/orders-domain';
+import { ORDERS_CONFIG, OrdersConfig } from '../config';
+
+export interface OrderShopSettings {
+  rules: ShopRules;
+  timeouts: TimeoutSettings;
+  useCustomerDataAsPayer: boolean;
+}
+
+/** Until technical support configures a shop: no amount deviation, no auto-finalization, 7 days. */
+export const DEFAULT_SHOP_SETTINGS: OrderShopSettings = {
+  rules: { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false },
+  timeouts: { defaultSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS, byPaymentSetting: {} },
+  useCustomerDataAsPayer: false,
+};
+
+/** The orders service's copy of each shop's settings, fed by `shops.settings`. */
+@Injectable()
+export class ShopSettingsRepository {
+  constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
+
+  async forShop(m: EntityManager, shopId: string): Promise<OrderShopSettings> {
+    const rows: { settings: ShopSettingsSnapshot }[] = await m.query(`SELECT settings FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`, [shopId]);
+    if (rows.length === 0) return DEFAULT_SHOP_SETTINGS;
+    const s = rows[0].settings;
+    return { rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction }, timeouts: s.processingTimeout, useCustomerDataAsPayer: s.useCustomerDataAsPayer };
+  }
+
+  /** Stores a snapshot unless a newer one is already there; true when stored. */
+  async upsert(m: EntityManager, snapshot: ShopSettingsSnapshot): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `INSERT INTO "${this.config.schema}".shop_settings (shop_id, version, settings, updated_at) VALUES ($1, $2, $3::jsonb, now())
+       ON CONFLICT (shop_id) DO UPDATE SET version = EXCLUDED.version, settings = EXCLUDED.settings, updated_at = now()
+       WHERE "${this.config.schema}".shop_settings.version < EXCLUDED.version
+       RETURNING shop_id`,
+      [snapshot.shopId, snapshot.version, JSON.stringify(snapshot)],
+    );
+    return rows.length === 1;
+  }
+}
