@@ -235,7 +235,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const shop = await shopWith({ processingTimeout: { byPaymentSetting: { bank_transfer: 14 * 24 * 3600 } } });
       const card = await anOrder(shop, {}, { instrumentType: 'card' });
       const bank = await anOrder(shop, {}, { instrumentType: 'bank_transfer' });
-      const crypto = await anOrder(shop, { amount: '0.5', currency: 'BTC' });
+      const crypto = await anOrder(shop, { amount: '0.99', currency: 'BTC' });
       const plain = await anOrder(shop);
       const sweeper = stack.orders![0].app.get(ProcessingTimeoutSweeper);
       const created = Date.now();

@@ -6,3 +6,4 @@ export * from './kafka-transport';
 export * from './request-client';
 export * from './rethrow-rpc.filter';
 export * from './outbox-relay.service';
+export * from './pg-listen';

@@ -6,6 +6,7 @@ import { CompressionTypes, Producer, TopicMessages } from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
 import { createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
+import { listenToChannel } from './pg-listen';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -78,22 +79,18 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.opts.databaseUrl });
-    client.on('notification', () => {
-      this.notified = true;
-      this.wake?.();
-    });
-    client.on('error', (err) => {
-      this.logger.warn(`LISTEN connection lost (${err.message}); polling until it is back`);
-      this.listener = undefined;
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${outboxChannel(this.opts.schema)}"`);
-      this.listener = client;
-    } catch (err) {
-      this.logger.warn(`cannot LISTEN (${(err as Error).message}); polling only`);
-    }
+    this.listener = await listenToChannel(
+      this.opts.databaseUrl,
+      outboxChannel(this.opts.schema),
+      {
+        onNotify: () => {
+          this.notified = true;
+          this.wake?.();
+        },
+        onLost: () => (this.listener = undefined),
+      },
+      this.logger,
+    );
   }
 
   private async run(): Promise<void> {

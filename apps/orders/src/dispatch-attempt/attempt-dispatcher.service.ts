@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { Outbox } from '@payments/messaging';
+import { listenToChannel, Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
 import { assertNever } from '@payments/orders-domain';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
@@ -185,23 +185,18 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('notification', () => {
-      this.notified = true;
-      this.wake?.();
-    });
-    client.on('error', (err) => {
-      this.logger.warn(`LISTEN connection lost (${err.message}); polling until it is back`);
-      this.listener = undefined;
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${dispatchChannel(this.config.schema)}"`);
-      this.listener = client;
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      this.logger.warn(`cannot LISTEN (${(err as Error).message}); polling only`);
-    }
+    this.listener = await listenToChannel(
+      this.config.databaseUrl,
+      dispatchChannel(this.config.schema),
+      {
+        onNotify: () => {
+          this.notified = true;
+          this.wake?.();
+        },
+        onLost: () => (this.listener = undefined),
+      },
+      this.logger,
+    );
   }
 
   private async run(): Promise<void> {
