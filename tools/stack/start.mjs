@@ -107,17 +107,21 @@ console.log(`
    API key       ${demo.apiKey}
    operator token ${opsToken}
 
- 1. Create an order:
+ 1. Create an order (an amount ending in .99 is one the sandbox acquirer accepts and never
+    answers, so you send its callback yourself; other amounts it pays and calls back by itself):
    curl -s ${gateway}/order -H 'Authorization: Bearer ${demo.apiKey}' \\
      -H 'Content-Type: application/json' \\
-     -d '{"order":{"merchantOrderId":"demo-'$(date +%s)'","cost":{"amount":"100.00","currency":"USD"}}}'
+     -d '{"order":{"merchantOrderId":"demo-'$(date +%s)'","cost":{"amount":"100.99","currency":"USD"}}}'
 
  2. Have the sandbox provider send a signed success callback for it (put the order id in):
    curl -s http://127.0.0.1:${ports.sandbox}/simulate/callback -H 'Content-Type: application/json' \\
-     -d '{"reference":"<order id>","status":"success","amount":"100.00","currency":"USD"}'
+     -d '{"reference":"<order id>","status":"success","amount":"100.99","currency":"USD"}'
 
  3. See it completed:
    curl -s ${gateway}/order/<order id> -H 'Authorization: Bearer ${demo.apiKey}'
+
+ Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
+ apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).
 
  Ctrl-C stops everything npm start started.
 ────────────────────────────────────────────────────────────────────────────
