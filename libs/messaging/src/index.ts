@@ -7,3 +7,4 @@ export * from './request-client';
 export * from './rethrow-rpc.filter';
 export * from './outbox-relay.service';
 export * from './pg-listen';
+export * from './notified-worker';

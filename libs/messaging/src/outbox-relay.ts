@@ -1,12 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer, TopicMessages } from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
 import { createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
-import { listenToChannel } from './pg-listen';
+import { NotifiedWorker } from './notified-worker';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -39,32 +38,33 @@ export class OutboxRelay {
   private readonly logger = new Logger('OutboxRelay');
   private readonly lockKey: bigint;
   private producer?: Producer;
-  private listener?: Client;
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  /** Set by a NOTIFY that arrived while a batch was being published, so it is not slept through. */
-  private notified = false;
+  private readonly worker: NotifiedWorker;
   private lastPurge = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.lockKey = BigInt.asIntN(64, BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)));
+    this.worker = new NotifiedWorker({
+      name: 'publishing',
+      databaseUrl: opts.databaseUrl,
+      channel: outboxChannel(opts.schema),
+      round: async () => {
+        const n = await this.publishBatch();
+        await this.purge();
+        return n >= (opts.batchSize ?? 500);
+      },
+      idleDelayMs: () => opts.pollIntervalMs ?? 500,
+      logger: this.logger,
+    });
   }
 
   async start(): Promise<void> {
     this.producer = createKafka(this.opts.kafka, '-relay').producer(producerConfig());
     await this.producer.connect();
-    await this.listen();
-    this.running = true;
-    this.loop = this.run();
+    await this.worker.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    this.wake = undefined;
-    await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    await this.worker.stop();
     await this.producer?.disconnect().catch(() => undefined);
   }
 
@@ -76,52 +76,6 @@ export class OutboxRelay {
       total += n;
       if (n === 0) return total;
     }
-  }
-
-  private async listen(): Promise<void> {
-    this.listener = await listenToChannel(
-      this.opts.databaseUrl,
-      outboxChannel(this.opts.schema),
-      {
-        onNotify: () => {
-          this.notified = true;
-          this.wake?.();
-        },
-        onLost: () => (this.listener = undefined),
-      },
-      this.logger,
-    );
-  }
-
-  private async run(): Promise<void> {
-    const poll = this.opts.pollIntervalMs ?? 500;
-    let backoff = 100;
-    while (this.running) {
-      try {
-        this.notified = false;
-        const n = await this.publishBatch();
-        backoff = 100;
-        if (!this.listener && this.running) await this.listen();
-        await this.purge();
-        if (n >= (this.opts.batchSize ?? 500) || this.notified) continue;
-        await this.sleep(poll);
-      } catch (err) {
-        this.logger.warn(`publishing failed, retrying in ${backoff} ms: ${(err as Error).message}`);
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, 5000);
-      }
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 
   private async publishBatch(): Promise<number> {

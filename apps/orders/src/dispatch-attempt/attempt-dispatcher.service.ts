@@ -2,9 +2,8 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { listenToChannel, Outbox } from '@payments/messaging';
+import { NotifiedWorker, Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
 import { assertNever } from '@payments/orders-domain';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
@@ -47,12 +46,7 @@ const LEASE_MARGIN_MS = 30_000;
 export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AttemptDispatcher.name);
   private readonly policy: RetryPolicy;
-  private listener?: Client;
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  /** Set by a NOTIFY that arrived during a round, so it is not slept through. */
-  private notified = false;
+  private readonly worker: NotifiedWorker;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -65,6 +59,14 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(ATTEMPT_DISPATCHER_OPTIONS) private readonly options: AttemptDispatcherOptions,
   ) {
     this.policy = { maxSends: config.providerMaxAttempts, backoffMs: config.providerRetryBackoffMs, maxBackoffMs: 300_000 };
+    this.worker = new NotifiedWorker({
+      name: 'dispatching',
+      databaseUrl: config.databaseUrl,
+      channel: dispatchChannel(config.schema),
+      round: async () => (await this.dispatchDue()) >= options.batchSize,
+      idleDelayMs: () => this.untilNextDue(),
+      logger: this.logger,
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -75,21 +77,13 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await this.stop();
   }
 
-  async start(): Promise<void> {
-    if (this.running) return;
-    await this.listen();
-    this.running = true;
-    this.loop = this.run();
+  start(): Promise<void> {
+    return this.worker.start();
   }
 
   /** Stops after the round in flight: its provider calls end within their timeout and are recorded. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = undefined;
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
   /** Claims the rows due now, sends them and records the outcomes; returns how many it claimed. */
@@ -184,58 +178,12 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.logger.log(`attempt ${row.paymentId} of order ${row.orderId}: ${summary}`);
   }
 
-  private async listen(): Promise<void> {
-    this.listener = await listenToChannel(
-      this.config.databaseUrl,
-      dispatchChannel(this.config.schema),
-      {
-        onNotify: () => {
-          this.notified = true;
-          this.wake?.();
-        },
-        onLost: () => (this.listener = undefined),
-      },
-      this.logger,
-    );
-  }
-
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
-        this.notified = false;
-        const claimed = await this.dispatchDue();
-        backoff = 100;
-        if (!this.listener && this.running) await this.listen();
-        if (claimed >= this.options.batchSize || this.notified) continue;
-        await this.sleep(await this.untilNextDue());
-      } catch (err) {
-        this.logger.warn(`dispatching failed, retrying in ${backoff} ms: ${(err as Error).message}`);
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, 5000);
-      }
-    }
-  }
-
-  /** Sleeps until the next retry falls due, or the poll interval, whichever is sooner. */
+  /** How long to sleep: until the next retry falls due, or the poll interval, whichever is sooner. */
   private async untilNextDue(): Promise<number> {
     const poll = this.options.pollIntervalMs;
     const next = await this.dispatches.nextDueAt();
     if (!next) return poll;
     return Math.max(10, Math.min(poll, next.getTime() - this.clock.now().getTime()));
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wake === done) this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }
 
