@@ -1,6 +1,16 @@
-import type { MethodDefinition, MethodView } from '@payments/contracts';
+import type { MethodCurrency, MethodDefinition, MethodView } from '@payments/contracts';
 import type { ResolvableMethod } from '@payments/methods-domain';
 import type { MethodEntity } from './method.entity';
+
+/** jsonb keeps keys in its own order; merchants read currency, network, then limits. */
+function inOrder(c: MethodCurrency): MethodCurrency {
+  return {
+    currency: c.currency,
+    ...(c.tokenStandard ? { tokenStandard: c.tokenStandard } : {}),
+    ...(c.minAmount ? { minAmount: c.minAmount } : {}),
+    ...(c.maxAmount ? { maxAmount: c.maxAmount } : {}),
+  };
+}
 
 /** `walletTypes` only when there is at least one (spec 2.5); `cardBrands` only on cards. */
 export function toMethodView(m: MethodEntity): MethodView {
@@ -10,7 +20,7 @@ export function toMethodView(m: MethodEntity): MethodView {
     instrumentType: m.instrumentType,
     ...(m.instrumentType === 'card' && m.cardBrands ? { cardBrands: m.cardBrands } : {}),
     ...(m.walletTypes.length > 0 ? { walletTypes: m.walletTypes } : {}),
-    currencies: m.currencies,
+    currencies: m.currencies.map(inOrder),
     provider: m.provider,
     enabled: m.enabled,
     createdAt: m.createdAt.toISOString(),
