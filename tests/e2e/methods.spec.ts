@@ -183,6 +183,13 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
     expect((await ops('DELETE', `/ops/v1/shops/${shop.shopId}/payment-methods/${otherList.body.id}`)).status).toBe(204);
   });
 
+  it('when an operator names a renamed asset code, then the method is stored and answered with its current name', async () => {
+    const res = await ops('POST', `/ops/v1/shops/${shop.shopId}/payment-methods`, { code: 'usdt-old-name', instrumentType: 'crypto', currencies: [{ currency: 'USDTTRC', minAmount: '1.5' }], provider: 'sandbox' });
+    expect(res.status).toBe(201);
+    expect(res.body.currencies).toEqual([{ currency: 'USDT_TRON', minAmount: '1.5' }]);
+    expect((await ops('DELETE', `/ops/v1/shops/${shop.shopId}/payment-methods/${res.body.id}`)).status).toBe(204);
+  });
+
   it('when the shop does not exist, then the operator routes answer 404', async () => {
     const res = await ops('POST', `/ops/v1/shops/${randomUUID()}/payout-methods`, cardPayout);
     expect(res.status).toBe(404);
@@ -265,6 +272,16 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
     it('when the wallet type is company, then the fields are the company ones', async () => {
       const reply = await resolve({ method: 'wallet-payout', currency: 'UZS', walletType: 'company', amount: '1' });
       expect(reply.ok && reply.result.fields.map((f) => f.path)).toEqual(['payee.walletId', 'payee.companyName', 'payee.taxId']);
+    });
+
+    it('when the same create command arrives twice (a resend), then one method exists and both answers are that method', async () => {
+      const command = { methodId: randomUUID(), shopId: shop.shopId, direction: 'payout', code: 'resent-topup', instrumentType: 'mobile_top_up', currencies: [{ currency: 'UZS' }], provider: 'sandbox', enabled: true };
+      const first = await client.request<{ id: string }>(Topics.methodsQueries, shop.shopId, MethodQueryTypes.create, command);
+      const second = await client.request<{ id: string }>(Topics.methodsQueries, shop.shopId, MethodQueryTypes.create, command);
+      expect(first).toMatchObject({ ok: true, result: { id: command.methodId } });
+      expect(second).toEqual(first);
+      const rows = await db.query('SELECT count(*)::int AS n FROM methods.payout_methods WHERE shop_id = $1 AND code = $2', [shop.shopId, 'resent-topup']);
+      expect(rows.rows[0].n).toBe(1);
     });
 
     it.each([
