@@ -1,5 +1,6 @@
 import { loadCallbacksIngestConfig, RunningCallbacksIngest, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
+import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
 import { EnvReader } from '@payments/platform';
@@ -8,7 +9,7 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox';
+type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods';
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -26,6 +27,7 @@ export class TestStack {
   orders?: RunningOrders[] = [];
   ingest?: RunningCallbacksIngest;
   sandbox?: RunningSandbox;
+  methods?: RunningMethods;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   private ordersOptions: OrdersModuleOptions = {};
@@ -56,7 +58,7 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox'];
+    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods'];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
@@ -74,6 +76,7 @@ export class TestStack {
       );
     }
     if (services.includes('orders')) await stack.startOrders();
+    if (services.includes('methods')) stack.methods = await startMethods(loadMethodsConfig(env()), 0);
     if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     return stack;
   }
@@ -90,6 +93,7 @@ export class TestStack {
     await this.gateway?.close();
     await this.ingest?.close();
     for (const o of this.orders ?? []) await o.close();
+    await this.methods?.close();
     await this.deleteTopics?.();
     await this.dropDatabase?.();
   }

@@ -11,6 +11,7 @@ const ports = {
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
+  methods: Number(process.env.METHODS_HTTP_PORT ?? 3020),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -35,6 +36,7 @@ const env = {
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
+  METHODS_HTTP_PORT: String(ports.methods),
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
@@ -58,7 +60,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -74,6 +76,7 @@ await Promise.all([
   waitForHttp(`${gateway}/health`),
   waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.methods}/health`),
 ]);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
@@ -94,6 +97,34 @@ async function seedDemo() {
 }
 
 const demo = await seedDemo();
+
+/**
+ * The demo shop's payment and payout methods, created where their code is missing (also for a
+ * demo shop seeded before the methods service existed).
+ */
+async function seedDemoMethods(shopId) {
+  const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
+  const wanted = {
+    'payment-methods': [
+      { code: 'cards', instrumentType: 'card', cardBrands: ['visa', 'mastercard', 'humo', 'uzcard'], currencies: [{ currency: 'USD' }, { currency: 'UZS' }], provider: 'sandbox' },
+    ],
+    'payout-methods': [
+      { code: 'uzcard-payout', instrumentType: 'card', cardBrands: ['humo', 'uzcard'], currencies: [{ currency: 'UZS', minAmount: '1000.00', maxAmount: '50000000.00' }], provider: 'sandbox' },
+      { code: 'wallet-payout', instrumentType: 'wallet', walletTypes: ['personal', 'company'], currencies: [{ currency: 'UZS' }, { currency: 'USD' }], provider: 'sandbox' },
+      { code: 'usdt-trc20', instrumentType: 'crypto', currencies: [{ currency: 'USDT', tokenStandard: 'TRC20', minAmount: '10', maxAmount: '100000' }], provider: 'sandbox' },
+    ],
+  };
+  for (const [list, methods] of Object.entries(wanted)) {
+    const url = `${gateway}/ops/v1/shops/${shopId}/${list}`;
+    const existing = await (await fetch(url, { headers: ops })).json();
+    const codes = new Set((existing.methods ?? []).map((m) => m.code));
+    for (const method of methods.filter((m) => !codes.has(m.code))) {
+      const res = await fetch(url, { method: 'POST', headers: ops, body: JSON.stringify(method) });
+      if (res.status !== 201) throw new Error(`seeding the demo ${list} ${method.code} failed: ${res.status} ${await res.text()}`);
+    }
+  }
+}
+await seedDemoMethods(demo.shopId);
 console.log(`
 ────────────────────────────────────────────────────────────────────────────
  Payments is running.
@@ -119,6 +150,12 @@ console.log(`
 
  3. See it completed:
    curl -s ${gateway}/order/<order id> -H 'Authorization: Bearer ${demo.apiKey}'
+
+ 4. Payout methods and the payee fields a payout needs (the answer depends on walletType):
+   curl -s ${gateway}/payouts/payout-methods/${demo.shopId} -H 'Authorization: Bearer ${demo.apiKey}'
+   curl -s ${gateway}/payouts/fields -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"payoutSettings":{"method":"wallet-payout","currency":"UZS","walletType":"company"}}'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).

@@ -11,6 +11,8 @@ import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OrdersController } from './orders/orders.controller';
+import { MerchantMethodsController } from './methods/merchant-methods.controller';
+import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
@@ -26,7 +28,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
