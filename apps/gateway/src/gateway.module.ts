@@ -11,6 +11,7 @@ import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OrdersController } from './orders/orders.controller';
+import { StatusCodesController } from './status-codes/status-codes.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
@@ -26,7 +27,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, StatusCodesController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
