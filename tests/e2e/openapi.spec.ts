@@ -54,7 +54,6 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     expect(res.status).toBe(200);
     doc = res.body;
     routes = apiRoutes(registeredRoutes(stack.gateway!.app));
-    if (process.env.DUMP_OPENAPI) require('node:fs').writeFileSync(process.env.DUMP_OPENAPI, JSON.stringify({ routes, doc }, null, 2));
   });
 
   afterAll(async () => {
