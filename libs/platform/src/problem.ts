@@ -168,7 +168,8 @@ export class ProblemFilter implements ExceptionFilter {
       // The merchant gets only the trace id; the operator finds the cause under it in the log.
       const traceId = randomUUID();
       doc.traceId = traceId;
-      this.logger.error(`${request.method} ${pathOf(request.url)} failed [traceId=${traceId}]: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      const cause = error instanceof ProblemException ? `${problem.kind}: ${problem.detail}` : error instanceof Error ? error.stack ?? error.message : String(error);
+      this.logger.error(`${request.method} ${pathOf(request.url)} failed [traceId=${traceId}]: ${cause}`);
     }
     reply.status(doc.status);
     reply.header('content-type', 'application/problem+json');

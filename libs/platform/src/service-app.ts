@@ -1,4 +1,4 @@
-import { INestApplication, LoggerService } from '@nestjs/common';
+import { INestApplication, LoggerService, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
@@ -8,9 +8,18 @@ export interface HttpAppOptions {
   bodyLimitBytes?: number;
 }
 
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
 /** A Fastify-backed Nest app; raw bodies are kept for signature checks. */
 export async function createHttpApp(module: unknown, opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: opts.bodyLimitBytes ?? 64 * 1024, trustProxy: true });
+  // Fastify parses text/plain (and Nest adds form bodies) by default: such a body would reach the
+  // validation pipe as a string and answer a confusing 400. Every body we take is JSON, so any
+  // other type is refused as 415 before parsing.
+  adapter.getInstance().addHook('onRequest', async (request) => {
+    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) throw new UnsupportedMediaTypeException();
+  });
   return NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: opts.logger,
     rawBody: true,
