@@ -1,7 +1,8 @@
 import { registeredRoutes } from '@payments/platform';
 import { http } from '@payments/testing';
-import { apiRoutes, ApiRoute } from '../support/routes';
-import { TestStack } from '../support/stack';
+import { aShop } from '../support/merchant';
+import { apiRoutes, ApiRoute, fill } from '../support/routes';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 const PROBLEM_REF = '#/components/schemas/Problem';
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -49,7 +50,8 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   let routes: ApiRoute[];
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['gateway'] });
+    // No domain services: a valid request is answered 503 quickly, an invalid one 400.
+    stack = await TestStack.start({ services: ['gateway'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' } });
     const res = await http('GET', `${stack.gateway!.url}/docs/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
@@ -83,6 +85,25 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
       'POST /order does not require merchant-key',
     ]));
     expect(gapsOf({ ...route, url: '/nowhere', openApiPath: '/nowhere' }, bare)).toEqual(['POST /nowhere is missing from the document']);
+  });
+
+  it('when each request body example is sent to its route, then the gateway accepts it (the examples are valid requests)', async () => {
+    const shop = await aShop(stack.gateway!.url);
+    const refused: string[] = [];
+    const answered = new Set<number>();
+    for (const route of routes.filter((r) => WITH_BODY.has(r.method))) {
+      const content = doc.paths[route.openApiPath]?.[route.method.toLowerCase()]?.requestBody?.content?.['application/json'];
+      const examples = content?.examples ? Object.values(content.examples).map((e: any) => e.value) : [content?.example];
+      for (const example of examples) {
+        const token = route.access === 'ops' ? TEST_OPS_TOKEN : shop.apiKey;
+        const res = await http(route.method, `${stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`, { token, body: example });
+        answered.add(res.status);
+        if ([400, 401, 413, 415].includes(res.status)) refused.push(`${route.method} ${route.url}: ${res.status} ${res.text}`);
+      }
+    }
+    expect(refused).toEqual([]);
+    // Some were carried out (create a company), so credentials and paths were right.
+    expect(answered).toContain(201);
   });
 
   it('when the shared Problem schema is read, then it has the RFC 9457 members and errors[] with JSON paths', () => {
