@@ -1,8 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { boundPort, createHttpApp, createLogger, installProblemHandling, strictValidationPipe } from '@payments/platform';
 import { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
+import { buildOpenApiDocument } from './openapi/openapi.document';
 
 export interface RunningGateway {
   app: NestFastifyApplication;
@@ -15,16 +16,7 @@ export async function startGateway(config: GatewayConfig, httpPort: number, host
   const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat) });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Payments API')
-      .setDescription('Merchant API (orders, payouts, P2P) and operator API (/ops/v1).')
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return {

@@ -13,6 +13,7 @@ import { OpsShopsController } from './ops/ops-shops.controller';
 import { OrdersController } from './orders/orders.controller';
 import { MerchantMethodsController } from './methods/merchant-methods.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
+import { StatusCodesController } from './status-codes/status-codes.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
@@ -28,7 +29,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,

@@ -1,6 +1,7 @@
 import {
-  ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, ValidationError, ValidationPipe,
+  ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException, ValidationError, ValidationPipe,
 } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 
 export interface FieldError {
   /** JSON path of the field in the request body, e.g. `order.cost.amount`. */
@@ -22,6 +23,7 @@ export const ProblemTypes = {
   unsupportedMediaType: { slug: 'unsupported-media-type', title: 'The content type is not supported', status: 415 },
   unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
   rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
+  methodNotAllowed: { slug: 'method-not-allowed', title: 'The method is not allowed on this resource', status: 405 },
   internal: { slug: 'internal-error', title: 'Internal error', status: 500 },
   unavailable: { slug: 'service-unavailable', title: 'The service is temporarily unavailable', status: 503 },
 } as const;
@@ -67,11 +69,21 @@ export class ProblemException extends Error {
 }
 
 const STATUS_TO_KIND: Partial<Record<number, ProblemKind>> = {
-  400: 'validation', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 409: 'conflict',
+  400: 'validation', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 405: 'methodNotAllowed', 409: 'conflict',
   413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'unprocessable', 429: 'rateLimited', 503: 'unavailable',
 };
 
-/** Turns an error of the HTTP stack (Nest or Fastify) into a problem, without leaking internals. */
+/**
+ * Fastify's own body errors reach the filter as plain 400 HttpExceptions (Nest maps them), so the
+ * only way to tell "not JSON" from other 400s is the message Fastify and Nest's parser give.
+ */
+const UNPARSABLE_BODY = /JSON|body/i;
+
+/**
+ * Turns an error of the HTTP stack (Nest or Fastify) into a problem, without leaking internals:
+ * only our own ProblemExceptions and the framework's HTTP errors keep their detail; anything else
+ * (a TypeORM, pg, kafkajs or plain Error) is an internal error with a generic text.
+ */
 export function toProblem(error: unknown): ProblemException {
   if (error instanceof ProblemException) return error;
   if (error instanceof HttpException) {
@@ -82,7 +94,19 @@ export function toProblem(error: unknown): ProblemException {
       const message = typeof response === 'object' && response !== null && 'message' in response
         ? String((response as { message: unknown }).message)
         : error.message;
-      return new ProblemException(kind, kind === 'notFound' ? 'No such resource.' : message);
+      switch (kind) {
+        case 'notFound':
+          return new ProblemException(kind, 'No such resource.');
+        case 'payloadTooLarge':
+          return new ProblemException(kind, 'The request body exceeds the size limit.');
+        case 'unsupportedMediaType':
+          return new ProblemException(kind, 'Send the body as application/json.');
+        case 'validation':
+          if (UNPARSABLE_BODY.test(message)) return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
+          return new ProblemException(kind, message);
+        default:
+          return new ProblemException(kind, message);
+      }
     }
   }
   const fastify = error as { statusCode?: number; code?: string; message?: string };
@@ -91,29 +115,80 @@ export function toProblem(error: unknown): ProblemException {
     if (fastify.statusCode === 415) return new ProblemException('unsupportedMediaType', 'Send the body as application/json.');
     if (fastify.statusCode === 400) return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
   }
-  return new ProblemException('internal', 'An internal error occurred. It has been logged; retry later.');
+  return new ProblemException('internal', 'An internal error occurred. It has been logged under the traceId of this answer; retry later.');
+}
+
+export interface RegisteredRoute {
+  method: string;
+  /** Fastify's pattern, e.g. `/order/:orderId`. */
+  url: string;
+}
+
+/**
+ * Every route Fastify registered, as it registered it: the 405 answer needs to know which methods
+ * a path has, and the OpenAPI and isolation tests check every route, including ones added later.
+ */
+export class RouteRegistry {
+  private readonly entries: { route: RegisteredRoute; pattern: RegExp }[] = [];
+
+  add(method: string, url: string): void {
+    const source = url
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    this.entries.push({ route: { method: method.toUpperCase(), url }, pattern: new RegExp(`^${source}/?$`) });
+  }
+
+  routes(): RegisteredRoute[] {
+    return this.entries.map((e) => e.route);
+  }
+
+  /** The methods the path answers to; empty when no route has this path. */
+  methodsOf(path: string): string[] {
+    const methods = new Set(this.entries.filter((e) => e.pattern.test(path)).map((e) => e.route.method));
+    return [...methods].sort();
+  }
 }
 
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
+  constructor(private readonly routes?: RouteRegistry) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
-    const problem = toProblem(error);
     const http = host.switchToHttp();
     const request = http.getRequest<{ method?: string; url?: string }>();
     const reply = http.getResponse<{
       status(code: number): unknown; header(name: string, value: string): unknown; send(body: string): unknown;
     } & Record<string, unknown>>();
+    const problem = this.methodNotAllowed(error, request) ?? toProblem(error);
     const doc = problem.toDocument();
     if (doc.status >= 500) {
-      this.logger.error(`${request.method} ${request.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      // The merchant gets only the trace id; the operator finds the cause under it in the log.
+      const traceId = randomUUID();
+      doc.traceId = traceId;
+      const cause = error instanceof ProblemException ? `${problem.kind}: ${problem.detail}` : error instanceof Error ? error.stack ?? error.message : String(error);
+      this.logger.error(`${request.method} ${pathOf(request.url)} failed [traceId=${traceId}]: ${cause}`);
     }
     reply.status(doc.status);
     reply.header('content-type', 'application/problem+json');
     for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
     reply.send(JSON.stringify(doc));
   }
+
+  /** Fastify answers a known path with an unknown method as not found; HTTP says 405 with Allow. */
+  private methodNotAllowed(error: unknown, request: { method?: string; url?: string }): ProblemException | undefined {
+    if (!this.routes || error instanceof ProblemException || !(error instanceof NotFoundException)) return undefined;
+    const allowed = this.routes.methodsOf(pathOf(request.url));
+    if (allowed.length === 0 || allowed.includes(String(request.method).toUpperCase())) return undefined;
+    return new ProblemException('methodNotAllowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {}, { allow: allowed.join(', ') });
+  }
+}
+
+/** The path without the query string: queries may carry values that do not belong in a log. */
+function pathOf(url: string | undefined): string {
+  return (url ?? '').split('?')[0];
 }
 
 /** Flattens class-validator's nested errors into JSON paths, one entry per failed constraint. */

@@ -31,6 +31,23 @@ const entries = [
   { code: '2-07-01', description: 'Payment declined by the provider.', retryAllowed: true },
   { code: '2-07-02', description: 'Payment declined by the provider: insufficient funds.', retryAllowed: true },
   { code: '2-07-04', description: 'The provider reported an amount outside the allowed range, or a different currency; action is needed.', retryAllowed: false },
+  // Scenarios an acquirer integration reports beyond the order lifecycle (validation, payment
+  // method, 3-D Secure, antifraud, limits, participant actions). retryAllowed says whether a new
+  // attempt with the same data can succeed; false means the merchant or payer must change something.
+  { code: '1-02-01', description: 'The request was refused by validation: a field is missing, malformed or not allowed.', retryAllowed: false },
+  { code: '2-02-01', description: 'The provider refused the payment data as invalid.', retryAllowed: false },
+  { code: '1-03-01', description: 'The payment method is not available for this shop.', retryAllowed: false },
+  { code: '2-03-01', description: 'The provider does not support this payment method or card brand.', retryAllowed: false },
+  { code: '2-03-02', description: 'The card or account is blocked, closed or expired.', retryAllowed: false },
+  { code: '2-04-01', description: '3-D Secure authentication of the payer failed.', retryAllowed: true },
+  { code: '2-04-02', description: '3-D Secure authentication was not completed by the payer in time.', retryAllowed: true },
+  { code: '2-04-03', description: '3-D Secure is not available for this card.', retryAllowed: false },
+  { code: '1-05-01', description: 'Declined by the antifraud checks of the payment service.', retryAllowed: false },
+  { code: '2-05-01', description: 'Declined by the antifraud checks of the provider.', retryAllowed: false },
+  { code: '1-06-01', description: 'The amount is outside the limits set for the shop.', retryAllowed: false },
+  { code: '2-06-01', description: "The payer's card or account limit is exceeded.", retryAllowed: true },
+  { code: '2-06-02', description: 'The amount is outside the limits of the provider.', retryAllowed: false },
+  { code: '2-08-01', description: 'The payer cancelled the payment.', retryAllowed: true },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];
@@ -39,8 +56,9 @@ const byCode: ReadonlyMap<string, StatusCodeEntry> = new Map(entries.map((e) => 
 
 export const STATUS_CODE_FORMAT = /^[012]-0[1-8]-[0-9]{2}$/;
 
+/** The whole catalogue ordered by code, so that clients and diffs see a stable order. */
 export function statusCatalogue(): readonly StatusCodeEntry[] {
-  return entries;
+  return [...entries].sort((a, b) => a.code.localeCompare(b.code));
 }
 
 export function isKnownStatusCode(code: string): code is StatusCode {

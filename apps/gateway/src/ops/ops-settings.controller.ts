@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { OrderCommandTypes, OrderView, ResolveOrderCommand, ShopSettingsSnapshot, Topics } from '@payments/contracts';
@@ -10,13 +9,13 @@ import { ask } from '../orders/domain-requests';
 import { ShopSettingsPublisher, toSnapshot } from '../shops/shop-settings.publisher';
 import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
 import { REQUEST_CLIENT } from '../tokens';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
+import { companyExample, companySettingsExample, resolvedOrderExample, resolveOrderExample, shopSettingsExample, updateShopSettingsExample } from './ops.examples';
 
 const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
 /** Technical support: shop and company settings, and manual resolution of orders in need_action. */
-@ApiTags('ops')
-@ApiBearerAuth()
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1')
 export class OpsSettingsController {
@@ -27,7 +26,7 @@ export class OpsSettingsController {
   ) {}
 
   @Get('shops/:shopId/settings')
-  @ApiOperation({ summary: "A shop's settings" })
+  @OpsEndpoint({ summary: "A shop's settings", response: { example: shopSettingsExample }, problems: [404] })
   async get(@Param('shopId', uuid('shop')) shopId: string): Promise<ShopSettingsSnapshot> {
     const shop = await this.dataSource.getRepository(ShopEntity).findOne({ where: { id: shopId } });
     if (!shop) throw new ProblemException('notFound', 'No such shop.');
@@ -37,7 +36,12 @@ export class OpsSettingsController {
 
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
   @Patch('shops/:shopId/settings')
-  @ApiOperation({ summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts" })
+  @OpsEndpoint({
+    summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts",
+    body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
+    response: { example: shopSettingsExample, description: 'The settings after the change' },
+    problems: [404],
+  })
   async update(@Param('shopId', uuid('shop')) shopId: string, @Body() body: UpdateShopSettingsDto): Promise<ShopSettingsSnapshot> {
     return this.dataSource.transaction(async (m) => {
       const shop = await m.getRepository(ShopEntity).findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
@@ -57,7 +61,12 @@ export class OpsSettingsController {
   }
 
   @Patch('companies/:companyId/settings')
-  @ApiOperation({ summary: 'Company setting "Use customer data as payer information"' })
+  @OpsEndpoint({
+    summary: 'Company setting "Use customer data as payer information"',
+    body: { type: UpdateCompanySettingsDto, example: companySettingsExample },
+    response: { example: { ...companyExample, ...companySettingsExample } },
+    problems: [404],
+  })
   async updateCompany(@Param('companyId', uuid('company')) companyId: string, @Body() body: UpdateCompanySettingsDto) {
     return this.dataSource.transaction(async (m) => {
       const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId }, lock: { mode: 'pessimistic_write' } });
@@ -76,7 +85,12 @@ export class OpsSettingsController {
 
   @Post('orders/:orderId/resolve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it' })
+  @OpsEndpoint({
+    summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it',
+    body: { type: ResolveOrderDto, example: resolveOrderExample },
+    response: { example: resolvedOrderExample, description: 'The order after the resolution' },
+    problems: [404, 409, 503],
+  })
   resolve(@Param('orderId', uuid('order')) orderId: string, @Body() body: ResolveOrderDto): Promise<OrderView> {
     const command: ResolveOrderCommand = { orderId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.resolve, command);

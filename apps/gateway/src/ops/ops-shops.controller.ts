@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -9,12 +8,12 @@ import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from '../shops/shop.entity';
 import { DEFAULT_PROCESSING_TIMEOUT_SECONDS } from '@payments/contracts';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateCompanyDto, CreateShopDto } from './ops.dto';
+import { companyExample, createCompanyExample, createdShopExample, createShopExample } from './ops.examples';
 
 const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such company.') });
 
-@ApiTags('ops')
-@ApiBearerAuth()
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/companies')
 export class OpsShopsController {
@@ -22,7 +21,7 @@ export class OpsShopsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a company' })
+  @OpsEndpoint({ summary: 'Create a company', status: 201, body: { type: CreateCompanyDto, example: createCompanyExample }, response: { example: companyExample } })
   async createCompany(@Body() body: CreateCompanyDto) {
     const company = this.dataSource.getRepository(CompanyEntity).create({
       id: randomUUID(), name: body.name, useCustomerDataAsPayer: body.useCustomerDataAsPayer ?? false,
@@ -34,7 +33,13 @@ export class OpsShopsController {
   /** The answer is the only time the API key is shown; it is stored hashed. */
   @Post(':companyId/shops')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a shop with its first API key and callback secret' })
+  @OpsEndpoint({
+    summary: 'Create a shop with its first API key and callback secret',
+    status: 201,
+    body: { type: CreateShopDto, example: createShopExample },
+    response: { example: createdShopExample, description: 'The shop; apiKey and callbackSecret are shown this once' },
+    problems: [404],
+  })
   async createShop(@Param('companyId', idPipe) companyId: string, @Body() body: CreateShopDto) {
     return this.dataSource.transaction(async (m) => {
       const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId } });

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
@@ -10,7 +10,9 @@ import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { REQUEST_CLIENT } from '../tokens';
 import { CostDto, CreateOrderDto } from './create-order.dto';
+import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from './domain-requests';
+import { cancelledOrderExample, createOrderExample, orderExample, orderRefExample, refundedOrderExample, refundExample } from './order.examples';
 import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
 
 const orderIdPipe = new ParseUUIDPipe({
@@ -38,7 +40,6 @@ const REJECT_DEPRECATED_AT = Math.floor(Date.UTC(2026, 2, 3) / 1000);
 const REJECT_SUNSET = new Date(Date.UTC(2027, 2, 3)).toUTCString();
 
 @ApiTags('orders')
-@ApiBearerAuth()
 @UseGuards(MerchantAuthGuard)
 @Controller(['order', 'api/v1/order'])
 export class OrdersController {
@@ -46,7 +47,13 @@ export class OrdersController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create Order' })
+  @MerchantEndpoint({
+    summary: 'Create Order',
+    status: 201,
+    body: { type: CreateOrderDto, example: createOrderExample },
+    response: { example: orderExample, description: 'The order, registered' },
+    problems: [409, 422, 503],
+  })
   create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto): Promise<OrderView> {
     const errors = crossFieldErrors(body);
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
@@ -57,7 +64,12 @@ export class OrdersController {
 
   @Post('cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel order: a non-final order becomes cancelled; a final one is a 409 with its status' })
+  @MerchantEndpoint({
+    summary: 'Cancel order: a non-final order becomes cancelled; a final one is a 409 with its status',
+    body: { type: OrderRefDto, example: orderRefExample },
+    response: { example: cancelledOrderExample, description: 'The order, cancelled' },
+    problems: [404, 409, 503],
+  })
   cancel(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {
     const command: CancelOrderCommand = { orderId: body.orderId, shopId: shop.shopId };
     return ask<OrderView>(this.client, Topics.ordersCommands, body.orderId, OrderCommandTypes.cancel, command);
@@ -65,7 +77,12 @@ export class OrdersController {
 
   @Post('refund')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Refund a paid order in part or in full: partially_refunded, then refunded' })
+  @MerchantEndpoint({
+    summary: 'Refund a paid order in part or in full: partially_refunded, then refunded',
+    body: { type: RefundOrderDto, example: refundExample },
+    response: { example: refundedOrderExample, description: 'The order with its refunds' },
+    problems: [404, 409, 422, 503],
+  })
   refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto): Promise<OrderView> {
     const command: RefundOrderCommand = {
       refundId: randomUUID(),
@@ -82,13 +99,19 @@ export class OrdersController {
   @Header('Deprecation', `@${REJECT_DEPRECATED_AT}`)
   @Header('Sunset', REJECT_SUNSET)
   @Header('Link', '</api/v1/order/cancel>; rel="successor-version"')
-  @ApiOperation({ summary: 'Reject order (deprecated): use POST /api/v1/order/cancel', deprecated: true })
+  @MerchantEndpoint({
+    summary: 'Reject order (deprecated): use POST /api/v1/order/cancel',
+    deprecated: true,
+    body: { type: OrderRefDto, example: orderRefExample },
+    response: { example: cancelledOrderExample, description: 'The order, cancelled; with Deprecation, Sunset and Link headers' },
+    problems: [404, 409, 503],
+  })
   reject(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {
     return this.cancel(shop, body);
   }
 
   @Get(':orderId')
-  @ApiOperation({ summary: 'Retrieve Order' })
+  @MerchantEndpoint({ summary: 'Retrieve Order', response: { example: refundedOrderExample }, problems: [404, 503] })
   get(@CurrentShop() shop: ShopPrincipal, @Param('orderId', orderIdPipe) orderId: string): Promise<OrderView> {
     const query: GetOrderQuery = { orderId, shopId: shop.shopId };
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query);
