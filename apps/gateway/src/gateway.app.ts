@@ -12,7 +12,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig, httpPort: number, host = '127.0.0.1'): Promise<RunningGateway> {
-  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat) });
+  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat), bodyLimitBytes: config.bodyLimitBytes });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
   const document = SwaggerModule.createDocument(

@@ -22,6 +22,8 @@ export const ProblemTypes = {
   unsupportedMediaType: { slug: 'unsupported-media-type', title: 'The content type is not supported', status: 415 },
   unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
   rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
+  idempotencyKeyReused: { slug: 'idempotency-key-reused', title: 'The Idempotency-Key was used for another request', status: 422 },
+  idempotencyInProgress: { slug: 'idempotency-request-in-progress', title: 'A request with this Idempotency-Key is still being processed', status: 409 },
   internal: { slug: 'internal-error', title: 'Internal error', status: 500 },
   unavailable: { slug: 'service-unavailable', title: 'The service is temporarily unavailable', status: 503 },
 } as const;
@@ -71,6 +73,17 @@ const STATUS_TO_KIND: Partial<Record<number, ProblemKind>> = {
   413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'unprocessable', 429: 'rateLimited', 503: 'unavailable',
 };
 
+/**
+ * A response decided before the handler ran (an idempotent replay): sent as it is, with its own
+ * status, headers and body. Thrown, because an interceptor cannot otherwise change the status
+ * Nest gives the route.
+ */
+export class VerbatimResponse extends Error {
+  constructor(readonly status: number, readonly headers: Record<string, string>, readonly body: string) {
+    super(`verbatim ${status} response`);
+  }
+}
+
 /** Turns an error of the HTTP stack (Nest or Fastify) into a problem, without leaking internals. */
 export function toProblem(error: unknown): ProblemException {
   if (error instanceof ProblemException) return error;
@@ -99,12 +112,18 @@ export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    const problem = toProblem(error);
     const http = host.switchToHttp();
     const request = http.getRequest<{ method?: string; url?: string }>();
     const reply = http.getResponse<{
       status(code: number): unknown; header(name: string, value: string): unknown; send(body: string): unknown;
     } & Record<string, unknown>>();
+    if (error instanceof VerbatimResponse) {
+      reply.status(error.status);
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      reply.send(error.body);
+      return;
+    }
+    const problem = toProblem(error);
     const doc = problem.toDocument();
     if (doc.status >= 500) {
       this.logger.error(`${request.method} ${request.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

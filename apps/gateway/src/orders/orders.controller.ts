@@ -3,11 +3,11 @@ import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagg
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
-import { randomUUID } from 'node:crypto';
 import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
+import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { REQUEST_CLIENT } from '../tokens';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { ask } from './domain-requests';
@@ -47,10 +47,9 @@ export class OrdersController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create Order' })
-  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto): Promise<OrderView> {
+  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto, @NewObjectId() orderId: string): Promise<OrderView> {
     const errors = crossFieldErrors(body);
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
-    const orderId = randomUUID();
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
   }
@@ -66,9 +65,9 @@ export class OrdersController {
   @Post('refund')
   @HttpCode(200)
   @ApiOperation({ summary: 'Refund a paid order in part or in full: partially_refunded, then refunded' })
-  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto): Promise<OrderView> {
+  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto, @NewObjectId() refundId: string): Promise<OrderView> {
     const command: RefundOrderCommand = {
-      refundId: randomUUID(),
+      refundId,
       orderId: body.orderId,
       shopId: shop.shopId,
       cost: { amount: body.cost.amount, currency: canonicalCurrency(body.cost.currency), ...(body.cost.tokenStandard ? { tokenStandard: body.cost.tokenStandard } : {}) },
