@@ -224,6 +224,15 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(await record(key)).toBeUndefined();
   });
 
+  it('when a client reads the OpenAPI document, then every merchant POST documents Idempotency-Key and operator routes do not', async () => {
+    const doc = (await http('GET', url('/docs/openapi.json'))).body;
+    const hasKey = (op: { parameters?: { name: string; in: string }[] }) => (op.parameters ?? []).some((p) => p.name === 'Idempotency-Key' && p.in === 'header');
+    for (const path of ['/order', '/api/v1/order', '/order/cancel', '/order/reject', '/order/refund', '/api/v1/order/refund']) {
+      expect({ path, documented: hasKey(doc.paths[path].post) }).toEqual({ path, documented: true });
+    }
+    expect(hasKey(doc.paths['/ops/v1/companies'].post)).toBe(false);
+  });
+
   it('when the retention is configured below 24 hours, then the gateway refuses to start, naming the variable', () => {
     const env = new EnvReader({ DATABASE_URL: 'postgres://x', KAFKA_BROKERS: 'x:1', OPS_TOKEN: TEST_OPS_TOKEN, IDEMPOTENCY_RETENTION_HOURS: '12' });
     expect(() => loadGatewayConfig(env)).toThrow(/IDEMPOTENCY_RETENTION_HOURS/);

@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { boundPort, createHttpApp, createLogger, installProblemHandling, strictValidationPipe } from '@payments/platform';
 import { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
+import { documentIdempotencyKey } from './idempotency/idempotency.openapi';
 
 export interface RunningGateway {
   app: NestFastifyApplication;
@@ -15,7 +16,7 @@ export async function startGateway(config: GatewayConfig, httpPort: number, host
   const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat), bodyLimitBytes: config.bodyLimitBytes });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
-  const document = SwaggerModule.createDocument(
+  const document = documentIdempotencyKey(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Payments API')
@@ -23,7 +24,7 @@ export async function startGateway(config: GatewayConfig, httpPort: number, host
       .setVersion('1')
       .addBearerAuth()
       .build(),
-  );
+  ));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await app.listen(httpPort, host);
   const port = boundPort(app);
