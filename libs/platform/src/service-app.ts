@@ -25,8 +25,8 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
-/** application/json, with parameters (charset) or a +json suffix type such as application/merge-patch+json. */
-const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+/** application/json, with or without parameters (charset): the one type the apps parse. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Whether a request carries a body, judged from its headers before any of it is read. */
 export function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
