@@ -19,7 +19,6 @@ export interface IdempotentRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
-  routeOptions?: { url?: string };
   shop?: { shopId: string };
 }
 
@@ -38,12 +37,12 @@ export function idempotencyKeyOf(request: IdempotentRequest): string | undefined
 }
 
 /**
- * The operation a key is bound to. `/order` and `/api/v1/order` are one operation under two
- * names, so a retry through the other path still finds its first answer.
+ * The operation a key is bound to: the path as sent, not the route pattern, so that the same key
+ * on `/payouts/A/cancel` and `/payouts/B/cancel` are two operations. `/order` and `/api/v1/order`
+ * are one operation under two names, so a retry through the other path finds its first answer.
  */
 export function routeOf(request: IdempotentRequest): string {
-  const route = request.routeOptions?.url ?? request.url.split('?')[0];
-  return route.replace(/^\/api\/v1(?=\/)/, '');
+  return request.url.split('?')[0].replace(/^\/api\/v1(?=\/)/, '');
 }
 
 /** JSON with object keys sorted, so a merchant whose encoder reorders keys still sends "the same body". */
