@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { sign } from '@payments/providers/sandbox';
 import { Client } from 'pg';
 import { IdempotencyPurgeService, loadGatewayConfig } from '@payments/apps/gateway';
 import { EnvReader } from '@payments/platform';
 import { eventually, http, HttpResult, TopicReader } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 
 /**
  * Idempotency-Key on merchant POSTs, through the running gateway and orders services on the real
@@ -18,7 +19,8 @@ describe('merchant idempotency: the same request twice has one effect', () => {
 
   beforeAll(async () => {
     // A short reply timeout, so the "orders is down" case answers 503 quickly.
-    stack = await TestStack.start({ services: ['gateway', 'orders'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '3000' } });
+    // callbacks-ingest only to complete an order for the refund case (the test plays the provider).
+    stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '3000' } });
     shop = await aShop(stack.gateway!.url, 'Idempotent Shop');
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -192,6 +194,59 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(await ordersWith(body.order.merchantOrderId)).toEqual([madeWhileUnanswered]);
     await events.waitFor(1, (m) => m.key === retried.body.id);
     expect(events.on(`${stack.prefix}orders.events`).filter((m) => m.key === retried.body.id)).toHaveLength(1);
+  });
+
+  it('when a refund\'s answer was lost (its record released, as after a timeout), then the retry with the same key refunds once', async () => {
+    const order = (await post('/order', anOrderRequest({ amount: '100.00' }), undefined)).body;
+    const callback = JSON.stringify({ eventId: `evt-${randomUUID()}`, kind: 'payment', reference: order.id, paymentId: 'pay-1', status: 'success', amount: '100.00', currency: 'USD' });
+    const paid = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
+      rawBody: callback, headers: { 'content-type': 'application/json', 'x-signature': sign(TEST_SANDBOX_SECRET, callback, Math.floor(Date.now() / 1000)) },
+    });
+    expect(paid.status).toBe(200);
+    await eventually(async () => ((await http('GET', url(`/order/${order.id}`), { token: shop.apiKey })).body.status === 'completed' ? true : undefined), 15_000, 'order completed');
+
+    const key = `refund-${randomUUID()}`;
+    const body = { orderId: order.id, cost: { amount: '30.00', currency: 'USD' } };
+    const first = await post('/api/v1/order/refund', body, key);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'partially_refunded', data: { refunds: [{ amount: '30.00' }] } });
+    // What the gateway does when the answer never came: forget the record so the retry runs again.
+    await db.query('DELETE FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2', [shop.shopId, key]);
+
+    const retry = await post('/order/refund', body, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body.data.refunds).toHaveLength(1);
+    const refunds = await db.query('SELECT amount FROM orders.refunds WHERE order_id = $1', [order.id]);
+    expect(refunds.rows).toEqual([{ amount: expect.stringMatching(/^30\.0+$/) }]);
+    // A new key is a new refund.
+    const second = await post('/order/refund', body, `refund-${randomUUID()}`);
+    expect(second.body.data.refunds).toHaveLength(2);
+  });
+
+  it('when a record is left in progress (its gateway died mid-request), then a retry is 409 until it is stale, then takes it over and gets the same order', async () => {
+    const key = `orphan-${randomUUID()}`;
+    const body = anOrderRequest();
+    const first = await post('/order', body, key);
+    expect(first.status).toBe(201);
+    // As a gateway that died after the order was made but before its answer was stored leaves it.
+    const orphan = (startedAt: string) =>
+      db.query(`UPDATE gateway.idempotency_keys SET state = 'in_progress', response_status = NULL, response_body = NULL, started_at = ${startedAt}
+                WHERE shop_id = $1 AND idempotency_key = $2`, [shop.shopId, key]);
+
+    await orphan('now()');
+    const busy = await post('/order', body, key);
+    expect(busy.status).toBe(409);
+    expect(busy.body.type).toBe('/problems/idempotency-request-in-progress');
+    expect(busy.headers.get('retry-after')).toBe('1');
+
+    await orphan(`now() - interval '1 hour'`);
+    const takenOver = await post('/order', body, key);
+    expect(takenOver.status).toBe(201);
+    expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
+    expect(takenOver.body.id).toBe(first.body.id);
+    expect(await ordersWith(body.order.merchantOrderId)).toEqual([first.body.id]);
+    expect(await record(key)).toEqual({ state: 'completed', response_status: 201 });
   });
 
   it('when cancel and the deprecated reject are repeated with a key, then the answer and its headers are replayed', async () => {
