@@ -7,6 +7,17 @@ export interface GatewayConfig extends CommonConfig {
   instanceId: string;
   requestTimeoutMs: number;
   opsToken: string;
+  bodyLimitBytes: number;
+  rateLimit: { perSecond: number; burst: number };
+  idempotency: {
+    /** Records are kept at least this long (ARCHITECTURE section 3: at least 24 hours). */
+    retentionHours: number;
+    purgeIntervalMs: number;
+    /** How long a duplicate waits for the first request to finish before a 409. */
+    waitMs: number;
+    /** An in-progress record older than this belongs to a gateway that died; a retry takes it over. */
+    staleAfterMs: number;
+  };
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
@@ -16,7 +27,20 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
     instanceId: env.string('GATEWAY_INSTANCE_ID', `${hostname()}-${process.pid}`).replace(/[^a-zA-Z0-9._-]/g, '-'),
     requestTimeoutMs: env.int('GATEWAY_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
     opsToken: env.string('OPS_TOKEN'),
+    bodyLimitBytes: env.int('GATEWAY_BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
+    rateLimit: { perSecond: 0, burst: 0 },
+    idempotency: {
+      retentionHours: env.int('IDEMPOTENCY_RETENTION_HOURS', 24, { min: 24, max: 24 * 365 }),
+      purgeIntervalMs: env.int('IDEMPOTENCY_PURGE_INTERVAL_MS', 15 * 60_000, { min: 0, max: 24 * 3600_000 }),
+      waitMs: env.int('IDEMPOTENCY_WAIT_MS', 500, { min: 0, max: 30_000 }),
+      staleAfterMs: 0,
+    },
   };
+  const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
+  config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };
+  // Well past the longest a live gateway can hold a request (its reply timeout), so a takeover
+  // never races a request that is still running.
+  config.idempotency.staleAfterMs = Math.max(30_000, 3 * config.requestTimeoutMs);
   if (config.opsToken && config.opsToken.length < 16) throw new Error('gateway: OPS_TOKEN must have at least 16 characters');
   env.done('gateway');
   return config;

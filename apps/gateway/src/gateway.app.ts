@@ -4,6 +4,7 @@ import { boundPort, createHttpApp, createLogger, installProblemHandling, strictV
 import { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { buildOpenApiDocument } from './openapi/openapi.document';
+import { documentIdempotencyKey } from './idempotency/idempotency.openapi';
 
 export interface RunningGateway {
   app: NestFastifyApplication;
@@ -13,10 +14,10 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig, httpPort: number, host = '127.0.0.1'): Promise<RunningGateway> {
-  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat) });
+  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat), bodyLimitBytes: config.bodyLimitBytes });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
-  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, documentIdempotencyKey(buildOpenApiDocument(app)), { jsonDocumentUrl: 'docs/openapi.json' });
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return {

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { KafkaRequestClient, Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
@@ -15,12 +16,19 @@ import { MerchantMethodsController } from './methods/merchant-methods.controller
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { StatusCodesController } from './status-codes/status-codes.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
-import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
+import { GATEWAY_OUTBOX, RATE_LIMITER, REQUEST_CLIENT } from './tokens';
+import { ApiKeyRepository } from './auth/api-key.repository';
+import { RateLimiter } from './auth/rate-limiter';
+import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-idempotency-and-key-use';
+import { OpsApiKeysController } from './ops/ops-api-keys.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
 
 @Module({})
 export class GatewayModule {
   static register(config: GatewayConfig): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000, ShopSettings1764000000000] };
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000, ShopSettings1764000000000, IdempotencyAndKeyUse1764200000000] };
     return {
       module: GatewayModule,
       imports: [
@@ -29,7 +37,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
@@ -41,6 +49,11 @@ export class GatewayModule {
           useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka } satisfies OutboxRelayServiceOptions,
         },
         { provide: GATEWAY_CONFIG, useValue: config },
+        ApiKeyRepository,
+        { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst) },
+        IdempotencyRepository,
+        IdempotencyPurgeService,
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         {
           provide: REQUEST_CLIENT,
           useFactory: async () => {

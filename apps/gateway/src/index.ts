@@ -1,2 +1,3 @@
 export * from './config';
 export * from './gateway.app';
+export { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';

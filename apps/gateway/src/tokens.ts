@@ -1,2 +1,3 @@
 export const REQUEST_CLIENT = Symbol('REQUEST_CLIENT');
 export const GATEWAY_OUTBOX = Symbol('GATEWAY_OUTBOX');
+export const RATE_LIMITER = Symbol('RATE_LIMITER');

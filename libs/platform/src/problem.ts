@@ -24,6 +24,8 @@ export const ProblemTypes = {
   unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
   rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
   methodNotAllowed: { slug: 'method-not-allowed', title: 'The method is not allowed on this resource', status: 405 },
+  idempotencyKeyReused: { slug: 'idempotency-key-reused', title: 'The Idempotency-Key was used for another request', status: 422 },
+  idempotencyInProgress: { slug: 'idempotency-request-in-progress', title: 'A request with this Idempotency-Key is still being processed', status: 409 },
   internal: { slug: 'internal-error', title: 'Internal error', status: 500 },
   unavailable: { slug: 'service-unavailable', title: 'The service is temporarily unavailable', status: 503 },
 } as const;
@@ -74,10 +76,22 @@ const STATUS_TO_KIND: Partial<Record<number, ProblemKind>> = {
 };
 
 /**
+/**
  * Fastify's own body errors reach the filter as plain 400 HttpExceptions (Nest maps them), so the
  * only way to tell "not JSON" from other 400s is the message Fastify and Nest's parser give.
  */
 const UNPARSABLE_BODY = /JSON|body/i;
+
+/**
+ * A response decided before the handler ran (an idempotent replay): sent as it is, with its own
+ * status, headers and body. Thrown, because an interceptor cannot otherwise change the status
+ * Nest gives the route.
+ */
+export class VerbatimResponse extends Error {
+  constructor(readonly status: number, readonly headers: Record<string, string>, readonly body: string) {
+    super(`verbatim ${status} response`);
+  }
+}
 
 /**
  * Turns an error of the HTTP stack (Nest or Fastify) into a problem, without leaking internals:
@@ -162,6 +176,12 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = http.getResponse<{
       status(code: number): unknown; header(name: string, value: string): unknown; send(body: string): unknown;
     } & Record<string, unknown>>();
+    if (error instanceof VerbatimResponse) {
+      reply.status(error.status);
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      reply.send(error.body);
+      return;
+    }
     const problem = this.methodNotAllowed(error, request) ?? toProblem(error);
     const doc = problem.toDocument();
     if (doc.status >= 500) {

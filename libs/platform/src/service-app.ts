@@ -1,30 +1,68 @@
-import { INestApplication, LoggerService, UnsupportedMediaTypeException } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
+
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface HttpAppOptions {
   logger: LoggerService;
   bodyLimitBytes?: number;
 }
 
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
-
 /** A Fastify-backed Nest app; raw bodies are kept for signature checks. */
 export async function createHttpApp(module: unknown, opts: HttpAppOptions): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: opts.bodyLimitBytes ?? 64 * 1024, trustProxy: true });
-  // Fastify parses text/plain (and Nest adds form bodies) by default: such a body would reach the
-  // validation pipe as a string and answer a confusing 400. Every body we take is JSON, so any
-  // other type is refused as 415 before parsing.
-  adapter.getInstance().addHook('onRequest', async (request) => {
-    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !JSON_MEDIA_TYPE.test(request.headers['content-type'] ?? '')) throw new UnsupportedMediaTypeException();
-  });
-  return NestFactory.create<NestFastifyApplication>(module as never, adapter, {
+  const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const adapter = new FastifyAdapter({ bodyLimit, trustProxy: true });
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: opts.logger,
     rawBody: true,
     bufferLogs: false,
   });
+  app.getHttpAdapter().getInstance().addHook('onRequest', bodyGate(bodyLimit));
+  return app;
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/** application/json (or a +json type), with or without parameters (charset): what the apps parse. */
+const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/** Whether a request carries a body, judged from its headers before any of it is read. */
+export function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && length !== '0';
+}
+
+/**
+ * Refuses, before reading it, a body that is too large (by Content-Length) or not JSON. Fastify
+ * itself would parse text/plain and end it as a confusing 400; a merchant sending a form or plain
+ * text needs to be told the accepted type. A chunked body over the limit is still cut off by
+ * Fastify's own limit while it is read (413 through the problem filter).
+ */
+export function bodyGate(limitBytes: number) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const headers = request.headers;
+    if (!METHODS_WITH_BODY.has(request.method) || !hasBody(headers)) return done();
+    const length = Number(headers['content-length']);
+    if (Number.isFinite(length) && length > limitBytes) {
+      return sendProblem(reply, new ProblemException('payloadTooLarge', `The request body exceeds the limit of ${limitBytes} bytes.`, undefined, { limitBytes }));
+    }
+    const type = headers['content-type'];
+    if (!type || !JSON_CONTENT_TYPE.test(type)) {
+      return sendProblem(
+        reply,
+        new ProblemException('unsupportedMediaType', `Send the body as application/json${type ? `, not ${type.split(';')[0].trim().slice(0, 100)}` : ' (no Content-Type was given)'}.`, undefined, { accepted: ['application/json'] }, { 'accept-post': 'application/json', 'accept-patch': 'application/json' }),
+      );
+    }
+    done();
+  };
+}
+
+function sendProblem(reply: FastifyReply, problem: ProblemException): void {
+  const doc = problem.toDocument();
+  void reply.code(doc.status).headers({ ...problem.headers, 'content-type': 'application/problem+json' }).send(JSON.stringify(doc));
 }
 
 /** The port the app listens on, once listening (tests use port 0). */

@@ -1,9 +1,9 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ProblemException } from '@payments/platform';
-import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { RATE_LIMITER } from '../tokens';
 import { bearerToken, hashApiKey } from './api-keys';
+import { ApiKeyRepository } from './api-key.repository';
+import { RateLimiter } from './rate-limiter';
 
 export interface ShopPrincipal {
   shopId: string;
@@ -13,28 +13,44 @@ export interface ShopPrincipal {
 
 const UNAUTHORIZED = 'A valid shop API key is required: Authorization: Bearer <key>.';
 
+interface MerchantRequest {
+  headers: Record<string, string | string[] | undefined>;
+  shop?: ShopPrincipal;
+}
+
+interface HeaderReply {
+  header(name: string, value: string): unknown;
+}
+
 /**
  * Every merchant route runs as the shop of its key. A missing, malformed, unknown, revoked or
- * expired key gets the same 401, so the answer reveals nothing about which it was.
+ * expired key gets the same 401, so the answer reveals nothing about which it was. Then the key's
+ * rate limit: checked here, once the key is known, so every merchant route has it.
  */
 @Injectable()
 export class MerchantAuthGuard implements CanActivate {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly keys: ApiKeyRepository,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; shop?: ShopPrincipal }>();
+    const request = context.switchToHttp().getRequest<MerchantRequest>();
     const token = bearerToken(request.headers.authorization);
-    if (!token) throw new ProblemException('unauthorized', UNAUTHORIZED, undefined, {}, { 'www-authenticate': 'Bearer' });
-    const rows: { id: string; shop_id: string; company_id: string }[] = await this.dataSource.query(
-      `SELECT k.id, k.shop_id, s.company_id FROM "${this.config.schema}".api_keys k JOIN "${this.config.schema}".shops s ON s.id = k.shop_id
-       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-      [hashApiKey(token)],
-    );
-    if (rows.length === 0) throw new ProblemException('unauthorized', UNAUTHORIZED, undefined, {}, { 'www-authenticate': 'Bearer' });
-    request.shop = { shopId: rows[0].shop_id, companyId: rows[0].company_id, apiKeyId: rows[0].id };
+    const key = token ? await this.keys.findActive(hashApiKey(token)) : undefined;
+    if (!key) throw new ProblemException('unauthorized', UNAUTHORIZED, undefined, {}, { 'www-authenticate': 'Bearer' });
+    const now = Date.now();
+    const rate = this.limiter.take(key.id, now);
+    const rateHeaders = { 'ratelimit-limit': String(rate.limit), 'ratelimit-remaining': String(rate.remaining) };
+    if (!rate.allowed) {
+      throw new ProblemException('rateLimited', `Too many requests with this API key; retry in ${rate.retryAfterSeconds} s.`, undefined, {}, {
+        'retry-after': String(rate.retryAfterSeconds), ...rateHeaders,
+      });
+    }
+    const reply = context.switchToHttp().getResponse<HeaderReply>();
+    for (const [name, value] of Object.entries(rateHeaders)) reply.header(name, value);
+    this.keys.touch(key.id, now);
+    request.shop = { shopId: key.shopId, companyId: key.companyId, apiKeyId: key.id };
     return true;
   }
 }

@@ -39,9 +39,12 @@ function documented(doc: EndpointDoc, problems: ProblemStatus[]): MethodDecorato
   );
 }
 
-/** A merchant route: shop API key (401 without a valid one), plus the common and given errors. */
+/**
+ * A merchant route: shop API key (401 without a valid one), its rate limit (429), plus the common and
+ * given errors; a POST also has the Idempotency-Key's 409 (still running) and 422 (reused).
+ */
 export function MerchantEndpoint(doc: EndpointDoc): MethodDecorator {
-  return applyDecorators(ApiBearerAuth(MERCHANT_AUTH), documented(doc, [401, ...commonProblems(doc)]));
+  return applyDecorators(ApiBearerAuth(MERCHANT_AUTH), documented(doc, [401, 429, ...commonProblems(doc)]));
 }
 
 /** An operator route under /ops/v1: operator token (401 without it; a merchant key is refused too). */

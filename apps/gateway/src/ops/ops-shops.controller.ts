@@ -52,7 +52,7 @@ export class OpsShopsController {
       await m.getRepository(ShopEntity).insert(shop);
       await this.publisher.publish(m, shop, company);
       const key = generateApiKey();
-      await m.getRepository(ApiKeyEntity).insert({ id: randomUUID(), shopId: shop.id, keyHash: key.hash, keyPrefix: key.prefix, expiresAt: null, revokedAt: null });
+      await m.getRepository(ApiKeyEntity).insert({ id: randomUUID(), shopId: shop.id, keyHash: key.hash, keyPrefix: key.prefix, expiresAt: null, revokedAt: null, lastUsedAt: null });
       return { id: shop.id, companyId, name: shop.name, callbackUrl: shop.callbackUrl, apiKey: key.key, callbackSecret: shop.callbackSecret };
     });
   }

@@ -3,11 +3,11 @@ import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
-import { randomUUID } from 'node:crypto';
 import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
+import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { REQUEST_CLIENT } from '../tokens';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
@@ -54,10 +54,9 @@ export class OrdersController {
     response: { example: orderExample, description: 'The order, registered' },
     problems: [409, 422, 503],
   })
-  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto): Promise<OrderView> {
+  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto, @NewObjectId() orderId: string): Promise<OrderView> {
     const errors = crossFieldErrors(body);
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
-    const orderId = randomUUID();
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
   }
@@ -83,9 +82,9 @@ export class OrdersController {
     response: { example: refundedOrderExample, description: 'The order with its refunds' },
     problems: [404, 409, 422, 503],
   })
-  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto): Promise<OrderView> {
+  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto, @NewObjectId() refundId: string): Promise<OrderView> {
     const command: RefundOrderCommand = {
-      refundId: randomUUID(),
+      refundId,
       orderId: body.orderId,
       shopId: shop.shopId,
       cost: { amount: body.cost.amount, currency: canonicalCurrency(body.cost.currency), ...(body.cost.tokenStandard ? { tokenStandard: body.cost.tokenStandard } : {}) },

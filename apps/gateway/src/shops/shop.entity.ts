@@ -38,4 +38,6 @@ export class ApiKeyEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt: Date | null;
   @Column('timestamptz', { name: 'revoked_at', nullable: true }) revokedAt: Date | null;
+  /** Updated at most once a minute per key and gateway instance: a hint for operators, not an audit trail. */
+  @Column('timestamptz', { name: 'last_used_at', nullable: true }) lastUsedAt: Date | null;
 }

@@ -1,0 +1,76 @@
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ProblemException } from '@payments/platform';
+import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
+import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { CreateApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
+
+const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+
+function futureDate(value: string | undefined, path: string): Date | null {
+  if (value === undefined) return null;
+  const date = new Date(value);
+  if (!(date.getTime() > Date.now())) throw new ProblemException('validation', `${path}: must lie in the future`, [{ path, message: 'must lie in the future' }]);
+  return date;
+}
+
+/** Technical support manages a shop's API keys. A key is shown once, in the answer that creates it. */
+@ApiTags('ops')
+@ApiBearerAuth()
+@UseGuards(OpsAuthGuard)
+@Controller('ops/v1/shops/:shopId/api-keys')
+export class OpsApiKeysController {
+  constructor(private readonly keys: ApiKeyRepository) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: "Create an API key for a shop (the key is in this answer only; it is stored hashed)" })
+  async create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateApiKeyDto): Promise<ApiKeyView & { apiKey: string }> {
+    const expiresAt = futureDate(body.expiresAt, 'expiresAt');
+    await this.shop(shopId);
+    const created = await this.keys.create(shopId, expiresAt);
+    return { ...created.view, apiKey: created.key };
+  }
+
+  @Get()
+  @ApiOperation({ summary: "A shop's API keys: prefix, status and dates, never the key" })
+  async list(@Param('shopId', uuid('shop')) shopId: string): Promise<{ items: ApiKeyView[] }> {
+    await this.shop(shopId);
+    return { items: await this.keys.list(shopId) };
+  }
+
+  @Post(':keyId/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke an API key: refused from the next request on, on every gateway instance' })
+  async revoke(@Param('shopId', uuid('shop')) shopId: string, @Param('keyId', uuid('API key')) keyId: string): Promise<ApiKeyView> {
+    const revoked = await this.keys.revoke(shopId, keyId);
+    if (!revoked) throw new ProblemException('notFound', (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.');
+    return revoked;
+  }
+
+  @Post(':keyId/rotate')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more' })
+  async rotate(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('keyId', uuid('API key')) keyId: string,
+    @Body() body: RotateApiKeyDto,
+  ): Promise<ApiKeyView & { apiKey: string; previous: ApiKeyView }> {
+    const expiresAt = futureDate(body.expiresAt, 'expiresAt');
+    const outcome = await this.keys.rotate(shopId, keyId, body.overlapSeconds, expiresAt);
+    switch (outcome.kind) {
+      case 'rotated':
+        return { ...outcome.created, apiKey: outcome.key, previous: outcome.previous };
+      case 'not_found':
+        throw new ProblemException('notFound', (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.');
+      case 'not_active':
+        throw new ProblemException('conflict', `The key is ${outcome.current.status}; only an active key can be rotated. Create a new key instead.`, undefined, {
+          keyId, currentStatus: outcome.current.status,
+        });
+    }
+  }
+
+  private async shop(shopId: string): Promise<void> {
+    if (!(await this.keys.shopExists(shopId))) throw new ProblemException('notFound', 'No such shop.');
+  }
+}
