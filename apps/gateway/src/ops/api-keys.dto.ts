@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
+import { IsDefined, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', description: 'When the key stops working; never, when absent. Must lie in the future.' })
@@ -15,4 +15,12 @@ export class RotateApiKeyDto extends CreateApiKeyDto {
   @Min(0)
   @Max(30 * 24 * 3600)
   overlapSeconds: number;
+}
+
+export class RevokeApiKeyDto {
+  @ApiPropertyOptional({ example: 'Key leaked in a public repository', description: "Why the key is revoked; kept in the gateway's log for the audit trail." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Logger, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { ProblemException } from '@payments/platform';
 import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
-import { CreateApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
+import { CreateApiKeyDto, RevokeApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
+import { apiKeyListExample, createApiKeyExample, createdApiKeyExample, revokeApiKeyExample, revokedApiKeyExample, rotateApiKeyExample, rotatedApiKeyExample } from './api-keys.examples';
 
 const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
@@ -15,16 +16,22 @@ function futureDate(value: string | undefined, path: string): Date | null {
 }
 
 /** Technical support manages a shop's API keys. A key is shown once, in the answer that creates it. */
-@ApiTags('ops')
-@ApiBearerAuth()
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/shops/:shopId/api-keys')
 export class OpsApiKeysController {
+  private readonly logger = new Logger(OpsApiKeysController.name);
+
   constructor(private readonly keys: ApiKeyRepository) {}
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: "Create an API key for a shop (the key is in this answer only; it is stored hashed)" })
+  @OpsEndpoint({
+    summary: 'Create an API key for a shop (the key is in this answer only; it is stored hashed)',
+    status: 201,
+    body: { type: CreateApiKeyDto, example: createApiKeyExample },
+    response: { example: createdApiKeyExample },
+    problems: [404],
+  })
   async create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateApiKeyDto): Promise<ApiKeyView & { apiKey: string }> {
     const expiresAt = futureDate(body.expiresAt, 'expiresAt');
     await this.shop(shopId);
@@ -33,7 +40,7 @@ export class OpsApiKeysController {
   }
 
   @Get()
-  @ApiOperation({ summary: "A shop's API keys: prefix, status and dates, never the key" })
+  @OpsEndpoint({ summary: "A shop's API keys: prefix, status and dates, never the key", response: { example: apiKeyListExample }, problems: [404] })
   async list(@Param('shopId', uuid('shop')) shopId: string): Promise<{ items: ApiKeyView[] }> {
     await this.shop(shopId);
     return { items: await this.keys.list(shopId) };
@@ -41,16 +48,32 @@ export class OpsApiKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke an API key: refused from the next request on, on every gateway instance' })
-  async revoke(@Param('shopId', uuid('shop')) shopId: string, @Param('keyId', uuid('API key')) keyId: string): Promise<ApiKeyView> {
+  @OpsEndpoint({
+    summary: 'Revoke an API key: refused from the next request on, on every gateway instance',
+    body: { type: RevokeApiKeyDto, example: revokeApiKeyExample },
+    response: { example: revokedApiKeyExample },
+    problems: [404],
+  })
+  async revoke(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('keyId', uuid('API key')) keyId: string,
+    @Body() body: RevokeApiKeyDto = {},
+  ): Promise<ApiKeyView> {
     const revoked = await this.keys.revoke(shopId, keyId);
     if (!revoked) throw new ProblemException('notFound', (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.');
+    this.logger.log(`API key ${revoked.prefix}… (${keyId}) of shop ${shopId} revoked${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`);
     return revoked;
   }
 
   @Post(':keyId/rotate')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more' })
+  @OpsEndpoint({
+    summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more',
+    status: 201,
+    body: { type: RotateApiKeyDto, example: rotateApiKeyExample },
+    response: { example: rotatedApiKeyExample },
+    problems: [404, 409],
+  })
   async rotate(
     @Param('shopId', uuid('shop')) shopId: string,
     @Param('keyId', uuid('API key')) keyId: string,
