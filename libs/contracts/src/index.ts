@@ -5,3 +5,4 @@ export * from './orders';
 export * from './providers';
 export * from './replies';
 export * from './shops';
+export * from './merchant-callbacks';

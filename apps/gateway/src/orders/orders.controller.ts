@@ -8,7 +8,9 @@ import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandType
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { REQUEST_CLIENT } from '../tokens';
+import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { ask } from './domain-requests';
 import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
@@ -42,13 +44,16 @@ const REJECT_SUNSET = new Date(Date.UTC(2027, 2, 3)).toUTCString();
 @UseGuards(MerchantAuthGuard)
 @Controller(['order', 'api/v1/order'])
 export class OrdersController {
-  constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
+  constructor(
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create Order' })
   create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto): Promise<OrderView> {
-    const errors = crossFieldErrors(body);
+    const errors = [...crossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
     const orderId = randomUUID();
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
