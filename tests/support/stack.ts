@@ -1,5 +1,6 @@
 import { loadCallbacksIngestConfig, RunningCallbacksIngest, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
+import { loadMerchantCallbacksConfig, RunningMerchantCallbacks, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
 import { EnvReader } from '@payments/platform';
@@ -8,7 +9,7 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox';
+type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'merchant-callbacks';
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -26,6 +27,7 @@ export class TestStack {
   orders?: RunningOrders[] = [];
   ingest?: RunningCallbacksIngest;
   sandbox?: RunningSandbox;
+  merchantCallbacks?: RunningMerchantCallbacks;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   private ordersOptions: OrdersModuleOptions = {};
@@ -45,6 +47,13 @@ export class TestStack {
       PROVIDER_TIMEOUT_MS: '1000',
       SANDBOX_SLOW_MS: '3000',
       SANDBOX_CALLBACK_DELAY_MS: '50',
+      // Local development: the tests' callback receivers listen on http://127.0.0.1. Merchant
+      // callbacks retry fast (100 ms doubling to 1 s) so a test sees a recovering endpoint quickly.
+      CALLBACK_URL_ALLOW_INSECURE: 'true',
+      MERCHANT_CALLBACKS_BACKOFF_BASE_MS: '100',
+      MERCHANT_CALLBACKS_BACKOFF_CAP_MS: '1000',
+      MERCHANT_CALLBACKS_TIMEOUT_MS: '2000',
+      MERCHANT_CALLBACKS_POLL_MS: '200',
       ...(this.sandbox ? { SANDBOX_PROVIDER_URL: this.sandbox.url } : {}),
       ...extra,
     });
@@ -56,7 +65,7 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox'];
+    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'merchant-callbacks'];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
@@ -74,6 +83,7 @@ export class TestStack {
       );
     }
     if (services.includes('orders')) await stack.startOrders();
+    if (services.includes('merchant-callbacks')) stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(env()), 0);
     if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     return stack;
   }
@@ -89,6 +99,7 @@ export class TestStack {
     await this.sandbox?.close();
     await this.gateway?.close();
     await this.ingest?.close();
+    await this.merchantCallbacks?.close();
     for (const o of this.orders ?? []) await o.close();
     await this.deleteTopics?.();
     await this.dropDatabase?.();

@@ -11,6 +11,7 @@ const ports = {
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
+  merchantCallbacks: Number(process.env.MERCHANT_CALLBACKS_HTTP_PORT ?? 3020),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -35,6 +36,9 @@ const env = {
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
+  MERCHANT_CALLBACKS_HTTP_PORT: String(ports.merchantCallbacks),
+  // Local development: callback URLs may be http://localhost (a receiver on this machine).
+  CALLBACK_URL_ALLOW_INSECURE: process.env.CALLBACK_URL_ALLOW_INSECURE ?? 'true',
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
@@ -58,7 +62,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'merchant-callbacks'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -74,6 +78,7 @@ await Promise.all([
   waitForHttp(`${gateway}/health`),
   waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.merchantCallbacks}/health`),
 ]);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
@@ -100,6 +105,7 @@ console.log(`
    gateway           ${gateway}        (OpenAPI: ${gateway}/docs)
    callbacks-ingest  http://127.0.0.1:${ports.ingest}
    provider-sandbox  http://127.0.0.1:${ports.sandbox}
+   merchant-callbacks http://127.0.0.1:${ports.merchantCallbacks}  (health; callback log: ${gateway}/ops/v1/callbacks)
    Kafka             ${infra.env.KAFKA_BROKERS}
    PostgreSQL        ${infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
 

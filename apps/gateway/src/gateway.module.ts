@@ -10,6 +10,7 @@ import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-setti
 import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
+import { OpsCallbacksController } from './ops/ops-callbacks.controller';
 import { OrdersController } from './orders/orders.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
@@ -26,7 +27,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, OpsCallbacksController, HealthController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
