@@ -28,11 +28,11 @@ export class CallbackReceiver {
   private constructor(private readonly server: Server, readonly url: string) {}
 
   static async start(path = '/callbacks'): Promise<CallbackReceiver> {
-    let receiver!: CallbackReceiver;
-    const server = createServer((req, res) => receiver.handle(req, res));
+    const holder: { receiver?: CallbackReceiver } = {};
+    const server = createServer((req, res) => holder.receiver!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new CallbackReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
-    return receiver;
+    holder.receiver = new CallbackReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
+    return holder.receiver;
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
