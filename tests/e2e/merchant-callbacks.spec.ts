@@ -8,6 +8,7 @@ import { envelope, Topics } from '@payments/contracts';
 import { sign } from '@payments/providers/sandbox';
 import { statusOf } from '@payments/status-codes';
 import { eventually, http, testKafka, uniqueName } from '@payments/testing';
+import { verifyCallback } from '../../examples/merchant-callback-verify/verify';
 import { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver';
 import { anOrderRequest } from '../support/merchant';
 import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
@@ -120,11 +121,12 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       expect(Date.parse(got[2].json.occurredAt)).not.toBeNaN();
     });
 
-    it('when a callback arrives, then it is signed with the shop secret over the raw body and names its eventId', () => {
+    it('when a callback arrives, then it is signed with the shop secret over the raw body (the merchant example verifies it) and names its eventId', () => {
       for (const c of got) {
         expect(c.headers['content-type']).toBe('application/json');
         expect(c.headers['x-event-id']).toBe(c.json.eventId);
         expect(validSignature(c, shop.callbackSecret)).toBe('valid');
+        expect(verifyCallback(c.raw, c.headers['x-signature'] as string, shop.callbackSecret)).toEqual({ valid: true, timestamp: expect.any(Number) });
         expect(validSignature(c, 'another-secret')).toBe('invalid');
         expect(verifySignature(c.headers['x-signature'] as string, c.raw + ' ', shop.callbackSecret, Math.floor(Date.now() / 1000)).kind).toBe('invalid');
       }
