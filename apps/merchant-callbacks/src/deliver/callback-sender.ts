@@ -12,14 +12,14 @@ export interface SendOptions {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-class RefusedTarget extends Error {}
+export class RefusedTarget extends Error {}
 
 /**
  * Resolves the host and refuses non-public addresses at connection time, on the very address
  * the socket connects to: checking a name once and connecting later would let DNS answer a
  * public address to the check and a private one to the connection (DNS rebinding).
  */
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const list = addresses as LookupAddress[];
