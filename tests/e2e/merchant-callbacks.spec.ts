@@ -133,6 +133,17 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       expect(new Set(got.map((c) => c.json.eventId)).size).toBe(3);
     });
 
+    it('when the shop settings carry the callback secret, then merchant-callbacks keeps it and orders does not', async () => {
+      const mine = await db.query('SELECT callback_secret FROM merchant_callbacks.shops WHERE shop_id = $1', [shop.shopId]);
+      expect(mine.rows[0].callback_secret).toBe(shop.callbackSecret);
+      const theirs = await eventually(async () => {
+        const r = await db.query('SELECT settings FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);
+        return r.rows[0]?.settings;
+      }, 15000, 'settings in orders');
+      expect(theirs.callbackUrl).toBe(receiver.url);
+      expect(JSON.stringify(theirs)).not.toContain(shop.callbackSecret);
+    });
+
     it('when an operator lists the order\'s deliveries, then they are newest first, delivered, with each attempt\'s response code', async () => {
       const list = await ops('GET', `/callbacks?objectId=${order.id}`);
       expect(list.status).toBe(200);

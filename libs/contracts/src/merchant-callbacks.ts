@@ -61,6 +61,23 @@ export const p2pStatusChangedForCallbacks: Check<P2pStatusChangedForCallbacks> =
   callbackUrl: optional(str({ min: 1, max: 2048 })),
 }) as Check<P2pStatusChangedForCallbacks>;
 
+/**
+ * What merchant-callbacks reads from a `shops.settings` snapshot: the callback URL and the secret
+ * that signs the callbacks (the shared `shopSettingsSnapshot` checker drops the secret).
+ */
+export interface ShopCallbackSettingsSnapshot {
+  shopId: string;
+  version: number;
+  callbackUrl: string | null;
+  callbackSecret?: string;
+}
+export const shopCallbackSettings: Check<ShopCallbackSettingsSnapshot> = obj({
+  shopId: uuid(),
+  version: int(),
+  callbackUrl: (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str()(v, p)),
+  callbackSecret: optional(str({ min: 1 })),
+}) as Check<ShopCallbackSettingsSnapshot>;
+
 /** Operators' requests on `merchant-callbacks.commands` (request-reply from the gateway). */
 export const MerchantCallbackCommandTypes = {
   list: 'callbacks.list',

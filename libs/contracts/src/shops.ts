@@ -1,4 +1,4 @@
-import { Check, bool, int, obj, optional, record, str, uuid } from './schema';
+import { Check, bool, int, obj, record, str, uuid } from './schema';
 
 /** `shops.settings` (compacted, keyed by shop id): the whole current settings of one shop. */
 export const ShopSettingsTypes = { snapshot: 'shop.settings' } as const;
@@ -17,8 +17,9 @@ export interface ShopSettingsSnapshot {
   useCustomerDataAsPayer: boolean;
   callbackUrl: string | null;
   /**
-   * Signs the shop's callbacks (merchant-callbacks needs it). `shops.settings` is an internal
-   * topic; optional so snapshots published before it existed still parse.
+   * Signs the shop's callbacks. `shops.settings` is an internal topic; only merchant-callbacks
+   * reads the secret (`shopCallbackSettings`): this checker leaves it out, so other consumers
+   * never store it. Optional: snapshots published before it existed still parse.
    */
   callbackSecret?: string;
 }
@@ -34,5 +35,4 @@ export const shopSettingsSnapshot: Check<ShopSettingsSnapshot> = obj({
   processingTimeout: obj({ defaultSeconds: int(), byPaymentSetting: record() }) as Check<ShopSettingsSnapshot['processingTimeout']>,
   useCustomerDataAsPayer: bool(),
   callbackUrl: (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str()(v, p)),
-  callbackSecret: optional(str({ min: 1 })),
 }) as Check<ShopSettingsSnapshot>;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ShopSettingsSnapshot } from '@payments/contracts';
+import type { ShopCallbackSettingsSnapshot } from '@payments/contracts';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
 export type ShopCallbackSettings =
@@ -21,7 +21,7 @@ export class ShopCallbackSettingsRepository {
   }
 
   /** Stores a snapshot unless a newer one is already there; true when stored. */
-  async upsert(m: EntityManager, s: ShopSettingsSnapshot): Promise<boolean> {
+  async upsert(m: EntityManager, s: ShopCallbackSettingsSnapshot): Promise<boolean> {
     const rows: unknown[] = await m.query(
       `INSERT INTO ${this.table} (shop_id, version, callback_url, callback_secret, updated_at) VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (shop_id) DO UPDATE SET version = EXCLUDED.version, callback_url = EXCLUDED.callback_url,

@@ -2,7 +2,7 @@ import { Controller, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Envelope, parsePayload, shopSettingsSnapshot, ShopSettingsTypes } from '@payments/contracts';
+import { Envelope, parsePayload, shopCallbackSettings, ShopSettingsTypes } from '@payments/contracts';
 import { DeliveryRepository } from '../deliver/delivery.repository';
 import { ShopCallbackSettingsRepository } from './shop-callback-settings.repository';
 
@@ -22,7 +22,7 @@ export class ShopSettingsConsumer {
    */
   @EventPattern(ShopSettingsTypes.snapshot)
   async apply(@Payload() message: Envelope): Promise<void> {
-    const snapshot = parsePayload(shopSettingsSnapshot, message.payload, message.type);
+    const snapshot = parsePayload(shopCallbackSettings, message.payload, message.type);
     await this.dataSource.transaction(async (m) => {
       if (!(await this.shops.upsert(m, snapshot))) return;
       await this.deliveries.notify(m);
