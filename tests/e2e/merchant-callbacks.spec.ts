@@ -3,11 +3,12 @@ import { Client } from 'pg';
 import { Producer } from 'kafkajs';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
+import { loadMerchantCallbacksConfig, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
 import { verifySignature } from '@payments/callback-signature';
 import { envelope, Topics } from '@payments/contracts';
 import { sign } from '@payments/providers/sandbox';
 import { statusOf } from '@payments/status-codes';
-import { eventually, http, testKafka, uniqueName } from '@payments/testing';
+import { eventually, http, testKafka, TopicReader, uniqueName } from '@payments/testing';
 import { verifyCallback } from '../../examples/merchant-callback-verify/verify';
 import { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver';
 import { anOrderRequest } from '../support/merchant';
@@ -236,6 +237,20 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     expect(first.body.attemptLog.map((a: any) => a.attempt)).toEqual(codes.map((_: unknown, i: number) => i + 1));
   });
 
+  it('when merchant-callbacks restarts while a merchant is down, then nothing queued is lost', async () => {
+    const receiver = await aReceiver();
+    receiver.mode = 503;
+    const shop = await aShopCalling(receiver.url);
+    const order = await anOrder(shop);
+    await eventually(async () => (of(receiver, order.id).length >= 2 ? true : undefined), 20000, 'refused attempts');
+    await stack.merchantCallbacks!.close();
+    receiver.mode = 200;
+    stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(stack.env({ MERCHANT_CALLBACKS_CONCURRENCY: '4', MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: '2' })), 0);
+    const got = await untilAccepted(receiver, order.id, 2);
+    expect(got.map((c) => c.json.sequence)).toEqual([1, 2]);
+    expect(new Set(got.map((c) => c.json.eventId)).size).toBe(2);
+  });
+
   it('when one merchant endpoint hangs, then another shop\'s callbacks still go out, and the hanging shop holds at most its own slots', async () => {
     const hanging = await aReceiver();
     hanging.mode = 'hang';
@@ -292,6 +307,30 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       ]);
       expect(got[1].json).toMatchObject({ ...statusOf('0-01-00'), cost: { amount: '25.5', currency: 'USDT', tokenStandard: 'TRC20' } });
       expect(validSignature(got[1], shop.callbackSecret)).toBe('valid');
+    });
+
+    it('when the same event is published twice, then the merchant receives it once; a malformed one is dead-lettered and sends nothing', async () => {
+      const payoutId = randomUUID();
+      const event = envelope({
+        type: 'payout.status_changed',
+        payload: { payoutId, shopId: shop.shopId, merchantPayoutId: 'po-dup', sequence: 1, status: 'registered', previousStatus: null, cost: { amount: '5.00', currency: 'USD' } },
+        occurredAt: new Date(),
+      });
+      const broken = envelope({ type: 'payout.status_changed', payload: { payoutId, shopId: shop.shopId, sequence: 2, status: 'completed' }, occurredAt: new Date() });
+      const reader = await TopicReader.start([stack.prefix + Topics.payoutsEvents + '.dlq']);
+      try {
+        for (const e of [event, event, broken]) {
+          await producer.send({ topic: stack.prefix + Topics.payoutsEvents, messages: [{ key: payoutId, value: JSON.stringify(e) }] });
+        }
+        const [dead] = await reader.waitFor(1, (m) => m.json?.eventId === broken.eventId);
+        expect(dead.headers['dlq-error']).toContain('merchantPayoutId');
+      } finally {
+        await reader.stop();
+      }
+      await untilAccepted(receiver, payoutId, 1);
+      const list = await ops('GET', `/callbacks?objectId=${payoutId}`);
+      expect(list.body.items.map((d: any) => [d.eventId, d.status])).toEqual([[event.eventId, 'delivered']]);
+      expect(acceptedOf(receiver, payoutId)).toHaveLength(1);
     });
 
     it('when a P2P status change names its own callback URL, then it goes there', async () => {
