@@ -26,7 +26,7 @@ export function nextRetry(policy: RetryPolicy, attempt: number, windowStart: Dat
   return { kind: 'retry', at, delayMs };
 }
 
-/** 1 s doubling to a 1 h cap for 25 h: about 35 tries, the last ones an hour apart. */
+/** 1 s doubling to a 1 h cap for 25 h: about 45 tries (36 to 61 with the jitter), the last ones 30 to 60 min apart. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 1000, capMs: 3_600_000, windowMs: 25 * 3_600_000 };
 
 /** What one HTTP attempt came to, as the delivery worker saw it. */
