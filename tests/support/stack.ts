@@ -1,6 +1,7 @@
 import { loadCallbacksIngestConfig, RunningCallbacksIngest, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
+import { loadMerchantCallbacksConfig, RunningMerchantCallbacks, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
 import { EnvReader } from '@payments/platform';
@@ -9,7 +10,7 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods';
+type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks';
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -28,6 +29,7 @@ export class TestStack {
   ingest?: RunningCallbacksIngest;
   sandbox?: RunningSandbox;
   methods?: RunningMethods;
+  merchantCallbacks?: RunningMerchantCallbacks;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   private ordersOptions: OrdersModuleOptions = {};
@@ -47,6 +49,13 @@ export class TestStack {
       PROVIDER_TIMEOUT_MS: '1000',
       SANDBOX_SLOW_MS: '3000',
       SANDBOX_CALLBACK_DELAY_MS: '50',
+      // Local development: the tests' callback receivers listen on http://127.0.0.1. Merchant
+      // callbacks retry fast (100 ms doubling to 1 s) so a test sees a recovering endpoint quickly.
+      CALLBACK_URL_ALLOW_INSECURE: 'true',
+      MERCHANT_CALLBACKS_BACKOFF_BASE_MS: '100',
+      MERCHANT_CALLBACKS_BACKOFF_CAP_MS: '1000',
+      MERCHANT_CALLBACKS_TIMEOUT_MS: '2000',
+      MERCHANT_CALLBACKS_POLL_MS: '200',
       ...(this.sandbox ? { SANDBOX_PROVIDER_URL: this.sandbox.url } : {}),
       ...extra,
     });
@@ -58,7 +67,7 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods'];
+    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'merchant-callbacks'];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
@@ -77,6 +86,7 @@ export class TestStack {
     }
     if (services.includes('orders')) await stack.startOrders();
     if (services.includes('methods')) stack.methods = await startMethods(loadMethodsConfig(env()), 0);
+    if (services.includes('merchant-callbacks')) stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(env()), 0);
     if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     return stack;
   }
@@ -92,6 +102,7 @@ export class TestStack {
     await this.sandbox?.close();
     await this.gateway?.close();
     await this.ingest?.close();
+    await this.merchantCallbacks?.close();
     for (const o of this.orders ?? []) await o.close();
     await this.methods?.close();
     await this.deleteTopics?.();

@@ -12,6 +12,7 @@ const ports = {
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
   methods: Number(process.env.METHODS_HTTP_PORT ?? 3020),
+  merchantCallbacks: Number(process.env.MERCHANT_CALLBACKS_HTTP_PORT ?? 3030),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -37,6 +38,9 @@ const env = {
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
   METHODS_HTTP_PORT: String(ports.methods),
+  MERCHANT_CALLBACKS_HTTP_PORT: String(ports.merchantCallbacks),
+  // Local development: callback URLs may be http://localhost (a receiver on this machine).
+  CALLBACK_URL_ALLOW_INSECURE: process.env.CALLBACK_URL_ALLOW_INSECURE ?? 'true',
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
@@ -60,7 +64,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods', 'merchant-callbacks'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -77,6 +81,7 @@ await Promise.all([
   waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
   waitForHttp(`http://127.0.0.1:${ports.methods}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.merchantCallbacks}/health`),
 ]);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
@@ -131,6 +136,7 @@ console.log(`
    gateway           ${gateway}        (OpenAPI: ${gateway}/docs)
    callbacks-ingest  http://127.0.0.1:${ports.ingest}
    provider-sandbox  http://127.0.0.1:${ports.sandbox}
+   merchant-callbacks http://127.0.0.1:${ports.merchantCallbacks}  (health; callback log: ${gateway}/ops/v1/callbacks)
    Kafka             ${infra.env.KAFKA_BROKERS}
    PostgreSQL        ${infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
 

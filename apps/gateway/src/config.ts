@@ -18,6 +18,8 @@ export interface GatewayConfig extends CommonConfig {
     /** An in-progress record older than this belongs to a gateway that died; a retry takes it over. */
     staleAfterMs: number;
   };
+  /** Local development only: callback URLs may be http and point at private or loopback addresses. */
+  callbackUrlAllowInsecure: boolean;
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
@@ -35,6 +37,7 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       waitMs: env.int('IDEMPOTENCY_WAIT_MS', 500, { min: 0, max: 30_000 }),
       staleAfterMs: 0,
     },
+    callbackUrlAllowInsecure: env.bool('CALLBACK_URL_ALLOW_INSECURE', false),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
   config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };

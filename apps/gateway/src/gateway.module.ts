@@ -11,6 +11,7 @@ import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-setti
 import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
+import { OpsCallbacksController } from './ops/ops-callbacks.controller';
 import { OrdersController } from './orders/orders.controller';
 import { MerchantMethodsController } from './methods/merchant-methods.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
@@ -37,7 +38,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController, OpsCallbacksController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,

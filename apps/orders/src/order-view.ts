@@ -64,5 +64,6 @@ export function toStatusChanged(order: OrderEntity, previousStatus: OrderStatusC
     previousStatus,
     ...describe(order.statusCode),
     cost: { amount: formatInCurrency(order.amount, order.currency), currency: order.currency, ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}) },
+    ...(order.callbackUrl ? { callbackUrl: order.callbackUrl } : {}),
   };
 }

@@ -52,6 +52,10 @@ export class OrderEntity {
   @Column('jsonb', { name: 'payment_settings', nullable: true })
   paymentSettings: { walletType?: 'personal' | 'company' } | null;
 
+  /** The merchant's callback URL for this order only; the shop's applies when null. */
+  @Column('text', { name: 'callback_url', nullable: true })
+  callbackUrl: string | null;
+
   @Column('jsonb', { nullable: true })
   recipient: { merchantBalance?: MerchantBalance } | null;
 

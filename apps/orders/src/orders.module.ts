@@ -16,6 +16,7 @@ import type { AttemptDispatcherOptions } from './dispatch-attempt/attempt-dispat
 import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.providers';
 import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
 import { Refunds1764100000000 } from './migrations/1764100000000-refunds';
+import { OrderCallbackUrl1764200000000 } from './migrations/1764200000000-order-callback-url';
 import { RefundOrderHandler } from './refund-order/refund-order.handler';
 import { CustomerRepository } from './customers/customer.repository';
 import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
@@ -36,7 +37,7 @@ export interface OrdersModuleOptions {
 @Module({})
 export class OrdersModule {
   static register(config: OrdersConfig, opts: OrdersModuleOptions = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000, ProviderDispatch1763900000000, ShopSettingsTimeoutsCustomers1764000000000, Refunds1764100000000] };
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000, ProviderDispatch1763900000000, ShopSettingsTimeoutsCustomers1764000000000, Refunds1764100000000, OrderCallbackUrl1764200000000] };
     return {
       module: OrdersModule,
       imports: [

@@ -6,3 +6,4 @@ export * from './providers';
 export * from './replies';
 export * from './shops';
 export * from './methods';
+export * from './merchant-callbacks';

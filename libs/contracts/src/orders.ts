@@ -61,6 +61,8 @@ export interface CreateOrderCommand {
   paymentSettings?: { walletType?: 'personal' | 'company' };
   payer?: Record<string, unknown>;
   recipient?: { merchantBalance?: MerchantBalance };
+  /** Overrides the shop's callback URL for this order's callbacks (checked by the gateway). */
+  callbackUrl?: string;
 }
 export const createOrderCommand: Check<CreateOrderCommand> = obj({
   orderId: uuid(),
@@ -72,6 +74,7 @@ export const createOrderCommand: Check<CreateOrderCommand> = obj({
   paymentSettings: optional(obj({ walletType: optional(literal('personal', 'company')) })),
   payer: optional(record()),
   recipient: optional(obj({ merchantBalance: optional(obj({ currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) })) })),
+  callbackUrl: optional(str({ min: 1, max: 2048 })),
 });
 
 export interface GetOrderQuery {
@@ -131,6 +134,8 @@ export interface OrderStatusChanged {
   statusCode?: string;
   statusDescription?: string;
   cost: CostDto;
+  /** The order's own callback URL, when the merchant gave one; else the shop's applies. */
+  callbackUrl?: string;
 }
 export const orderStatusChanged: Check<OrderStatusChanged> = obj({
   orderId: uuid(),
@@ -142,4 +147,5 @@ export const orderStatusChanged: Check<OrderStatusChanged> = obj({
   statusCode: optional(str()),
   statusDescription: optional(str()),
   cost,
+  callbackUrl: optional(str({ min: 1, max: 2048 })),
 }) as Check<OrderStatusChanged>;

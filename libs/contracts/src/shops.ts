@@ -16,6 +16,12 @@ export interface ShopSettingsSnapshot {
   /** The company setting "Use customer data as payer information". */
   useCustomerDataAsPayer: boolean;
   callbackUrl: string | null;
+  /**
+   * Signs the shop's callbacks. `shops.settings` is an internal topic; only merchant-callbacks
+   * reads the secret (`shopCallbackSettings`): this checker leaves it out, so other consumers
+   * never store it. Optional: snapshots published before it existed still parse.
+   */
+  callbackSecret?: string;
 }
 
 export const DEFAULT_PROCESSING_TIMEOUT_SECONDS = 7 * 24 * 3600;

@@ -13,6 +13,7 @@ export const Topics = {
   payoutsEvents: 'payouts.events',
   p2pEvents: 'p2p.events',
   shopsSettings: 'shops.settings',
+  merchantCallbacksCommands: 'merchant-callbacks.commands',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

@@ -5,8 +5,10 @@ import { OrderCommandTypes, OrderView, ResolveOrderCommand, ShopSettingsSnapshot
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ask } from '../orders/domain-requests';
-import { ShopSettingsPublisher, toSnapshot } from '../shops/shop-settings.publisher';
+import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '../shops/shop-settings.publisher';
 import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
@@ -23,26 +25,28 @@ export class OpsSettingsController {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly publisher: ShopSettingsPublisher,
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Get('shops/:shopId/settings')
-  @OpsEndpoint({ summary: "A shop's settings", response: { example: shopSettingsExample }, problems: [404] })
-  async get(@Param('shopId', uuid('shop')) shopId: string): Promise<ShopSettingsSnapshot> {
+  @OpsEndpoint({ summary: "A shop's settings (the callback secret is shown only when the shop is created)", response: { example: shopSettingsExample }, problems: [404] })
+  async get(@Param('shopId', uuid('shop')) shopId: string): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
     const shop = await this.dataSource.getRepository(ShopEntity).findOne({ where: { id: shopId } });
     if (!shop) throw new ProblemException('notFound', 'No such shop.');
     const company = await this.dataSource.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
-    return toSnapshot(shop, company);
+    return withoutSecret(toSnapshot(shop, company));
   }
 
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
   @Patch('shops/:shopId/settings')
   @OpsEndpoint({
-    summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts",
+    summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
     response: { example: shopSettingsExample, description: 'The settings after the change' },
     problems: [404],
   })
-  async update(@Param('shopId', uuid('shop')) shopId: string, @Body() body: UpdateShopSettingsDto): Promise<ShopSettingsSnapshot> {
+  async update(@Param('shopId', uuid('shop')) shopId: string, @Body() body: UpdateShopSettingsDto): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
+    assertValid(callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config));
     return this.dataSource.transaction(async (m) => {
       const shop = await m.getRepository(ShopEntity).findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
       if (!shop) throw new ProblemException('notFound', 'No such shop.');
@@ -51,12 +55,13 @@ export class OpsSettingsController {
         shop.amountDeviationUpperPercent = body.amountDeviation.upperPercent;
       }
       if (body.autoFinalizeNeedAction !== undefined) shop.autoFinalizeNeedAction = body.autoFinalizeNeedAction;
+      if (body.callbackUrl !== undefined) shop.callbackUrl = body.callbackUrl;
       if (body.processingTimeout?.defaultSeconds !== undefined) shop.processingTimeoutSeconds = body.processingTimeout.defaultSeconds;
       if (body.processingTimeout?.byPaymentSetting) shop.processingTimeouts = { ...shop.processingTimeouts, ...body.processingTimeout.byPaymentSetting };
       shop.settingsVersion += 1;
       await m.getRepository(ShopEntity).save(shop);
       const company = await m.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
-      return this.publisher.publish(m, shop, company);
+      return withoutSecret(await this.publisher.publish(m, shop, company));
     });
   }
 

@@ -1,10 +1,12 @@
-import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ProblemException } from '@payments/platform';
 import { generateApiKey, generateCallbackSecret } from '../auth/api-keys';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from '../shops/shop.entity';
 import { DEFAULT_PROCESSING_TIMEOUT_SECONDS } from '@payments/contracts';
@@ -17,7 +19,11 @@ const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException(
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/companies')
 export class OpsShopsController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource, private readonly publisher: ShopSettingsPublisher) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly publisher: ShopSettingsPublisher,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -41,6 +47,7 @@ export class OpsShopsController {
     problems: [404],
   })
   async createShop(@Param('companyId', idPipe) companyId: string, @Body() body: CreateShopDto) {
+    assertValid(callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config));
     return this.dataSource.transaction(async (m) => {
       const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId } });
       if (!company) throw new ProblemException('notFound', 'No such company.');

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, registerDecorator, ValidateNested,
+  IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested,
 } from 'class-validator';
 
 export class CreateCompanyDto {
@@ -24,9 +24,10 @@ export class CreateShopDto {
   @Length(1, 256)
   name: string;
 
-  @ApiPropertyOptional({ example: 'https://merchant.example.com/payments/callback' })
+  @ApiPropertyOptional({ example: 'https://merchant.example.com/payments/callback', description: 'https, on a public address (http and local addresses only in local development).' })
   @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  @IsString()
+  @Length(1, 2048)
   callbackUrl?: string;
 }
 
@@ -78,6 +79,16 @@ export class UpdateShopSettingsDto {
   @ValidateNested()
   @Type(() => ProcessingTimeoutDto)
   processingTimeout?: ProcessingTimeoutDto;
+
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/payments/callback',
+    nullable: true,
+    description: "Where the shop's callbacks go; null removes it (callbacks are then recorded as skipped).",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  callbackUrl?: string | null;
 }
 
 export class UpdateCompanySettingsDto {

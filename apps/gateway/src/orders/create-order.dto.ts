@@ -166,6 +166,15 @@ export class CreateOrderDto {
   @Type(() => RecipientDto)
   recipient?: RecipientDto;
 
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/payments/callback',
+    description: "Where this order's status callbacks go instead of the shop's callback URL. https, public address.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  callbackUrl?: string;
+
   /** Declared only to answer its use with the names of its replacements. */
   @ValidateIf((o: CreateOrderDto) => o.cryptoPayment !== undefined)
   @Equals(undefined, { message: CRYPTO_PAYMENT_REMOVED })

@@ -36,6 +36,7 @@ export function toCreateOrderCommand(orderId: string, shopId: string, body: Crea
       ...(body.order.cost.tokenStandard ? { tokenStandard: body.order.cost.tokenStandard } : {}),
     },
     ...(body.order.description ? { description: body.order.description } : {}),
+    ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
     ...(body.instrumentType ? { instrumentType: body.instrumentType } : {}),
     ...(body.paymentSettings ? { paymentSettings: { ...body.paymentSettings } } : {}),
     ...(body.payer ? { payer: JSON.parse(JSON.stringify(body.payer)) as Record<string, unknown> } : {}),

@@ -7,8 +7,10 @@ import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandType
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { REQUEST_CLIENT } from '../tokens';
+import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from './domain-requests';
@@ -43,7 +45,10 @@ const REJECT_SUNSET = new Date(Date.UTC(2027, 2, 3)).toUTCString();
 @UseGuards(MerchantAuthGuard)
 @Controller(['order', 'api/v1/order'])
 export class OrdersController {
-  constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
+  constructor(
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -55,7 +60,7 @@ export class OrdersController {
     problems: [409, 422, 503],
   })
   create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto, @NewObjectId() orderId: string): Promise<OrderView> {
-    const errors = crossFieldErrors(body);
+    const errors = [...crossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);

@@ -16,7 +16,14 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     processingTimeout: { defaultSeconds: shop.processingTimeoutSeconds, byPaymentSetting: shop.processingTimeouts },
     useCustomerDataAsPayer: company.useCustomerDataAsPayer,
     callbackUrl: shop.callbackUrl,
+    callbackSecret: shop.callbackSecret,
   };
+}
+
+/** The settings as operators read them: the callback secret is shown once, when the shop is created. */
+export function withoutSecret(snapshot: ShopSettingsSnapshot): Omit<ShopSettingsSnapshot, 'callbackSecret'> {
+  const { callbackSecret: _secret, ...rest } = snapshot;
+  return rest;
 }
 
 /** Publishes a shop's whole settings on the compacted `shops.settings`, in the transaction that changed them. */

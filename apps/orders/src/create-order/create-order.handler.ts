@@ -87,6 +87,7 @@ export class CreateOrderHandler {
         instrumentType: cmd.instrumentType ?? null,
         paymentSettings: cmd.paymentSettings ?? null,
         recipient: cmd.recipient ?? null,
+        callbackUrl: cmd.callbackUrl ?? null,
         isCrypto: crypto,
         sequence: 1,
         createdAt: now,

@@ -1,0 +1,18 @@
+import { FieldError, ProblemException } from '@payments/platform';
+import { callbackUrlProblem } from '@payments/merchant-callbacks-domain';
+import { GatewayConfig } from '../config';
+
+/**
+ * Checks a callback URL where one is set (shop creation, shop settings, an order's override).
+ * Not a class-validator decorator: whether http and local addresses are allowed is configuration
+ * (local development), which decorators cannot see.
+ */
+export function callbackUrlErrors(url: string | null | undefined, path: string, config: Pick<GatewayConfig, 'callbackUrlAllowInsecure'>): FieldError[] {
+  if (url === undefined || url === null) return [];
+  const problem = callbackUrlProblem(url, { allowInsecure: config.callbackUrlAllowInsecure });
+  return problem ? [{ path, message: problem }] : [];
+}
+
+export function assertValid(errors: FieldError[]): void {
+  if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}

@@ -1,0 +1,4 @@
+export * from './config';
+export * from './merchant-callbacks.app';
+export type { MerchantCallbacksModuleOptions } from './merchant-callbacks.module';
+export * from './tokens';

@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadMerchantCallbacksConfig } from './config';
+import { startMerchantCallbacks } from './merchant-callbacks.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('MERCHANT_CALLBACKS_HTTP_PORT', 3030, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
+  const config = loadMerchantCallbacksConfig(env);
+  const running = await startMerchantCallbacks(config, port, {}, host);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Inbox } from '@payments/messaging';
+import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { MerchantCallbacksConfig } from './config';
+import { DeliveryRepository } from './deliver/delivery.repository';
+import { DeliveryWorker } from './deliver/delivery-worker.service';
+import { Init1764200000000 } from './migrations/1764200000000-init';
+import { DeliveriesHandler } from './operate/deliveries.handler';
+import { StatusChangeConsumer } from './record-delivery/status-change.consumer';
+import { ShopCallbackSettingsRepository } from './shop-settings/shop-callback-settings.repository';
+import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
+import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MERCHANT_CALLBACKS_INBOX, systemClock } from './tokens';
+
+export interface MerchantCallbacksModuleOptions {
+  clock?: Clock;
+}
+
+@Module({})
+export class MerchantCallbacksModule {
+  static register(config: MerchantCallbacksConfig, opts: MerchantCallbacksModuleOptions = {}): DynamicModule {
+    // A callback in flight holds no database connection: the HTTP call runs between two short transactions.
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [], migrations: [Init1764200000000], poolSize: 10 };
+    return {
+      module: MerchantCallbacksModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, HealthController],
+      providers: [
+        DeliveryRepository,
+        ShopCallbackSettingsRepository,
+        DeliveryWorker,
+        { provide: MERCHANT_CALLBACKS_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: opts.clock ?? systemClock },
+        { provide: MERCHANT_CALLBACKS_INBOX, useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup), inject: [DataSource] },
+      ],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './retry-policy';
+export * from './callback-url';
+export * from './callback-body';
