@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Inject, Logger, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import {
   DeliveryDetailView, DeliveryPage, DeliveryStatuses, DeliveryStatus, DeliveryView, ListDeliveriesQuery, MerchantCallbackCommandTypes, ReplayDeliveriesCommand,
   ReplayResult, Topics,
@@ -10,7 +10,9 @@ import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ask } from '../orders/domain-requests';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
+import { deliveryDetailExample, deliveryPageExample, replayedDeliveryExample, replayManyExample, replayOneExample, replayResultExample } from './callbacks.examples';
 
 const deliveryIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such delivery.') });
 
@@ -70,6 +72,14 @@ export class ReplayDeliveriesDto {
   since?: string;
 }
 
+export class ReplayOneDto {
+  @ApiPropertyOptional({ example: 'Merchant fixed their endpoint; resend', description: "Why it is replayed; kept in the gateway's log for the audit trail." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
 export class ReplayResultDto {
   @ApiProperty() replayed: number;
   @ApiProperty({ type: [String] }) deliveryIds: string[];
@@ -79,15 +89,15 @@ export class ReplayResultDto {
  * Technical support: the merchant callback log and replays. Answered by merchant-callbacks over
  * `merchant-callbacks.commands`; a replay re-sends with the same eventId and a fresh signature.
  */
-@ApiTags('ops')
-@ApiBearerAuth()
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/callbacks')
 export class OpsCallbacksController {
+  private readonly logger = new Logger(OpsCallbacksController.name);
+
   constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)' })
+  @OpsEndpoint({ summary: 'List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)', response: { example: deliveryPageExample }, problems: [400, 503] })
   list(@Query() q: ListDeliveriesDto): Promise<DeliveryPage> {
     const query: ListDeliveriesQuery = {
       limit: q.limit ?? 50,
@@ -101,7 +111,12 @@ export class OpsCallbacksController {
 
   @Post('replay')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replay many deliveries: by ids, or a shop\'s by status and/or since' })
+  @OpsEndpoint({
+    summary: "Replay many deliveries: by ids, or a shop's by status and/or since",
+    body: { type: ReplayDeliveriesDto, example: replayManyExample },
+    response: { example: replayResultExample },
+    problems: [503],
+  })
   replayMany(@Body() body: ReplayDeliveriesDto): Promise<ReplayResult> {
     const command: ReplayDeliveriesCommand = {
       ...(body.deliveryIds ? { deliveryIds: body.deliveryIds } : {}),
@@ -113,15 +128,21 @@ export class OpsCallbacksController {
   }
 
   @Get(':deliveryId')
-  @ApiOperation({ summary: 'One delivery with its body and every attempt (time, response status or error, latency)' })
+  @OpsEndpoint({ summary: 'One delivery with its body and every attempt (time, response status or error, latency)', response: { example: deliveryDetailExample }, problems: [404, 503] })
   get(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryDetailView> {
     return ask<DeliveryDetailView>(this.client, Topics.merchantCallbacksCommands, deliveryId, MerchantCallbackCommandTypes.get, { deliveryId });
   }
 
   @Post(':deliveryId/replay')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replay one delivery: sent again with the same eventId and a fresh signature' })
-  replay(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryView> {
+  @OpsEndpoint({
+    summary: 'Replay one delivery: sent again with the same eventId and a fresh signature',
+    body: { type: ReplayOneDto, example: replayOneExample },
+    response: { example: replayedDeliveryExample },
+    problems: [404, 409, 503],
+  })
+  replay(@Param('deliveryId', deliveryIdPipe) deliveryId: string, @Body() body: ReplayOneDto = {}): Promise<DeliveryView> {
+    this.logger.log(`replay of delivery ${deliveryId} requested${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`);
     return ask<DeliveryView>(this.client, Topics.merchantCallbacksCommands, deliveryId, MerchantCallbackCommandTypes.replay, { deliveryId });
   }
 }
