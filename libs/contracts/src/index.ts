@@ -5,3 +5,6 @@ export * from './orders';
 export * from './providers';
 export * from './replies';
 export * from './shops';
+export * from './transfers';
+export * from './payouts';
+export * from './p2p';

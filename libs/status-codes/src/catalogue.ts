@@ -31,6 +31,14 @@ const entries = [
   { code: '2-07-01', description: 'Payment declined by the provider.', retryAllowed: true },
   { code: '2-07-02', description: 'Payment declined by the provider: insufficient funds.', retryAllowed: true },
   { code: '2-07-04', description: 'The provider reported an amount outside the allowed range, or a different currency; action is needed.', retryAllowed: false },
+  // Payouts and P2P transactions (issue 4): money going out has its own wording.
+  { code: '1-01-03', description: 'Payout registered; awaiting sending to the provider.', retryAllowed: false },
+  { code: '1-01-04', description: 'Payout is being processed by the provider.', retryAllowed: false },
+  { code: '1-01-05', description: 'P2P transaction registered; awaiting sending to the provider.', retryAllowed: false },
+  { code: '1-01-06', description: 'P2P transaction is being processed by the provider.', retryAllowed: false },
+  { code: '1-07-05', description: 'The provider did not answer in time; the payout or P2P transaction resolves by itself when the provider\'s answer arrives.', retryAllowed: false },
+  { code: '2-07-05', description: 'Payout declined by the provider.', retryAllowed: true },
+  { code: '2-07-06', description: 'P2P transaction declined by the provider.', retryAllowed: true },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];
