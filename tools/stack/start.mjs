@@ -11,6 +11,8 @@ const ports = {
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
+  payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3020),
+  p2p: Number(process.env.P2P_HTTP_PORT ?? 3030),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -35,6 +37,8 @@ const env = {
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
+  PAYOUTS_HTTP_PORT: String(ports.payouts),
+  P2P_HTTP_PORT: String(ports.p2p),
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
@@ -58,7 +62,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'payouts', 'p2p'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -74,6 +78,8 @@ await Promise.all([
   waitForHttp(`${gateway}/health`),
   waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.payouts}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.p2p}/health`),
 ]);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */

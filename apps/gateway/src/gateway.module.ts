@@ -11,6 +11,9 @@ import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OrdersController } from './orders/orders.controller';
+import { P2pController } from './p2p/p2p.controller';
+import { PayoutMethodResolver } from './payouts/payout-method.resolver';
+import { PayoutsController } from './payouts/payouts.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
@@ -26,11 +29,12 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, PayoutsController, P2pController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
         ShopSettingsPublisher,
+        PayoutMethodResolver,
         OutboxRelayService,
         { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
         {

@@ -1,0 +1,266 @@
+import { Client } from 'pg';
+import { callbackEventId } from '@payments/apps/callbacks-ingest';
+import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
+import { eventually, http, TopicReader } from '@payments/testing';
+import { aShop, TestShop } from '../support/merchant';
+import { TestStack } from '../support/stack';
+import { aPayoutRequest } from '../support/transfers';
+
+/**
+ * Payouts through the running services: gateway → payouts.commands → payouts, which sends each
+ * payout to the provider sandbox off the merchant's request; the sandbox's signed callbacks come
+ * back through callbacks-ingest and provider.events and fold into the payout; every status change
+ * leaves on payouts.events through the outbox.
+ */
+describe('payouts: from the merchant request to the provider callback and the final status', () => {
+  let stack: TestStack;
+  let shop: TestShop;
+  let other: TestShop;
+  let db: Client;
+  let events: TopicReader;
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ extraEnv: { ORDERS_SWEEP_INTERVAL_MS: '0' } });
+    [shop, other] = [await aShop(stack.gateway!.url), await aShop(stack.gateway!.url, 'Other Shop')];
+    db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    events = await TopicReader.start([`${stack.prefix}payouts.events`]);
+  });
+
+  afterAll(async () => {
+    await events?.stop();
+    await db?.end();
+    await stack?.stop();
+  });
+
+  const gw = () => stack.gateway!.url;
+  const post = (body: unknown, s: TestShop = shop, path = '/payouts') => http('POST', `${gw()}${path}`, { token: s.apiKey, body });
+  const get = (id: string, s: TestShop = shop) => http('GET', `${gw()}/payouts/${id}`, { token: s.apiKey });
+
+  async function create(over: Parameters<typeof aPayoutRequest>[0] = {}): Promise<any> {
+    const res = await post(aPayoutRequest(over));
+    if (res.status !== 201) throw new Error(`payout not created: ${res.status} ${res.text}`);
+    return res.body;
+  }
+
+  const until = (id: string, status: string, timeoutMs = 15000) =>
+    eventually(async () => {
+      const r = await get(id);
+      return r.body.status === status ? r.body : undefined;
+    }, timeoutMs, `payout ${id} ${status}`);
+
+  async function dispatchOf(payoutId: string): Promise<{ dispatch_id: string; status: string; sends: number }> {
+    const rows = (await db.query('SELECT dispatch_id, status, sends FROM payouts.provider_dispatches WHERE payout_id = $1', [payoutId])).rows;
+    expect(rows).toHaveLength(1);
+    return rows[0];
+  }
+
+  const sandboxPayment = async (payoutId: string, dispatchId: string) => {
+    const res = await http('GET', `${stack.sandbox!.url}/payments/${payoutId}/${dispatchId}?kind=payout`);
+    return res.status === 200 ? res.body : undefined;
+  };
+
+  /** The payout's status changes as published on payouts.events: [sequence, previousStatus, status, statusCode]. */
+  const published = (payoutId: string) => events.on(`${stack.prefix}payouts.events`).filter((m) => m.key === payoutId).map((m) => m.json);
+  const publishedCount = (payoutId: string, n: number) =>
+    eventually(async () => (published(payoutId).length >= n ? published(payoutId) : undefined), 15000, `${n} events of ${payoutId}`);
+
+  /** Waits until the sandbox delivered `count` callbacks and payouts consumed every one of them. */
+  async function callbacksApplied(payoutId: string, dispatchId: string, count: number): Promise<void> {
+    const sent = await eventually(async () => {
+      const p = await sandboxPayment(payoutId, dispatchId);
+      return p?.callbacks.length === count && p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200) ? p.callbacks : undefined;
+    }, 15000, `${count} callbacks delivered for ${payoutId}`);
+    const ids = [...new Set(sent.map((c: { eventId: string }) => callbackEventId('sandbox', c.eventId)))];
+    await eventually(async () => {
+      const r = await db.query('SELECT count(*)::int AS n FROM payouts.inbox WHERE event_id = ANY($1::uuid[])', [ids]);
+      return r.rows[0].n === ids.length ? true : undefined;
+    }, 15000, `callbacks of ${payoutId} consumed`);
+  }
+
+  const simulate = (body: Record<string, unknown>) => http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { kind: 'payout', ...body } });
+
+  it('when a payout is requested, then it is registered, sent to the provider once, and the provider callback completes it, with events 1..3 on payouts.events', async () => {
+    const created = await create({ amount: '120.99', extra: { callbackUrl: 'https://shop.example/payout-callbacks' } });
+    expect(created).toMatchObject({
+      status: 'registered',
+      statusCode: '1-01-03',
+      statusDescription: 'Payout registered; awaiting sending to the provider.',
+      payout: { method: 'uzcard_payout', cost: { amount: '120.99', currency: 'USD' }, description: 'test payout' },
+      payee: { cardNumber: '860012******9012', holderName: 'JANE DOE' },
+      callbackUrl: 'https://shop.example/payout-callbacks',
+    });
+    const inProgress = await until(created.id, 'in_progress');
+    expect(inProgress).toMatchObject({ statusCode: '1-01-04', statusDescription: 'Payout is being processed by the provider.' });
+    const dispatch = await dispatchOf(created.id);
+    expect(dispatch).toMatchObject({ status: 'accepted', sends: 1, dispatch_id: expect.stringMatching(/^pout_[0-9a-f-]{36}$/) });
+    expect(await sandboxPayment(created.id, dispatch.dispatch_id)).toMatchObject({ kind: 'payout', reference: created.id, amount: '120.99', currency: 'USD', scenario: 'no_callback', requests: 1 });
+
+    const sim = await simulate({ reference: created.id, paymentId: dispatch.dispatch_id, status: 'success', amount: '120.99', currency: 'USD' });
+    expect(sim.body).toMatchObject({ delivered: true });
+    const done = await until(created.id, 'completed');
+    expect(done).toMatchObject({ statusCode: '0-01-00', statusDescription: 'Operation completed successfully.', payout: { merchantPayoutId: created.payout.merchantPayoutId } });
+
+    const sent = await publishedCount(created.id, 3);
+    expect(sent.map((e) => e.type)).toEqual(['payout.status_changed', 'payout.status_changed', 'payout.status_changed']);
+    expect(sent.map((e) => [e.payload.sequence, e.payload.previousStatus, e.payload.status, e.payload.statusCode])).toEqual([
+      [1, null, 'registered', '1-01-03'], [2, 'registered', 'in_progress', '1-01-04'], [3, 'in_progress', 'completed', '0-01-00'],
+    ]);
+    expect(sent[2].payload).toEqual({
+      payoutId: created.id,
+      shopId: shop.shopId,
+      merchantPayoutId: created.payout.merchantPayoutId,
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      statusCode: '0-01-00',
+      statusDescription: 'Operation completed successfully.',
+      cost: { amount: '120.99', currency: 'USD' },
+      callbackUrl: 'https://shop.example/payout-callbacks',
+    });
+  });
+
+  it('when the sandbox plays its default scenario, then the payout completes by itself', async () => {
+    const created = await create({ amount: '75.00' });
+    await until(created.id, 'completed');
+    const { dispatch_id } = await dispatchOf(created.id);
+    await callbacksApplied(created.id, dispatch_id, 1);
+    expect((await publishedCount(created.id, 3)).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'completed']);
+  });
+
+  it('when the provider declines (.13), then the payout fails with 2-07-05', async () => {
+    const created = await create({ amount: '10.13' });
+    const failed = await until(created.id, 'failed');
+    expect(failed).toMatchObject({ statusCode: '2-07-05', statusDescription: 'Payout declined by the provider.' });
+  });
+
+  it('when the provider repeats its success callback (.41), then the payout completes once: one completion event', async () => {
+    const created = await create({ amount: '20.41' });
+    await until(created.id, 'completed');
+    const { dispatch_id } = await dispatchOf(created.id);
+    await callbacksApplied(created.id, dispatch_id, 3);
+    expect(published(created.id).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'completed']);
+    const row = (await db.query('SELECT sequence FROM payouts.payouts WHERE id = $1', [created.id])).rows[0];
+    expect(row.sequence).toBe(3);
+  });
+
+  it('when a stale pending follows the success (.42), then the payout stays completed', async () => {
+    const created = await create({ amount: '20.42' });
+    await until(created.id, 'completed');
+    const { dispatch_id } = await dispatchOf(created.id);
+    await callbacksApplied(created.id, dispatch_id, 2);
+    expect((await get(created.id)).body.status).toBe('completed');
+    expect(published(created.id).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'completed']);
+  });
+
+  it('when the provider does not answer in time (.31), then the payout needs action with 1-07-05, is never sent again, and the late callback completes it', async () => {
+    const created = await create({ amount: '30.31' });
+    const waiting = await until(created.id, 'need_action');
+    expect(waiting).toMatchObject({ statusCode: '1-07-05', statusDescription: expect.stringContaining('did not answer in time') });
+    expect(await dispatchOf(created.id)).toMatchObject({ status: 'timed_out', sends: 1 });
+    const done = await until(created.id, 'completed');
+    expect(done.statusCode).toBe('0-01-00');
+    expect((await dispatchOf(created.id)).sends).toBe(1);
+  });
+
+  it('when the provider reports another amount (.21), then the payout needs action 2-07-04 and a follow-up with the right amount does not settle it', async () => {
+    const created = await create({ amount: '100.21' });
+    const waiting = await until(created.id, 'need_action');
+    expect(waiting).toMatchObject({ statusCode: '2-07-04', payout: { cost: { amount: '100.21' }, reportedCost: { amount: '90.18', currency: 'USD' } } });
+    const { dispatch_id } = await dispatchOf(created.id);
+    const followUp = await simulate({ reference: created.id, paymentId: dispatch_id, status: 'success', amount: '100.21', currency: 'USD', eventId: `fu-${created.id}` });
+    expect(followUp.body).toMatchObject({ delivered: true });
+    const id = callbackEventId('sandbox', `fu-${created.id}`);
+    await eventually(async () => ((await db.query('SELECT 1 FROM payouts.inbox WHERE event_id = $1', [id])).rowCount === 1 ? true : undefined), 15000, 'follow-up consumed');
+    expect((await get(created.id)).body).toMatchObject({ status: 'need_action', statusCode: '2-07-04' });
+  });
+
+  it('when the provider reports another currency (.22), then the payout needs action 2-07-04', async () => {
+    const created = await create({ amount: '100.22' });
+    expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '2-07-04', payout: { reportedCost: { currency: 'EUR' } } });
+  });
+
+  it('when a payout is older than the orders processing timeout, then it is still open: no processing timeout applies to payouts', async () => {
+    const created = await create({ amount: '40.99' });
+    await until(created.id, 'in_progress');
+    await db.query(`UPDATE payouts.payouts SET created_at = now() - interval '400 days', updated_at = now() - interval '400 days' WHERE id = $1`, [created.id]);
+    // The only timeout in the system is the orders' sweeper; run it as if a year had passed.
+    const sweeper = stack.orders![0].app.get(ProcessingTimeoutSweeper);
+    await sweeper.sweep(new Date(Date.now() + 400 * 24 * 3600 * 1000));
+    expect((await get(created.id)).body).toMatchObject({ status: 'in_progress', statusCode: '1-01-04' });
+    expect(published(created.id).map((e) => e.payload.status)).not.toContain('failed');
+  });
+
+  describe('currency rules of payout.cost (the same as order.cost)', () => {
+    it.each([
+      ['a token-based coin without a token standard', 'payout.cost.tokenStandard', { currency: 'USDT', amount: '10' }],
+      ['fiat with a token standard', 'payout.cost.tokenStandard', { currency: 'USD', amount: '10.00', tokenStandard: 'TRC20' }],
+      ['an asset code with another network as token standard', 'payout.cost.tokenStandard', { currency: 'USDT_TRON', amount: '10', tokenStandard: 'ERC20' }],
+      ['an unknown currency', 'payout.cost.currency', { currency: 'XXX1', amount: '10' }],
+      ['more decimals than the currency has', 'payout.cost.amount', { currency: 'USD', amount: '10.001' }],
+      ['an amount as a JSON number', 'payout.cost.amount', { currency: 'USD', amount: 10 }],
+    ])('when %s, then 400 names %s and nothing is stored', async (_when, path, cost) => {
+      const body = aPayoutRequest();
+      (body.payout as Record<string, unknown>).cost = cost;
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+      const stored = await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId]);
+      expect(stored.rowCount).toBe(0);
+    });
+
+    it('when USDT carries its token standard and cryptoTokenStandard is given, then both are kept and answered as given', async () => {
+      const created = await create({ currency: 'USDT', tokenStandard: 'TRC20', amount: '15.5', payout: { cryptoTokenStandard: 'ERC20' } });
+      expect(created.payout).toMatchObject({ cost: { amount: '15.5', currency: 'USDT', tokenStandard: 'TRC20' }, cryptoTokenStandard: 'ERC20' });
+      expect((await get(created.id)).body.payout.cryptoTokenStandard).toBe('ERC20');
+    });
+
+    it('when the payout uses a renamed asset code, then no token standard is needed and it is answered under its current name', async () => {
+      const created = await create({ currency: 'USDTTRC', amount: '5' });
+      expect(created.payout.cost).toEqual({ amount: '5', currency: 'USDT_TRON' });
+    });
+  });
+
+  describe('bad input changes nothing', () => {
+    it('when walletType comes without instrumentType = wallet, then 400 names walletType', async () => {
+      const body = aPayoutRequest({ extra: { walletType: 'personal', instrumentType: 'card' } });
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path: 'walletType', message: 'applies only with instrumentType = wallet' }]);
+      expect((await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId])).rowCount).toBe(0);
+    });
+
+    it('when an unknown field, a bad walletType or a non-http callbackUrl is sent, then 400 names each', async () => {
+      const body = aPayoutRequest({ extra: { cryptoPayment: {}, walletType: 'family', callbackUrl: 'ftp://x.example/cb' } });
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['callbackUrl', 'cryptoPayment', 'walletType']);
+    });
+
+    it('when the merchantPayoutId is used again, then 409 names the existing payout and nothing new is stored', async () => {
+      const first = await create();
+      const res = await post(aPayoutRequest({ merchantPayoutId: first.payout.merchantPayoutId, amount: '1.99' }));
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ payoutId: first.id, errors: [{ path: 'payout.merchantPayoutId' }] });
+      expect((await db.query('SELECT count(*)::int AS n FROM payouts.payouts WHERE merchant_payout_id = $1', [first.payout.merchantPayoutId])).rows[0].n).toBe(1);
+    });
+
+    it('when another shop asks for the payout, or for a malformed id, then 404 exactly as for an unknown one', async () => {
+      const created = await create();
+      const foreign = await get(created.id, other);
+      const unknown = await get('00000000-0000-4000-8000-000000000000', other);
+      const malformed = await get('not-a-uuid', other);
+      expect([foreign.status, unknown.status, malformed.status]).toEqual([404, 404, 404]);
+      expect(foreign.body.type).toBe(unknown.body.type);
+      expect(foreign.body.type).toBe('/problems/not-found');
+    });
+
+    it('when the payout is read under /api/v1, then it is the same payout', async () => {
+      const created = await create();
+      const res = await http('GET', `${gw()}/api/v1/payouts/${created.id}`, { token: shop.apiKey });
+      expect(res.status).toBe(200);
+      expect(res.body.id).toBe(created.id);
+    });
+  });
+});
