@@ -8,6 +8,7 @@ describe('masking card and account numbers', () => {
     ['an account number keeps its last 4', '20208000900123456789', '****************6789'],
     ['a short value is no number to hide', 'Jane Doe', 'Jane Doe'],
     ['a phone number of 8 digits stays', '90123456', '90123456'],
+    ['an E.164 phone number stays: it is contact data', '+998901234567', '+998901234567'],
   ])('when %s', (_when, value, masked) => {
     expect(maskNumber(value)).toBe(masked);
   });

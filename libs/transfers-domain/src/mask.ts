@@ -1,8 +1,11 @@
 /**
  * Card and account numbers never leave the service in full (responses, logs): any value with 9
  * or more digits keeps its last 4 (card numbers their first 6 too, the BIN, as receipts do).
+ * E.164 phone numbers are contact data and stay as they are.
  */
 export function maskNumber(value: string): string {
+  // A phone number is how the payee is reached, not an account: it stays readable.
+  if (/^\+[0-9]{7,15}$/.test(value)) return value;
   const digits = value.replace(/[^0-9]/g, '');
   if (digits.length < 9) return value;
   const keepStart = /^[0-9]{12,19}$/.test(value) ? 6 : 0;
