@@ -41,4 +41,4 @@ USER 1000:1000
 # gateway, callbacks-ingest, provider-sandbox, orders (health only)
 EXPOSE 3000 3001 3002 3010
 # exec: node becomes PID 1 and receives SIGTERM directly (the services shut down gracefully on it).
-CMD ["/bin/sh", "-c", "exec node -r ./tools/runtime/register.js \"dist/apps/${APP:?set APP to gateway, orders, callbacks-ingest or provider-sandbox}/src/main.js\""]
+CMD ["/bin/sh", "-c", "exec node -r ./tools/runtime/register.js \"dist/apps/${APP:?set APP to gateway, orders, payouts, p2p, callbacks-ingest or provider-sandbox}/src/main.js\""]
