@@ -256,6 +256,13 @@ describe('payouts: from the merchant request to the provider callback and the fi
       expect(foreign.body.type).toBe('/problems/not-found');
     });
 
+    it('when the OpenAPI document is read, then it describes the payout and P2P routes with their bodies', async () => {
+      const doc = (await http('GET', `${gw()}/docs/openapi.json`)).body;
+      for (const path of ['/payouts', '/payouts/{payoutId}', '/api/v1/payouts', '/p2p', '/p2p/{id}', '/api/v1/p2p/{id}']) expect(doc.paths[path]).toBeDefined();
+      expect(doc.components.schemas.CreatePayoutDto.required).toEqual(expect.arrayContaining(['payout', 'payee']));
+      expect(doc.components.schemas.PayoutDetailsDto.properties.cryptoTokenStandard.example).toBe('TRC20');
+    });
+
     it('when the payout is read under /api/v1, then it is the same payout', async () => {
       const created = await create();
       const res = await http('GET', `${gw()}/api/v1/payouts/${created.id}`, { token: shop.apiKey });
