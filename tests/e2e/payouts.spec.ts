@@ -4,7 +4,8 @@ import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
-import { aPayoutRequest } from '../support/transfers';
+import { SandboxPayments } from '../../apps/provider-sandbox/src/sandbox-payments';
+import { aPayoutRequest, TRON_ADDRESS, withPayoutMethods } from '../support/transfers';
 
 /**
  * Payouts through the running services: gateway → payouts.commands → payouts, which sends each
@@ -22,6 +23,8 @@ describe('payouts: from the merchant request to the provider callback and the fi
   beforeAll(async () => {
     stack = await TestStack.start({ extraEnv: { ORDERS_SWEEP_INTERVAL_MS: '0' } });
     [shop, other] = [await aShop(stack.gateway!.url), await aShop(stack.gateway!.url, 'Other Shop')];
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
+    await withPayoutMethods(stack.gateway!.url, other.shopId);
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
     events = await TopicReader.start([`${stack.prefix}payouts.events`]);
@@ -86,8 +89,9 @@ describe('payouts: from the merchant request to the provider callback and the fi
       status: 'registered',
       statusCode: '1-01-03',
       statusDescription: 'Payout registered; awaiting sending to the provider.',
-      payout: { method: 'uzcard_payout', cost: { amount: '120.99', currency: 'USD' }, description: 'test payout' },
-      payee: { cardNumber: '860012******9012', holderName: 'JANE DOE' },
+      payout: { method: 'uzcard-payout', cost: { amount: '120.99', currency: 'USD' }, description: 'test payout' },
+      instrumentType: 'card',
+      payee: { cardNumber: '860012******9012', cardHolder: 'JANE DOE' },
       callbackUrl: 'https://shop.example/payout-callbacks',
     });
     const inProgress = await until(created.id, 'in_progress');
@@ -211,14 +215,73 @@ describe('payouts: from the merchant request to the provider callback and the fi
     });
 
     it('when USDT carries its token standard and cryptoTokenStandard is given, then both are kept and answered as given', async () => {
-      const created = await create({ currency: 'USDT', tokenStandard: 'TRC20', amount: '15.5', payout: { cryptoTokenStandard: 'ERC20' } });
+      const created = await create({ method: 'usdt-payout', currency: 'USDT', tokenStandard: 'TRC20', amount: '15.5', payout: { cryptoTokenStandard: 'ERC20' }, payee: { walletAddress: TRON_ADDRESS } });
       expect(created.payout).toMatchObject({ cost: { amount: '15.5', currency: 'USDT', tokenStandard: 'TRC20' }, cryptoTokenStandard: 'ERC20' });
       expect((await get(created.id)).body.payout.cryptoTokenStandard).toBe('ERC20');
     });
 
     it('when the payout uses a renamed asset code, then no token standard is needed and it is answered under its current name', async () => {
-      const created = await create({ currency: 'USDTTRC', amount: '5' });
+      const created = await create({ method: 'usdt-payout', currency: 'USDTTRC', amount: '5', payee: { walletAddress: TRON_ADDRESS } });
       expect(created.payout.cost).toEqual({ amount: '5', currency: 'USDT_TRON' });
+    });
+  });
+
+  describe('the payout method and the payee are checked before anything is stored or sent', () => {
+    /** Sends a payout that must be refused, and proves it left no trace: no row, no dispatch, nothing at the sandbox. */
+    async function refused(body: ReturnType<typeof aPayoutRequest>, status: number) {
+      const res = await post(body);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      const rows = await db.query('SELECT id FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId]);
+      expect(rows.rowCount).toBe(0);
+      const sandbox = stack.sandbox!.app.get(SandboxPayments);
+      expect(sandbox.ofKind('payout').filter((p) => p.amount === body.payout.cost.amount)).toEqual([]);
+      return res.body;
+    }
+
+    it('when a required payee field is missing, another has the wrong format and a third is unknown, then 400 names each and nothing is sent', async () => {
+      const problem = await refused(aPayoutRequest({ amount: '77.71', payee: { cardNumber: '4111111111111111', nickname: 'jd' } }), 400);
+      expect(problem.type).toBe('/problems/validation-error');
+      expect(problem.errors.map((e: { path: string }) => e.path).sort()).toEqual(['payee.cardHolder', 'payee.cardNumber', 'payee.nickname']);
+      expect(problem.errors).toEqual(expect.arrayContaining([{ path: 'payee.cardHolder', message: 'is required' }]));
+      expect(JSON.stringify(problem)).not.toContain('4111111111111111');
+    });
+
+    it('when the card number fails its check digit, then 400 says so on payee.cardNumber', async () => {
+      const problem = await refused(aPayoutRequest({ amount: '77.72', payee: { cardNumber: '8600123456789013', cardHolder: 'JANE DOE' } }), 400);
+      expect(problem.errors).toEqual([{ path: 'payee.cardNumber', message: expect.stringContaining('check digit') }]);
+    });
+
+    it('when the shop has no such payout method, then 422 names payout.method and nothing is sent', async () => {
+      const problem = await refused(aPayoutRequest({ amount: '77.73', method: 'paypal-payout' }), 422);
+      expect(problem).toMatchObject({ type: '/problems/unprocessable', errors: [expect.objectContaining({ path: 'payout.method' })] });
+    });
+
+    it.each([
+      ['a currency the method does not offer', 'payout.cost.currency', { currency: 'EUR', amount: '77.74' }],
+      ['an amount above the method\'s limit', 'payout.cost.amount', { currency: 'USD', amount: '5000.01' }],
+    ])('when the payout asks for %s, then 422 names %s', async (_when, path, cost) => {
+      const body = aPayoutRequest();
+      body.payout.cost = cost;
+      const problem = await refused(body, 422);
+      expect(problem.errors).toEqual([expect.objectContaining({ path })]);
+    });
+
+    it('when the instrumentType is not the method\'s, then 400 names instrumentType', async () => {
+      const problem = await refused(aPayoutRequest({ amount: '77.75', extra: { instrumentType: 'bank_transfer' } }), 400);
+      expect(problem.errors).toEqual([{ path: 'instrumentType', message: expect.stringContaining('uzcard-payout (card)') }]);
+    });
+
+    it('when a wallet payout asks for a wallet type the method does not offer, then 422 names walletType', async () => {
+      const body = aPayoutRequest({ amount: '77.76', method: 'wallet-payout', payee: { walletId: 'w-1', companyName: 'ACME', taxId: '12345' }, extra: { instrumentType: 'wallet', walletType: 'company' } });
+      const problem = await refused(body, 422);
+      expect(problem.errors).toEqual([expect.objectContaining({ path: 'walletType' })]);
+    });
+
+    it('when a wallet payout carries the fields of its wallet type, then it is created with the walletType and sent', async () => {
+      const created = await create({ amount: '12.99', method: 'wallet-payout', payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' }, extra: { instrumentType: 'wallet', walletType: 'personal' } });
+      expect(created).toMatchObject({ instrumentType: 'wallet', walletType: 'personal', payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' } });
+      await until(created.id, 'in_progress');
     });
   });
 

@@ -1,5 +1,6 @@
 import { loadCallbacksIngestConfig, RunningCallbacksIngest, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
+import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
 import { loadP2pConfig, P2pModuleOptions, RunningP2p, startP2p } from '@payments/apps/p2p';
 import { loadPayoutsConfig, PayoutsModuleOptions, RunningPayouts, startPayouts } from '@payments/apps/payouts';
@@ -10,7 +11,7 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'payouts' | 'p2p';
+type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'payouts' | 'p2p';
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -30,6 +31,7 @@ export class TestStack {
   orders?: RunningOrders[] = [];
   ingest?: RunningCallbacksIngest;
   sandbox?: RunningSandbox;
+  methods?: RunningMethods;
   payouts?: RunningPayouts;
   p2p?: RunningP2p;
   readonly prefix = uniqueName('t') + '.';
@@ -62,7 +64,7 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'payouts', 'p2p'];
+    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'payouts', 'p2p'];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
@@ -82,6 +84,7 @@ export class TestStack {
       );
     }
     if (services.includes('orders')) await stack.startOrders();
+    if (services.includes('methods')) stack.methods = await startMethods(loadMethodsConfig(env()), 0);
     if (services.includes('payouts')) stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
     if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
     if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
@@ -100,6 +103,7 @@ export class TestStack {
     await this.gateway?.close();
     await this.ingest?.close();
     for (const o of this.orders ?? []) await o.close();
+    await this.methods?.close();
     await this.payouts?.close();
     await this.p2p?.close();
     await this.deleteTopics?.();

@@ -1,6 +1,6 @@
 // Shared steps of `npm start` and `npm test`. Node builtins only: these run before `npm install`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,16 +67,20 @@ export async function ensureContractTopics(brokers, prefix = '') {
   await ensureTopics(brokers, topics, { log: logger('kafka', 90), rootDir: ROOT });
 }
 
-/** Spawns a compiled service with its output prefixed by its name. */
-export function startService(name, env) {
+/**
+ * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
+ * every line) or, with `logFile`, to that file. Returns null when the service is not built.
+ */
+export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
+  if (!existsSync(main)) return null;
+  const child = spawn(process.execPath, [...nodeArgs, '-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // Nest's logger already names the service on every line.
-  const say = (line) => console.log(line);
+  const file = logFile ? createWriteStream(logFile) : undefined;
+  const say = file ? (line) => file.write(line + '\n') : (line) => console.log(line);
   const pipe = (stream) => {
     let buf = '';
     stream.on('data', (d) => {

@@ -11,8 +11,9 @@ const ports = {
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
-  payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3020),
-  p2p: Number(process.env.P2P_HTTP_PORT ?? 3030),
+  methods: Number(process.env.METHODS_HTTP_PORT ?? 3020),
+  payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3040),
+  p2p: Number(process.env.P2P_HTTP_PORT ?? 3050),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -37,6 +38,7 @@ const env = {
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
+  METHODS_HTTP_PORT: String(ports.methods),
   PAYOUTS_HTTP_PORT: String(ports.payouts),
   P2P_HTTP_PORT: String(ports.p2p),
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
@@ -62,7 +64,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'payouts', 'p2p'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods', 'payouts', 'p2p'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -78,6 +80,7 @@ await Promise.all([
   waitForHttp(`${gateway}/health`),
   waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.methods}/health`),
   waitForHttp(`http://127.0.0.1:${ports.payouts}/health`),
   waitForHttp(`http://127.0.0.1:${ports.p2p}/health`),
 ]);
@@ -100,6 +103,34 @@ async function seedDemo() {
 }
 
 const demo = await seedDemo();
+
+/**
+ * The demo shop's payment and payout methods, created where their code is missing (also for a
+ * demo shop seeded before the methods service existed).
+ */
+async function seedDemoMethods(shopId) {
+  const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
+  const wanted = {
+    'payment-methods': [
+      { code: 'cards', instrumentType: 'card', cardBrands: ['visa', 'mastercard', 'humo', 'uzcard'], currencies: [{ currency: 'USD' }, { currency: 'UZS' }], provider: 'sandbox' },
+    ],
+    'payout-methods': [
+      { code: 'uzcard-payout', instrumentType: 'card', cardBrands: ['humo', 'uzcard'], currencies: [{ currency: 'UZS', minAmount: '1000.00', maxAmount: '50000000.00' }], provider: 'sandbox' },
+      { code: 'wallet-payout', instrumentType: 'wallet', walletTypes: ['personal', 'company'], currencies: [{ currency: 'UZS' }, { currency: 'USD' }], provider: 'sandbox' },
+      { code: 'usdt-trc20', instrumentType: 'crypto', currencies: [{ currency: 'USDT', tokenStandard: 'TRC20', minAmount: '10', maxAmount: '100000' }], provider: 'sandbox' },
+    ],
+  };
+  for (const [list, methods] of Object.entries(wanted)) {
+    const url = `${gateway}/ops/v1/shops/${shopId}/${list}`;
+    const existing = await (await fetch(url, { headers: ops })).json();
+    const codes = new Set((existing.methods ?? []).map((m) => m.code));
+    for (const method of methods.filter((m) => !codes.has(m.code))) {
+      const res = await fetch(url, { method: 'POST', headers: ops, body: JSON.stringify(method) });
+      if (res.status !== 201) throw new Error(`seeding the demo ${list} ${method.code} failed: ${res.status} ${await res.text()}`);
+    }
+  }
+}
+await seedDemoMethods(demo.shopId);
 console.log(`
 ────────────────────────────────────────────────────────────────────────────
  Payments is running.
@@ -125,6 +156,21 @@ console.log(`
 
  3. See it completed:
    curl -s ${gateway}/order/<order id> -H 'Authorization: Bearer ${demo.apiKey}'
+
+ 4. Payout methods and the payee fields a payout needs (the answer depends on walletType):
+   curl -s ${gateway}/payouts/payout-methods/${demo.shopId} -H 'Authorization: Bearer ${demo.apiKey}'
+   curl -s ${gateway}/payouts/fields -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"payoutSettings":{"method":"wallet-payout","currency":"UZS","walletType":"company"}}'
+
+ 5. Pay someone out (sent to the sandbox, which pays and calls back; GET /payouts/<id> shows it
+    completed), and move money between two people (POST /p2p, GET /p2p/<id>):
+   curl -s ${gateway}/payouts -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"payout":{"merchantPayoutId":"demo-po-'$(date +%s)'","method":"wallet-payout","cost":{"amount":"25.00","currency":"USD"}},"instrumentType":"wallet","walletType":"personal","payee":{"walletId":"w-1001","firstName":"Jane","lastName":"Doe"}}'
+   curl -s ${gateway}/p2p -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"p2p":{"merchantP2pId":"demo-p2p-'$(date +%s)'","cost":{"amount":"10.00","currency":"USD"}},"sender":{"cardNumber":"4111111111111111"},"recipient":{"cardNumber":"8600123456789012"}}'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).

@@ -14,6 +14,8 @@ import { OrdersController } from './orders/orders.controller';
 import { P2pController } from './p2p/p2p.controller';
 import { PayoutMethodResolver } from './payouts/payout-method.resolver';
 import { PayoutsController } from './payouts/payouts.controller';
+import { MerchantMethodsController } from './methods/merchant-methods.controller';
+import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, REQUEST_CLIENT } from './tokens';
 
@@ -29,7 +31,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, PayoutsController, P2pController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, PayoutsController, P2pController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,

@@ -8,3 +8,4 @@ export * from './shops';
 export * from './transfers';
 export * from './payouts';
 export * from './p2p';
+export * from './methods';

@@ -1,0 +1,184 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import {
+  CreateMethodCommand, DeleteMethodCommand, MethodCurrency, MethodDefinition, MethodDirection, MethodListView, MethodQueryTypes, MethodView, Topics,
+  UpdateMethodCommand,
+} from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
+import { checkMethodDefinition } from '@payments/methods-domain';
+import { canonicalCurrency } from '@payments/money';
+import { ProblemException } from '@payments/platform';
+import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { ask } from '../orders/domain-requests';
+import { ShopEntity } from '../shops/shop.entity';
+import { REQUEST_CLIENT } from '../tokens';
+import { CreateMethodDto, MethodCurrencyDto, MethodListDto, MethodViewDto, UpdateMethodDto } from './methods.dto';
+
+const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+
+const currencies = (list: MethodCurrencyDto[]): MethodCurrency[] =>
+  list.map((c) => ({
+    currency: canonicalCurrency(c.currency),
+    ...(c.tokenStandard ? { tokenStandard: c.tokenStandard } : {}),
+    ...(c.minAmount ? { minAmount: c.minAmount } : {}),
+    ...(c.maxAmount ? { maxAmount: c.maxAmount } : {}),
+  }));
+
+/** Both lists are managed alike; the route's direction says which table. */
+abstract class OpsMethodsRoutes {
+  protected abstract readonly direction: MethodDirection;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly client: KafkaRequestClient,
+  ) {}
+
+  private async shopMustExist(shopId: string): Promise<void> {
+    if (!(await this.dataSource.getRepository(ShopEntity).exists({ where: { id: shopId } }))) throw new ProblemException('notFound', 'No such shop.');
+  }
+
+  protected async doCreate(shopId: string, body: CreateMethodDto): Promise<MethodView> {
+    await this.shopMustExist(shopId);
+    const def: MethodDefinition = {
+      code: body.code,
+      instrumentType: body.instrumentType,
+      ...(body.cardBrands ? { cardBrands: body.cardBrands } : {}),
+      ...(body.walletTypes ? { walletTypes: body.walletTypes } : {}),
+      currencies: currencies(body.currencies),
+      provider: body.provider,
+      enabled: body.enabled ?? true,
+    };
+    // Rules across fields (brands only on cards, min ≤ max, …); the service checks them again on every change.
+    const errors = checkMethodDefinition(def);
+    if (errors.length > 0) throw new ProblemException('validation', errors.length === 1 ? `${errors[0].path}: ${errors[0].message}` : `${errors.length} fields are invalid; see errors.`, errors);
+    const command: CreateMethodCommand = { methodId: randomUUID(), shopId, direction: this.direction, ...def };
+    return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.create, command);
+  }
+
+  protected async doList(shopId: string): Promise<MethodListView> {
+    await this.shopMustExist(shopId);
+    const type = this.direction === 'payment' ? MethodQueryTypes.paymentList : MethodQueryTypes.payoutList;
+    return ask<MethodListView>(this.client, Topics.methodsQueries, shopId, type, { shopId, includeDisabled: true });
+  }
+
+  protected async doUpdate(shopId: string, methodId: string, body: UpdateMethodDto): Promise<MethodView> {
+    await this.shopMustExist(shopId);
+    const command: UpdateMethodCommand = {
+      methodId,
+      shopId,
+      direction: this.direction,
+      ...(body.code !== undefined ? { code: body.code } : {}),
+      ...(body.cardBrands !== undefined ? { cardBrands: body.cardBrands } : {}),
+      ...(body.walletTypes !== undefined ? { walletTypes: body.walletTypes } : {}),
+      ...(body.currencies !== undefined ? { currencies: currencies(body.currencies) } : {}),
+      ...(body.provider !== undefined ? { provider: body.provider } : {}),
+      ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+    };
+    return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.update, command);
+  }
+
+  protected async doDelete(shopId: string, methodId: string): Promise<void> {
+    await this.shopMustExist(shopId);
+    const command: DeleteMethodCommand = { methodId, shopId, direction: this.direction };
+    await ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.delete, command);
+  }
+}
+
+@ApiTags('ops')
+@ApiBearerAuth()
+@UseGuards(OpsAuthGuard)
+@Controller('ops/v1/shops/:shopId/payment-methods')
+export class OpsPaymentMethodsController extends OpsMethodsRoutes {
+  protected readonly direction = 'payment' as const;
+
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
+    super(dataSource, client);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Add a payment method to a shop' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiCreatedResponse({ type: MethodViewDto })
+  create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
+    return this.doCreate(shopId, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: "A shop's payment methods, disabled ones included" })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiOkResponse({ type: MethodListDto })
+  list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
+    return this.doList(shopId);
+  }
+
+  @Patch(':methodId')
+  @ApiOperation({ summary: 'Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiParam({ name: 'methodId', format: 'uuid' })
+  @ApiOkResponse({ type: MethodViewDto })
+  update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
+    return this.doUpdate(shopId, methodId, body);
+  }
+
+  @Delete(':methodId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiParam({ name: 'methodId', format: 'uuid' })
+  @ApiNoContentResponse()
+  remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string): Promise<void> {
+    return this.doDelete(shopId, methodId);
+  }
+}
+
+@ApiTags('ops')
+@ApiBearerAuth()
+@UseGuards(OpsAuthGuard)
+@Controller('ops/v1/shops/:shopId/payout-methods')
+export class OpsPayoutMethodsController extends OpsMethodsRoutes {
+  protected readonly direction = 'payout' as const;
+
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
+    super(dataSource, client);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Add a payout method to a shop' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiCreatedResponse({ type: MethodViewDto })
+  create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
+    return this.doCreate(shopId, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: "A shop's payout methods, disabled ones included" })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiOkResponse({ type: MethodListDto })
+  list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
+    return this.doList(shopId);
+  }
+
+  @Patch(':methodId')
+  @ApiOperation({ summary: 'Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiParam({ name: 'methodId', format: 'uuid' })
+  @ApiOkResponse({ type: MethodViewDto })
+  update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
+    return this.doUpdate(shopId, methodId, body);
+  }
+
+  @Delete(':methodId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)' })
+  @ApiParam({ name: 'shopId', format: 'uuid' })
+  @ApiParam({ name: 'methodId', format: 'uuid' })
+  @ApiNoContentResponse()
+  remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string): Promise<void> {
+    return this.doDelete(shopId, methodId);
+  }
+}

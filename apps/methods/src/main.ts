@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { EnvReader } from '@payments/platform';
+import { loadMethodsConfig } from './config';
+import { startMethods } from './methods.app';
+
+async function main(): Promise<void> {
+  const env = new EnvReader();
+  const port = env.int('METHODS_HTTP_PORT', 3020, { min: 0, max: 65535 });
+  const host = env.string('HTTP_HOST', '127.0.0.1');
+  const config = loadMethodsConfig(env);
+  const running = await startMethods(config, port, host);
+  running.app.enableShutdownHooks();
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

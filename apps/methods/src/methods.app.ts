@@ -1,0 +1,27 @@
+import { Topics } from '@payments/contracts';
+import { KafkaTransport, RethrowRpcErrors } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { MethodsConfig } from './config';
+import { MethodsModule, MethodsModuleOptions } from './methods.module';
+
+export interface RunningMethods {
+  app: NestFastifyApplication;
+  transport: KafkaTransport;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the methods service: migrations, the `methods.queries` consumer and /health. */
+export async function startMethods(config: MethodsConfig, httpPort: number, host = '127.0.0.1', opts: MethodsModuleOptions = {}): Promise<RunningMethods> {
+  const logger = createLogger('methods', config.logFormat);
+  const app = await createHttpApp(MethodsModule.register(config, opts), { logger });
+  const transport = new KafkaTransport({ kafka: config.kafka, groupId: config.consumerGroup, topics: [Topics.methodsQueries] });
+  installProblemHandling(app);
+  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  microservice.useGlobalFilters(new RethrowRpcErrors());
+  await app.startAllMicroservices();
+  await app.listen(httpPort, host);
+  await transport.whenJoined();
+  return { app, transport, port: boundPort(app), close: () => app.close() };
+}

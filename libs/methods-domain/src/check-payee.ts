@@ -1,0 +1,83 @@
+import type { PayoutFieldSpec } from '@payments/contracts';
+
+export interface PayeeError {
+  path: string;
+  message: string;
+}
+
+/** Luhn over the digits of a card number; catches a mistyped or swapped digit before the provider does. */
+export function luhnValid(digits: string): boolean {
+  if (!/^[0-9]+$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** ISO 13616 mod-97 check of an IBAN (upper case, no spaces). */
+export function ibanValid(iban: string): boolean {
+  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (const ch of rearranged) {
+    const value = ch >= 'A' && ch <= 'Z' ? String(ch.charCodeAt(0) - 55) : ch;
+    for (const digit of value) remainder = (remainder * 10 + (digit.charCodeAt(0) - 48)) % 97;
+  }
+  return remainder === 1;
+}
+
+/** Checks a format needs beyond its pattern; the pattern alone cannot compute a checksum. */
+const EXTRA_CHECKS: Record<string, (value: string) => string | undefined> = {
+  pan: (v) => (luhnValid(v) ? undefined : 'is not a valid card number (check digit)'),
+  iban: (v) => (ibanValid(v) ? undefined : 'is not a valid IBAN (checksum)'),
+};
+
+/** Only the field's description is echoed, never the value: payee data holds card and account numbers. */
+function formatMessage(spec: PayoutFieldSpec): string {
+  return `has an invalid format: expected ${spec.description}`;
+}
+
+/**
+ * Checks a payee object against the fields its payout needs: every missing required field, every
+ * field of the wrong format, and every member the method does not ask for (whitelisting), each
+ * named by its JSON path. Fields are members of `payee` (`payee.<name>`), one level deep.
+ */
+export function checkPayee(fields: readonly PayoutFieldSpec[], payee: unknown): PayeeError[] {
+  if (payee === undefined || payee === null) {
+    const required = fields.filter((f) => f.required);
+    return required.length > 0 ? required.map((f) => ({ path: f.path, message: 'is required' })) : [];
+  }
+  if (typeof payee !== 'object' || Array.isArray(payee)) return [{ path: 'payee', message: 'must be an object' }];
+  const given = payee as Record<string, unknown>;
+  const errors: PayeeError[] = [];
+  const known = new Set<string>();
+  for (const spec of fields) {
+    const name = spec.path.startsWith('payee.') ? spec.path.slice('payee.'.length) : spec.path;
+    known.add(name);
+    const value = given[name];
+    if (value === undefined || value === null) {
+      if (spec.required) errors.push({ path: spec.path, message: 'is required' });
+      continue;
+    }
+    if (typeof value !== 'string') {
+      errors.push({ path: spec.path, message: 'must be a string' });
+      continue;
+    }
+    if (spec.pattern !== undefined && !new RegExp(spec.pattern).test(value)) {
+      errors.push({ path: spec.path, message: formatMessage(spec) });
+      continue;
+    }
+    const extra = EXTRA_CHECKS[spec.format]?.(value);
+    if (extra) errors.push({ path: spec.path, message: extra });
+  }
+  for (const name of Object.keys(given)) {
+    if (!known.has(name)) errors.push({ path: `payee.${name}`, message: 'is not a field of this payout method' });
+  }
+  return errors;
+}

@@ -1,0 +1,3 @@
+export * from './payout-fields';
+export * from './check-payee';
+export * from './method-definition';

@@ -1,0 +1,294 @@
+// `npm run bench`: starts the whole stack as separate processes on a database and topic prefix of
+// its own, drives create-order requests and provider callbacks at rising concurrency through the
+// real gateway and callbacks-ingest, and prints throughput, latency and peak memory — next to the
+// ceilings of the same machine measured in the same run (pgbench with the same statements per
+// order, and Kafka's own producer at full speed). Figures only: nothing here asserts a target.
+//
+//   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
+//   BENCH_WRITE_DOCS=0     do not update docs/performance.md
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { build, ensureContractTopics, ensureInfra, ensureInstalled, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
+import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
+import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
+import { runClosedLoop, Latencies } from './load.mjs';
+import { peakRssMb } from './memory.mjs';
+
+const log = logger('bench', 1);
+const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64').split(',').map(Number).filter((n) => n > 0);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SANDBOX_SECRET = 'bench-sandbox-secret';
+const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
+
+/** The services that take part, with the variable that sets each one's HTTP port. */
+const SERVICES = [
+  ['orders', 'ORDERS_HTTP_PORT'],
+  ['callbacks-ingest', 'CALLBACKS_INGEST_HTTP_PORT'],
+  ['provider-sandbox', 'PROVIDER_SANDBOX_HTTP_PORT'],
+  ['merchant-callbacks', 'MERCHANT_CALLBACKS_HTTP_PORT'],
+  ['gateway', 'GATEWAY_HTTP_PORT'],
+];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** The merchant's server: notes when each order's `completed` callback arrived. */
+async function startMerchantReceiver() {
+  const completedAt = new Map();
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = process.hrtime.bigint();
+      received += 1;
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const id = body.objectId ?? body.orderId;
+        if (body.status === 'completed' && id && !completedAt.has(id)) completedAt.set(id, at);
+      } catch {
+        /* counted, not parsed */
+      }
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/callbacks`, completedAt, received: () => received, close: () => new Promise((r) => server.close(r)) };
+}
+
+function signSandbox(body) {
+  const t = Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${createHmac('sha256', SANDBOX_SECRET).update(`${t}.${body}`).digest('hex')}`;
+}
+
+async function json(url, init) {
+  const r = await fetch(url, init);
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${init?.method ?? 'GET'} ${url} → ${r.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+
+async function main() {
+  const started = Date.now();
+  ensureInstalled();
+  build();
+  const infra = await ensureInfra();
+  const prefix = `bench${Date.now().toString(36)}.`;
+  const dbName = `payments_bench_${process.pid}`;
+  await createDatabase(infra.env.DATABASE_URL, dbName);
+  const dbUrl = infra.env.DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+  await ensureContractTopics(infra.env.KAFKA_BROKERS, prefix);
+  const receiver = await startMerchantReceiver();
+
+  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
+  const logDir = path.join(ROOT, '.run', 'bench');
+  mkdirSync(logDir, { recursive: true });
+  const env = {
+    ...infra.env,
+    DATABASE_URL: dbUrl,
+    KAFKA_TOPIC_PREFIX: prefix,
+    OPS_TOKEN,
+    SANDBOX_CALLBACK_SECRET: SANDBOX_SECRET,
+    SANDBOX_PROVIDER_URL: `http://127.0.0.1:${ports['provider-sandbox']}`,
+    SANDBOX_CALLBACKS_URL: `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`,
+    GATEWAY_INSTANCE_ID: 'bench',
+    LOG_FORMAT: 'json',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    CALLBACK_URL_ALLOW_INSECURE: 'true',
+    ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
+  };
+  const children = new Map();
+  const stopAll = async () => {
+    await Promise.all([...children.values()].map((c) => new Promise((resolve) => {
+      if (c.exitCode !== null) return resolve();
+      c.once('exit', resolve);
+      c.kill('SIGTERM');
+      setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+    })));
+  };
+  try {
+    for (const [name] of SERVICES) {
+      const child = startService(name, env, { logFile: path.join(logDir, `${name}.log`) });
+      if (!child) {
+        log(`${name}: not built in this checkout; left out`);
+        continue;
+      }
+      children.set(name, child);
+    }
+    await Promise.all([...children.keys()].map((name) => waitForHttp(`http://127.0.0.1:${ports[name]}/health`)));
+    const gateway = `http://127.0.0.1:${ports.gateway}`;
+    const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
+    const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
+    const company = await json(`${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Bench Company' }) });
+    const shop = await json(`${gateway}/ops/v1/companies/${company.id}/shops`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Bench Shop', callbackUrl: receiver.url }) });
+    const auth = { authorization: `Bearer ${shop.apiKey}` };
+    log(`stack up (${[...children.keys()].join(', ')}); database ${dbName}, topic prefix ${prefix}`);
+
+    let seq = 0;
+    const createOrder = (created) => () => {
+      const merchantOrderId = `bench-${process.pid}-${++seq}`;
+      return {
+        url: `${gateway}/order`,
+        method: 'POST',
+        headers: auth,
+        // .99: the sandbox takes the payment and never calls back; the benchmark sends the callback.
+        body: { order: { merchantOrderId, cost: { amount: '10.99', currency: 'USD' } } },
+        onDone: (res) => created?.push(JSON.parse(res.body).id),
+      };
+    };
+
+    log('warm-up: 3 s at concurrency 8');
+    await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
+
+    const rows = [];
+    for (const c of LEVELS) {
+      const created = [];
+      const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
+      log(`c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`);
+
+      const acked = new Map();
+      let i = 0;
+      const callbacks = await runClosedLoop({
+        concurrency: c,
+        seconds: SECONDS,
+        makeRequest: () => {
+          if (i >= created.length) return null;
+          const orderId = created[i++];
+          const body = JSON.stringify({ eventId: `bench-${orderId}`, kind: 'payment', reference: orderId, status: 'success', amount: '10.99', currency: 'USD' });
+          return { url: `${ingest}/callbacks/sandbox`, method: 'POST', headers: { 'x-signature': signSandbox(body) }, body, onDone: (_res, at) => acked.set(orderId, at) };
+        },
+      });
+      log(`c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`);
+
+      let merchant = { p50: NaN, p99: NaN, delivered: 0, expected: acked.size };
+      if (children.has('merchant-callbacks')) {
+        const deadline = Date.now() + 60_000;
+        while (Date.now() < deadline && [...acked.keys()].some((id) => !receiver.completedAt.has(id))) await new Promise((r) => setTimeout(r, 200));
+        const lat = new Latencies();
+        for (const [id, at] of acked) {
+          const arrived = receiver.completedAt.get(id);
+          if (arrived !== undefined) lat.add(Number(arrived - at) / 1000);
+        }
+        merchant = { p50: lat.percentile(50), p99: lat.percentile(99), delivered: lat.values.length, expected: acked.size };
+        log(`c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`);
+      }
+      rows.push({ concurrency: c, orders, callbacks, merchant });
+    }
+
+    const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
+    const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));
+    log(`ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`);
+    const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
+    const pg = await postgresCeiling({ databaseUrl: dbUrl, concurrency: best.concurrency, seconds: SECONDS, vars, log }).catch((err) => ({ error: err.message }));
+    const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);
+    const kafka = await kafkaCeiling({ brokers: infra.env.KAFKA_BROKERS, topic: `${prefix}bench.ceiling`, messagesPerOrder, log }).catch((err) => ({ error: err.message }));
+
+    const report = renderReport({ rows, memory, pg, kafka, best });
+    console.log('\n' + report.text);
+    writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
+    if (process.env.BENCH_WRITE_DOCS !== '0') updatePerformanceDoc(report.markdown);
+    log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s; service logs in .run/bench/`);
+  } finally {
+    await stopAll();
+    await receiver.close();
+    await dropDatabase(infra.env.DATABASE_URL, dbName).catch(() => undefined);
+    await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
+    await infra.stop();
+  }
+}
+
+async function kafkaAdmin(brokers) {
+  const { createRequire } = await import('node:module');
+  const { Kafka, logLevel } = createRequire(import.meta.url)('kafkajs');
+  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  return admin;
+}
+
+/** Every message the run put on its topics (replies included), per order created. */
+async function messagesPerOrderOf(brokers, prefix, orders) {
+  const admin = await kafkaAdmin(brokers);
+  try {
+    let total = 0;
+    for (const topic of (await admin.listTopics()).filter((t) => t.startsWith(prefix) && !t.endsWith('.ceiling'))) {
+      for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high) - Number(p.low);
+    }
+    return Math.round((10 * total) / Math.max(orders, 1)) / 10;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function deleteTopics(brokers, prefix) {
+  const admin = await kafkaAdmin(brokers);
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
+}
+
+function renderReport({ rows, memory, pg, kafka, best }) {
+  const lines = [];
+  lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${SECONDS} s per phase.`);
+  lines.push('');
+  lines.push('| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks |');
+  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    lines.push(`| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} |`);
+  }
+  lines.push('');
+  lines.push('Peak resident memory (VmHWM): ' + Object.entries(memory).map(([n, mb]) => `${n} ${fmt(mb)} MB`).join(', ') + '.');
+  lines.push('');
+  const pgLine = pg.error ? `PostgreSQL ceiling: not measured (${pg.error})` : `PostgreSQL ceiling (pgbench, the same statements and transactions per order, concurrency ${best.concurrency}): ${fmt(pg.ordersPerSecond)} orders/s; ours ${fmt(best.orders.perSecond)} = ${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)}% of it.`;
+  const kafkaLine = kafka.error ? `Kafka ceiling: not measured (${kafka.error})` : `Kafka ceiling (ProducerPerformance, ${kafka.recordSize}-byte records, acks=all, idempotent): ${fmt(kafka.recordsPerSecond)} records/s; our ${fmt(best.orders.perSecond)} orders/s produce about ${fmt(best.orders.perSecond * kafka.messagesPerOrder)} messages/s (${kafka.messagesPerOrder} per order) = ${fmt((100 * best.orders.perSecond * kafka.messagesPerOrder) / kafka.recordsPerSecond)}% of it.`;
+  lines.push(pgLine);
+  lines.push('');
+  lines.push(kafkaLine);
+  const markdown = lines.join('\n') + '\n';
+  return { markdown, text: markdown };
+}
+
+function updatePerformanceDoc(markdown) {
+  const file = path.join(ROOT, 'docs', 'performance.md');
+  const begin = '<!-- bench:begin -->';
+  const end = '<!-- bench:end -->';
+  let doc;
+  try {
+    doc = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  const a = doc.indexOf(begin);
+  const b = doc.indexOf(end);
+  if (a < 0 || b < a) return;
+  writeFileSync(file, doc.slice(0, a + begin.length) + '\n' + markdown + doc.slice(b));
+  log('docs/performance.md updated with these figures');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,61 @@
+// The ceilings the benchmark compares against, measured on the same machine in the same run:
+// - PostgreSQL: pgbench running the statements our services run per order (order-path.sql), in the
+//   same transactions, at the same concurrency, on the bench database's real tables;
+// - Kafka: Apache Kafka's own ProducerPerformance at full speed, with our durability settings.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../stack/common.mjs';
+
+function runCapture(cmd, args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${out.slice(-500)}`))));
+  });
+}
+
+/** Orders per second PostgreSQL sustains doing only our per-order statements. */
+export async function postgresCeiling({ databaseUrl, concurrency, seconds, vars = {}, log }) {
+  const script = path.join(ROOT, 'tools/bench/order-path.sql');
+  const jobs = Math.min(concurrency, 2);
+  log(`pgbench -c ${concurrency} -j ${jobs} -T ${seconds} -f tools/bench/order-path.sql`);
+  const defines = Object.entries(vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]);
+  const out = await runCapture('pgbench', ['-n', '-c', String(concurrency), '-j', String(jobs), '-T', String(seconds), ...defines, '-f', script, databaseUrl]);
+  const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1]);
+  if (!Number.isFinite(tps)) throw new Error(`could not read pgbench's tps: ${out.slice(-300)}`);
+  // one pgbench "transaction" of the script is one order's whole life
+  return { ordersPerSecond: tps };
+}
+
+/** Resolves Kafka's tools jars (kept apart from the broker's classpath) once. */
+async function perfLib(log) {
+  const lib = path.join(ROOT, 'tools/kafka/target/perf-lib');
+  if (existsSync(path.join(lib, 'kafka-tools-4.3.1.jar'))) return lib;
+  log('resolving Kafka tools jars with Maven (once)…');
+  await runCapture('mvn', ['-q', '-B', '-f', 'tools/kafka/perf/pom.xml', `-Dperf.lib.dir=${lib}`, 'dependency:copy-dependencies'], {
+    env: { ...process.env, MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx384m -XX:+UseSerialGC' },
+  });
+  return lib;
+}
+
+/** Records per second the broker takes from its own Java producer with our durability settings. */
+export async function kafkaCeiling({ brokers, topic, recordSize = 700, records = 300_000, messagesPerOrder, log }) {
+  const lib = await perfLib(log);
+  const cp = path.join(lib, '*');
+  const java = ['-Xmx256m', '-XX:+UseSerialGC', '-cp', cp];
+  await runCapture('java', [...java, 'org.apache.kafka.tools.TopicCommand', '--bootstrap-server', brokers, '--create', '--if-not-exists', '--topic', topic, '--partitions', '8']);
+  log(`ProducerPerformance: ${records} records of ${recordSize} bytes, acks=all, idempotent`);
+  const out = await runCapture('java', [
+    ...java, 'org.apache.kafka.tools.ProducerPerformance',
+    '--topic', topic, '--num-records', String(records), '--record-size', String(recordSize), '--throughput', '-1',
+    '--command-property', `bootstrap.servers=${brokers}`, 'acks=all', 'enable.idempotence=true', 'linger.ms=5',
+  ]);
+  const summary = out.split('\n').filter((l) => /records sent/.test(l)).pop() ?? '';
+  const recordsPerSecond = Number(/records sent, ([\d.]+) records\/sec/.exec(summary)?.[1]);
+  if (!Number.isFinite(recordsPerSecond)) throw new Error(`could not read ProducerPerformance's rate: ${out.slice(-300)}`);
+  return { recordsPerSecond, recordSize, messagesPerOrder };
+}
