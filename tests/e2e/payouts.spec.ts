@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
@@ -332,5 +333,60 @@ describe('payouts: from the merchant request to the provider callback and the fi
       expect(res.status).toBe(200);
       expect(res.body.id).toBe(created.id);
     });
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('payouts, with the dispatcher driven by the test (rounds on demand, a clock it moves)', () => {
+  let stack: TestStack;
+  let shop: TestShop;
+  let db: Client;
+  let offsetMs = 0;
+  const clock = { now: () => new Date(Date.now() + offsetMs) };
+
+  beforeAll(async () => {
+    stack = await TestStack.start({
+      services: ['gateway', 'methods', 'payouts'],
+      payouts: { clock, dispatch: { autoStart: false } },
+      extraEnv: { SANDBOX_PROVIDER_URL: `http://127.0.0.1:${await closedPort()}`, PROVIDER_MAX_ATTEMPTS: '2', PROVIDER_RETRY_BACKOFF_MS: '60000' },
+    });
+    shop = await aShop(stack.gateway!.url);
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
+    db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
+
+  it('when the provider refuses connections, then the payout is sent again after the backoff, and after the last send it fails with 2-01-01', async () => {
+    const res = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest({ amount: '33.99' }) });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    const dispatcher = stack.payouts!.dispatcher;
+    const row = async () => (await db.query('SELECT status, sends, last_error FROM payouts.provider_dispatches WHERE payout_id = $1', [id])).rows[0];
+
+    await dispatcher.dispatchDue();
+    expect(await row()).toMatchObject({ status: 'pending', sends: 1, last_error: expect.stringContaining('ECONNREFUSED') });
+    await dispatcher.dispatchDue(); // not due before the backoff
+    expect((await row()).sends).toBe(1);
+    expect((await http('GET', `${stack.gateway!.url}/payouts/${id}`, { token: shop.apiKey })).body.status).toBe('registered');
+
+    offsetMs += 61_000;
+    await dispatcher.dispatchDue();
+    expect(await row()).toMatchObject({ status: 'gave_up', sends: 2 });
+    const failed = (await http('GET', `${stack.gateway!.url}/payouts/${id}`, { token: shop.apiKey })).body;
+    expect(failed).toMatchObject({ status: 'failed', statusCode: '2-01-01', statusDescription: 'The provider is temporarily unavailable.' });
+    const events = await db.query(`SELECT envelope->'payload'->>'status' AS s FROM payouts.outbox WHERE key = $1 ORDER BY id`, [id]);
+    expect(events.rows.map((r) => r.s)).toEqual(['registered', 'failed']);
   });
 });
