@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest } from '../support/transfers';
 
 /**
@@ -121,6 +121,15 @@ describe('P2P transactions: from the merchant request to the provider callback a
     const created = await create({ amount: '9.31' });
     expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '1-07-05' });
     expect(await until(created.id, 'completed')).toMatchObject({ statusCode: '0-01-00' });
+  });
+
+  it('when the provider reports another currency (.22), then the transaction needs action 2-07-04 until an operator fails it', async () => {
+    const created = await create({ amount: '8.22' });
+    expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '2-07-04', p2p: { reportedCost: { currency: 'EUR' } } });
+    const res = await http('POST', `${gw()}/ops/v1/p2p/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail', note: 'not paid out' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'failed', statusCode: '1-07-07' });
+    expect((await publishedCount(created.id, 4)).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'need_action', 'failed']);
   });
 
   it('when the cost is USDT with its token standard, then it is kept; without one, 400 names p2p.cost.tokenStandard', async () => {

@@ -4,7 +4,7 @@ import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { SandboxPayments } from '../../apps/provider-sandbox/src/sandbox-payments';
 import { aPayoutRequest, TRON_ADDRESS, withPayoutMethods } from '../support/transfers';
 
@@ -178,11 +178,37 @@ describe('payouts: from the merchant request to the provider callback and the fi
     const id = callbackEventId('sandbox', `fu-${created.id}`);
     await eventually(async () => ((await db.query('SELECT 1 FROM payouts.inbox WHERE event_id = $1', [id])).rowCount === 1 ? true : undefined), 15000, 'follow-up consumed');
     expect((await get(created.id)).body).toMatchObject({ status: 'need_action', statusCode: '2-07-04' });
+
+    // Only an operator who checked with the provider settles it; a merchant key cannot.
+    const resolveUrl = `${gw()}/ops/v1/payouts/${created.id}/resolve`;
+    expect((await http('POST', resolveUrl, { token: shop.apiKey, body: { action: 'complete' } })).status).toBe(401);
+    const resolved = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'complete', note: 'provider confirmed 90.18 USD paid' } });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({ status: 'completed', statusCode: '1-07-06', statusDescription: expect.stringContaining('operator') });
+    const again = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    expect(again.status).toBe(409);
+    expect(again.body.currentStatus).toBe('completed');
+    expect((await publishedCount(created.id, 4)).map((e) => [e.payload.sequence, e.payload.status, e.payload.statusCode])).toEqual([
+      [1, 'registered', '1-01-03'], [2, 'in_progress', '1-01-04'], [3, 'need_action', '2-07-04'], [4, 'completed', '1-07-06'],
+    ]);
   });
 
   it('when the provider reports another currency (.22), then the payout needs action 2-07-04', async () => {
     const created = await create({ amount: '100.22' });
     expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '2-07-04', payout: { reportedCost: { currency: 'EUR' } } });
+    const failed = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    expect(failed.body).toMatchObject({ status: 'failed', statusCode: '1-07-07' });
+  });
+
+  it('when an operator resolves a payout that is not in need_action, or an unknown one, then 409 with its status, or 404', async () => {
+    const created = await create({ amount: '41.99' });
+    await until(created.id, 'in_progress');
+    const res = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    expect(res.status).toBe(409);
+    expect(res.body.currentStatus).toBe('in_progress');
+    expect((await get(created.id)).body.status).toBe('in_progress');
+    const unknown = await http('POST', `${gw()}/ops/v1/payouts/00000000-0000-4000-8000-000000000000/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    expect(unknown.status).toBe(404);
   });
 
   it('when a payout is older than the orders processing timeout, then it is still open: no processing timeout applies to payouts', async () => {

@@ -10,6 +10,7 @@ import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-setti
 import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
+import { OpsTransfersController } from './ops/ops-transfers.controller';
 import { OrdersController } from './orders/orders.controller';
 import { P2pController } from './p2p/p2p.controller';
 import { PayoutMethodResolver } from './payouts/payout-method.resolver';
@@ -31,7 +32,7 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, PayoutsController, P2pController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, PayoutsController, P2pController, OpsTransfersController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,

@@ -14,6 +14,7 @@ import { GetP2pHandler } from './get-p2p/get-p2p.handler';
 import { Init1764200000001 } from './migrations/1764200000001-init';
 import { P2pEntity } from './p2p.entity';
 import { P2pRepository } from './p2p.repository';
+import { ResolveP2pHandler } from './resolve-p2p/resolve-p2p.handler';
 import { CLOCK, Clock, P2P_INBOX, P2P_OUTBOX, systemClock } from './tokens';
 
 export interface P2pModuleOptions {
@@ -36,7 +37,7 @@ export class P2pModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [CreateP2pHandler, GetP2pHandler, ProviderEventConsumer, HealthController],
+      controllers: [CreateP2pHandler, GetP2pHandler, ProviderEventConsumer, ResolveP2pHandler, HealthController],
       providers: [
         P2pRepository,
         P2pDispatcher,

@@ -14,6 +14,7 @@ import { GetPayoutHandler } from './get-payout/get-payout.handler';
 import { Init1764200000000 } from './migrations/1764200000000-init';
 import { PayoutEntity } from './payout.entity';
 import { PayoutRepository } from './payout.repository';
+import { ResolvePayoutHandler } from './resolve-payout/resolve-payout.handler';
 import { CLOCK, Clock, PAYOUTS_INBOX, PAYOUTS_OUTBOX, systemClock } from './tokens';
 
 export interface PayoutsModuleOptions {
@@ -36,7 +37,7 @@ export class PayoutsModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [CreatePayoutHandler, GetPayoutHandler, ProviderEventConsumer, HealthController],
+      controllers: [CreatePayoutHandler, GetPayoutHandler, ProviderEventConsumer, ResolvePayoutHandler, HealthController],
       providers: [
         PayoutRepository,
         PayoutDispatcher,

@@ -1,10 +1,10 @@
-import { Check, int, obj, optional, str, uuid } from './schema';
+import { Check, literal, int, obj, optional, str, uuid } from './schema';
 import { perObjectCallbackUrl, previousTransferStatus, TransferCost, transferCost, TransferStatus, transferStatus } from './transfers';
 
 export type P2pStatus = TransferStatus;
 
 /** Message types on `p2p.commands` (request-reply from the gateway). */
-export const P2pCommandTypes = { create: 'p2p.create', get: 'p2p.get' } as const;
+export const P2pCommandTypes = { create: 'p2p.create', get: 'p2p.get', resolve: 'p2p.resolve' } as const;
 
 /** Message types on `p2p.events`. */
 export const P2pEventTypes = { statusChanged: 'p2p.status_changed' } as const;
@@ -101,3 +101,15 @@ export const p2pStatusChanged: Check<P2pStatusChanged> = obj({
   cost: transferCost,
   callbackUrl: optional(str()),
 }) as Check<P2pStatusChanged>;
+
+/** An operator's decision on a P2P transaction in need_action, after checking with the provider. */
+export interface ResolveP2pCommand {
+  p2pId: string;
+  action: 'complete' | 'fail';
+  operatorNote?: string;
+}
+export const resolveP2pCommand: Check<ResolveP2pCommand> = obj({
+  p2pId: uuid(),
+  action: literal('complete', 'fail'),
+  operatorNote: optional(str({ max: 1024 })),
+});

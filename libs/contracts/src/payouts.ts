@@ -4,7 +4,7 @@ import { perObjectCallbackUrl, previousTransferStatus, TransferCost, transferCos
 export type PayoutStatus = TransferStatus;
 
 /** Message types on `payouts.commands` (request-reply from the gateway). */
-export const PayoutCommandTypes = { create: 'payout.create', get: 'payout.get' } as const;
+export const PayoutCommandTypes = { create: 'payout.create', get: 'payout.get', resolve: 'payout.resolve' } as const;
 
 /** Message types on `payouts.events`. */
 export const PayoutEventTypes = { statusChanged: 'payout.status_changed' } as const;
@@ -107,3 +107,15 @@ export const payoutStatusChanged: Check<PayoutStatusChanged> = obj({
   cost: transferCost,
   callbackUrl: optional(str()),
 }) as Check<PayoutStatusChanged>;
+
+/** An operator's decision on a payout in need_action, after checking with the provider. */
+export interface ResolvePayoutCommand {
+  payoutId: string;
+  action: 'complete' | 'fail';
+  operatorNote?: string;
+}
+export const resolvePayoutCommand: Check<ResolvePayoutCommand> = obj({
+  payoutId: uuid(),
+  action: literal('complete', 'fail'),
+  operatorNote: optional(str({ max: 1024 })),
+});

@@ -39,6 +39,8 @@ const entries = [
   { code: '1-07-05', description: 'The provider did not answer in time; the payout or P2P transaction resolves by itself when the provider\'s answer arrives.', retryAllowed: false },
   { code: '2-07-05', description: 'Payout declined by the provider.', retryAllowed: true },
   { code: '2-07-06', description: 'P2P transaction declined by the provider.', retryAllowed: true },
+  { code: '1-07-06', description: 'Payout or P2P transaction completed by an operator after checking with the provider.', retryAllowed: false },
+  { code: '1-07-07', description: 'Payout or P2P transaction failed by an operator after checking with the provider.', retryAllowed: true },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];

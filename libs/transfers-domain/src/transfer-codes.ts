@@ -11,9 +11,13 @@ export interface TransferCodes {
   providerTimeout: StatusCode;
   mismatch: StatusCode;
   providerUnavailable: StatusCode;
+  completedByOperator: StatusCode;
+  failedByOperator: StatusCode;
 }
 
-const shared = { completed: '0-01-00', providerTimeout: '1-07-05', mismatch: '2-07-04', providerUnavailable: '2-01-01' } as const;
+const shared = {
+  completed: '0-01-00', providerTimeout: '1-07-05', mismatch: '2-07-04', providerUnavailable: '2-01-01', completedByOperator: '1-07-06', failedByOperator: '1-07-07',
+} as const;
 
 export const TRANSFER_CODES: Readonly<Record<TransferKind, TransferCodes>> = {
   payout: { ...shared, registered: '1-01-03', inProgress: '1-01-04', declined: '2-07-05' },
