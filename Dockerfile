@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every service. The service is picked at run time by APP
-# (gateway | orders | methods | callbacks-ingest | provider-sandbox), or by overriding the command:
+# (gateway | orders | methods | payouts | p2p | callbacks-ingest | provider-sandbox), or by overriding the command:
 #
 #   docker build -t payments:local .
 #   docker run -e APP=gateway -e DATABASE_URL=... -e KAFKA_BROKERS=... -e OPS_TOKEN=... payments:local
@@ -38,7 +38,7 @@ COPY tools/runtime ./tools/runtime
 COPY package.json ./
 # uid/gid 1000 is the image's "node" user; numeric so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
-# gateway, callbacks-ingest, provider-sandbox, orders and methods (health only)
-EXPOSE 3000 3001 3002 3010 3020
+# gateway, callbacks-ingest, provider-sandbox, orders, methods, payouts and p2p (health only)
+EXPOSE 3000 3001 3002 3010 3020 3040 3050
 # exec: node becomes PID 1 and receives SIGTERM directly (the services shut down gracefully on it).
-CMD ["/bin/sh", "-c", "exec node -r ./tools/runtime/register.js \"dist/apps/${APP:?set APP to gateway, orders, methods, callbacks-ingest or provider-sandbox}/src/main.js\""]
+CMD ["/bin/sh", "-c", "exec node -r ./tools/runtime/register.js \"dist/apps/${APP:?set APP to gateway, orders, methods, payouts, p2p, callbacks-ingest or provider-sandbox}/src/main.js\""]

@@ -47,7 +47,7 @@ export default tseslint.config(
   },
   {
     // Pure domain logic takes `now` as an argument: no clock reads.
-    files: ['libs/orders-domain/**/*.ts', 'libs/methods-domain/**/*.ts', 'libs/money/**/*.ts', 'libs/status-codes/**/*.ts'],
+    files: ['libs/orders-domain/**/*.ts', 'libs/methods-domain/**/*.ts', 'libs/transfers-domain/**/*.ts', 'libs/money/**/*.ts', 'libs/status-codes/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-syntax': [

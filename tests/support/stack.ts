@@ -3,6 +3,8 @@ import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
 import { loadMerchantCallbacksConfig, RunningMerchantCallbacks, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
+import { loadP2pConfig, P2pModuleOptions, RunningP2p, startP2p } from '@payments/apps/p2p';
+import { loadPayoutsConfig, PayoutsModuleOptions, RunningPayouts, startPayouts } from '@payments/apps/payouts';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
 import { EnvReader } from '@payments/platform';
 import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@payments/testing';
@@ -10,11 +12,13 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks';
+type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks' | 'payouts' | 'p2p';
 
 export interface StackOptions {
   services?: ServiceName[];
   orders?: OrdersModuleOptions;
+  payouts?: PayoutsModuleOptions;
+  p2p?: P2pModuleOptions;
   extraEnv?: Record<string, string>;
 }
 
@@ -30,6 +34,8 @@ export class TestStack {
   sandbox?: RunningSandbox;
   methods?: RunningMethods;
   merchantCallbacks?: RunningMerchantCallbacks;
+  payouts?: RunningPayouts;
+  p2p?: RunningP2p;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   private ordersOptions: OrdersModuleOptions = {};
@@ -67,15 +73,17 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'merchant-callbacks'];
+    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'merchant-callbacks', 'payouts', 'p2p'];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
     // Without a sandbox (and no provider URL of the test's own) orders has nobody to send
     // payment attempts to: its dispatcher stays off unless the test turns it on.
-    if (!services.includes('provider-sandbox') && !opts.extraEnv?.SANDBOX_PROVIDER_URL) {
+    const noProvider = !services.includes('provider-sandbox') && !opts.extraEnv?.SANDBOX_PROVIDER_URL;
+    if (noProvider) {
       stack.ordersOptions = { ...stack.ordersOptions, dispatch: { autoStart: false, ...stack.ordersOptions.dispatch } };
     }
+    const withoutProvider = <T extends { dispatch?: object }>(o: T = {} as T): T => (noProvider ? { ...o, dispatch: { autoStart: false, ...o.dispatch } } : o);
     // The sandbox calls back into callbacks-ingest, and orders calls the sandbox: start them in that order.
     if (services.includes('callbacks-ingest')) stack.ingest = await startCallbacksIngest(loadCallbacksIngestConfig(env()), 0);
     if (services.includes('provider-sandbox')) {
@@ -87,6 +95,8 @@ export class TestStack {
     if (services.includes('orders')) await stack.startOrders();
     if (services.includes('methods')) stack.methods = await startMethods(loadMethodsConfig(env()), 0);
     if (services.includes('merchant-callbacks')) stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(env()), 0);
+    if (services.includes('payouts')) stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
+    if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
     if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
     return stack;
   }
@@ -105,6 +115,8 @@ export class TestStack {
     await this.merchantCallbacks?.close();
     for (const o of this.orders ?? []) await o.close();
     await this.methods?.close();
+    await this.payouts?.close();
+    await this.p2p?.close();
     await this.deleteTopics?.();
     await this.dropDatabase?.();
   }

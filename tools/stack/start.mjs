@@ -13,6 +13,8 @@ const ports = {
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
   methods: Number(process.env.METHODS_HTTP_PORT ?? 3020),
   merchantCallbacks: Number(process.env.MERCHANT_CALLBACKS_HTTP_PORT ?? 3030),
+  payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3040),
+  p2p: Number(process.env.P2P_HTTP_PORT ?? 3050),
 };
 const runDir = path.join(ROOT, '.run');
 mkdirSync(runDir, { recursive: true });
@@ -41,6 +43,8 @@ const env = {
   MERCHANT_CALLBACKS_HTTP_PORT: String(ports.merchantCallbacks),
   // Local development: callback URLs may be http://localhost (a receiver on this machine).
   CALLBACK_URL_ALLOW_INSECURE: process.env.CALLBACK_URL_ALLOW_INSECURE ?? 'true',
+  PAYOUTS_HTTP_PORT: String(ports.payouts),
+  P2P_HTTP_PORT: String(ports.p2p),
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
@@ -64,7 +68,7 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods', 'merchant-callbacks'].forEach((name) => {
+['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods', 'merchant-callbacks', 'payouts', 'p2p'].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -82,6 +86,8 @@ await Promise.all([
   waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
   waitForHttp(`http://127.0.0.1:${ports.methods}/health`),
   waitForHttp(`http://127.0.0.1:${ports.merchantCallbacks}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.payouts}/health`),
+  waitForHttp(`http://127.0.0.1:${ports.p2p}/health`),
 ]);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
@@ -162,6 +168,15 @@ console.log(`
    curl -s ${gateway}/payouts/fields -H 'Authorization: Bearer ${demo.apiKey}' \\
      -H 'Content-Type: application/json' \\
      -d '{"payoutSettings":{"method":"wallet-payout","currency":"UZS","walletType":"company"}}'
+
+ 5. Pay someone out (sent to the sandbox, which pays and calls back; GET /payouts/<id> shows it
+    completed), and move money between two people (POST /p2p, GET /p2p/<id>):
+   curl -s ${gateway}/payouts -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"payout":{"merchantPayoutId":"demo-po-'$(date +%s)'","method":"wallet-payout","cost":{"amount":"25.00","currency":"USD"}},"instrumentType":"wallet","walletType":"personal","payee":{"walletId":"w-1001","firstName":"Jane","lastName":"Doe"}}'
+   curl -s ${gateway}/p2p -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"p2p":{"merchantP2pId":"demo-p2p-'$(date +%s)'","cost":{"amount":"10.00","currency":"USD"}},"sender":{"cardNumber":"4111111111111111"},"recipient":{"cardNumber":"8600123456789012"}}'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).

@@ -12,7 +12,11 @@ import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OpsCallbacksController } from './ops/ops-callbacks.controller';
+import { OpsTransfersController } from './ops/ops-transfers.controller';
 import { OrdersController } from './orders/orders.controller';
+import { P2pController } from './p2p/p2p.controller';
+import { PayoutMethodResolver } from './payouts/payout-method.resolver';
+import { PayoutsController } from './payouts/payouts.controller';
 import { MerchantMethodsController } from './methods/merchant-methods.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { StatusCodesController } from './status-codes/status-codes.controller';
@@ -38,11 +42,12 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController, OpsCallbacksController],
+      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController, OpsCallbacksController, PayoutsController, P2pController, OpsTransfersController],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
         ShopSettingsPublisher,
+        PayoutMethodResolver,
         OutboxRelayService,
         { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
         {

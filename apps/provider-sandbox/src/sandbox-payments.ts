@@ -108,6 +108,11 @@ export class SandboxPayments implements OnModuleDestroy {
     return this.payments.get(`${kind}|${reference}|${paymentId}`)?.record;
   }
 
+  /** Every payment of a kind the sandbox still remembers (tests check what was, or was not, sent). */
+  ofKind(kind: PaymentKind): PaymentRecord[] {
+    return [...this.payments.values()].map((p) => p.record).filter((r) => r.kind === kind);
+  }
+
   onModuleDestroy(): void {
     // Held answers and pending callbacks end now, so the HTTP server can close at once.
     this.closing = true;

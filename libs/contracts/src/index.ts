@@ -5,5 +5,8 @@ export * from './orders';
 export * from './providers';
 export * from './replies';
 export * from './shops';
+export * from './transfers';
+export * from './payouts';
+export * from './p2p';
 export * from './methods';
 export * from './merchant-callbacks';

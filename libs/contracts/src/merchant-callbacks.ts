@@ -5,8 +5,7 @@ import { array, Check, decimal, int, literal, obj, optional, str, uuid } from '.
  * services own those contracts; these are the consumer's checkers of the fields it uses, so a
  * producer change that breaks callbacks is dead-lettered with a clear reason.
  */
-export const PayoutEventTypes = { statusChanged: 'payout.status_changed' } as const;
-export const P2pEventTypes = { statusChanged: 'p2p.status_changed' } as const;
+// Event types of payouts.events and p2p.events: PayoutEventTypes and P2pEventTypes (payouts.ts, p2p.ts).
 
 const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
 const previousStatus: Check<string | null> = (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str({ min: 1 })(v, p));

@@ -48,6 +48,16 @@ const entries = [
   { code: '2-06-01', description: "The payer's card or account limit is exceeded.", retryAllowed: true },
   { code: '2-06-02', description: 'The amount is outside the limits of the provider.', retryAllowed: false },
   { code: '2-08-01', description: 'The payer cancelled the payment.', retryAllowed: true },
+  // Payouts and P2P transactions (issue 4): money going out has its own wording.
+  { code: '1-01-03', description: 'Payout registered; awaiting sending to the provider.', retryAllowed: false },
+  { code: '1-01-04', description: 'Payout is being processed by the provider.', retryAllowed: false },
+  { code: '1-01-05', description: 'P2P transaction registered; awaiting sending to the provider.', retryAllowed: false },
+  { code: '1-01-06', description: 'P2P transaction is being processed by the provider.', retryAllowed: false },
+  { code: '1-07-05', description: 'The provider did not answer in time; the payout or P2P transaction resolves by itself when the provider\'s answer arrives.', retryAllowed: false },
+  { code: '2-07-05', description: 'Payout declined by the provider.', retryAllowed: true },
+  { code: '2-07-06', description: 'P2P transaction declined by the provider.', retryAllowed: true },
+  { code: '1-07-06', description: 'Payout or P2P transaction completed by an operator after checking with the provider.', retryAllowed: false },
+  { code: '1-07-07', description: 'Payout or P2P transaction failed by an operator after checking with the provider.', retryAllowed: true },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];

@@ -1,11 +1,13 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { FieldError, ProblemException } from '@payments/platform';
 import { callbackUrlProblem } from '@payments/merchant-callbacks-domain';
 import { GatewayConfig } from '../config';
 
 /**
- * Checks a callback URL where one is set (shop creation, shop settings, an order's override).
- * Not a class-validator decorator: whether http and local addresses are allowed is configuration
- * (local development), which decorators cannot see.
+ * Checks a callback URL where one is set (shop creation, shop settings, an order's, payout's or
+ * P2P transaction's override). Not a class-validator decorator: whether http and local addresses
+ * are allowed is configuration (local development), which decorators cannot see.
  */
 export function callbackUrlErrors(url: string | null | undefined, path: string, config: Pick<GatewayConfig, 'callbackUrlAllowInsecure'>): FieldError[] {
   if (url === undefined || url === null) return [];
@@ -15,4 +17,9 @@ export function callbackUrlErrors(url: string | null | undefined, path: string, 
 
 export function assertValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}
+
+/** The shape of an optional callback URL on a DTO; the policy is `callbackUrlErrors`, in the controller. */
+export function IsOptionalCallbackUrl() {
+  return applyDecorators(IsOptional(), IsString(), MaxLength(2048));
 }

@@ -1,18 +1,11 @@
 import type { OrderStatus } from '@payments/contracts';
 import { assertNever, foldProviderEvent, NeedActionReason, OrderFacts, STRICT_RULES } from '@payments/orders-domain';
 import type { StatusCode } from '@payments/status-codes';
+import { DispatchStatus, RetryPolicy, retryDelayMs } from '@payments/provider-dispatch';
 import type { ProviderAnswer } from './payment-provider';
 
-/** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
-export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
-
-export interface RetryPolicy {
-  /** Sends before an attempt the provider keeps refusing (unavailable) fails the order. */
-  maxSends: number;
-  /** Delay before the second send; doubled for each further one, up to `maxBackoffMs`. */
-  backoffMs: number;
-  maxBackoffMs: number;
-}
+export { retryDelayMs };
+export type { DispatchStatus, RetryPolicy };
 
 export interface OrderMove {
   status: OrderStatus;
@@ -34,10 +27,6 @@ export type AttemptOutcome =
  */
 export function shouldSend(orderStatus: OrderStatus): boolean {
   return orderStatus === 'registered';
-}
-
-export function retryDelayMs(sends: number, policy: RetryPolicy): number {
-  return Math.min(policy.backoffMs * 2 ** Math.max(0, sends - 1), policy.maxBackoffMs);
 }
 
 /**

@@ -1,0 +1,182 @@
+import { DataSource, EntityManager } from 'typeorm';
+
+/** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
+export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
+
+/**
+ * Where one service keeps its queue: `"<schema>".<table>` with our id of the send in `idColumn`,
+ * the aggregate's id in `referenceColumn`, and the aggregate's row (with a `status`) in
+ * `"<schema>".<aggregateTable>`. Orders keep their original names (payment_id, order_id).
+ */
+export interface DispatchQueueTable {
+  schema: string;
+  table: string;
+  idColumn: string;
+  referenceColumn: string;
+  aggregateTable: string;
+}
+
+/** A queued request as a dispatcher claimed it, with its aggregate's status at claim time. */
+export interface ClaimedDispatch {
+  dispatchId: string;
+  referenceId: string;
+  provider: string;
+  /** numeric(38, 18) as PostgreSQL prints it. */
+  amount: string;
+  currency: string;
+  tokenStandard: string | null;
+  /** Sends so far, this one included. */
+  sends: number;
+  aggregateStatus: string;
+}
+
+export interface NewDispatch {
+  dispatchId: string;
+  referenceId: string;
+  provider: string;
+  amount: string;
+  currency: string;
+  tokenStandard: string | null;
+}
+
+/** The channel a committed dispatch row is announced on, so a dispatcher wakes at once. */
+export function dispatchChannel(schema: string): string {
+  return `${schema}_provider_dispatch`;
+}
+
+/**
+ * The DDL of a service's queue table (orders created theirs before this library existed, with the
+ * same columns under the names `payment_id` and `order_id`).
+ */
+export function dispatchQueueDdl(t: DispatchQueueTable): string[] {
+  const table = `"${t.schema}".${t.table}`;
+  return [
+    `CREATE TABLE ${table} (
+       ${t.idColumn} text PRIMARY KEY,
+       ${t.referenceColumn} uuid NOT NULL REFERENCES "${t.schema}".${t.aggregateTable}(id),
+       provider text NOT NULL,
+       amount numeric(38, 18) NOT NULL CHECK (amount > 0),
+       currency text NOT NULL,
+       token_standard text,
+       status text NOT NULL DEFAULT 'pending',
+       sends int NOT NULL DEFAULT 0,
+       next_attempt_at timestamptz NOT NULL,
+       claim_token uuid,
+       claimed_by text,
+       provider_payment_id text,
+       last_error text,
+       created_at timestamptz NOT NULL DEFAULT now(),
+       updated_at timestamptz NOT NULL DEFAULT now(),
+       CONSTRAINT ${t.table}_status CHECK (status IN ('pending','accepted','timed_out','refused','gave_up','skipped'))
+     )`,
+    `CREATE INDEX ${t.table}_due ON ${table} (next_attempt_at) WHERE status = 'pending'`,
+    `CREATE INDEX ${t.table}_reference ON ${table} (${t.referenceColumn})`,
+  ];
+}
+
+interface ClaimedRow {
+  dispatch_id: string;
+  reference_id: string;
+  provider: string;
+  amount: string;
+  currency: string;
+  token_standard: string | null;
+  sends: number;
+  aggregate_status: string;
+}
+
+/**
+ * A queue of requests to send to a provider. Rows are claimed with a lease (`next_attempt_at`
+ * moved past the provider call) and a claim token, so the call itself runs outside any
+ * transaction and a crashed dispatcher's rows come back once the lease has run out; the
+ * provider's idempotency by dispatch id makes that resend safe.
+ */
+export class DispatchQueue {
+  private readonly table: string;
+
+  constructor(private readonly dataSource: DataSource, private readonly t: DispatchQueueTable) {
+    this.table = `"${t.schema}".${t.table}`;
+  }
+
+  /** Queues a request in the caller's transaction; the NOTIFY is delivered at commit. */
+  async enqueue(m: EntityManager, d: NewDispatch, now: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO ${this.table} (${this.t.idColumn}, ${this.t.referenceColumn}, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7, $7)`,
+      [d.dispatchId, d.referenceId, d.provider, d.amount, d.currency, d.tokenStandard, now],
+    );
+    await m.query(`SELECT pg_notify($1, '')`, [dispatchChannel(this.t.schema)]);
+  }
+
+  /**
+   * Claims up to `limit` due rows that no other dispatcher holds (FOR UPDATE SKIP LOCKED): one
+   * statement, so the claim commits before any provider call starts.
+   */
+  async claimDue(now: Date, leaseUntil: Date, limit: number, claimToken: string, claimedBy: string): Promise<ClaimedDispatch[]> {
+    const { idColumn: id, referenceColumn: ref } = this.t;
+    // The outer statement is a SELECT: TypeORM answers an UPDATE ... RETURNING as [rows, count].
+    const rows: ClaimedRow[] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT ${id} FROM ${this.table}
+          WHERE status = 'pending' AND next_attempt_at <= $1
+          ORDER BY next_attempt_at, ${id}
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE ${this.table} d
+            SET sends = d.sends + 1, next_attempt_at = $3, claim_token = $4, claimed_by = $5, updated_at = $1
+           FROM due
+          WHERE d.${id} = due.${id}
+         RETURNING d.${id} AS dispatch_id, d.${ref} AS reference_id, d.provider, d.amount, d.currency, d.token_standard, d.sends
+       )
+       SELECT c.*, a.status AS aggregate_status
+         FROM claimed c JOIN "${this.t.schema}".${this.t.aggregateTable} a ON a.id = c.reference_id
+        ORDER BY c.dispatch_id`,
+      [now, limit, leaseUntil, claimToken, claimedBy],
+    );
+    return rows.map((r) => ({
+      dispatchId: r.dispatch_id,
+      referenceId: r.reference_id,
+      provider: r.provider,
+      amount: r.amount,
+      currency: r.currency,
+      tokenStandard: r.token_standard,
+      sends: Number(r.sends),
+      aggregateStatus: r.aggregate_status,
+    }));
+  }
+
+  /**
+   * Locks a row for recording the outcome of a send, if it is still this claim's: when the lease
+   * ran out and another dispatcher re-claimed the row, that one records the outcome instead.
+   */
+  async lockClaimed(m: EntityManager, dispatchId: string, claimToken: string): Promise<{ sends: number } | null> {
+    const rows: { sends: number }[] = await m.query(
+      `SELECT sends FROM ${this.table} WHERE ${this.t.idColumn} = $1 AND status = 'pending' AND claim_token = $2 FOR UPDATE`,
+      [dispatchId, claimToken],
+    );
+    return rows.length === 1 ? { sends: Number(rows[0].sends) } : null;
+  }
+
+  async finish(m: EntityManager, dispatchId: string, status: Exclude<DispatchStatus, 'pending'>, now: Date, details: { providerPaymentId?: string; error?: string } = {}): Promise<void> {
+    await m.query(
+      `UPDATE ${this.table}
+          SET status = $2, claim_token = NULL, provider_payment_id = COALESCE($3, provider_payment_id), last_error = COALESCE($4, last_error), updated_at = $5
+        WHERE ${this.t.idColumn} = $1`,
+      [dispatchId, status, details.providerPaymentId ?? null, details.error ?? null, now],
+    );
+  }
+
+  async reschedule(m: EntityManager, dispatchId: string, at: Date, error: string, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE ${this.table} SET next_attempt_at = $2, claim_token = NULL, last_error = $3, updated_at = $4 WHERE ${this.t.idColumn} = $1`,
+      [dispatchId, at, error, now],
+    );
+  }
+
+  /** When the next pending row falls due (claimed rows count at the end of their lease). */
+  async nextDueAt(): Promise<Date | null> {
+    const rows: { at: Date | null }[] = await this.dataSource.query(`SELECT min(next_attempt_at) AS at FROM ${this.table} WHERE status = 'pending'`);
+    return rows[0]?.at ?? null;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './provider-answer';
+export * from './sandbox-provider.client';
+export * from './retry-policy';
+export * from './dispatch-queue';
+export * from './provider-dispatcher';

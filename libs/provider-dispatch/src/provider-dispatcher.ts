@@ -1,0 +1,163 @@
+import { LoggerService } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DataSource, EntityManager } from 'typeorm';
+import { NotifiedWorker } from '@payments/messaging';
+import { ClaimedDispatch, dispatchChannel, DispatchQueue, DispatchStatus } from './dispatch-queue';
+import type { ProviderAnswer } from './provider-answer';
+import { RetryPolicy, retryDelayMs } from './retry-policy';
+
+export interface DispatcherOptions {
+  /** Start the loop with the app; tests turn it off and call `dispatchDue()` themselves. */
+  autoStart: boolean;
+  /** Look for due rows at least this often, in case a NOTIFY was missed. */
+  pollIntervalMs: number;
+  /** Rows claimed (and sent concurrently) per round. */
+  batchSize: number;
+  /** Names this instance in `claimed_by`, for operators. */
+  instanceId: string;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'instanceId'> = { autoStart: true, pollIntervalMs: 500, batchSize: 20 };
+
+/** What the service decided, under its aggregate's lock, about one send. */
+export type DispatchDecision =
+  /** The row is done; the service has recorded what it means for the aggregate. */
+  | { kind: 'finish'; status: Exclude<DispatchStatus, 'pending'>; summary: string }
+  /** Send the same request again after the policy's backoff. */
+  | { kind: 'retry' }
+  /** Nothing reached the provider and the aggregate no longer waits for it. */
+  | { kind: 'drop'; reason: string };
+
+/** The part of dispatching that differs between orders, payouts and P2P. */
+export interface DispatchHandler {
+  /** Whether the aggregate (status at claim time) still waits for this send. */
+  shouldSend(row: ClaimedDispatch): boolean;
+  send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer>;
+  /**
+   * Records the outcome of a send in the dispatcher's transaction, with the claim held: locks
+   * and re-reads the aggregate, moves it (and writes its outbox rows) as its rules say.
+   */
+  record(m: EntityManager, row: ClaimedDispatch, answer: ProviderAnswer, ctx: { sends: number; lastSend: boolean; now: Date }): Promise<DispatchDecision>;
+}
+
+export interface ProviderDispatcherDeps {
+  name: string;
+  dataSource: DataSource;
+  databaseUrl: string;
+  schema: string;
+  queue: DispatchQueue;
+  handler: DispatchHandler;
+  clock: { now(): Date };
+  policy: RetryPolicy;
+  providerTimeoutMs: number;
+  options: DispatcherOptions;
+  logger: LoggerService;
+}
+
+/** A claimed row comes back to the queue this long after its provider call should have ended. */
+const LEASE_MARGIN_MS = 30_000;
+
+/**
+ * Sends queued requests to the provider, asynchronously from the merchant's request. Several
+ * instances may run it at once: rows are claimed with FOR UPDATE SKIP LOCKED, the provider is
+ * called outside any transaction with a per-call timeout, and the outcome is recorded in one
+ * transaction (dispatch row, aggregate, outbox) by the service's handler. Woken by NOTIFY when a
+ * row is committed; polls as a fallback and for retries that fall due.
+ */
+export class ProviderDispatcher {
+  private readonly worker: NotifiedWorker;
+
+  constructor(private readonly d: ProviderDispatcherDeps) {
+    this.worker = new NotifiedWorker({
+      name: d.name,
+      databaseUrl: d.databaseUrl,
+      channel: dispatchChannel(d.schema),
+      round: async () => (await this.dispatchDue()) >= d.options.batchSize,
+      idleDelayMs: () => this.untilNextDue(),
+      logger: d.logger,
+    });
+  }
+
+  start(): Promise<void> {
+    return this.worker.start();
+  }
+
+  /** Stops after the round in flight: its provider calls end within their timeout and are recorded. */
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  /** Claims the rows due now, sends them and records the outcomes; returns how many it claimed. */
+  async dispatchDue(): Promise<number> {
+    const now = this.d.clock.now();
+    const claimToken = randomUUID();
+    const leaseUntil = new Date(now.getTime() + this.d.providerTimeoutMs + LEASE_MARGIN_MS);
+    const claimed = await this.d.queue.claimDue(now, leaseUntil, this.d.options.batchSize, claimToken, this.d.options.instanceId);
+    await Promise.all(claimed.map((row) => this.dispatchOne(row, claimToken)));
+    return claimed.length;
+  }
+
+  private async dispatchOne(row: ClaimedDispatch, claimToken: string): Promise<void> {
+    try {
+      if (!this.d.handler.shouldSend(row)) {
+        await this.d.dataSource.transaction(async (m) => {
+          if (await this.d.queue.lockClaimed(m, row.dispatchId, claimToken)) {
+            await this.d.queue.finish(m, row.dispatchId, 'skipped', this.d.clock.now(), { error: `${row.referenceId} was ${row.aggregateStatus} before it was sent` });
+          }
+        });
+        this.d.logger.log(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
+        return;
+      }
+      const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
+      await this.record(row, claimToken, answer);
+    } catch (err) {
+      // The row stays claimed; it comes back when its lease runs out.
+      this.d.logger.error(`${row.dispatchId} of ${row.referenceId}: ${(err as Error).message}`);
+    }
+  }
+
+  /** One transaction: the dispatch row (only if still ours), then the service's own record. */
+  private async record(row: ClaimedDispatch, claimToken: string, answer: ProviderAnswer): Promise<void> {
+    const now = this.d.clock.now();
+    const error = answer.kind === 'accepted' ? undefined : answer.reason;
+    const summary = await this.d.dataSource.transaction(async (m) => {
+      const claim = await this.d.queue.lockClaimed(m, row.dispatchId, claimToken);
+      if (!claim) return 'claim lost (lease ran out); left to the dispatcher that holds it now';
+      const decision = await this.d.handler.record(m, row, answer, { sends: claim.sends, lastSend: claim.sends >= this.d.policy.maxSends, now });
+      switch (decision.kind) {
+        case 'retry': {
+          const delayMs = retryDelayMs(claim.sends, this.d.policy);
+          await this.d.queue.reschedule(m, row.dispatchId, new Date(now.getTime() + delayMs), error ?? '', now);
+          return `${answer.kind} (${error}); send ${claim.sends}/${this.d.policy.maxSends}, next in ${delayMs} ms`;
+        }
+        case 'drop':
+          await this.d.queue.finish(m, row.dispatchId, 'skipped', now, { error: decision.reason });
+          return `dropped: ${decision.reason}`;
+        case 'finish':
+          await this.d.queue.finish(m, row.dispatchId, decision.status, now, {
+            ...(answer.kind === 'accepted' && answer.providerPaymentId ? { providerPaymentId: answer.providerPaymentId } : {}),
+            ...(error ? { error } : {}),
+          });
+          return decision.summary;
+        default: {
+          const never: never = decision;
+          throw new Error(`unexpected decision ${JSON.stringify(never)}`);
+        }
+      }
+    });
+    this.d.logger.log(`${row.dispatchId} of ${row.referenceId}: ${summary}`);
+  }
+
+  /** How long to sleep: until the next retry falls due, or the poll interval, whichever is sooner. */
+  private async untilNextDue(): Promise<number> {
+    const poll = this.d.options.pollIntervalMs;
+    const next = await this.d.queue.nextDueAt();
+    if (!next) return poll;
+    return Math.max(10, Math.min(poll, next.getTime() - this.d.clock.now().getTime()));
+  }
+}
+
+export function defaultInstanceId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
