@@ -4,6 +4,7 @@ import { http, HttpResult } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { apiRoutes, ApiRoute, fill } from '../support/routes';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 
 /** How a merchant route takes the id of an object another shop may own. */
 interface IdRoute {
@@ -21,6 +22,17 @@ const OWNED = {
     if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
     return res.body.id;
   },
+  payout: async (gateway: string, shop: TestShop): Promise<string> => {
+    await withPayoutMethods(gateway, shop.shopId);
+    const res = await http('POST', `${gateway}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
+    if (res.status !== 201) throw new Error(`payout: ${res.status} ${res.text}`);
+    return res.body.id;
+  },
+  p2p: async (gateway: string, shop: TestShop): Promise<string> => {
+    const res = await http('POST', `${gateway}/p2p`, { token: shop.apiKey, body: aP2pRequest() });
+    if (res.status !== 201) throw new Error(`p2p: ${res.status} ${res.text}`);
+    return res.body.id;
+  },
 };
 
 const refundOf = (orderId: string) => ({ orderId, cost: { amount: '1.00', currency: 'USD' } });
@@ -35,6 +47,10 @@ const ID_ROUTES: IdRoute[] = [
   { method: 'POST', route: '/api/v1/order/reject', resource: 'order', request: (id) => ({ path: '/api/v1/order/reject', body: { orderId: id } }) },
   { method: 'POST', route: '/order/refund', resource: 'order', request: (id) => ({ path: '/order/refund', body: refundOf(id) }) },
   { method: 'POST', route: '/api/v1/order/refund', resource: 'order', request: (id) => ({ path: '/api/v1/order/refund', body: refundOf(id) }) },
+  { method: 'GET', route: '/payouts/:payoutId', resource: 'payout', request: (id) => ({ path: `/payouts/${id}` }) },
+  { method: 'GET', route: '/api/v1/payouts/:payoutId', resource: 'payout', request: (id) => ({ path: `/api/v1/payouts/${id}` }) },
+  { method: 'GET', route: '/p2p/:id', resource: 'p2p', request: (id) => ({ path: `/p2p/${id}` }) },
+  { method: 'GET', route: '/api/v1/p2p/:id', resource: 'p2p', request: (id) => ({ path: `/api/v1/p2p/${id}` }) },
 ];
 
 /**
@@ -61,7 +77,7 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
   const ownedByA: Partial<Record<keyof typeof OWNED, string>> = {};
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['gateway', 'orders'] });
+    stack = await TestStack.start({ services: ['gateway', 'orders', 'methods', 'payouts', 'p2p'] });
     gateway = stack.gateway!.url;
     shopA = await aShop(gateway, 'Shop A');
     shopB = await aShop(gateway, 'Shop B');

@@ -1,11 +1,13 @@
 import { Body, Controller, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { P2pCommandTypes, P2pView, PayoutCommandTypes, PayoutView, ResolveP2pCommand, ResolvePayoutCommand, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ask } from '../orders/domain-requests';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
+import { resolvedP2pExample, resolvedPayoutExample, resolveTransferExample } from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
 
 const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
@@ -27,8 +29,6 @@ export class ResolveTransferDto {
  * Money going out in need_action (a mismatch, or a provider that never answered) is settled only by
  * an operator who checked with the provider (docs/decisions.md).
  */
-@ApiTags('ops')
-@ApiBearerAuth()
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1')
 export class OpsTransfersController {
@@ -36,7 +36,12 @@ export class OpsTransfersController {
 
   @Post('payouts/:payoutId/resolve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resolve a payout in need_action by hand: complete or fail it' })
+  @OpsEndpoint({
+    summary: 'Resolve a payout in need_action by hand: complete or fail it',
+    body: { type: ResolveTransferDto, example: resolveTransferExample },
+    response: { example: resolvedPayoutExample },
+    problems: [404, 409, 503],
+  })
   resolvePayout(@Param('payoutId', uuid('payout')) payoutId: string, @Body() body: ResolveTransferDto): Promise<PayoutView> {
     const command: ResolvePayoutCommand = { payoutId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.resolve, command);
@@ -44,7 +49,12 @@ export class OpsTransfersController {
 
   @Post('p2p/:p2pId/resolve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it' })
+  @OpsEndpoint({
+    summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',
+    body: { type: ResolveTransferDto, example: resolveTransferExample },
+    response: { example: resolvedP2pExample },
+    problems: [404, 409, 503],
+  })
   resolveP2p(@Param('p2pId', uuid('P2P transaction')) p2pId: string, @Body() body: ResolveTransferDto): Promise<P2pView> {
     const command: ResolveP2pCommand = { p2pId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
     return ask<P2pView>(this.client, Topics.p2pCommands, p2pId, P2pCommandTypes.resolve, command);

@@ -1,17 +1,18 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { randomUUID } from 'node:crypto';
+import { ApiTags } from '@nestjs/swagger';
 import { CreateP2pCommand, GetP2pQuery, P2pCommandTypes, P2pParty, P2pView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { ProblemException } from '@payments/platform';
+import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { ask } from '../orders/domain-requests';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { NewObjectId } from '../idempotency/new-object-id.decorator';
+import { MerchantEndpoint } from '../openapi/endpoint.decorator';
+import { createP2pExample, p2pExample } from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
+import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreateP2pDto, P2pPartyDto } from './create-p2p.dto';
-
-/** The one place a new P2P transaction's id is made (the Idempotency-Key will derive it later). */
-const newObjectId = (): string => randomUUID();
 
 const p2pIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such P2P transaction.') });
 
@@ -20,17 +21,26 @@ function party(dto: P2pPartyDto | undefined): P2pParty | undefined {
 }
 
 @ApiTags('p2p')
-@ApiBearerAuth()
 @UseGuards(MerchantAuthGuard)
 @Controller(['p2p', 'api/v1/p2p'])
 export class P2pController {
-  constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
+  constructor(
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create P2P Transaction: sent to the provider asynchronously' })
-  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateP2pDto): Promise<P2pView> {
-    const p2pId = newObjectId();
+  @MerchantEndpoint({
+    summary: 'Create P2P Transaction: sent to the provider asynchronously',
+    status: 201,
+    body: { type: CreateP2pDto, example: createP2pExample },
+    response: { example: p2pExample, description: 'The P2P transaction, registered' },
+    problems: [409, 422, 503],
+  })
+  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateP2pDto, @NewObjectId() p2pId: string): Promise<P2pView> {
+    const errors: FieldError[] = callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config);
+    if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
     const sender = party(body.sender);
     const recipient = party(body.recipient);
     const command: CreateP2pCommand = {
@@ -47,7 +57,7 @@ export class P2pController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Retrieve P2P Transaction' })
+  @MerchantEndpoint({ summary: 'Retrieve P2P Transaction', response: { example: p2pExample }, problems: [404, 503] })
   get(@CurrentShop() shop: ShopPrincipal, @Param('id', p2pIdPipe) p2pId: string): Promise<P2pView> {
     const query: GetP2pQuery = { p2pId, shopId: shop.shopId };
     return ask<P2pView>(this.client, Topics.p2pCommands, p2pId, P2pCommandTypes.get, query);

@@ -1,18 +1,19 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { randomUUID } from 'node:crypto';
+import { ApiTags } from '@nestjs/swagger';
 import { CreatePayoutCommand, GetPayoutQuery, PayoutCommandTypes, PayoutView, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { ask } from '../orders/domain-requests';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { NewObjectId } from '../idempotency/new-object-id.decorator';
+import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
+import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreatePayoutDto } from './create-payout.dto';
 import { PayoutMethodResolver } from './payout-method.resolver';
-
-/** The one place a new payout's id is made (the Idempotency-Key will derive it later). */
-const newObjectId = (): string => randomUUID();
+import { completedPayoutExample, createPayoutExample, payoutExample } from './payouts.examples';
 
 const payoutIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such payout.') });
 
@@ -29,25 +30,30 @@ export function payoutCrossFieldErrors(body: CreatePayoutDto): FieldError[] {
 }
 
 @ApiTags('payouts')
-@ApiBearerAuth()
 @UseGuards(MerchantAuthGuard)
 @Controller(['payouts', 'api/v1/payouts'])
 export class PayoutsController {
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     private readonly methods: PayoutMethodResolver,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create Payout Request: checked against the shop\'s payout method and its required payee fields, then sent to the provider asynchronously' })
-  async create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreatePayoutDto): Promise<PayoutView> {
-    const crossField = payoutCrossFieldErrors(body);
+  @MerchantEndpoint({
+    summary: "Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously",
+    status: 201,
+    body: { type: CreatePayoutDto, example: createPayoutExample },
+    response: { example: payoutExample, description: 'The payout, registered' },
+    problems: [409, 422, 503],
+  })
+  async create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreatePayoutDto, @NewObjectId() payoutId: string): Promise<PayoutView> {
+    const crossField = [...payoutCrossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
     if (crossField.length > 0) throw invalid(crossField);
     // Nothing is stored or sent unless the method and the payee pass.
     const checked = await this.methods.check(shop.shopId, body);
     if (checked.kind === 'invalid') throw invalid(checked.errors);
-    const payoutId = newObjectId();
     const command: CreatePayoutCommand = {
       payoutId,
       shopId: shop.shopId,
@@ -66,7 +72,7 @@ export class PayoutsController {
   }
 
   @Get(':payoutId')
-  @ApiOperation({ summary: 'Retrieve Payout' })
+  @MerchantEndpoint({ summary: 'Retrieve Payout', response: { example: completedPayoutExample }, problems: [404, 503] })
   get(@CurrentShop() shop: ShopPrincipal, @Param('payoutId', payoutIdPipe) payoutId: string): Promise<PayoutView> {
     const query: GetPayoutQuery = { payoutId, shopId: shop.shopId };
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.get, query);

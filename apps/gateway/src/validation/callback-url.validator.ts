@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsUrl, MaxLength } from 'class-validator';
 import { FieldError, ProblemException } from '@payments/platform';
 import { callbackUrlProblem } from '@payments/merchant-callbacks-domain';
 import { GatewayConfig } from '../config';
@@ -19,7 +19,14 @@ export function assertValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
 }
 
-/** The shape of an optional callback URL on a DTO; the policy is `callbackUrlErrors`, in the controller. */
+/**
+ * The shape of an optional callback URL on a DTO (an absolute http(s) URL, reported with the other
+ * fields); the policy (https, public address) is `callbackUrlErrors`, in the controller.
+ */
 export function IsOptionalCallbackUrl() {
-  return applyDecorators(IsOptional(), IsString(), MaxLength(2048));
+  return applyDecorators(
+    IsOptional(),
+    IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'must be an absolute http(s) URL' }),
+    MaxLength(2048),
+  );
 }

@@ -1,0 +1,60 @@
+import { P2pView, PayoutView } from '@payments/contracts';
+import { statusOf } from '@payments/status-codes';
+import { orderExample } from '../orders/order.examples';
+
+/** Examples of the payout and P2P routes in the OpenAPI document. */
+const SHOP_ID = orderExample.shopId;
+
+export const createPayoutExample = {
+  payout: { merchantPayoutId: 'po-1001', method: 'wallet-payout', cost: { amount: '25.00', currency: 'USD' }, description: 'Cashback for order 1001' },
+  instrumentType: 'wallet',
+  walletType: 'personal',
+  payee: { walletId: 'w-1001', firstName: 'Jane', lastName: 'Doe' },
+  callbackUrl: 'https://merchant.example.com/payouts/callback',
+};
+
+export const payoutExample: PayoutView = {
+  id: '3b9d6c1e-7a2f-4e58-9c0d-1f2e3d4c5b6a',
+  shopId: SHOP_ID,
+  status: 'registered',
+  statusCode: '1-01-03',
+  statusDescription: statusOf('1-01-03').statusDescription,
+  payout: { merchantPayoutId: 'po-1001', method: 'wallet-payout', cost: { amount: '25.00', currency: 'USD' }, description: 'Cashback for order 1001' },
+  instrumentType: 'wallet',
+  walletType: 'personal',
+  payee: { walletId: 'w-1001', firstName: 'Jane', lastName: 'Doe' },
+  callbackUrl: 'https://merchant.example.com/payouts/callback',
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:00:00.000Z',
+};
+
+export const completedPayoutExample: PayoutView = {
+  ...payoutExample,
+  status: 'completed',
+  statusCode: '0-01-00',
+  statusDescription: statusOf('0-01-00').statusDescription,
+  updatedAt: '2026-11-21T10:00:02.000Z',
+};
+
+export const createP2pExample = {
+  p2p: { merchantP2pId: 'p2p-1001', cost: { amount: '10.00', currency: 'USD' }, description: 'Split the bill' },
+  sender: { customerId: 'cust-17', cardNumber: '4111111111111111' },
+  recipient: { name: 'John Roe', cardNumber: '8600123456789012' },
+};
+
+export const p2pExample: P2pView = {
+  id: '5c4b3a29-1807-4f6e-8d5c-4b3a29180706',
+  shopId: SHOP_ID,
+  status: 'registered',
+  statusCode: '1-01-05',
+  statusDescription: statusOf('1-01-05').statusDescription,
+  p2p: { merchantP2pId: 'p2p-1001', cost: { amount: '10.00', currency: 'USD' }, description: 'Split the bill' },
+  sender: { customerId: 'cust-17', cardNumber: '411111******1111' },
+  recipient: { name: 'John Roe', cardNumber: '860012******9012' },
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:00:00.000Z',
+};
+
+export const resolveTransferExample = { action: 'fail', note: 'Provider confirmed the payout was reversed' };
+export const resolvedPayoutExample: PayoutView = { ...payoutExample, status: 'failed', statusCode: '1-07-07', statusDescription: statusOf('1-07-07').statusDescription };
+export const resolvedP2pExample: P2pView = { ...p2pExample, status: 'completed', statusCode: '1-07-06', statusDescription: statusOf('1-07-06').statusDescription };
