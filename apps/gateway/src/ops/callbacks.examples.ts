@@ -1,4 +1,5 @@
 import { DeliveryDetailView, DeliveryPage, DeliveryView, ReplayResult } from '@payments/contracts';
+import { statusOf } from '@payments/status-codes';
 import { orderExample } from '../orders/order.examples';
 
 /** Examples of the operator merchant-callback routes in the OpenAPI document. */
@@ -36,8 +37,7 @@ export const deliveryDetailExample: DeliveryDetailView = {
     sequence: 3,
     status: 'completed',
     previousStatus: 'in_progress',
-    statusCode: '0-01-00',
-    statusDescription: 'Operation completed successfully.',
+    ...statusOf('0-01-00'),
     cost: orderExample.order.cost,
     occurredAt: '2026-11-21T10:00:01.000Z',
   },
