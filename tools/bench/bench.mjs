@@ -193,10 +193,13 @@ async function main() {
 
     const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
     const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));
+    const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);
+    // The ceilings run on the machine alone: our services would otherwise take (and process) the
+    // rows pgbench writes, and share the CPU with it.
+    await stopAll();
     log(`ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`);
     const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
     const pg = await postgresCeiling({ databaseUrl: dbUrl, concurrency: best.concurrency, seconds: SECONDS, vars, log }).catch((err) => ({ error: err.message }));
-    const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);
     const kafka = await kafkaCeiling({ brokers: infra.env.KAFKA_BROKERS, topic: `${prefix}bench.ceiling`, messagesPerOrder, log }).catch((err) => ({ error: err.message }));
 
     const report = renderReport({ rows, memory, pg, kafka, best });
