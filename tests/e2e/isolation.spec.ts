@@ -57,7 +57,12 @@ const ID_ROUTES: IdRoute[] = [
  * Every merchant route with a `{shopId}` in its path; one line per route, e.g.
  * `{ method: 'GET', route: '/shops/:shopId/payment-methods' }`.
  */
-const SHOP_ID_ROUTES: { method: string; route: string }[] = [];
+const SHOP_ID_ROUTES: { method: string; route: string }[] = [
+  { method: 'GET', route: '/shops/:shopId/payment-methods' },
+  { method: 'GET', route: '/api/v1/shops/:shopId/payment-methods' },
+  { method: 'GET', route: '/payouts/payout-methods/:shopId' },
+  { method: 'GET', route: '/api/v1/payouts/payout-methods/:shopId' },
+];
 
 const name = (r: { method: string; route?: string; url?: string }) => `${r.method} ${r.route ?? r.url}`;
 
@@ -77,6 +82,7 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
   const ownedByA: Partial<Record<keyof typeof OWNED, string>> = {};
 
   beforeAll(async () => {
+    // methods answers the {shopId} routes, so the key's own shop gets a real answer rather than a timeout.
     stack = await TestStack.start({ services: ['gateway', 'orders', 'methods', 'payouts', 'p2p'] });
     gateway = stack.gateway!.url;
     shopA = await aShop(gateway, 'Shop A');
@@ -124,6 +130,8 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     const covered = new Set(SHOP_ID_ROUTES.map(name));
     const withShop = routes.filter((r) => r.access === 'merchant' && r.params.includes('shopId'));
     expect(withShop.map(name).filter((n) => !covered.has(n))).toEqual([]);
+    const registered = new Set(routes.map(name));
+    expect(SHOP_ID_ROUTES.map(name).filter((n) => !registered.has(n))).toEqual([]);
   });
 
   it('when shop B puts another shop\'s id into a {shopId} path, then it is 403; its own id is not', async () => {

@@ -17,6 +17,8 @@ function gapsOf(route: ApiRoute, doc: any): string[] {
   const success = Object.entries(responses).filter(([status]) => /^2\d\d$/.test(status));
   if (success.length === 0) gaps.push('has no 2xx response');
   for (const [status, response] of success) {
+    // A 204 has no body by HTTP, so there is nothing to describe.
+    if (status === '204') continue;
     const json = response.content?.['application/json'];
     if (!json?.schema) gaps.push(`${status} has no schema`);
     if (json?.example === undefined && !json?.examples) gaps.push(`${status} has no example`);
@@ -29,8 +31,10 @@ function gapsOf(route: ApiRoute, doc: any): string[] {
   const required: number[] = [500];
   if (route.access !== 'public') required.push(401);
   if (WITH_BODY.has(route.method)) required.push(400, 413, 415);
-  if (route.params.length > 0) required.push(404);
-  if (route.access === 'merchant' && route.params.includes('shopId')) required.push(403);
+  // A merchant's {shopId} is never a 404 (decisions 24): another shop's is 403, a malformed one 400.
+  const ownShop = route.access === 'merchant' && route.params.includes('shopId');
+  if (route.params.some((p) => !(ownShop && p === 'shopId'))) required.push(404);
+  if (ownShop) required.push(400, 403);
   for (const status of required) if (!responses[status]) gaps.push(`does not declare its ${status} response`);
   for (const [status, response] of Object.entries(responses)) {
     if (Number(status) < 400) continue;
@@ -104,6 +108,12 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     expect(refused).toEqual([]);
     // Some were carried out (create a company), so credentials and paths were right.
     expect(answered).toContain(201);
+  });
+
+  it('when an answer refers to a named schema, then the document defines it', () => {
+    const refs = [...JSON.stringify(doc.paths).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    expect(refs).toContain('MethodListDto');
+    expect([...new Set(refs)].filter((name) => !doc.components.schemas[name])).toEqual([]);
   });
 
   it('when the shared Problem schema is read, then it has the RFC 9457 members and errors[] with JSON paths', () => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,12 @@ import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ask } from '../orders/domain-requests';
 import { ShopEntity } from '../shops/shop.entity';
 import { REQUEST_CLIENT } from '../tokens';
+import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateMethodDto, MethodCurrencyDto, MethodListDto, MethodViewDto, UpdateMethodDto } from './methods.dto';
+import {
+  createdPaymentMethodExample, createdPayoutMethodExample, createPaymentMethodExample, createPayoutMethodExample, opsPaymentMethodsExample,
+  opsPayoutMethodsExample, updatedPaymentMethodExample, updatedPayoutMethodExample, updatePaymentMethodExample, updatePayoutMethodExample,
+} from './methods.examples';
 
 const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
@@ -26,6 +31,9 @@ const currencies = (list: MethodCurrencyDto[]): MethodCurrency[] =>
     ...(c.minAmount ? { minAmount: c.minAmount } : {}),
     ...(c.maxAmount ? { maxAmount: c.maxAmount } : {}),
   }));
+
+const METHOD_SCHEMA = { $ref: getSchemaPath(MethodViewDto) };
+const METHOD_LIST_SCHEMA = { $ref: getSchemaPath(MethodListDto) };
 
 /** Both lists are managed alike; the route's direction says which table. */
 abstract class OpsMethodsRoutes {
@@ -87,8 +95,7 @@ abstract class OpsMethodsRoutes {
   }
 }
 
-@ApiTags('ops')
-@ApiBearerAuth()
+@ApiExtraModels(MethodViewDto, MethodListDto)
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/shops/:shopId/payment-methods')
 export class OpsPaymentMethodsController extends OpsMethodsRoutes {
@@ -100,43 +107,43 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Add a payment method to a shop' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiCreatedResponse({ type: MethodViewDto })
+  @OpsEndpoint({
+    summary: 'Add a payment method to a shop',
+    status: 201,
+    body: { type: CreateMethodDto, example: createPaymentMethodExample },
+    response: { example: createdPaymentMethodExample, schema: METHOD_SCHEMA },
+    problems: [404, 409, 503],
+  })
   create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
     return this.doCreate(shopId, body);
   }
 
   @Get()
-  @ApiOperation({ summary: "A shop's payment methods, disabled ones included" })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiOkResponse({ type: MethodListDto })
+  @OpsEndpoint({ summary: "A shop's payment methods, disabled ones included", response: { example: opsPaymentMethodsExample, schema: METHOD_LIST_SCHEMA }, problems: [404, 503] })
   list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
     return this.doList(shopId);
   }
 
   @Patch(':methodId')
-  @ApiOperation({ summary: 'Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiParam({ name: 'methodId', format: 'uuid' })
-  @ApiOkResponse({ type: MethodViewDto })
+  @OpsEndpoint({
+    summary: 'Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)',
+    body: { type: UpdateMethodDto, example: updatePaymentMethodExample },
+    response: { example: updatedPaymentMethodExample, schema: METHOD_SCHEMA },
+    problems: [404, 409, 503],
+  })
   update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
     return this.doUpdate(shopId, methodId, body);
   }
 
   @Delete(':methodId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiParam({ name: 'methodId', format: 'uuid' })
-  @ApiNoContentResponse()
+  @OpsEndpoint({ summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)', status: 204, problems: [404, 503] })
   remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string): Promise<void> {
     return this.doDelete(shopId, methodId);
   }
 }
 
-@ApiTags('ops')
-@ApiBearerAuth()
+@ApiExtraModels(MethodViewDto, MethodListDto)
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1/shops/:shopId/payout-methods')
 export class OpsPayoutMethodsController extends OpsMethodsRoutes {
@@ -148,36 +155,37 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Add a payout method to a shop' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiCreatedResponse({ type: MethodViewDto })
+  @OpsEndpoint({
+    summary: 'Add a payout method to a shop',
+    status: 201,
+    body: { type: CreateMethodDto, example: createPayoutMethodExample },
+    response: { example: createdPayoutMethodExample, schema: METHOD_SCHEMA },
+    problems: [404, 409, 503],
+  })
   create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
     return this.doCreate(shopId, body);
   }
 
   @Get()
-  @ApiOperation({ summary: "A shop's payout methods, disabled ones included" })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiOkResponse({ type: MethodListDto })
+  @OpsEndpoint({ summary: "A shop's payout methods, disabled ones included", response: { example: opsPayoutMethodsExample, schema: METHOD_LIST_SCHEMA }, problems: [404, 503] })
   list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
     return this.doList(shopId);
   }
 
   @Patch(':methodId')
-  @ApiOperation({ summary: 'Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiParam({ name: 'methodId', format: 'uuid' })
-  @ApiOkResponse({ type: MethodViewDto })
+  @OpsEndpoint({
+    summary: 'Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)',
+    body: { type: UpdateMethodDto, example: updatePayoutMethodExample },
+    response: { example: updatedPayoutMethodExample, schema: METHOD_SCHEMA },
+    problems: [404, 409, 503],
+  })
   update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
     return this.doUpdate(shopId, methodId, body);
   }
 
   @Delete(':methodId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)' })
-  @ApiParam({ name: 'shopId', format: 'uuid' })
-  @ApiParam({ name: 'methodId', format: 'uuid' })
-  @ApiNoContentResponse()
+  @OpsEndpoint({ summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)', status: 204, problems: [404, 503] })
   remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string): Promise<void> {
     return this.doDelete(shopId, methodId);
   }

@@ -12,8 +12,11 @@ export interface EndpointDoc {
   deprecated?: boolean;
   /** The success status (200 unless given). */
   status?: number;
-  /** A realistic success answer; its schema is the `schema` given, else derived from it. */
-  response: { example: unknown; schema?: Record<string, unknown>; description?: string };
+  /**
+   * A realistic success answer; its schema is the `schema` given, else derived from it. Left out
+   * only with status 204, which by HTTP has no body to describe.
+   */
+  response?: { example: unknown; schema?: Record<string, unknown>; description?: string };
   /** The request body: the DTO class (its schema) and a valid example. Adds 400, 413 and 415. */
   body?: { type: Type<unknown>; example: unknown };
   /** Errors beyond the ones every endpoint of its kind has (404 for an id, 409, 422, 503 …). */
@@ -30,13 +33,16 @@ function documented(doc: EndpointDoc, problems: ProblemStatus[]): MethodDecorato
   return applyDecorators(
     ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}), ...(doc.deprecated ? { deprecated: true } : {}) }),
     ...(doc.body ? [ApiBody({ type: doc.body.type, examples: { example: { summary: 'A valid request', value: doc.body.example } } })] : []),
-    ApiResponse({
-      status,
-      description: doc.response.description ?? 'Success',
-      content: { 'application/json': { schema: doc.response.schema ?? schemaOf(doc.response.example), example: doc.response.example } },
-    }),
+    successResponse(status, doc),
     ApiProblems(...problems),
   );
+}
+
+function successResponse(status: number, doc: EndpointDoc): MethodDecorator {
+  if (status === 204) return ApiResponse({ status, description: doc.response?.description ?? 'Done; no body' });
+  if (!doc.response) throw new Error(`"${doc.summary}": a ${status} answer needs a response example`);
+  const { example, schema, description } = doc.response;
+  return ApiResponse({ status, description: description ?? 'Success', content: { 'application/json': { schema: schema ?? schemaOf(example), example } } });
 }
 
 /**
