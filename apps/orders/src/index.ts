@@ -3,3 +3,4 @@ export * from './orders.app';
 export type { OrdersModuleOptions } from './orders.module';
 export * from './tokens';
 export * from './processing-timeout/processing-timeout.sweeper';
+export { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';

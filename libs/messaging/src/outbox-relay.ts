@@ -58,6 +58,9 @@ export class OutboxRelay {
   }
 
   async start(): Promise<void> {
+    // Idempotent: a hybrid Nest app runs bootstrap hooks once per part, and a second producer
+    // would be left connected after stop().
+    if (this.producer) return;
     this.producer = createKafka(this.opts.kafka, '-relay').producer(producerConfig());
     await this.producer.connect();
     await this.worker.start();
@@ -66,6 +69,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     await this.worker.stop();
     await this.producer?.disconnect().catch(() => undefined);
+    this.producer = undefined;
   }
 
   /** Publishes everything pending now; used by tests and at shutdown. */

@@ -16,7 +16,7 @@ export class IdempotencyPurgeService implements OnApplicationBootstrap, OnApplic
 
   onApplicationBootstrap(): void {
     const every = this.config.idempotency.purgeIntervalMs;
-    if (every <= 0) return;
+    if (every <= 0 || this.timer) return; // started once, whatever calls the hook again
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = this.purge(new Date())

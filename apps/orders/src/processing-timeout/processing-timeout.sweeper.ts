@@ -27,7 +27,9 @@ export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnAppli
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.sweepIntervalMs <= 0) return;
+    // A hybrid app (HTTP + the Kafka microservice) runs bootstrap hooks once per part: start once,
+    // or the first interval would outlive the app.
+    if (this.config.sweepIntervalMs <= 0 || this.timer) return;
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = this.sweep(this.clock.now())
