@@ -120,6 +120,16 @@ describe('provider attempts: orders sends each attempt to the provider sandbox, 
     expect(await h.eventsOf(id)).toEqual([[1, 'registered', '1-01-01'], [2, 'in_progress', '1-01-02'], [3, 'completed', '0-01-00']]);
   });
 
+  it('when the provider calls back without naming our paymentId, then the callback completes the attempt we sent, not a second one', async () => {
+    const id = await h.create('12.99');
+    await h.until(id, 'in_progress');
+    const { payment_id: paymentId } = await h.dispatchOf(id);
+    const sim = await h.simulate({ reference: id, status: 'success', amount: '12.99', currency: 'USD' });
+    expect(sim.body).toMatchObject({ delivered: true });
+    const done = await h.until(id, 'completed');
+    expect(done.data.payments).toEqual([expect.objectContaining({ paymentId, status: 'success', statusCode: '0-01-00' })]);
+  });
+
   it('when the sandbox plays its default scenario, then the order completes by itself, with one attempt and one completion', async () => {
     const id = await h.create('25.00');
     const done = await h.until(id, 'completed');

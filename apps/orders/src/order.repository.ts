@@ -61,6 +61,19 @@ export class OrderRepository {
     return m.getRepository(PaymentAttemptEntity).save(attempt);
   }
 
+  /**
+   * The attempt a provider callback without a paymentId belongs to: our newest attempt of the order
+   * sent to that provider (its dispatch row exists from the order's creation, even before the
+   * provider accepted it), else none.
+   */
+  async latestDispatchedPaymentId(m: EntityManager, orderId: string, provider: string): Promise<string | null> {
+    const rows: { payment_id: string }[] = await m.query(
+      `SELECT payment_id FROM "${m.connection.driver.schema ?? 'orders'}".provider_dispatches WHERE order_id = $1 AND provider = $2 ORDER BY created_at DESC, payment_id DESC LIMIT 1`,
+      [orderId, provider],
+    );
+    return rows[0]?.payment_id ?? null;
+  }
+
   findAttempt(m: EntityManager, orderId: string, paymentId: string): Promise<PaymentAttemptEntity | null> {
     return m.getRepository(PaymentAttemptEntity).findOne({ where: { orderId, paymentId } });
   }

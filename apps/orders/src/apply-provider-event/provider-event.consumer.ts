@@ -38,7 +38,9 @@ export class ProviderEventConsumer {
       const { rules } = await this.shopSettings.forShop(m, order.shopId);
       const result = foldProviderEvent(order, event, rules);
 
-      const paymentId = event.paymentId ?? `${event.providerCode}-${order.id}`;
+      // A callback that does not name our payment id (a manual or legacy one) belongs to the attempt
+      // we sent to that provider, not to a second one.
+      const paymentId = event.paymentId ?? (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ?? `${event.providerCode}-${order.id}`;
       const attempt = (await this.orders.findAttempt(m, order.id, paymentId))
         ?? m.getRepository(PaymentAttemptEntity).create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
       if (result.kind === 'noop' && attempt.status !== undefined) return result;
