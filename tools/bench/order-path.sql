@@ -21,14 +21,14 @@ SELECT * FROM orders.orders WHERE shop_id = ':shop' AND merchant_order_id = 'pgb
 INSERT INTO orders.customers (id, shop_id, created_at) VALUES (gen_random_uuid(), ':shop', now());
 INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, status_code, amount, original_amount, currency, sequence, created_at, updated_at, processing_deadline, is_crypto)
  VALUES (':oid', ':shop', 'pgb-' || ':oid', 'registered', '1-01-01', 10.99, 10.99, 'USD', 1, now(), now(), now() + interval '7 days', false) ON CONFLICT DO NOTHING;
-INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev1', jsonb_build_object('eventId', ':ev1', 'type', 'order.status_changed', 'version', 1, 'occurredAt', now(), 'payload', jsonb_build_object('orderId', ':oid', 'shopId', ':shop', 'merchantOrderId', 'pgb-' || ':oid', 'sequence', 1, 'status', 'registered', 'previousStatus', null, 'statusCode', '1-01-01', 'statusDescription', 'Order registered; awaiting payment.', 'cost', jsonb_build_object('amount', '10.99', 'currency', 'USD'))));
+INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev1', jsonb_build_object('eventId', ':ev1', 'type', 'order.status_changed', 'version', 1, 'occurredAt', now(), 'payload', jsonb_build_object('orderId', ':oid', 'shopId', ':shop', 'merchantOrderId', 'pgb-' || ':oid', 'sequence', 1, 'status', 'registered', 'previousStatus', null, 'statusCode', '1-01-01', 'statusDescription', 'Order registered; awaiting payment.', 'cost', jsonb_build_object('amount', '10.99', 'currency', 'USD')))) RETURNING id AS ob1 \gset
 SELECT pg_notify('orders_outbox', '');
 INSERT INTO orders.provider_dispatches (payment_id, order_id, provider, amount, currency, next_attempt_at, created_at, updated_at) VALUES (':pid', ':oid', 'sandbox', 10.99, 'USD', now(), now(), now());
 SELECT pg_notify('orders_provider_dispatch', '');
 COMMIT;
 
 -- orders: the relay marks the row published (batched in reality; counted once per row here)
-UPDATE orders.outbox SET published_at = now() WHERE event_id = ':ev1';
+UPDATE orders.outbox SET published_at = now() WHERE id = :ob1;
 
 -- orders: the dispatcher claims the row, sends, records the provider's acceptance
 UPDATE orders.provider_dispatches SET claim_token = gen_random_uuid(), claimed_by = 'pgbench', sends = sends + 1 WHERE payment_id = ':pid' AND status = 'pending';
@@ -37,18 +37,19 @@ SELECT sends FROM orders.provider_dispatches WHERE payment_id = ':pid' FOR UPDAT
 SELECT * FROM orders.orders WHERE id = ':oid' FOR UPDATE;
 INSERT INTO orders.payment_attempts (order_id, payment_id, provider, status, amount, currency, created_at, updated_at) VALUES (':oid', ':pid', 'sandbox', 'pending', 10.99, 'USD', now(), now());
 UPDATE orders.orders SET status = 'in_progress', status_code = '1-01-02', sequence = 2, updated_at = now() WHERE id = ':oid';
-INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev2', jsonb_build_object('eventId', ':ev2', 'type', 'order.status_changed', 'payload', jsonb_build_object('orderId', ':oid', 'sequence', 2, 'status', 'in_progress')));
+INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev2', jsonb_build_object('eventId', ':ev2', 'type', 'order.status_changed', 'payload', jsonb_build_object('orderId', ':oid', 'sequence', 2, 'status', 'in_progress'))) RETURNING id AS ob2 \gset
 UPDATE orders.provider_dispatches SET status = 'accepted', provider_payment_id = 'sbx', updated_at = now() WHERE payment_id = ':pid';
 COMMIT;
-UPDATE orders.outbox SET published_at = now() WHERE event_id = ':ev2';
+UPDATE orders.outbox SET published_at = now() WHERE id = :ob2;
 
 -- callbacks-ingest: the provider's callback stored, raw and normalized events in its outbox
 BEGIN;
 INSERT INTO callbacks_ingest.provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp) VALUES (gen_random_uuid(), 'sandbox', 'pgb-' || ':ev3', ':oid', '{"eventId":"pgb","kind":"payment","reference":"' || ':oid' || '","status":"success","amount":"10.99","currency":"USD"}', extract(epoch from now())::bigint) ON CONFLICT DO NOTHING;
-INSERT INTO callbacks_ingest.outbox (topic, key, event_id, envelope) VALUES ('provider.callbacks.received', ':oid', gen_random_uuid(), jsonb_build_object('rawBody', 'x')), ('provider.events', ':oid', ':ev3', jsonb_build_object('eventId', ':ev3', 'payload', jsonb_build_object('reference', ':oid', 'status', 'success', 'amount', '10.99', 'currency', 'USD')));
+INSERT INTO callbacks_ingest.outbox (topic, key, event_id, envelope) VALUES ('provider.callbacks.received', ':oid', gen_random_uuid(), jsonb_build_object('rawBody', 'x')) RETURNING id AS obraw \gset
+INSERT INTO callbacks_ingest.outbox (topic, key, event_id, envelope) VALUES ('provider.events', ':oid', ':ev3', jsonb_build_object('eventId', ':ev3', 'payload', jsonb_build_object('reference', ':oid', 'status', 'success', 'amount', '10.99', 'currency', 'USD'))) RETURNING id AS ob3 \gset
 SELECT pg_notify('callbacks_ingest_outbox', '');
 COMMIT;
-UPDATE callbacks_ingest.outbox SET published_at = now() WHERE key = ':oid' AND published_at IS NULL;
+UPDATE callbacks_ingest.outbox SET published_at = now() WHERE id IN (:obraw, :ob3);
 
 -- orders: the provider event folded (inbox, order, settings, attempt, status, outbox)
 BEGIN;
@@ -58,10 +59,10 @@ SELECT * FROM orders.shop_settings WHERE shop_id = ':shop';
 SELECT * FROM orders.payment_attempts WHERE order_id = ':oid' AND payment_id = ':pid';
 UPDATE orders.payment_attempts SET status = 'success', status_code = '0-01-00', updated_at = now() WHERE order_id = ':oid' AND payment_id = ':pid';
 UPDATE orders.orders SET status = 'completed', status_code = '0-01-00', sequence = 3, updated_at = now() WHERE id = ':oid';
-INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev4', jsonb_build_object('eventId', ':ev4', 'type', 'order.status_changed', 'payload', jsonb_build_object('orderId', ':oid', 'sequence', 3, 'status', 'completed')));
+INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev4', jsonb_build_object('eventId', ':ev4', 'type', 'order.status_changed', 'payload', jsonb_build_object('orderId', ':oid', 'sequence', 3, 'status', 'completed'))) RETURNING id AS ob4 \gset
 SELECT pg_notify('orders_outbox', '');
 COMMIT;
-UPDATE orders.outbox SET published_at = now() WHERE event_id = ':ev4';
+UPDATE orders.outbox SET published_at = now() WHERE id = :ob4;
 
 -- merchant-callbacks: each of the order's three status events (registered, in_progress, completed)
 -- recorded as a delivery (inbox + row + NOTIFY), claimed, posted, and its attempt logged
