@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { build, ensureContractTopics, ensureInfra, ensureInstalled, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
+import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
 import { freePort, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
 import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
 import { request } from '../bench/load.mjs';
@@ -67,7 +67,8 @@ async function untilAnswered(agent, url, spec, deadline) {
 }
 
 async function main() {
-  ensureInstalled();
+  // Never ensureInstalled(): node_modules may be a symlink shared with other checkouts, and npm ci
+  // through it would empty theirs.
   build();
   const infra = await ensureInfra();
   const logDir = path.join(ROOT, '.run', 'faults');
@@ -201,8 +202,23 @@ async function runScenario(sc, infra, logDir) {
     await Promise.all([...children.keys()].map((n) => stop(n, 'SIGTERM')));
     await receiver.close();
     await dropDatabase(infra.env.DATABASE_URL, dbName).catch(() => undefined);
+    await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
   }
   return result;
+}
+
+/** The run's topics go again: the broker may be the shared one. */
+async function deleteTopics(brokers, prefix) {
+  const { createRequire } = await import('node:module');
+  const { Kafka, logLevel } = createRequire(import.meta.url)('kafkajs');
+  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 main().catch((err) => {
