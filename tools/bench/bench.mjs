@@ -6,10 +6,9 @@
 //
 //   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, ensureInstalled, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
@@ -17,32 +16,13 @@ import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
 import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
 import { peakRssMb } from './memory.mjs';
+import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
 const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64').split(',').map(Number).filter((n) => n > 0);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SANDBOX_SECRET = 'bench-sandbox-secret';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
-
-/** The services that take part, with the variable that sets each one's HTTP port. */
-const SERVICES = [
-  ['orders', 'ORDERS_HTTP_PORT'],
-  ['callbacks-ingest', 'CALLBACKS_INGEST_HTTP_PORT'],
-  ['provider-sandbox', 'PROVIDER_SANDBOX_HTTP_PORT'],
-  ['merchant-callbacks', 'MERCHANT_CALLBACKS_HTTP_PORT'],
-  ['gateway', 'GATEWAY_HTTP_PORT'],
-];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** The merchant's server: notes when each order's `completed` callback arrived. */
 async function startMerchantReceiver() {
@@ -69,10 +49,7 @@ async function startMerchantReceiver() {
   return { url: `http://127.0.0.1:${server.address().port}/callbacks`, completedAt, received: () => received, close: () => new Promise((r) => server.close(r)) };
 }
 
-function signSandbox(body) {
-  const t = Math.floor(Date.now() / 1000);
-  return `t=${t},v1=${createHmac('sha256', SANDBOX_SECRET).update(`${t}.${body}`).digest('hex')}`;
-}
+const signSandbox = (body) => sign(SANDBOX_SECRET, body);
 
 async function json(url, init) {
   const r = await fetch(url, init);
@@ -98,21 +75,7 @@ async function main() {
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
   const logDir = path.join(ROOT, '.run', 'bench');
   mkdirSync(logDir, { recursive: true });
-  const env = {
-    ...infra.env,
-    DATABASE_URL: dbUrl,
-    KAFKA_TOPIC_PREFIX: prefix,
-    OPS_TOKEN,
-    SANDBOX_CALLBACK_SECRET: SANDBOX_SECRET,
-    SANDBOX_PROVIDER_URL: `http://127.0.0.1:${ports['provider-sandbox']}`,
-    SANDBOX_CALLBACKS_URL: `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`,
-    GATEWAY_INSTANCE_ID: 'bench',
-    LOG_FORMAT: 'json',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    CALLBACK_URL_ALLOW_INSECURE: 'true',
-    ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
-  };
+  const env = systemEnv({ infraEnv: infra.env, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'bench' });
   const children = new Map();
   const stopAll = async () => {
     await Promise.all([...children.values()].map((c) => new Promise((resolve) => {

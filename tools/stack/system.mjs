@@ -1,0 +1,49 @@
+// The whole system as separate processes on a database and topic prefix of its own: shared by
+// `npm run bench` and `npm run test:faults`, which both need real processes they can measure or kill.
+import { createHmac } from 'node:crypto';
+import net from 'node:net';
+
+/** The services that take part, with the variable that sets each one's HTTP port. */
+export const SERVICES = [
+  ['orders', 'ORDERS_HTTP_PORT'],
+  ['callbacks-ingest', 'CALLBACKS_INGEST_HTTP_PORT'],
+  ['provider-sandbox', 'PROVIDER_SANDBOX_HTTP_PORT'],
+  ['merchant-callbacks', 'MERCHANT_CALLBACKS_HTTP_PORT'],
+  ['gateway', 'GATEWAY_HTTP_PORT'],
+];
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** The provider signature callbacks-ingest checks: HMAC-SHA256(secret, "<t>.<raw body>"). */
+export function signSandbox(secret, body) {
+  const t = Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** The environment every service of one isolated run gets. */
+export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId }) {
+  return {
+    ...infraEnv,
+    DATABASE_URL: dbUrl,
+    KAFKA_TOPIC_PREFIX: prefix,
+    OPS_TOKEN: opsToken,
+    SANDBOX_CALLBACK_SECRET: sandboxSecret,
+    SANDBOX_PROVIDER_URL: `http://127.0.0.1:${ports['provider-sandbox']}`,
+    SANDBOX_CALLBACKS_URL: `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`,
+    GATEWAY_INSTANCE_ID: instanceId,
+    LOG_FORMAT: 'json',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    CALLBACK_URL_ALLOW_INSECURE: 'true',
+    ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
+  };
+}
