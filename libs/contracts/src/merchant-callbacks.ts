@@ -1,64 +1,7 @@
-import { array, Check, decimal, int, literal, obj, optional, str, uuid } from './schema';
+import { array, Check, int, literal, obj, optional, str, uuid } from './schema';
 
-/**
- * What merchant-callbacks reads from `payouts.events` and `p2p.events`. The payouts and P2P
- * services own those contracts; these are the consumer's checkers of the fields it uses, so a
- * producer change that breaks callbacks is dead-lettered with a clear reason.
- */
-// Event types of payouts.events and p2p.events: PayoutEventTypes and P2pEventTypes (payouts.ts, p2p.ts).
-
-const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
-const previousStatus: Check<string | null> = (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str({ min: 1 })(v, p));
-
-export interface PayoutStatusChangedForCallbacks {
-  payoutId: string;
-  shopId: string;
-  merchantPayoutId: string;
-  sequence: number;
-  status: string;
-  previousStatus: string | null;
-  statusCode?: string;
-  statusDescription?: string;
-  cost: { amount: string; currency: string; tokenStandard?: string };
-  callbackUrl?: string;
-}
-export const payoutStatusChangedForCallbacks: Check<PayoutStatusChangedForCallbacks> = obj({
-  payoutId: uuid(),
-  shopId: uuid(),
-  merchantPayoutId: str({ min: 1 }),
-  sequence: int(),
-  status: str({ min: 1 }),
-  previousStatus,
-  statusCode: optional(str()),
-  statusDescription: optional(str()),
-  cost,
-  callbackUrl: optional(str({ min: 1, max: 2048 })),
-}) as Check<PayoutStatusChangedForCallbacks>;
-
-export interface P2pStatusChangedForCallbacks {
-  p2pId: string;
-  shopId: string;
-  merchantP2pId: string;
-  sequence: number;
-  status: string;
-  previousStatus: string | null;
-  statusCode?: string;
-  statusDescription?: string;
-  cost: { amount: string; currency: string; tokenStandard?: string };
-  callbackUrl?: string;
-}
-export const p2pStatusChangedForCallbacks: Check<P2pStatusChangedForCallbacks> = obj({
-  p2pId: uuid(),
-  shopId: uuid(),
-  merchantP2pId: str({ min: 1 }),
-  sequence: int(),
-  status: str({ min: 1 }),
-  previousStatus,
-  statusCode: optional(str()),
-  statusDescription: optional(str()),
-  cost,
-  callbackUrl: optional(str({ min: 1, max: 2048 })),
-}) as Check<P2pStatusChangedForCallbacks>;
+// merchant-callbacks reads payouts.events and p2p.events with their producers' own checkers
+// (payoutStatusChanged in payouts.ts, p2pStatusChanged in p2p.ts): one contract, one checker.
 
 /**
  * What merchant-callbacks reads from a `shops.settings` snapshot: the callback URL and the secret

@@ -1,8 +1,8 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import {
-  Envelope, OrderEventTypes, orderStatusChanged, P2pEventTypes, p2pStatusChangedForCallbacks, parsePayload, PayoutEventTypes,
-  payoutStatusChangedForCallbacks,
+  Envelope, OrderEventTypes, orderStatusChanged, P2pEventTypes, p2pStatusChanged, parsePayload, PayoutEventTypes,
+  payoutStatusChanged,
 } from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
 import { StatusChange, toCallbackBody } from '@payments/merchant-callbacks-domain';
@@ -35,7 +35,7 @@ export class StatusChangeConsumer {
 
   @EventPattern(PayoutEventTypes.statusChanged)
   payout(@Payload() message: Envelope): Promise<void> {
-    const p = parsePayload(payoutStatusChangedForCallbacks, message.payload, message.type);
+    const p = parsePayload(payoutStatusChanged, message.payload, message.type);
     return this.record(message, {
       type: 'payout.status_changed', objectId: p.payoutId, shopId: p.shopId, merchantReference: p.merchantPayoutId, sequence: p.sequence,
       status: p.status, previousStatus: p.previousStatus, statusCode: p.statusCode, statusDescription: p.statusDescription, cost: p.cost,
@@ -44,7 +44,7 @@ export class StatusChangeConsumer {
 
   @EventPattern(P2pEventTypes.statusChanged)
   p2p(@Payload() message: Envelope): Promise<void> {
-    const p = parsePayload(p2pStatusChangedForCallbacks, message.payload, message.type);
+    const p = parsePayload(p2pStatusChanged, message.payload, message.type);
     return this.record(message, {
       type: 'p2p.status_changed', objectId: p.p2pId, shopId: p.shopId, merchantReference: p.merchantP2pId, sequence: p.sequence,
       status: p.status, previousStatus: p.previousStatus, statusCode: p.statusCode, statusDescription: p.statusDescription, cost: p.cost,
