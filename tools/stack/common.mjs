@@ -1,6 +1,7 @@
 // Shared steps of `npm start` and `npm test`. Node builtins only: these run before `npm install`.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,13 +18,23 @@ export function run(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${r.status}`);
 }
 
-/** Installs the npm dependencies when node_modules is missing or older than the lock file. */
+/**
+ * Installs the npm dependencies when node_modules is missing or was installed from another lock
+ * file (a hash of package-lock.json is kept beside the install). A node_modules that is a symlink
+ * belongs to another checkout: it is never reinstalled through the link (npm ci would empty it).
+ */
 export function ensureInstalled() {
-  const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
-  const lock = path.join(ROOT, 'package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  const dir = path.join(ROOT, 'node_modules');
+  const marker = path.join(dir, '.payments-lock-sha256');
+  const hash = createHash('sha256').update(readFileSync(path.join(ROOT, 'package-lock.json'))).digest('hex');
+  if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === hash) return;
+  if (existsSync(dir) && lstatSync(dir).isSymbolicLink()) {
+    log('node_modules is a link to another checkout: not reinstalling it (run npm ci there if its lock file differs)');
+    return;
+  }
   log('installing npm dependencies (npm ci)…');
   run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  writeFileSync(marker, hash + '\n');
 }
 
 /** Compiles the apps and libs to dist/ (incremental). */
