@@ -18,6 +18,8 @@ interface Call {
   topic: string;
 }
 
+const slowRuns = new Map<string, { running: number; maxRunning: number; order: Map<string, number[]> }>();
+
 /** Every handler call, in the order the transport made them. */
 const calls: Call[] = [];
 const record = (env: Envelope, ctx: KafkaMessageContext) => calls.push({ type: env.type, eventId: env.eventId, at: Date.now(), topic: ctx.topic });
@@ -36,6 +38,19 @@ class TestHandlers {
     await Promise.resolve();
     if (env.payload.mode === 'contract') throw new ContractViolation(`test.fail: payload.marker ${env.payload.marker} is not allowed`);
     throw new Error(`downstream unavailable (${env.payload.marker})`);
+  }
+
+  /** Takes a while, and notes how many run at once and in which order each key's messages ran. */
+  @EventPattern('test.slow')
+  async slow(@Payload() env: Envelope<{ key: string; n: number; run: string }>, @Ctx() ctx: KafkaMessageContext) {
+    const run = slowRuns.get(env.payload.run) ?? { running: 0, maxRunning: 0, order: new Map<string, number[]>() };
+    slowRuns.set(env.payload.run, run);
+    run.running += 1;
+    run.maxRunning = Math.max(run.maxRunning, run.running);
+    await new Promise((r) => setTimeout(r, 40));
+    run.order.set(env.payload.key, [...(run.order.get(env.payload.key) ?? []), env.payload.n]);
+    run.running -= 1;
+    record(env, ctx);
   }
 
   @EventPattern('test.ok')
@@ -116,6 +131,28 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     });
     expect(reply.json.eventId).not.toBe(env.eventId);
     expect(calls.filter((c) => c.eventId === env.eventId)).toHaveLength(1);
+  });
+
+  it('when one partition holds messages of several keys, then different keys are handled side by side and each key strictly in offset order', async () => {
+    const run = randomUUID();
+    const keys = Array.from({ length: 6 }, (_, i) => `lane-${i}-${run}`);
+    const messages = [];
+    for (let n = 0; n < 5; n++) {
+      for (const key of keys) {
+        const env = envelope({ type: 'test.slow', payload: { key, n, run }, occurredAt: new Date() });
+        messages.push({ key, value: JSON.stringify(env), partition: 0 });
+      }
+    }
+    // One produce request, one partition: the consumer sees them in one or a few batches.
+    await producer!.send({ topic, acks: -1, messages });
+
+    await eventually(async () => {
+      const done = slowRuns.get(run);
+      return done && [...done.order.values()].reduce((a, o) => a + o.length, 0) === 30 ? done : undefined;
+    }, 20000, 'all 30 slow messages handled');
+    const done = slowRuns.get(run)!;
+    for (const key of keys) expect(done.order.get(key)).toEqual([0, 1, 2, 3, 4]);
+    expect(done.maxRunning).toBeGreaterThan(1);
   });
 
   it('when a request has no reply-topic header, then it is handled and nothing is replied', async () => {

@@ -1,8 +1,9 @@
 import { CustomTransportStrategy, Server, BaseRpcContext } from '@nestjs/microservices';
-import { Consumer, EachMessagePayload, IHeaders, Kafka, Producer } from 'kafkajs';
+import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHeaders } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
+import { BatchingSender } from './batching-sender';
 import { createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
 export interface KafkaTransportOptions {
@@ -14,6 +15,8 @@ export interface KafkaTransportOptions {
   maxAttempts?: number;
   retryBackoffMs?: number;
   partitionsConsumedConcurrently?: number;
+  /** Messages of different keys handled at once within one partition's batch (same key: in order). */
+  keysConcurrently?: number;
 }
 
 /** What a handler receives besides the envelope. */
@@ -49,6 +52,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private kafka?: Kafka;
   private consumer?: Consumer;
   private producer?: Producer;
+  private readonly sender = new BatchingSender(() => this.producer);
   private joined?: Promise<void>;
   private stopping = false;
 
@@ -84,8 +88,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       await consumer.subscribe({ topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)), fromBeginning: true });
       await consumer.run({
         autoCommit: true,
-        partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 4,
-        eachMessage: (payload) => this.handle(payload),
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 8,
+        eachBatch: (payload) => this.handleBatch(payload),
       });
       callback();
     } catch (err) {
@@ -107,7 +112,53 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     return { consumer: this.consumer, producer: this.producer } as T;
   }
 
-  private async handle({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  /**
+   * One partition's batch: messages with the same key are handled one after another in offset
+   * order (one aggregate's events stay in order); different keys run side by side, up to
+   * `keysConcurrently` at a time. Offsets are resolved only up to the first message not finished,
+   * so a failure or a shutdown mid-batch brings back exactly what was not handled.
+   */
+  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = batch;
+    if (messages.length === 0) return;
+    const lanes = new Map<string, KafkaMessage[]>();
+    for (const message of messages) {
+      const key = message.key?.toString('latin1') ?? '';
+      const lane = lanes.get(key);
+      if (lane) lane.push(message);
+      else lanes.set(key, [message]);
+    }
+    const finished = new Set<string>();
+    let failure: unknown;
+    const queue = [...lanes.values()];
+    const runLanes = async () => {
+      for (let lane = queue.shift(); lane; lane = queue.shift()) {
+        for (const message of lane) {
+          if (failure !== undefined || !isRunning() || isStale()) return;
+          try {
+            await this.handle(topic, partition, message);
+          } catch (err) {
+            failure ??= err;
+            return;
+          }
+          finished.add(message.offset);
+          await heartbeat().catch(() => undefined);
+        }
+      }
+    };
+    const workers = Math.min(queue.length, this.opts.keysConcurrently ?? 16);
+    await Promise.all(Array.from({ length: workers }, runLanes));
+    let last: string | undefined;
+    for (const message of messages) {
+      if (!finished.has(message.offset)) break;
+      last = message.offset;
+    }
+    if (last !== undefined) resolveOffset(last);
+    await commitOffsetsIfNecessary().catch(() => undefined);
+    if (failure !== undefined) throw failure;
+  }
+
+  private async handle(topic: string, partition: number, message: KafkaMessage): Promise<void> {
     const parsed = parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
@@ -146,11 +197,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const replyTo = header(headers, ReplyHeaders.replyTopic);
     if (!replyTo || result === undefined) return;
     const response = envelope({ type: `${request.type}.reply`, payload: result, occurredAt: new Date(), causedBy: request });
-    await this.producer!.send({
-      topic: replyTo,
-      acks: -1,
-      messages: [{ key: request.eventId, value: JSON.stringify(response), headers: { [ReplyHeaders.correlationId]: request.eventId } }],
-    });
+    await this.sender.send(replyTo, [{ key: request.eventId, value: JSON.stringify(response), headers: { [ReplyHeaders.correlationId]: request.eventId } }]);
   }
 
   private async deadLetter(

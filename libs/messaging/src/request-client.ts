@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
 import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
+import { BatchingSender } from './batching-sender';
 import { createKafka, createTopicsAndWait, prefixed } from './kafka';
 
 export class RequestTimeout extends Error {
@@ -31,6 +32,7 @@ export class KafkaRequestClient {
   private readonly kafka: Kafka;
   private readonly replyTo: string;
   private producer?: Producer;
+  private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
   private admin?: Admin;
 
@@ -91,8 +93,7 @@ export class KafkaRequestClient {
 
   /** Sends a request and waits for its reply; rejects with RequestTimeout when none comes in time. */
   async request<T>(topic: string, key: string, type: string, payload: unknown, opts: RequestOptions = {}): Promise<Reply<T>> {
-    const producer = this.producer;
-    if (!producer) throw new Error('request client not started');
+    if (!this.producer) throw new Error('request client not started');
     const message: Envelope = envelope({ type, payload, occurredAt: new Date(), correlationId: opts.correlationId });
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
     const reply = new Promise<Reply<unknown>>((resolve, reject) => {
@@ -103,11 +104,7 @@ export class KafkaRequestClient {
       this.pending.set(message.eventId, { resolve, reject, timer });
     });
     try {
-      await producer.send({
-        topic: prefixed(this.config, topic),
-        acks: -1,
-        messages: [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }],
-      });
+      await this.sender.send(prefixed(this.config, topic), [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }]);
     } catch (err) {
       const waiting = this.pending.get(message.eventId);
       if (waiting) {
