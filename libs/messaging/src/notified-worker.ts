@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { Client } from 'pg';
+import { onLocalWake } from './local-wake';
 import { listenToChannel } from './pg-listen';
 
 export interface NotifiedWorkerOptions {
@@ -27,18 +28,28 @@ export class NotifiedWorker {
   private loop?: Promise<void>;
   private wake?: () => void;
   private notified = false;
+  private unregister?: () => void;
 
   constructor(private readonly opts: NotifiedWorkerOptions) {}
 
   async start(): Promise<void> {
     if (this.running) return;
     await this.listen();
+    this.unregister = onLocalWake(this.opts.channel, () => this.poke());
     this.running = true;
     this.loop = this.run();
   }
 
+  /** Work was queued: run a round now (or right after the one in flight). */
+  poke(): void {
+    this.notified = true;
+    this.wake?.();
+  }
+
   /** Stops after the round in flight. */
   async stop(): Promise<void> {
+    this.unregister?.();
+    this.unregister = undefined;
     this.running = false;
     this.wake?.();
     await this.loop;
@@ -52,10 +63,7 @@ export class NotifiedWorker {
       this.opts.databaseUrl,
       this.opts.channel,
       {
-        onNotify: () => {
-          this.notified = true;
-          this.wake?.();
-        },
+        onNotify: () => this.poke(),
         onLost: () => (this.listener = undefined),
       },
       this.opts.logger,

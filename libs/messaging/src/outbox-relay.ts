@@ -21,6 +21,9 @@ export interface OutboxRelayOptions {
   afterPublish?: (ids: string[]) => Promise<void> | void;
 }
 
+/** publishBatch's answer when another relay of the service holds the publishing lock. */
+const LOCKED_OUT = -1;
+
 interface Row {
   id: string;
   topic: string;
@@ -49,6 +52,12 @@ export class OutboxRelay {
       channel: outboxChannel(opts.schema),
       round: async () => {
         const n = await this.publishBatch();
+        if (n === LOCKED_OUT) {
+          // Another instance is publishing; rows this process committed meanwhile may not be in
+          // its batch (it was not woken for them), so look again shortly rather than at the poll.
+          await new Promise((r) => setTimeout(r, 25));
+          return true;
+        }
         await this.purge();
         return n >= (opts.batchSize ?? 500);
       },
@@ -77,6 +86,10 @@ export class OutboxRelay {
     let total = 0;
     for (;;) {
       const n = await this.publishBatch();
+      if (n === LOCKED_OUT) {
+        await new Promise((r) => setTimeout(r, 25));
+        continue;
+      }
       total += n;
       if (n === 0) return total;
     }
@@ -93,7 +106,7 @@ export class OutboxRelay {
       const [{ locked }] = await runner.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [this.lockKey.toString()]);
       if (!locked) {
         await runner.rollbackTransaction();
-        return 0;
+        return LOCKED_OUT;
       }
       const rows: Row[] = await runner.query(
         `SELECT id, topic, key, envelope, headers FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`,

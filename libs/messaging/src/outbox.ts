@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import type { Envelope } from '@payments/contracts';
+import { wakeAfterCommit } from './local-wake';
 
 export interface OutboxItem {
   /** The contract topic name, without any test prefix: the relay adds it. */
@@ -40,7 +41,7 @@ export function outboxChannel(schema: string): string {
 
 /**
  * Writes messages to the outbox inside the caller's transaction: they are published if and only
- * if the state change commits. The NOTIFY is delivered at commit and wakes the relay at once.
+ * if the state change commits, and the relay of this process is woken at commit.
  */
 export class Outbox {
   constructor(private readonly schema: string) {}
@@ -57,6 +58,6 @@ export class Outbox {
       `INSERT INTO "${this.schema}".outbox (topic, key, event_id, envelope, headers) VALUES ${rows.join(', ')}`,
       values,
     );
-    await manager.query(`SELECT pg_notify($1, '')`, [outboxChannel(this.schema)]);
+    wakeAfterCommit(manager, outboxChannel(this.schema));
   }
 }

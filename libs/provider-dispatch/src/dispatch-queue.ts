@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { wakeAfterCommit } from '@payments/messaging';
 
 /** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
 export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
@@ -98,14 +99,14 @@ export class DispatchQueue {
     this.table = `"${t.schema}".${t.table}`;
   }
 
-  /** Queues a request in the caller's transaction; the NOTIFY is delivered at commit. */
+  /** Queues a request in the caller's transaction; the dispatcher of this process is woken at commit. */
   async enqueue(m: EntityManager, d: NewDispatch, now: Date): Promise<void> {
     await m.query(
       `INSERT INTO ${this.table} (${this.t.idColumn}, ${this.t.referenceColumn}, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7, $7)`,
       [d.dispatchId, d.referenceId, d.provider, d.amount, d.currency, d.tokenStandard, now],
     );
-    await m.query(`SELECT pg_notify($1, '')`, [dispatchChannel(this.t.schema)]);
+    wakeAfterCommit(m, dispatchChannel(this.t.schema));
   }
 
   /**

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { wakeAfterCommit } from '@payments/messaging';
 import type { DeliveryAttemptView, DeliveryStatus, DeliveryView, ListDeliveriesQuery } from '@payments/contracts';
 import type { CallbackBody } from '@payments/merchant-callbacks-domain';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
@@ -91,11 +92,12 @@ export class DeliveryRepository {
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
   }
 
-  notify(m: EntityManager): Promise<unknown> {
-    return m.query(`SELECT pg_notify($1, '')`, [deliveryChannel(this.config.schema)]);
+  /** Wakes this process's delivery worker when the caller's transaction commits. */
+  notify(m: EntityManager): void {
+    wakeAfterCommit(m, deliveryChannel(this.config.schema));
   }
 
-  /** Records one delivery per event, in the consumer's inbox transaction; the NOTIFY wakes the worker at commit. */
+  /** Records one delivery per event, in the consumer's inbox transaction; the worker is woken at commit. */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
     const id = randomUUID();
     await m.query(
@@ -104,7 +106,7 @@ export class DeliveryRepository {
        ON CONFLICT (event_id) DO NOTHING`,
       [id, d.eventId, d.body.type, d.body.objectType, d.body.objectId, d.body.shopId, d.body.sequence, d.urlOverride, JSON.stringify(d.body), now],
     );
-    await this.notify(m);
+    this.notify(m);
     return id;
   }
 
@@ -194,7 +196,7 @@ export class DeliveryRepository {
         WHERE id = $1`,
       [id, status, now, error ?? null],
     );
-    await this.notify(m);
+    this.notify(m);
   }
 
   async reschedule(m: EntityManager, id: string, at: Date, now: Date, error?: string): Promise<void> {
@@ -202,7 +204,7 @@ export class DeliveryRepository {
       `UPDATE ${this.table} SET next_attempt_at = $2, claim_token = NULL, updated_at = $3, last_error = COALESCE($4, last_error) WHERE id = $1`,
       [id, at, now, error ?? null],
     );
-    await this.notify(m);
+    this.notify(m);
   }
 
   /**
@@ -281,7 +283,7 @@ export class DeliveryRepository {
        SELECT id FROM replayed ORDER BY position`,
       params,
     );
-    await this.notify(m);
+    this.notify(m);
     return rows.map((r) => r.id);
   }
 }

@@ -25,7 +25,7 @@ export class ShopSettingsConsumer {
     const snapshot = parsePayload(shopCallbackSettings, message.payload, message.type);
     await this.dataSource.transaction(async (m) => {
       if (!(await this.shops.upsert(m, snapshot))) return;
-      await this.deliveries.notify(m);
+      this.deliveries.notify(m);
       this.logger.log(`shop ${snapshot.shopId} callback settings v${snapshot.version} applied (${snapshot.callbackUrl ? 'callback URL set' : 'no callback URL'})`);
     });
   }
