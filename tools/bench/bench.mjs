@@ -6,6 +6,7 @@
 //
 //   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
+//   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -16,12 +17,15 @@ import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
 import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
 import { peakRssMb } from './memory.mjs';
+import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
 const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64').split(',').map(Number).filter((n) => n > 0);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SANDBOX_SECRET = 'bench-sandbox-secret';
+/** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
+const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
 
 /** The merchant's server: notes when each order's `completed` callback arrived. */
@@ -58,6 +62,13 @@ async function json(url, init) {
   return JSON.parse(text);
 }
 
+/** CPU milliseconds per unit of work (an order created, a callback taken) of each process. */
+function perUnit(delta, count) {
+  return Object.fromEntries(Object.entries(delta).map(([k, ms]) => [k, count > 0 ? ms / count : NaN]));
+}
+const cpuTotal = (cpu) => Object.entries(cpu).filter(([k]) => k !== 'load generator').reduce((a, [, v]) => a + v, 0);
+const cpuLine = (cpu) => Object.entries(cpu).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ') + ` (system ${fmt(cpuTotal(cpu), 2)})`;
+
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
 async function main() {
@@ -87,7 +98,7 @@ async function main() {
   };
   try {
     for (const [name] of SERVICES) {
-      const child = startService(name, env, { logFile: path.join(logDir, `${name}.log`) });
+      const child = startService(name, env, { logFile: path.join(logDir, `${name}.log`), nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`] : [] });
       if (!child) {
         log(`${name}: not built in this checkout; left out`);
         continue;
@@ -120,13 +131,17 @@ async function main() {
     await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
 
     const rows = [];
+    const cpuNow = () => cpuSnapshot([...children].map(([name, child]) => [name, child.pid]), { kafkaMarker: '/.run/kafka ' });
     for (const c of LEVELS) {
       const created = [];
+      const cpu0 = cpuNow();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
+      const cpuOrders = perUnit(cpuDelta(cpu0, cpuNow()), orders.ok);
       log(`c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`);
 
       const acked = new Map();
       let i = 0;
+      const cpu1 = cpuNow();
       const callbacks = await runClosedLoop({
         concurrency: c,
         seconds: SECONDS,
@@ -137,6 +152,7 @@ async function main() {
           return { url: `${ingest}/callbacks/sandbox`, method: 'POST', headers: { 'x-signature': signSandbox(body) }, body, onDone: (_res, at) => acked.set(orderId, at) };
         },
       });
+      const cpuCallbacks = perUnit(cpuDelta(cpu1, cpuNow()), callbacks.ok);
       log(`c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`);
 
       let merchant = { p50: NaN, p99: NaN, delivered: 0, expected: acked.size };
@@ -151,7 +167,8 @@ async function main() {
         merchant = { p50: lat.percentile(50), p99: lat.percentile(99), delivered: lat.values.length, expected: acked.size };
         log(`c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`);
       }
-      rows.push({ concurrency: c, orders, callbacks, merchant });
+      rows.push({ concurrency: c, orders, callbacks, merchant, cpuOrders, cpuCallbacks });
+      log(`c=${c}: CPU ms per order: ${cpuLine(cpuOrders)}; per callback: ${cpuLine(cpuCallbacks)}`);
     }
 
     const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
@@ -224,6 +241,15 @@ function renderReport({ rows, memory, pg, kafka, best }) {
   lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     lines.push(`| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} |`);
+  }
+  lines.push('');
+  const names = Object.keys(best.cpuOrders);
+  lines.push(`CPU per unit of work at concurrency ${best.concurrency} (milliseconds of CPU, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms per second): the work of one order created (everything the system does meanwhile: relay, provider dispatch, merchant callbacks) and of one provider callback taken (ingest, fold, publish, merchant callback).`);
+  lines.push('');
+  lines.push(`| per | ${names.join(' | ')} | system (without the load generator) | CPU-bound limit |`);
+  lines.push(`|---|${names.map(() => '---:').join('|')}|---:|---:|`);
+  for (const [label, cpu] of [['order created', best.cpuOrders], ['callback taken', best.cpuCallbacks]]) {
+    lines.push(`| ${label} | ${names.map((n) => fmt(cpu[n], 2)).join(' | ')} | ${fmt(cpuTotal(cpu), 2)} | ${fmt((os.cpus().length * 1000) / cpuTotal(cpu))}/s |`);
   }
   lines.push('');
   lines.push('Peak resident memory (VmHWM): ' + Object.entries(memory).map(([n, mb]) => `${n} ${fmt(mb)} MB`).join(', ') + '.');

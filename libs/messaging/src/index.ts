@@ -8,3 +8,5 @@ export * from './rethrow-rpc.filter';
 export * from './outbox-relay.service';
 export * from './pg-listen';
 export * from './notified-worker';
+export * from './batching-sender';
+export * from './local-wake';
