@@ -208,7 +208,7 @@ async function startOwnPostgres() {
 const SCENARIOS = [
   { id: 'd', name: 'd: every provider callback three times, concurrently, shuffled', copies: 3 },
   ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `b-${s}`, name: `b: ${s} killed with SIGKILL mid-batch, restarted`, kill: s, signal: 'SIGKILL' })),
-  ...['orders', 'callbacks-ingest'].map((s) => ({ id: `g-${s}`, name: `g: ${s}' outbox relay SIGKILLed between publishing and marking, restarted`, failpoint: s })),
+  ...['orders', 'callbacks-ingest'].map((s) => ({ id: `g-${s}`, name: `g: outbox relay of ${s} SIGKILLed between publishing and marking, restarted`, failpoint: s })),
   { id: 'a', name: 'a: Kafka broker killed with SIGKILL mid-batch, restarted', crashKafka: true },
   { id: 'c', name: 'c: PostgreSQL stopped with -m immediate mid-batch, restarted', crashPostgres: true },
   ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `f-${s}`, name: `f: ${s} stopped with SIGTERM mid-batch, restarted`, kill: s, signal: 'SIGTERM' })),
@@ -273,7 +273,9 @@ async function runScenario(sc, infra, logDir) {
   const env = systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'faults' });
   const children = new Map();
   const start = (name, extraEnv = {}) => {
-    const child = startService(name, { ...env, ...extraEnv }, { logFile: path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`) });
+    const logFile = path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`);
+    const child = startService(name, { ...env, ...extraEnv }, { logFile });
+    child.logFile = logFile;
     liveChildren.add(child);
     child.once('exit', () => liveChildren.delete(child));
     children.set(name, child);
@@ -292,16 +294,23 @@ async function runScenario(sc, infra, logDir) {
   try {
     let faultAt = null;
     let failpointFired = false;
+    let failpointBatch;
     for (const [n] of SERVICES) {
       if (n !== sc.failpoint) {
         start(n);
         continue;
       }
       // Armed for about the first third of its events; the restarted process runs without it.
-      start(n, { FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)) }).once('exit', (code, signal) => {
+      const armed = start(n, { FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)) });
+      armed.once('exit', (code, signal) => {
         if (finishing) return;
         faultAt = Date.now();
         failpointFired = signal === 'SIGKILL';
+        // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
+        setTimeout(() => {
+          const ids = readFileSync(armed.logFile, 'utf8').match(/failpoint outbox-after-publish: outbox ids ([\d,]+)/)?.[1];
+          failpointBatch = ids?.split(',') ?? [];
+        }, 500);
         log(`  ${n} exited (${signal ?? `code ${code}`}) at its failpoint; restarting it without`);
         start(n);
       });
@@ -391,6 +400,13 @@ async function runScenario(sc, infra, logDir) {
     if (journal.orders.size < ORDERS) result.error = `${ORDERS - journal.orders.size} of ${ORDERS} orders never answered 2xx within ${LOAD_MS / 1000} s`;
     if (answers.size) log(`  answers other than 2xx (retried): ${[...answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     if (result.error) log(`  error: ${result.error}`);
+    if (sc.failpoint) {
+      // Evidence the fault really happened where it should: the batch left unmarked was published again.
+      const schema = sc.failpoint.replace(/-/g, '_');
+      const republished = failpointBatch?.length ? await countPublished(dbUrl, schema, failpointBatch) : 0;
+      log(`  the killed relay's batch: ${failpointBatch?.length ?? 0} row(s) on the broker unmarked; ${republished} published again after the restart`);
+      if (!failpointBatch?.length || republished !== failpointBatch.length) result.error = `the batch left unmarked at the failpoint was not published again (${republished} of ${failpointBatch?.length ?? 0})`;
+    }
     for (const p of rec.problems.slice(0, 10)) log(`  ${p}`);
     log(`  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   } catch (err) {
@@ -408,6 +424,19 @@ async function runScenario(sc, infra, logDir) {
     if (ownPostgres) await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
   }
   return result;
+}
+
+async function countPublished(dbUrl, schema, ids) {
+  const { createRequire } = await import('node:module');
+  const { Client } = createRequire(import.meta.url)('pg');
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const r = await c.query(`SELECT count(*)::int AS n FROM "${schema}".outbox WHERE id = ANY($1::bigint[]) AND published_at IS NOT NULL`, [ids]);
+    return r.rows[0].n;
+  } finally {
+    await c.end();
+  }
 }
 
 /** The run's topics go again: the broker may be the shared one. */

@@ -111,7 +111,10 @@ export class OutboxRelay {
       await this.opts.afterPublish?.(ids);
       this.publishedRows += rows.length;
       // The crash the fault suite needs: on the broker, not marked; the restarted relay republishes.
-      if (this.opts.failpoint?.name === 'outbox-after-publish' && this.publishedRows >= this.opts.failpoint.afterRows) process.kill(process.pid, 'SIGKILL');
+      if (this.opts.failpoint?.name === 'outbox-after-publish' && this.publishedRows >= this.opts.failpoint.afterRows) {
+        this.logger.warn(`failpoint outbox-after-publish: outbox ids ${ids.join(',')} are on the broker and not marked; SIGKILL`);
+        process.kill(process.pid, 'SIGKILL');
+      }
       await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
       await runner.commitTransaction();
       return rows.length;
