@@ -3,19 +3,23 @@
 // reconciler checks nothing acknowledged was lost or applied twice. Exits 1 if any count is not 0.
 //
 //   npm run test:faults                 every scenario
-//   npm run test:faults -- --quick      the CI subset (d and SIGKILL of orders)
+//   npm run test:faults -- --quick      the CI subset (d, b-orders, g-orders, a, c; fewer orders)
+//   FAULTS_ONLY=a,c                     only these scenarios (ids as in the table of docs/faults.md)
 //   FAULTS_ORDERS=120 FAULTS_WORKERS=6  load per scenario
 //
-// Scenarios that kill the broker or PostgreSQL are not here yet: they need the suite's own broker
-// and PostgreSQL (see docs/faults.md); the ones here only kill or duplicate what the suite started,
-// so they are safe on the shared infrastructure.
+// b, d, e, f and g only kill or duplicate what the suite itself started, so they run on the shared
+// infrastructure (KAFKA_BROKERS / DATABASE_URL). a and c crash a broker or a PostgreSQL: each
+// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own, and stops it
+// again however the run ends (finally, SIGINT/SIGTERM, exit).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
 import { freePort, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
-import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
+import { ensureKafka, stopKafka } from '../infra/kafka.mjs';
+import { createDatabase, dropDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
 import { request } from '../bench/load.mjs';
 import { ordersOf, reconcile } from './reconcile.mjs';
 
@@ -23,7 +27,15 @@ const log = logger('faults', 1);
 const QUICK = process.argv.includes('--quick') || process.env.FAULTS_QUICK === '1';
 const ORDERS = Number(process.env.FAULTS_ORDERS ?? (QUICK ? 80 : 150));
 const WORKERS = Number(process.env.FAULTS_WORKERS ?? 6);
+const ONLY = process.env.FAULTS_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 const SETTLE_MS = 60_000;
+/** How long the load may take: every order must have been answered 2xx by then. */
+const LOAD_MS = 90_000;
+/** How long the crashed broker or PostgreSQL stays down before it is started again. */
+const OUTAGE_MS = Number(process.env.FAULTS_OUTAGE_MS ?? 3000);
+const OWN_KAFKA_DIR = path.join(ROOT, '.run', 'faults', 'kafka');
+const OWN_PG_DIR = path.join(ROOT, '.run', 'faults', 'pg');
+const OWN_KAFKA_HEAP = ['-Xmx384m', '-Xms128m'];
 const SANDBOX_SECRET = 'faults-sandbox-secret';
 const OPS_TOKEN = 'faults-ops-token-' + randomUUID();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -51,50 +63,189 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${server.address().port}/callbacks`, deliveries, state, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** Sends until answered 2xx: a merchant (or provider) retries no answer and 5xx with the same key. */
-async function untilAnswered(agent, url, spec, deadline) {
+/** How long a merchant (or provider) waits for an answer before it gives up and retries. */
+const CLIENT_TIMEOUT_MS = 10_000;
+
+/** One HTTP request that gives up after CLIENT_TIMEOUT_MS, as a real client does. */
+function requestWithTimeout(agent, url, spec) {
+  return Promise.race([
+    request(agent, url, spec),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('client timeout')), CLIENT_TIMEOUT_MS).unref()),
+  ]);
+}
+
+/**
+ * Sends until answered 2xx: a merchant (or provider) retries no answer, a timeout and a 5xx with
+ * the same key. `answers` counts what came back other than a 2xx, by status (or "no answer").
+ */
+async function untilAnswered(agent, url, spec, deadline, answers) {
   for (;;) {
+    let outcome;
     try {
-      const res = await request(agent, url, spec);
+      const res = await requestWithTimeout(agent, url, spec);
       if (res.status >= 200 && res.status < 300) return res;
       if (res.status < 500 && res.status !== 409 && res.status !== 429) throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
+      outcome = String(res.status);
     } catch (err) {
       if (err.message?.includes('→')) throw err;
+      outcome = err.message === 'client timeout' ? 'timeout' : 'no answer';
     }
+    answers.set(outcome, (answers.get(outcome) ?? 0) + 1);
     if (Date.now() > deadline) return null;
     await sleep(200);
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// What the suite started and must stop however it ends: service processes, its own broker and
+// PostgreSQL. Both infra processes are detached (their own session), so a ^C never reaches them.
+
+const liveChildren = new Set();
+const ownedInfra = new Map(); // name → { stop(): Promise, killNow(): void }
+
+async function releaseAll() {
+  for (const c of liveChildren) c.kill('SIGKILL');
+  for (const [name, o] of ownedInfra) {
+    ownedInfra.delete(name);
+    await o.stop().catch((err) => log(`could not stop the suite's ${name}: ${err.message}`));
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what the suite started`);
+    releaseAll().finally(() => process.exit(1));
+  });
+}
+// Last resort (an uncaught error, process.exit elsewhere): synchronous kills only.
+process.on('exit', () => {
+  for (const c of liveChildren) c.kill('SIGKILL');
+  for (const o of ownedInfra.values()) o.killNow();
+});
+
+function pidIn(file, line = 0) {
+  try {
+    const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[line], 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function killPid(pid, signal) {
+  try {
+    if (pid) process.kill(pid, signal);
+  } catch {
+    /* gone */
+  }
+}
+
+/** A port outside the ephemeral range, so no client connection takes it while its server is down. */
+async function stablePort(avoid = []) {
+  for (;;) {
+    const port = 21000 + Math.floor(Math.random() * 9000);
+    if (avoid.includes(port)) continue;
+    const free = await new Promise((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+/** The suite's own broker, on fresh storage and ports of its own; it can be SIGKILLed and restarted on the same data. */
+async function startOwnKafka() {
+  const kafkaLog = logger('faults:kafka', 90);
+  const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: kafkaLog };
+  // A broker left by a run that was itself SIGKILLed, and its data: this one starts clean.
+  await stopKafka({ ...base, signal: 'SIGKILL' });
+  rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
+  const port = await stablePort();
+  const opts = { ...base, port, controllerPort: await stablePort([port]), heap: OWN_KAFKA_HEAP, keepData: true };
+  ownedInfra.set('kafka', {
+    stop: () => stopKafka(base),
+    killNow: () => killPid(pidIn(path.join(OWN_KAFKA_DIR, 'broker.pid')), 'SIGKILL'),
+  });
+  const { brokers } = await ensureKafka(opts);
+  return {
+    brokers,
+    crash: () => stopKafka({ ...base, signal: 'SIGKILL' }),
+    restart: () => ensureKafka(opts),
+    stop: async () => {
+      ownedInfra.delete('kafka');
+      await stopKafka(base);
+    },
+  };
+}
+
+/** The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same data. */
+async function startOwnPostgres() {
+  const pgLog = logger('faults:postgres', 90);
+  const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: pgLog };
+  await stopEmbeddedPostgres({ ...base, mode: 'immediate' }); // left by a run that was itself SIGKILLed
+  // durable: synchronous_commit = on, as in production; with the dev default (off) a crash loses
+  // the last commits PostgreSQL had already acknowledged, and c reports them lost.
+  const opts = { ...base, port: await stablePort(), durable: true };
+  ownedInfra.set('postgres', {
+    stop: () => stopEmbeddedPostgres(base),
+    killNow: () => killPid(pidIn(path.join(OWN_PG_DIR, 'postmaster.pid')), 'SIGQUIT'), // immediate shutdown
+  });
+  const { adminUrl } = await ensurePostgres(opts);
+  return {
+    adminUrl,
+    crash: () => stopEmbeddedPostgres({ ...base, mode: 'immediate' }),
+    restart: () => ensurePostgres(opts),
+    stop: async () => {
+      ownedInfra.delete('postgres');
+      await stopEmbeddedPostgres(base);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const SCENARIOS = [
+  { id: 'd', name: 'd: every provider callback three times, concurrently, shuffled', copies: 3 },
+  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `b-${s}`, name: `b: ${s} killed with SIGKILL mid-batch, restarted`, kill: s, signal: 'SIGKILL' })),
+  ...['orders', 'callbacks-ingest'].map((s) => ({ id: `g-${s}`, name: `g: outbox relay of ${s} SIGKILLed between publishing and marking, restarted`, failpoint: s })),
+  { id: 'a', name: 'a: Kafka broker killed with SIGKILL mid-batch, restarted', crashKafka: true },
+  { id: 'c', name: 'c: PostgreSQL stopped with -m immediate mid-batch, restarted', crashPostgres: true },
+  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `f-${s}`, name: `f: ${s} stopped with SIGTERM mid-batch, restarted`, kill: s, signal: 'SIGTERM' })),
+  { id: 'e', name: 'e: merchant endpoint down (503) for a while, then slow', merchant: true },
+];
+const QUICK_IDS = ['d', 'b-orders', 'g-orders', 'a', 'c'];
+
 async function main() {
   // Never ensureInstalled(): node_modules may be a symlink shared with other checkouts, and npm ci
   // through it would empty theirs.
+  const started = Date.now();
   build();
   const infra = await ensureInfra();
   const logDir = path.join(ROOT, '.run', 'faults');
   mkdirSync(logDir, { recursive: true });
-  const scenarios = [
-    { name: 'd: every provider callback three times, concurrently, shuffled', copies: 3 },
-    ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ name: `b: ${s} killed with SIGKILL mid-batch, restarted`, kill: s, signal: 'SIGKILL' })),
-    ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ name: `f: ${s} stopped with SIGTERM mid-batch, restarted`, kill: s, signal: 'SIGTERM' })),
-    { name: 'e: merchant endpoint down (503) for a while, then slow', merchant: true },
-  ];
-  const chosen = QUICK ? [scenarios[0], scenarios[1]] : scenarios;
+  const ids = ONLY ?? (QUICK ? QUICK_IDS : SCENARIOS.map((s) => s.id));
+  const unknown = ids.filter((id) => !SCENARIOS.some((s) => s.id === id));
+  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const chosen = SCENARIOS.filter((s) => ids.includes(s.id));
+  log(`${chosen.length} scenario(s), ${ORDERS} orders and ${WORKERS} workers each`);
   const results = [];
   try {
     for (const sc of chosen) results.push(await runScenario(sc, infra, logDir));
   } finally {
+    await releaseAll();
     await infra.stop();
   }
   console.log('\n| scenario | acknowledged orders | acknowledged callbacks | lost | duplicated | recovery: first success | recovery: settled |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of results) console.log(`| ${r.name} | ${r.orders} | ${r.callbacks} | ${r.lost} | ${r.duplicated} | ${r.firstOk ?? '–'} | ${r.settledIn ?? '–'} |`);
   const failed = results.filter((r) => r.lost || r.duplicated || r.error);
+  const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (failed.length) {
-    console.log(`\nFAILED: ${failed.map((r) => r.name).join('; ')}`);
+    console.log(`\nFAILED (${took}): ${failed.map((r) => `${r.name}${r.error ? ` (${r.error})` : ''}`).join('; ')}`);
     process.exit(1);
   }
-  console.log('\nall scenarios: 0 lost, 0 duplicated');
+  console.log(`\nall ${results.length} scenarios: 0 lost, 0 duplicated (${took})`);
 }
 
 async function runScenario(sc, infra, logDir) {
@@ -102,15 +253,35 @@ async function runScenario(sc, infra, logDir) {
   log(`— ${sc.name}`);
   const prefix = `faults${Date.now().toString(36)}.`;
   const dbName = `payments_faults_${process.pid}_${Date.now().toString(36)}`;
-  await createDatabase(infra.env.DATABASE_URL, dbName);
-  const dbUrl = infra.env.DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
-  await ensureContractTopics(infra.env.KAFKA_BROKERS, prefix);
+  const result = { name: sc.name, orders: 0, callbacks: 0, lost: 0, duplicated: 0 };
+  const ownKafka = sc.crashKafka ? await startOwnKafka().catch((err) => ({ error: err })) : undefined;
+  const ownPostgres = sc.crashPostgres ? await startOwnPostgres().catch((err) => ({ error: err })) : undefined;
+  const setupError = ownKafka?.error ?? ownPostgres?.error;
+  if (setupError) {
+    result.error = `the suite's own ${ownKafka?.error ? 'broker' : 'PostgreSQL'} did not start: ${setupError.message}`;
+    log(`  error: ${result.error}`);
+    await releaseAll();
+    return result;
+  }
+  const infraEnv = { ...infra.env, ...(ownKafka ? { KAFKA_BROKERS: ownKafka.brokers } : {}) };
+  const adminDbUrl = ownPostgres?.adminUrl ?? infra.env.DATABASE_URL;
+  await createDatabase(adminDbUrl, dbName);
+  const dbUrl = adminDbUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+  await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
   const receiver = await startReceiver();
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([n]) => [n, await freePort()])));
-  const env = systemEnv({ infraEnv: infra.env, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'faults' });
+  const env = systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'faults' });
   const children = new Map();
-  const tag = sc.name.slice(0, 1) + (sc.kill ? `-${sc.kill}` : '');
-  const start = (name) => children.set(name, startService(name, env, { logFile: path.join(logDir, `${tag}-${name}-${Date.now()}.log`) }));
+  const start = (name, extraEnv = {}) => {
+    const logFile = path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`);
+    const child = startService(name, { ...env, ...extraEnv }, { logFile });
+    child.logFile = logFile;
+    liveChildren.add(child);
+    child.once('exit', () => liveChildren.delete(child));
+    children.set(name, child);
+    return child;
+  };
+  let finishing = false;
   const stop = (name, signal) => new Promise((resolve) => {
     const c = children.get(name);
     if (!c || c.exitCode !== null || c.signalCode) return resolve();
@@ -119,9 +290,31 @@ async function runScenario(sc, infra, logDir) {
     setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS * 3 });
-  const result = { name: sc.name, orders: 0, callbacks: 0, lost: 0, duplicated: 0 };
+  let injected;
   try {
-    for (const [n] of SERVICES) start(n);
+    let faultAt = null;
+    let failpointFired = false;
+    let failpointBatch;
+    for (const [n] of SERVICES) {
+      if (n !== sc.failpoint) {
+        start(n);
+        continue;
+      }
+      // Armed for about the first third of its events; the restarted process runs without it.
+      const armed = start(n, { FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)) });
+      armed.once('exit', (code, signal) => {
+        if (finishing) return;
+        faultAt = Date.now();
+        failpointFired = signal === 'SIGKILL';
+        // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
+        setTimeout(() => {
+          const ids = readFileSync(armed.logFile, 'utf8').match(/failpoint outbox-after-publish: outbox ids ([\d,]+)/)?.[1];
+          failpointBatch = ids?.split(',') ?? [];
+        }, 500);
+        log(`  ${n} exited (${signal ?? `code ${code}`}) at its failpoint; restarting it without`);
+        start(n);
+      });
+    }
     await Promise.all(SERVICES.map(([n]) => waitForHttp(`http://127.0.0.1:${ports[n]}/health`)));
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`;
@@ -131,9 +324,9 @@ async function runScenario(sc, infra, logDir) {
     const auth = { authorization: `Bearer ${shop.apiKey}` };
 
     const journal = { orders: new Map(), callbacks: new Map() };
-    const deadline = Date.now() + 90_000;
+    const answers = new Map();
+    const deadline = Date.now() + LOAD_MS;
     let next = 0;
-    let faultAt = null;
     let firstOkAfterFault = null;
     const noteOk = () => {
       if (faultAt && !firstOkAfterFault) firstOkAfterFault = Date.now();
@@ -142,19 +335,22 @@ async function runScenario(sc, infra, logDir) {
       for (;;) {
         const i = next++;
         if (i >= ORDERS) return;
-        if (i === Math.floor(ORDERS / 3) && !faultAt) void inject();
+        if (i === Math.floor(ORDERS / 3) && !faultAt && !sc.failpoint) {
+          injected = inject();
+          injected.catch(() => undefined); // awaited (and reported) after the load
+        }
         const merchantOrderId = `faults-${i}-${randomUUID().slice(0, 8)}`;
         // .99: the sandbox takes the payment and never calls back; the suite sends the callback.
-        const res = await untilAnswered(agent, `${gateway}/order`, { method: 'POST', headers: { ...auth, 'idempotency-key': merchantOrderId }, body: { order: { merchantOrderId, cost: { amount: '10.99', currency: 'USD' } } } }, deadline);
+        const res = await untilAnswered(agent, `${gateway}/order`, { method: 'POST', headers: { ...auth, 'idempotency-key': merchantOrderId }, body: { order: { merchantOrderId, cost: { amount: '10.99', currency: 'USD' } } } }, deadline, answers);
         if (!res) continue;
         const id = JSON.parse(res.body).id;
         journal.orders.set(merchantOrderId, id);
         noteOk();
         const eventId = `faults-${id}`;
         const body = JSON.stringify({ eventId, kind: 'payment', reference: id, status: 'success', amount: '10.99', currency: 'USD' });
-        const copies = Array.from({ length: sc.copies ?? 1 }, () => untilAnswered(agent, ingest, { method: 'POST', headers: { 'x-signature': signSandbox(SANDBOX_SECRET, body) }, body }, deadline));
-        const answers = await Promise.all(copies.sort(() => Math.random() - 0.5));
-        if (answers.some(Boolean)) {
+        const copies = Array.from({ length: sc.copies ?? 1 }, () => untilAnswered(agent, ingest, { method: 'POST', headers: { 'x-signature': signSandbox(SANDBOX_SECRET, body) }, body }, deadline, answers));
+        const answered = await Promise.all(copies.sort(() => Math.random() - 0.5));
+        if (answered.some(Boolean)) {
           journal.callbacks.set(id, eventId);
           noteOk();
         }
@@ -171,9 +367,18 @@ async function runScenario(sc, infra, logDir) {
         receiver.state.mode = 'slow';
         await sleep(5000);
         receiver.state.mode = 'ok';
+      } else if (sc.crashKafka || sc.crashPostgres) {
+        const own = ownKafka ?? ownPostgres;
+        await own.crash();
+        await sleep(OUTAGE_MS);
+        await own.restart();
+        log(`  ${sc.crashKafka ? 'broker' : 'PostgreSQL'} back after ${((Date.now() - faultAt) / 1000).toFixed(1)} s`);
       }
     };
     await Promise.all(Array.from({ length: WORKERS }, worker));
+    // The fault itself must have worked (a restart that failed is the scenario's failure).
+    await injected;
+    if (sc.failpoint && !failpointFired) throw new Error(`${sc.failpoint} never reached its failpoint (or did not die of SIGKILL there)`);
     result.orders = journal.orders.size;
     result.callbacks = journal.callbacks.size;
     const settleStart = Date.now();
@@ -191,20 +396,47 @@ async function runScenario(sc, infra, logDir) {
       result.firstOk = firstOkAfterFault ? `${((firstOkAfterFault - faultAt) / 1000).toFixed(1)} s` : 'never';
       result.settledIn = `${((Date.now() - faultAt) / 1000).toFixed(1)} s`;
     }
-    if (journal.orders.size < ORDERS) rec.problems.push(`${ORDERS - journal.orders.size} orders never answered 2xx within the run`);
+    // A service that never recovers loses nothing it acknowledged, but it is a failure all the same.
+    if (journal.orders.size < ORDERS) result.error = `${ORDERS - journal.orders.size} of ${ORDERS} orders never answered 2xx within ${LOAD_MS / 1000} s`;
+    if (answers.size) log(`  answers other than 2xx (retried): ${[...answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+    if (result.error) log(`  error: ${result.error}`);
+    if (sc.failpoint) {
+      // Evidence the fault really happened where it should: the batch left unmarked was published again.
+      const schema = sc.failpoint.replace(/-/g, '_');
+      const republished = failpointBatch?.length ? await countPublished(dbUrl, schema, failpointBatch) : 0;
+      log(`  the killed relay's batch: ${failpointBatch?.length ?? 0} row(s) on the broker unmarked; ${republished} published again after the restart`);
+      if (!failpointBatch?.length || republished !== failpointBatch.length) result.error = `the batch left unmarked at the failpoint was not published again (${republished} of ${failpointBatch?.length ?? 0})`;
+    }
     for (const p of rec.problems.slice(0, 10)) log(`  ${p}`);
     log(`  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   } catch (err) {
     result.error = String(err?.message ?? err);
     log(`  error: ${result.error}`);
   } finally {
+    finishing = true;
     agent.destroy();
+    await injected?.catch(() => undefined);
     await Promise.all([...children.keys()].map((n) => stop(n, 'SIGTERM')));
     await receiver.close();
-    await dropDatabase(infra.env.DATABASE_URL, dbName).catch(() => undefined);
-    await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
+    await dropDatabase(adminDbUrl, dbName).catch(() => undefined);
+    if (ownKafka) await ownKafka.stop().catch((err) => log(`  could not stop the suite's broker: ${err.message}`));
+    else await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
+    if (ownPostgres) await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
   }
   return result;
+}
+
+async function countPublished(dbUrl, schema, ids) {
+  const { createRequire } = await import('node:module');
+  const { Client } = createRequire(import.meta.url)('pg');
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const r = await c.query(`SELECT count(*)::int AS n FROM "${schema}".outbox WHERE id = ANY($1::bigint[]) AND published_at IS NOT NULL`, [ids]);
+    return r.rows[0].n;
+  } finally {
+    await c.end();
+  }
 }
 
 /** The run's topics go again: the broker may be the shared one. */

@@ -1,5 +1,7 @@
 // `npm test`: installs what is missing, makes sure Kafka and PostgreSQL run, then type-checks,
-// lints and runs every jest test against them. Arguments are passed to jest.
+// lints and runs every jest test against them, then the bounded fault suite (`test:faults
+// --quick`: its safe scenarios on the same broker and database, a and c on a broker and a
+// PostgreSQL of its own). Arguments are passed to jest (and then the fault suite is skipped).
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -32,7 +34,11 @@ try {
     step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects']);
     step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
   }
-  step('jest', process.execPath, [bin('jest/bin/jest.js'), '--json', `--outputFile=${results}`, ...jestArgs]);
+  const jestStatus = step('jest', process.execPath, [bin('jest/bin/jest.js'), '--json', `--outputFile=${results}`, ...jestArgs]);
+  // Only on a full, green run: the fault suite takes minutes and proves nothing on broken code.
+  if (jestArgs.length === 0 && jestStatus === 0 && !failed) {
+    step('fault suite (test:faults --quick)', process.execPath, [path.join(ROOT, 'tools/faults/faults.mjs'), '--quick']);
+  }
 } finally {
   if (!process.env.KEEP_INFRA) await infra.stop();
 }

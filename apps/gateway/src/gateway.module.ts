@@ -52,7 +52,7 @@ export class GatewayModule {
         { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka } satisfies OutboxRelayServiceOptions,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint } satisfies OutboxRelayServiceOptions,
         },
         { provide: GATEWAY_CONFIG, useValue: config },
         ApiKeyRepository,

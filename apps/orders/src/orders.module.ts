@@ -60,7 +60,7 @@ export class OrdersModule {
         { provide: ORDERS_INBOX, useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup), inject: [DataSource] },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, ...opts.relay } satisfies OutboxRelayServiceOptions,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint, ...opts.relay } satisfies OutboxRelayServiceOptions,
         },
       ],
     };

@@ -55,7 +55,7 @@ export class PayoutsModule {
         },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, ...opts.relay } satisfies OutboxRelayServiceOptions,
+          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint, ...opts.relay } satisfies OutboxRelayServiceOptions,
         },
       ],
     };

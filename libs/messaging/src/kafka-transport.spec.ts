@@ -33,10 +33,17 @@ class TestHandlers {
   }
 
   @EventPattern('test.fail')
-  async fail(@Payload() env: Envelope<{ mode: 'error' | 'contract'; marker: string }>, @Ctx() ctx: KafkaMessageContext) {
+  async fail(@Payload() env: Envelope<{ mode: 'error' | 'contract' | 'outage'; marker: string; outageCalls?: number }>, @Ctx() ctx: KafkaMessageContext) {
     record(env, ctx);
     await Promise.resolve();
     if (env.payload.mode === 'contract') throw new ContractViolation(`test.fail: payload.marker ${env.payload.marker} is not allowed`);
+    if (env.payload.mode === 'outage') {
+      // The database is down for the first outageCalls calls, then back.
+      if (calls.filter((c) => c.eventId === env.eventId).length <= env.payload.outageCalls!) {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      return;
+    }
     throw new Error(`downstream unavailable (${env.payload.marker})`);
   }
 
@@ -160,6 +167,18 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     await eventually(async () => (calls.some((c) => c.eventId === env.eventId) ? true : undefined), 10000, 'the handler call');
     await new Promise((r) => setTimeout(r, 300));
     expect(reader!.messages.filter((m) => m.json?.causationId === env.eventId)).toEqual([]);
+  });
+
+  it('when the database is unreachable for more tries than maxAttempts, then the message waits for it and is handled once it is back, never dead-lettered', async () => {
+    const key = `agg-${randomUUID()}`;
+    const outageCalls = maxAttempts + 3;
+    const failing = await sendEnvelope('test.fail', { mode: 'outage', marker: randomUUID(), outageCalls }, key);
+    const next = await sendEnvelope('test.ok', {}, key);
+
+    await eventually(async () => (calls.some((c) => c.eventId === next.env.eventId) ? true : undefined), 20000, 'the next message of the partition');
+    expect(calls.filter((c) => c.eventId === failing.env.eventId)).toHaveLength(outageCalls + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reader!.messages.filter((m) => m.topic === dlq && m.json?.eventId === failing.env.eventId)).toEqual([]);
   });
 
   it('when a handler always fails, then it is tried maxAttempts times with backoff, dead-lettered with its error, and the next message of the partition is processed', async () => {

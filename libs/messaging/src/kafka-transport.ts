@@ -4,6 +4,7 @@ import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHe
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
+import { isInfrastructureFault } from './infrastructure-fault';
 import { createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
 export interface KafkaTransportOptions {
@@ -47,6 +48,8 @@ function header(headers: IHeaders | undefined, name: string): string | undefined
  * is committed only after its handler finished; a failing message is retried a bounded number of
  * times and then dead-lettered with its error (never dropped); a malformed message is
  * dead-lettered at once; a handler's return value is sent to the `reply-topic` header's topic.
+ * A failure because the database or broker is unreachable is not the message's fault: it is
+ * retried for as long as the outage lasts and never counts as an attempt.
  */
 export class KafkaTransport extends Server implements CustomTransportStrategy {
   private kafka?: Kafka;
@@ -136,7 +139,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         for (const message of lane) {
           if (failure !== undefined || !isRunning() || isStale()) return;
           try {
-            await this.handle(topic, partition, message);
+            await this.handle(topic, partition, message, heartbeat);
           } catch (err) {
             failure ??= err;
             return;
@@ -158,7 +161,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (failure !== undefined) throw failure;
   }
 
-  private async handle(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+  private async handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
     const parsed = parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
@@ -173,13 +176,24 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
     const ctx = new KafkaMessageContext([unprefixed(this.opts.kafka, topic), partition, message.offset, message.headers ?? {}]);
     const maxAttempts = this.opts.maxAttempts ?? 5;
-    for (let attempt = 1; ; attempt++) {
+    const backoffMs = this.opts.retryBackoffMs ?? 200;
+    for (let attempt = 1, outage = 0; ; ) {
       try {
         const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), { defaultValue: undefined });
         await this.reply(env, message.headers, result);
+        if (outage > 0) this.logger.log(`${env.type} ${env.eventId} handled after an outage of ${outage} tries`);
         return;
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
+        if (isInfrastructureFault(err) && !(err instanceof ContractViolation)) {
+          if (this.stopping) throw err;
+          outage++;
+          if (outage === 1 || outage % 10 === 0) this.logger.warn(`${env.type} ${env.eventId}: database or broker unreachable (${reason}); retrying until it is back (try ${outage})`);
+          await new Promise((r) => setTimeout(r, Math.min(backoffMs * 2 ** Math.min(outage - 1, 10), 5000)));
+          // Stay in the group while waiting; a heartbeat that fails (broker down) changes nothing here.
+          await heartbeat().catch(() => undefined);
+          continue;
+        }
         if (err instanceof ContractViolation || attempt >= maxAttempts) {
           this.logger.error(`${env.type} ${env.eventId} failed after ${attempt} attempt(s), dead-lettered: ${reason}`);
           await this.deadLetter(source, message.value, message.headers, reason, attempt);
@@ -188,7 +202,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         // Shutting down: leave the offset uncommitted, the message comes back after the restart.
         if (this.stopping) throw err;
         this.logger.warn(`${env.type} ${env.eventId} failed (attempt ${attempt}/${maxAttempts}): ${reason}`);
-        await new Promise((r) => setTimeout(r, (this.opts.retryBackoffMs ?? 200) * 2 ** (attempt - 1)));
+        await new Promise((r) => setTimeout(r, backoffMs * 2 ** (attempt - 1)));
+        attempt++;
       }
     }
   }

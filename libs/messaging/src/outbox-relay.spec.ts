@@ -212,6 +212,37 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     expect(outcomes.length - items.length).toBeGreaterThanOrEqual(items.length);
   });
 
+  it('when the outbox-after-publish failpoint is set, then the relay SIGKILLs its own process once afterRows rows went out, with the batch on the broker and its rows not marked', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const topic = 'merchant-callbacks.commands';
+    const reader = await aReader(topic);
+    // A throwing stand-in for the kill: the batch's transaction rolls back as the dead process's would.
+    const kills: unknown[][] = [];
+    const kill = jest.spyOn(process, 'kill').mockImplementation(((...args: unknown[]) => {
+      kills.push(args);
+      throw new Error('killed by the failpoint');
+    }) as typeof process.kill);
+    try {
+      const relay = await aRelay({ dataSource: ds, schema, failpoint: { name: 'outbox-after-publish', afterRows: 3 } });
+      const before = [anEvent(topic, 'cmd-1', 1), anEvent(topic, 'cmd-1', 2)];
+      await write(ds, schema, before);
+      await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'first batch marked');
+      expect(kills).toEqual([]);
+
+      const batch = [anEvent(topic, 'cmd-1', 3), anEvent(topic, 'cmd-2', 1)];
+      await write(ds, schema, batch);
+      await eventually(async () => (kills.length > 0 ? true : undefined), 10000, 'the failpoint fired');
+      await stopRelay(relay);
+      expect(kills[0]).toEqual([process.pid, 'SIGKILL']);
+      const onTopic = await reader.waitFor(before.length + batch.length);
+      expect(onTopic.map((m) => m.json.eventId)).toEqual(expect.arrayContaining(batch.map((i) => i.envelope.eventId)));
+      expect(await unpublished(ds, schema)).toBe(batch.length);
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
   it('when two relays run at once on one schema, then no key is ever published out of order', async () => {
     const dsA = await aDataSource();
     const dsB = await aDataSource();

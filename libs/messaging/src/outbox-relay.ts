@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer, TopicMessages } from 'kafkajs';
-import type { KafkaConfig } from '@payments/platform';
+import type { Failpoint, KafkaConfig } from '@payments/platform';
 import { createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
 import { NotifiedWorker } from './notified-worker';
@@ -19,6 +19,8 @@ export interface OutboxRelayOptions {
   retainPublishedMs?: number;
   /** Test hook: runs after the batch went to Kafka and before it is marked published. */
   afterPublish?: (ids: string[]) => Promise<void> | void;
+  /** The fault suite's `outbox-after-publish` failpoint; undefined (off) outside it. */
+  failpoint?: Failpoint;
 }
 
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
@@ -43,6 +45,7 @@ export class OutboxRelay {
   private producer?: Producer;
   private readonly worker: NotifiedWorker;
   private lastPurge = 0;
+  private publishedRows = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.lockKey = BigInt.asIntN(64, BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)));
@@ -119,6 +122,12 @@ export class OutboxRelay {
       await producer.sendBatch({ topicMessages: this.group(rows), acks: -1, compression: CompressionTypes.None });
       const ids = rows.map((r) => r.id);
       await this.opts.afterPublish?.(ids);
+      this.publishedRows += rows.length;
+      // The crash the fault suite needs: on the broker, not marked; the restarted relay republishes.
+      if (this.opts.failpoint?.name === 'outbox-after-publish' && this.publishedRows >= this.opts.failpoint.afterRows) {
+        this.logger.warn(`failpoint outbox-after-publish: outbox ids ${ids.join(',')} are on the broker and not marked; SIGKILL`);
+        process.kill(process.pid, 'SIGKILL');
+      }
       await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
       await runner.commitTransaction();
       return rows.length;

@@ -91,6 +91,23 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     expect(elapsed).toBeLessThan(3000);
   });
 
+  it('when the broker has not taken the request by timeoutMs (its send still retrying), then it rejects with RequestTimeout then, and no rejection goes unhandled', async () => {
+    // A topic the broker does not have: kafkajs keeps retrying the send, as it does while a broker is down.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const started = Date.now();
+      const outcome = gatewayA.request(`no-such-topic-${randomUUID().slice(0, 8)}`, 'key-1', 'test.echo', { value: 'x', from: 'a' }, { timeoutMs: 1000 });
+      await expect(outcome).rejects.toBeInstanceOf(RequestTimeout);
+      expect(Date.now() - started).toBeLessThan(3000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('when an instance stops, then its waiting requests are rejected and its reply topic is deleted', async () => {
     const instance = new KafkaRequestClient(kafka, `gw-c-${randomUUID().slice(0, 8)}`, 15000);
     clients.push(instance);

@@ -103,8 +103,12 @@ export class KafkaRequestClient {
       }, timeoutMs);
       this.pending.set(message.eventId, { resolve, reject, timer });
     });
+    // While the broker is down the send keeps retrying: the timeout runs from the start and ends
+    // the wait either way (the request may still go out later; the caller treats it as unknown).
+    // Raced, the timeout never rejects unhandled, which would kill the process.
+    const sent = this.sender.send(prefixed(this.config, topic), [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }]);
     try {
-      await this.sender.send(prefixed(this.config, topic), [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }]);
+      await Promise.race([sent, reply]);
     } catch (err) {
       const waiting = this.pending.get(message.eventId);
       if (waiting) {

@@ -77,10 +77,22 @@ export interface KafkaConfig {
   replicationFactor: number;
 }
 
+/**
+ * A crash the fault suite (tools/faults) asks a process to inflict on itself at one exact point.
+ * Off unless FAULTS_FAILPOINT is set; never set in production.
+ *   outbox-after-publish: the outbox relay SIGKILLs its own process after the broker acknowledged
+ *   a batch and before the batch's rows are marked published, once `afterRows` rows went out.
+ */
+export interface Failpoint {
+  name: 'outbox-after-publish';
+  afterRows: number;
+}
+
 export interface CommonConfig {
   databaseUrl: string;
   kafka: KafkaConfig;
   logFormat: 'pretty' | 'json';
+  failpoint?: Failpoint;
 }
 
 export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig {
@@ -93,5 +105,12 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
     },
     logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
+    failpoint: readFailpoint(env),
   };
+}
+
+function readFailpoint(env: EnvReader): Failpoint | undefined {
+  const name = env.oneOf('FAULTS_FAILPOINT', ['none', 'outbox-after-publish'] as const, 'none');
+  const afterRows = env.int('FAULTS_FAILPOINT_AFTER_ROWS', 0, { min: 0 });
+  return name === 'none' ? undefined : { name, afterRows };
 }
