@@ -98,6 +98,16 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     expect(row.rows[0].sequence).toBe(2);
   });
 
+  it('when the same callback arrives eight times at once, then every copy is answered 200, one is stored and the rest are duplicates', async () => {
+    const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '12.00' }) });
+    const callback = { eventId: `evt-${randomUUID()}`, kind: 'payment', reference: created.body.id, status: 'success', amount: '12.00', currency: 'USD' };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => sendCallback(callback)));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
+    const stored = await db.query('SELECT count(*)::int AS n FROM callbacks_ingest.provider_callbacks WHERE reference = $1', [created.body.id]);
+    expect(stored.rows[0].n).toBe(1);
+  });
+
   it('when the provider sandbox is asked to send the callback, then it signs it and the order completes', async () => {
     const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '7.25', currency: 'EUR' }) });
     const sim = await http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { reference: created.body.id, status: 'success', amount: '7.25', currency: 'EUR' } });

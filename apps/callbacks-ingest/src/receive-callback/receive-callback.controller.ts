@@ -54,9 +54,11 @@ export class ReceiveCallbackController {
     const eventId = callbackEventId(providerCode, event.providerEventId);
 
     const stored = await this.dataSource.transaction(async (m) => {
+      // Any conflict is this same callback: the id derives from (provider, provider event id), so
+      // copies racing each other meet on the primary key or on that pair; both answer "again".
       const rows: unknown[] = await m.query(
         `INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (provider_code, provider_event_id) DO NOTHING RETURNING id`,
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
         [eventId, providerCode, event.providerEventId, event.reference, rawBody, check.timestamp],
       );
       if (rows.length === 0) return false;
