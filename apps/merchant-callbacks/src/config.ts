@@ -23,8 +23,8 @@ export function loadMerchantCallbacksConfig(env = new EnvReader()): MerchantCall
     schema: env.string('MERCHANT_CALLBACKS_DB_SCHEMA', 'merchant_callbacks'),
     consumerGroup: env.string('MERCHANT_CALLBACKS_CONSUMER_GROUP', 'merchant-callbacks'),
     httpTimeoutMs: env.int('MERCHANT_CALLBACKS_TIMEOUT_MS', 5000, { min: 100, max: 60_000 }),
-    concurrency: env.int('MERCHANT_CALLBACKS_CONCURRENCY', 32, { min: 1, max: 1000 }),
-    perShopConcurrency: env.int('MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY', 4, { min: 1, max: 100 }),
+    concurrency: env.int('MERCHANT_CALLBACKS_CONCURRENCY', 64, { min: 1, max: 1000 }),
+    perShopConcurrency: env.int('MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY', 16, { min: 1, max: 100 }),
     retry: {
       baseMs: env.int('MERCHANT_CALLBACKS_BACKOFF_BASE_MS', 1000, { min: 10, max: 3_600_000 }),
       capMs: env.int('MERCHANT_CALLBACKS_BACKOFF_CAP_MS', 3_600_000, { min: 10, max: 86_400_000 }),

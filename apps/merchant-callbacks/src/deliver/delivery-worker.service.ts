@@ -20,7 +20,7 @@ const UNKNOWN_SHOP_PAUSE_MS = 1000;
  * The delivery worker pool. It claims due deliveries up to the free slots (bounded overall and
  * per shop), starts their HTTP calls without waiting for them, and goes back to claiming: a
  * merchant that hangs holds its own slots until the timeout, never the loop or other shops'.
- * Each outcome is recorded in one transaction (attempt log, delivery state) whose NOTIFY wakes
+ * Each outcome is recorded in one transaction (attempt log, delivery state) whose commit wakes
  * the loop, so a freed slot or the next callback of the same object goes out at once.
  */
 @Injectable()
@@ -122,10 +122,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  /** One transaction: the attempt in the log, then delivered, the next retry, or failed. */
+  /**
+   * One transaction: the attempt in the log, then delivered, the next retry, or failed. A 2xx (the
+   * usual case) is one statement; the rest need the attempt count and window first.
+   */
   private async record(d: ClaimedDelivery, claimToken: string, url: string, at: Date, latencyMs: number, result: AttemptResult): Promise<void> {
     const now = this.clock.now();
-    const summary = await this.dataSource.transaction(async (m) => {
+    let summary: string;
+    if (result.kind === 'response' && isDelivered(result)) {
+      const attempt = await this.deliveries.recordDelivered(d.id, claimToken, { at, url, responseStatus: result.status, latencyMs }, now);
+      summary = attempt === null ? 'claim lost (lease ran out); not recorded' : `delivered (HTTP ${result.status}, ${latencyMs} ms, attempt ${attempt})`;
+    } else {
+      summary = await this.recordFailure(d, claimToken, url, at, latencyMs, result, now);
+    }
+    // The URL's path and query may hold a merchant's token: log the origin only. Never the body or secret.
+    this.logger.log(`delivery ${d.id} (${d.objectId} #${d.sequence}) to ${new URL(url).origin}: ${summary}`);
+  }
+
+  private recordFailure(d: ClaimedDelivery, claimToken: string, url: string, at: Date, latencyMs: number, result: AttemptResult, now: Date): Promise<string> {
+    return this.dataSource.transaction(async (m) => {
       const claim = await this.deliveries.lockClaimed(m, d.id, claimToken);
       if (!claim) return 'claim lost (lease ran out); not recorded';
       const attempt = claim.attempts + 1;
@@ -144,8 +159,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       await this.deliveries.reschedule(m, d.id, next.at, now);
       return `attempt ${attempt} failed (${error}); next in ${next.delayMs} ms`;
     });
-    // The URL's path and query may hold a merchant's token: log the origin only. Never the body or secret.
-    this.logger.log(`delivery ${d.id} (${d.objectId} #${d.sequence}) to ${new URL(url).origin}: ${summary}`);
   }
 
   /** Until the next delivery falls due, or the poll interval, whichever is sooner (and not busier than every 100 ms: rows held back by a busy shop count as due). */

@@ -167,6 +167,30 @@ export class DeliveryRepository {
     }));
   }
 
+  /**
+   * The common outcome in one statement: a 2xx answer ends the delivery and logs its attempt, if
+   * the claim is still this one's (its lease may have run out). Answers the attempt number, or
+   * null when the claim was lost and nothing was recorded. Wakes the worker (the object's next
+   * callback may go now).
+   */
+  async recordDelivered(id: string, claimToken: string, a: { at: Date; url: string; responseStatus: number; latencyMs: number }, now: Date): Promise<number | null> {
+    const rows: { attempt: number }[] = await this.dataSource.query(
+      `WITH done AS (
+         UPDATE ${this.table}
+            SET status = 'delivered', attempts = attempts + 1, last_url = $3, last_response_status = $4, last_error = NULL,
+                claim_token = NULL, next_attempt_at = NULL, updated_at = $6, delivered_at = $6
+          WHERE id = $1 AND status = 'pending' AND claim_token = $2
+         RETURNING id, attempts
+       )
+       INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
+       SELECT id, attempts, $5, $3, $4, NULL, $7 FROM done
+       RETURNING attempt`,
+      [id, claimToken, a.url, a.responseStatus, a.at, now, a.latencyMs],
+    );
+    this.notify(this.dataSource.manager);
+    return rows.length === 1 ? Number(rows[0].attempt) : null;
+  }
+
   /** Locks a claimed row to record an outcome, if the claim is still this one's (its lease may have run out). */
   async lockClaimed(m: EntityManager, id: string, claimToken: string): Promise<{ attempts: number; windowStartedAt: Date } | null> {
     const rows: { attempts: number; window_started_at: Date }[] = await m.query(
