@@ -57,8 +57,39 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).save(order);
   }
 
-  saveAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<PaymentAttemptEntity> {
-    return m.getRepository(PaymentAttemptEntity).save(attempt);
+  /** Records a new attempt (the caller holds the order's lock, so nobody records it meanwhile). */
+  async insertAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<void> {
+    await m.getRepository(PaymentAttemptEntity).insert(attempt as QueryDeepPartialEntity<PaymentAttemptEntity>);
+  }
+
+  /** Records a new attempt unless one with its id exists (which is kept as it is); true when inserted. */
+  async insertAttemptIfAbsent(m: EntityManager, attempt: PaymentAttemptEntity): Promise<boolean> {
+    const result = await m
+      .createQueryBuilder()
+      .insert()
+      .into(PaymentAttemptEntity)
+      .values(attempt as QueryDeepPartialEntity<PaymentAttemptEntity>)
+      .orIgnore()
+      .returning(['paymentId'])
+      .execute();
+    return result.raw.length === 1;
+  }
+
+  /** Writes an attempt that is known to exist (read in this transaction) without re-reading it. */
+  async updateAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<void> {
+    await m.getRepository(PaymentAttemptEntity).update(
+      { orderId: attempt.orderId, paymentId: attempt.paymentId },
+      { status: attempt.status, amount: attempt.amount, currency: attempt.currency, statusCode: attempt.statusCode, updatedAt: attempt.updatedAt },
+    );
+  }
+
+  /**
+   * The order with this id and the shop's order with this merchant order id, in one query: what
+   * the create command checks before inserting (usually neither exists).
+   */
+  async findSameOrTaken(m: EntityManager, id: string, shopId: string, merchantOrderId: string): Promise<{ same: OrderEntity | null; taken: OrderEntity | null }> {
+    const rows = await m.getRepository(OrderEntity).find({ where: [{ id, shopId }, { shopId, merchantOrderId }] });
+    return { same: rows.find((r) => r.id === id) ?? null, taken: rows.find((r) => r.id !== id && r.merchantOrderId === merchantOrderId) ?? null };
   }
 
   /**

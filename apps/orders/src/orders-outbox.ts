@@ -46,6 +46,18 @@ export async function applyTransition(
   if (t.acceptedAmount !== undefined) order.amount = t.acceptedAmount;
   order.sequence += 1;
   order.updatedAt = now;
-  await m.getRepository(OrderEntity).save(order);
+  // The order is locked and known: write what a transition changes, without save()'s re-read.
+  await m.getRepository(OrderEntity).update(
+    { id: order.id },
+    {
+      status: order.status,
+      statusCode: order.statusCode,
+      needActionReason: order.needActionReason,
+      reportedAmount: order.reportedAmount,
+      amount: order.amount,
+      sequence: order.sequence,
+      updatedAt: order.updatedAt,
+    },
+  );
   await publishStatusChange(outbox, m, order, previous, now, causedBy);
 }

@@ -41,15 +41,17 @@ export class ProviderEventConsumer {
       // A callback that does not name our payment id (a manual or legacy one) belongs to the attempt
       // we sent to that provider, not to a second one.
       const paymentId = event.paymentId ?? (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ?? `${event.providerCode}-${order.id}`;
-      const attempt = (await this.orders.findAttempt(m, order.id, paymentId))
-        ?? m.getRepository(PaymentAttemptEntity).create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
+      const known = await this.orders.findAttempt(m, order.id, paymentId);
+      const attempt = known ?? m.getRepository(PaymentAttemptEntity).create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
       if (result.kind === 'noop' && attempt.status !== undefined) return result;
       attempt.status = event.status;
       attempt.amount = formatAmount(event.amount);
       attempt.currency = event.currency;
       attempt.statusCode = result.kind === 'transition' ? result.statusCode : attempt.statusCode ?? null;
       attempt.updatedAt = now;
-      await this.orders.saveAttempt(m, attempt);
+      // The order row is locked, so nobody records this attempt meanwhile: update or insert, no re-read.
+      if (known) await this.orders.updateAttempt(m, attempt);
+      else await this.orders.insertAttempt(m, attempt);
       if (result.kind === 'noop') return result;
 
       await applyTransition(this.outbox, m, order, result, now, message);

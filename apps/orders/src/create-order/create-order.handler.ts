@@ -62,9 +62,8 @@ export class CreateOrderHandler {
     const crypto = isCryptoCode(cmd.cost.currency);
     return this.dataSource.transaction(async (m) => {
       const settings = await this.shopSettings.forShop(m, cmd.shopId);
-      const existing = await this.orders.findOfShop(cmd.orderId, cmd.shopId, m);
+      const { same: existing, taken } = await this.orders.findSameOrTaken(m, cmd.orderId, cmd.shopId, cmd.merchantOrderId);
       if (existing) return okReply(toOrderView(existing, await this.orders.payments(existing.id, m)));
-      const taken = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
       if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
       const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);

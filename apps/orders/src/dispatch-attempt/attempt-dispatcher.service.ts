@@ -118,19 +118,17 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         return { kind: 'drop', reason: outcome.reason };
       case 'record': {
         // A callback that arrived first already recorded this attempt; it knows more than we do.
-        if (!(await this.orders.findAttempt(m, order.id, row.dispatchId))) {
-          await this.orders.saveAttempt(m, m.getRepository(PaymentAttemptEntity).create({
-            orderId: order.id,
-            paymentId: row.dispatchId,
-            provider: row.provider,
-            status: outcome.attempt.status,
-            amount: order.amount,
-            currency: order.currency,
-            statusCode: outcome.attempt.statusCode,
-            createdAt: ctx.now,
-            updatedAt: ctx.now,
-          }));
-        }
+        await this.orders.insertAttemptIfAbsent(m, m.getRepository(PaymentAttemptEntity).create({
+          orderId: order.id,
+          paymentId: row.dispatchId,
+          provider: row.provider,
+          status: outcome.attempt.status,
+          amount: order.amount,
+          currency: order.currency,
+          statusCode: outcome.attempt.statusCode,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        }));
         if (outcome.order) await applyTransition(this.outbox, m, order, outcome.order, ctx.now);
         return {
           kind: 'finish',
