@@ -18,6 +18,8 @@ export interface KafkaTransportOptions {
   partitionsConsumedConcurrently?: number;
   /** Messages of different keys handled at once within one partition's batch (same key: in order). */
   keysConcurrently?: number;
+  /** Messages handled at once across all partitions: bounds memory and the wait for pool connections. */
+  maxInFlight?: number;
 }
 
 /** What a handler receives besides the envelope. */
@@ -56,6 +58,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private consumer?: Consumer;
   private producer?: Producer;
   private readonly sender = new BatchingSender(() => this.producer);
+  private inFlight = 0;
+  private readonly slotWaiters: (() => void)[] = [];
   private joined?: Promise<void>;
   private stopping = false;
 
@@ -80,6 +84,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         rebalanceTimeout: 20_000,
         maxWaitTimeInMs: 500,
         retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
+        // Fetched batches wait in memory while handled: keep them small (defaults 1 MiB / 10 MiB).
+        maxBytesPerPartition: 256 * 1024,
+        maxBytes: 2 * 1024 * 1024,
       }));
       this.joined = new Promise((resolve) => {
         consumer.on(consumer.events.GROUP_JOIN, () => resolve());
@@ -138,11 +145,14 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       for (let lane = queue.shift(); lane; lane = queue.shift()) {
         for (const message of lane) {
           if (failure !== undefined || !isRunning() || isStale()) return;
+          await this.acquireSlot();
           try {
             await this.handle(topic, partition, message, heartbeat);
           } catch (err) {
             failure ??= err;
             return;
+          } finally {
+            this.releaseSlot();
           }
           finished.add(message.offset);
           await heartbeat().catch(() => undefined);
@@ -159,6 +169,21 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (last !== undefined) resolveOffset(last);
     await commitOffsetsIfNecessary().catch(() => undefined);
     if (failure !== undefined) throw failure;
+  }
+
+  private acquireSlot(): Promise<void> {
+    if (this.inFlight < (this.opts.maxInFlight ?? 32)) {
+      this.inFlight += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /** Hands the slot straight to the next waiter, or frees it. */
+  private releaseSlot(): void {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.inFlight -= 1;
   }
 
   private async handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
