@@ -1,4 +1,5 @@
-import { CompressionTypes, Message, Producer, TopicMessages } from 'kafkajs';
+import { CompressionTypes, Message, Producer } from 'kafkajs';
+import { byTopic } from './kafka';
 
 interface Queued {
   topic: string;
@@ -38,7 +39,7 @@ export class BatchingSender {
         const producer = this.producer();
         try {
           if (!producer) throw new Error('producer not connected');
-          await producer.sendBatch({ topicMessages: group(batch), acks: -1, compression: CompressionTypes.None });
+          await producer.sendBatch({ topicMessages: byTopic(batch), acks: -1, compression: CompressionTypes.None });
           for (const q of batch) q.resolve();
         } catch (err) {
           for (const q of batch) q.reject(err);
@@ -59,15 +60,4 @@ export class BatchingSender {
     }
     return this.queue.splice(0, n);
   }
-}
-
-/** One entry per topic, messages in the order they were asked for. */
-function group(batch: Queued[]): TopicMessages[] {
-  const byTopic = new Map<string, TopicMessages>();
-  for (const q of batch) {
-    let entry = byTopic.get(q.topic);
-    if (!entry) byTopic.set(q.topic, (entry = { topic: q.topic, messages: [] }));
-    entry.messages.push(...q.messages);
-  }
-  return [...byTopic.values()];
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Admin, ITopicConfig, Kafka, logLevel, LogEntry, Partitioners, ProducerConfig } from 'kafkajs';
+import { Admin, ITopicConfig, Kafka, logLevel, LogEntry, Message, Partitioners, ProducerConfig, TopicMessages } from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
 
 const toNest = (level: logLevel) => (entry: LogEntry) => {
@@ -45,6 +45,20 @@ export function producerConfig(extra: Partial<ProducerConfig> = {}): ProducerCon
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5000 },
     ...extra,
   };
+}
+
+/**
+ * One produce request's payload: an entry per topic, each topic's messages in the order given
+ * (so one key's messages keep their order on its partition).
+ */
+export function byTopic(sends: Iterable<{ topic: string; messages: Message[] }>): TopicMessages[] {
+  const grouped = new Map<string, TopicMessages>();
+  for (const { topic, messages } of sends) {
+    const entry = grouped.get(topic);
+    if (entry) entry.messages.push(...messages);
+    else grouped.set(topic, { topic, messages: [...messages] });
+  }
+  return [...grouped.values()];
 }
 
 /**

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CompressionTypes, Producer, TopicMessages } from 'kafkajs';
+import { CompressionTypes, Producer } from 'kafkajs';
 import type { Failpoint, KafkaConfig } from '@payments/platform';
-import { createKafka, producerConfig, prefixed } from './kafka';
+import { byTopic, createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
 import { NotifiedWorker } from './notified-worker';
 
@@ -25,6 +25,8 @@ export interface OutboxRelayOptions {
 
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
 const LOCKED_OUT = -1;
+/** How soon a locked-out relay looks again. */
+const lockedOutPause = () => new Promise((r) => setTimeout(r, 25));
 
 interface Row {
   id: string;
@@ -58,7 +60,7 @@ export class OutboxRelay {
         if (n === LOCKED_OUT) {
           // Another instance is publishing; rows this process committed meanwhile may not be in
           // its batch (it was not woken for them), so look again shortly rather than at the poll.
-          await new Promise((r) => setTimeout(r, 25));
+          await lockedOutPause();
           return true;
         }
         await this.purge();
@@ -90,7 +92,7 @@ export class OutboxRelay {
     for (;;) {
       const n = await this.publishBatch();
       if (n === LOCKED_OUT) {
-        await new Promise((r) => setTimeout(r, 25));
+        await lockedOutPause();
         continue;
       }
       total += n;
@@ -119,7 +121,12 @@ export class OutboxRelay {
         await runner.commitTransaction();
         return 0;
       }
-      await producer.sendBatch({ topicMessages: this.group(rows), acks: -1, compression: CompressionTypes.None });
+      // In id order, so within each topic (and each key) too.
+      const sends = rows.map((row) => ({
+        topic: prefixed(this.opts.kafka, row.topic),
+        messages: [{ key: row.key, value: JSON.stringify(row.envelope), headers: row.headers }],
+      }));
+      await producer.sendBatch({ topicMessages: byTopic(sends), acks: -1, compression: CompressionTypes.None });
       const ids = rows.map((r) => r.id);
       await this.opts.afterPublish?.(ids);
       this.publishedRows += rows.length;
@@ -137,18 +144,6 @@ export class OutboxRelay {
     } finally {
       await runner.release();
     }
-  }
-
-  /** Groups rows by topic keeping id order within each topic (and so within each key). */
-  private group(rows: Row[]): TopicMessages[] {
-    const byTopic = new Map<string, TopicMessages>();
-    for (const row of rows) {
-      const topic = prefixed(this.opts.kafka, row.topic);
-      let entry = byTopic.get(topic);
-      if (!entry) byTopic.set(topic, (entry = { topic, messages: [] }));
-      entry.messages.push({ key: row.key, value: JSON.stringify(row.envelope), headers: row.headers });
-    }
-    return [...byTopic.values()];
   }
 
   private async purge(): Promise<void> {
