@@ -26,7 +26,7 @@ export interface OutboxRelayOptions {
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
 const LOCKED_OUT = -1;
 /** How soon a locked-out relay looks again. */
-const lockedOutPause = () => new Promise((r) => setTimeout(r, 25));
+const LOCKED_OUT_RETRY_MS = 25;
 
 interface Row {
   id: string;
@@ -48,6 +48,7 @@ export class OutboxRelay {
   private readonly worker: NotifiedWorker;
   private lastPurge = 0;
   private publishedRows = 0;
+  private lockedOut = false;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.lockKey = BigInt.asIntN(64, BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)));
@@ -57,16 +58,15 @@ export class OutboxRelay {
       channel: outboxChannel(opts.schema),
       round: async () => {
         const n = await this.publishBatch();
-        if (n === LOCKED_OUT) {
-          // Another instance is publishing; rows this process committed meanwhile may not be in
-          // its batch (it was not woken for them), so look again shortly rather than at the poll.
-          await lockedOutPause();
-          return true;
-        }
+        this.lockedOut = n === LOCKED_OUT;
+        if (this.lockedOut) return false;
         await this.purge();
         return n >= (opts.batchSize ?? 500);
       },
-      idleDelayMs: () => opts.pollIntervalMs ?? 500,
+      // Locked out: another instance is publishing, and rows this process committed meanwhile may
+      // not be in its batch (it was not woken for them), so look again shortly, not at the poll
+      // (or at once, when woken meanwhile).
+      idleDelayMs: () => (this.lockedOut ? LOCKED_OUT_RETRY_MS : opts.pollIntervalMs ?? 500),
       logger: this.logger,
     });
   }
@@ -92,7 +92,7 @@ export class OutboxRelay {
     for (;;) {
       const n = await this.publishBatch();
       if (n === LOCKED_OUT) {
-        await lockedOutPause();
+        await new Promise((r) => setTimeout(r, LOCKED_OUT_RETRY_MS));
         continue;
       }
       total += n;
