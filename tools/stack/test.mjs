@@ -33,11 +33,25 @@ try {
     // The module-boundary rule reads Nx's project graph, which `nx show projects` computes and caches.
     step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects']);
     step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
+    step('format (prettier --check)', process.execPath, [
+      bin('prettier/bin/prettier.cjs'),
+      '--check',
+      '--log-level=warn',
+      '.',
+    ]);
   }
-  const jestStatus = step('jest', process.execPath, [bin('jest/bin/jest.js'), '--json', `--outputFile=${results}`, ...jestArgs]);
+  const jestStatus = step('jest', process.execPath, [
+    bin('jest/bin/jest.js'),
+    '--json',
+    `--outputFile=${results}`,
+    ...jestArgs,
+  ]);
   // Only on a full, green run: the fault suite takes minutes and proves nothing on broken code.
   if (jestArgs.length === 0 && jestStatus === 0 && !failed) {
-    step('fault suite (test:faults --quick)', process.execPath, [path.join(ROOT, 'tools/faults/faults.mjs'), '--quick']);
+    step('fault suite (test:faults --quick)', process.execPath, [
+      path.join(ROOT, 'tools/faults/faults.mjs'),
+      '--quick',
+    ]);
   }
 } finally {
   if (!process.env.KEEP_INFRA) await infra.stop();
