@@ -3,11 +3,18 @@ import tseslint from 'typescript-eslint';
 
 const constraints = (extra = []) => [
   // Pure domain: no framework, ORM, broker or database client.
-  { sourceTag: 'type:pure', onlyDependOnLibsWithTags: ['type:pure', 'type:contracts', ...extra], bannedExternalImports: INFRA },
+  {
+    sourceTag: 'type:pure',
+    onlyDependOnLibsWithTags: ['type:pure', 'type:contracts', ...extra],
+    bannedExternalImports: INFRA,
+  },
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', ...extra], bannedExternalImports: INFRA },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', ...extra] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', ...extra] },
-  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', 'type:testing'] },
+  {
+    sourceTag: 'type:testing',
+    onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:pure', 'type:testing'],
+  },
 ];
 
 const INFRA = ['@nestjs/*', 'typeorm', 'typeorm/*', 'kafkajs', 'pg', '@nestjs/microservices', '@nestjs/typeorm'];
@@ -36,7 +43,10 @@ export default tseslint.config(
     // Tests may use the test infrastructure (pure libraries' tests still may not import infra).
     files: ['**/*.spec.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints(['type:testing']) }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints(['type:testing']) },
+      ],
     },
   },
   {
@@ -47,13 +57,25 @@ export default tseslint.config(
   },
   {
     // Pure domain logic takes `now` as an argument: no clock reads.
-    files: ['libs/orders-domain/**/*.ts', 'libs/methods-domain/**/*.ts', 'libs/transfers-domain/**/*.ts', 'libs/money/**/*.ts', 'libs/status-codes/**/*.ts'],
+    files: [
+      'libs/orders-domain/**/*.ts',
+      'libs/methods-domain/**/*.ts',
+      'libs/transfers-domain/**/*.ts',
+      'libs/money/**/*.ts',
+      'libs/status-codes/**/*.ts',
+    ],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Pure domain code takes `now` as an argument.' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Pure domain code takes `now` as an argument.' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Pure domain code takes `now` as an argument.',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Pure domain code takes `now` as an argument.',
+        },
       ],
     },
   },

@@ -16,7 +16,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', swc],
     // ESM-only dependencies (Node 20 requires them natively; jest's module system does not).
-    '/node_modules/content-disposition/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '/node_modules/content-disposition/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
@@ -25,7 +28,12 @@ module.exports = {
     '^@payments/providers/(.*)$': '<rootDir>/libs/providers/$1/src/index.ts',
     '^@payments/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
-  testMatch: ['<rootDir>/tests/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts'],
+  testMatch: [
+    '<rootDir>/tests/**/*.spec.ts',
+    '<rootDir>/apps/**/*.spec.ts',
+    '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/tools/**/*.spec.ts',
+  ],
   globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
   testTimeout: 60000,
   // Component tests start services against one broker; two workers fit two cores.

@@ -40,15 +40,55 @@ const refundOf = (orderId: string) => ({ orderId, cost: { amount: '1.00', curren
 /** Every merchant route that takes an object id; one line per route. */
 const ID_ROUTES: IdRoute[] = [
   { method: 'GET', route: '/order/:orderId', resource: 'order', request: (id) => ({ path: `/order/${id}` }) },
-  { method: 'GET', route: '/api/v1/order/:orderId', resource: 'order', request: (id) => ({ path: `/api/v1/order/${id}` }) },
-  { method: 'POST', route: '/order/cancel', resource: 'order', request: (id) => ({ path: '/order/cancel', body: { orderId: id } }) },
-  { method: 'POST', route: '/api/v1/order/cancel', resource: 'order', request: (id) => ({ path: '/api/v1/order/cancel', body: { orderId: id } }) },
-  { method: 'POST', route: '/order/reject', resource: 'order', request: (id) => ({ path: '/order/reject', body: { orderId: id } }) },
-  { method: 'POST', route: '/api/v1/order/reject', resource: 'order', request: (id) => ({ path: '/api/v1/order/reject', body: { orderId: id } }) },
-  { method: 'POST', route: '/order/refund', resource: 'order', request: (id) => ({ path: '/order/refund', body: refundOf(id) }) },
-  { method: 'POST', route: '/api/v1/order/refund', resource: 'order', request: (id) => ({ path: '/api/v1/order/refund', body: refundOf(id) }) },
+  {
+    method: 'GET',
+    route: '/api/v1/order/:orderId',
+    resource: 'order',
+    request: (id) => ({ path: `/api/v1/order/${id}` }),
+  },
+  {
+    method: 'POST',
+    route: '/order/cancel',
+    resource: 'order',
+    request: (id) => ({ path: '/order/cancel', body: { orderId: id } }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/order/cancel',
+    resource: 'order',
+    request: (id) => ({ path: '/api/v1/order/cancel', body: { orderId: id } }),
+  },
+  {
+    method: 'POST',
+    route: '/order/reject',
+    resource: 'order',
+    request: (id) => ({ path: '/order/reject', body: { orderId: id } }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/order/reject',
+    resource: 'order',
+    request: (id) => ({ path: '/api/v1/order/reject', body: { orderId: id } }),
+  },
+  {
+    method: 'POST',
+    route: '/order/refund',
+    resource: 'order',
+    request: (id) => ({ path: '/order/refund', body: refundOf(id) }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/order/refund',
+    resource: 'order',
+    request: (id) => ({ path: '/api/v1/order/refund', body: refundOf(id) }),
+  },
   { method: 'GET', route: '/payouts/:payoutId', resource: 'payout', request: (id) => ({ path: `/payouts/${id}` }) },
-  { method: 'GET', route: '/api/v1/payouts/:payoutId', resource: 'payout', request: (id) => ({ path: `/api/v1/payouts/${id}` }) },
+  {
+    method: 'GET',
+    route: '/api/v1/payouts/:payoutId',
+    resource: 'payout',
+    request: (id) => ({ path: `/api/v1/payouts/${id}` }),
+  },
   { method: 'GET', route: '/p2p/:id', resource: 'p2p', request: (id) => ({ path: `/p2p/${id}` }) },
   { method: 'GET', route: '/api/v1/p2p/:id', resource: 'p2p', request: (id) => ({ path: `/api/v1/p2p/${id}` }) },
 ];
@@ -88,7 +128,8 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     shopA = await aShop(gateway, 'Shop A');
     shopB = await aShop(gateway, 'Shop B');
     routes = apiRoutes(registeredRoutes(stack.gateway!.app));
-    for (const resource of Object.keys(OWNED) as (keyof typeof OWNED)[]) ownedByA[resource] = await OWNED[resource](gateway, shopA);
+    for (const resource of Object.keys(OWNED) as (keyof typeof OWNED)[])
+      ownedByA[resource] = await OWNED[resource](gateway, shopA);
   });
 
   afterAll(async () => {
@@ -100,17 +141,20 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     return http(r.method, `${gateway}${path}`, { token, ...(body !== undefined ? { body } : {}) });
   };
 
-  it.each(ID_ROUTES.map((r) => [name(r), r] as const))('when shop B sends shop A\'s id to %s, then it answers exactly what an unknown id answers', async (_name, r) => {
-    const foreignId = ownedByA[r.resource]!;
-    const unknownId = randomUUID();
-    const foreign = await send(r, foreignId, shopB.apiKey);
-    const unknown = await send(r, unknownId, shopB.apiKey);
-    expect(foreign.status).toBe(404);
-    expect(foreign.body.type).toBe('/problems/not-found');
-    expect(normalized(foreign, [foreignId])).toEqual(normalized(unknown, [unknownId]));
-  });
+  it.each(ID_ROUTES.map((r) => [name(r), r] as const))(
+    "when shop B sends shop A's id to %s, then it answers exactly what an unknown id answers",
+    async (_name, r) => {
+      const foreignId = ownedByA[r.resource]!;
+      const unknownId = randomUUID();
+      const foreign = await send(r, foreignId, shopB.apiKey);
+      const unknown = await send(r, unknownId, shopB.apiKey);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.type).toBe('/problems/not-found');
+      expect(normalized(foreign, [foreignId])).toEqual(normalized(unknown, [unknownId]));
+    },
+  );
 
-  it('when shop B has tried every id route on shop A\'s order, then the order is untouched for shop A', async () => {
+  it("when shop B has tried every id route on shop A's order, then the order is untouched for shop A", async () => {
     const res = await http('GET', `${gateway}/order/${ownedByA.order}`, { token: shopA.apiKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: ownedByA.order, shopId: shopA.shopId, status: 'registered' });
@@ -134,15 +178,22 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     expect(SHOP_ID_ROUTES.map(name).filter((n) => !registered.has(n))).toEqual([]);
   });
 
-  it('when shop B puts another shop\'s id into a {shopId} path, then it is 403; its own id is not', async () => {
+  it("when shop B puts another shop's id into a {shopId} path, then it is 403; its own id is not", async () => {
     const failures: string[] = [];
     for (const r of SHOP_ID_ROUTES) {
-      for (const [whose, shopId] of [['shop A', shopA.shopId], ['an unknown shop', randomUUID()]]) {
+      for (const [whose, shopId] of [
+        ['shop A', shopA.shopId],
+        ['an unknown shop', randomUUID()],
+      ]) {
         const res = await http(r.method, `${gateway}${r.route.replace(':shopId', shopId)}`, { token: shopB.apiKey });
-        if (res.status !== 403 || res.body?.type !== '/problems/forbidden') failures.push(`${name(r)} with ${whose}'s id answered ${res.status}`);
+        if (res.status !== 403 || res.body?.type !== '/problems/forbidden')
+          failures.push(`${name(r)} with ${whose}'s id answered ${res.status}`);
       }
-      const own = await http(r.method, `${gateway}${r.route.replace(':shopId', shopB.shopId)}`, { token: shopB.apiKey });
-      if ([401, 403, 404].includes(own.status)) failures.push(`${name(r)} with the key's own shop answered ${own.status}`);
+      const own = await http(r.method, `${gateway}${r.route.replace(':shopId', shopB.shopId)}`, {
+        token: shopB.apiKey,
+      });
+      if ([401, 403, 404].includes(own.status))
+        failures.push(`${name(r)} with the key's own shop answered ${own.status}`);
     }
     expect(failures).toEqual([]);
   });
@@ -154,8 +205,12 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     const failures: string[] = [];
     for (const r of of) {
       const body = ['POST', 'PUT', 'PATCH'].includes(r.method) ? {} : undefined;
-      const res = await http(r.method, `${gateway}${fill(r, { shopId: shopA.shopId }, randomUUID())}`, { ...(token ? { token } : {}), ...(body ? { body } : {}) });
-      if (res.status !== 401 || res.body?.type !== '/problems/unauthorized') failures.push(`${name(r)} answered ${res.status}`);
+      const res = await http(r.method, `${gateway}${fill(r, { shopId: shopA.shopId }, randomUUID())}`, {
+        ...(token ? { token } : {}),
+        ...(body ? { body } : {}),
+      });
+      if (res.status !== 401 || res.body?.type !== '/problems/unauthorized')
+        failures.push(`${name(r)} answered ${res.status}`);
     }
     return failures;
   }
@@ -168,9 +223,12 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     expect(await notRefused('merchant', TEST_OPS_TOKEN)).toEqual([]);
   });
 
-  it.each([['merchant'], ['ops']] as const)('when a %s route is called without credentials, then it is 401', async (access) => {
-    expect(await notRefused(access, undefined)).toEqual([]);
-  });
+  it.each([['merchant'], ['ops']] as const)(
+    'when a %s route is called without credentials, then it is 401',
+    async (access) => {
+      expect(await notRefused(access, undefined)).toEqual([]);
+    },
+  );
 
   it('when the right credentials are used, then the same routes do open (the refusals above are about the credentials)', async () => {
     const ops = await http('GET', `${gateway}/ops/v1/shops/${shopA.shopId}/settings`, { token: TEST_OPS_TOKEN });

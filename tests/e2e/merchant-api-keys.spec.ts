@@ -27,12 +27,17 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
   });
 
   const url = (path: string) => `${stack.gateway!.url}${path}`;
-  const ops = (method: string, path: string, body?: unknown) => http(method, url(path), { token: TEST_OPS_TOKEN, body });
+  const ops = (method: string, path: string, body?: unknown) =>
+    http(method, url(path), { token: TEST_OPS_TOKEN, body });
   /** A merchant call that succeeds only with a valid key (the order is created by the orders service). */
-  const createOrder = (headers: Record<string, string>) => http('POST', url('/order'), { headers, body: anOrderRequest() });
+  const createOrder = (headers: Record<string, string>) =>
+    http('POST', url('/order'), { headers, body: anOrderRequest() });
   const withKey = (key: string) => ({ authorization: `Bearer ${key}` });
 
-  async function newKey(shopId = shop.shopId, body: Record<string, unknown> = {}): Promise<{ id: string; apiKey: string }> {
+  async function newKey(
+    shopId = shop.shopId,
+    body: Record<string, unknown> = {},
+  ): Promise<{ id: string; apiKey: string }> {
     const created = await ops('POST', `/ops/v1/shops/${shopId}/api-keys`, body);
     expect(created.status).toBe(201);
     return created.body;
@@ -45,27 +50,54 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body).toEqual(results[0].body);
     }
-    expect(results[0].body).toEqual({ type: '/problems/unauthorized', title: 'Authentication is required', status: 401, detail: expect.any(String) });
+    expect(results[0].body).toEqual({
+      type: '/problems/unauthorized',
+      title: 'Authentication is required',
+      status: 401,
+      detail: expect.any(String),
+    });
   }
 
   it('when an operator creates a key, then it is shown once, works at once, and the list shows its prefix and dates but never the key', async () => {
-    const created = await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys`, { expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    const created = await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys`, {
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.any(String), apiKey: expect.stringMatching(/^sk_/), prefix: created.body.apiKey.slice(0, 10), status: 'active', revokedAt: null });
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      apiKey: expect.stringMatching(/^sk_/),
+      prefix: created.body.apiKey.slice(0, 10),
+      status: 'active',
+      revokedAt: null,
+    });
     expect(Date.parse(created.body.expiresAt)).toBeGreaterThan(Date.now());
 
     expect((await createOrder(withKey(created.body.apiKey))).status).toBe(201);
 
     // Use is recorded off the request path: poll until it shows.
-    const list = await eventually(async () => {
-      const r = await ops('GET', `/ops/v1/shops/${shop.shopId}/api-keys`);
-      return r.body.items.find((k: { id: string; lastUsedAt: string | null }) => k.id === created.body.id && k.lastUsedAt) ? r : undefined;
-    }, 10_000, 'lastUsedAt');
+    const list = await eventually(
+      async () => {
+        const r = await ops('GET', `/ops/v1/shops/${shop.shopId}/api-keys`);
+        return r.body.items.find(
+          (k: { id: string; lastUsedAt: string | null }) => k.id === created.body.id && k.lastUsedAt,
+        )
+          ? r
+          : undefined;
+      },
+      10_000,
+      'lastUsedAt',
+    );
     expect(list.status).toBe(200);
     const listed = list.body.items.find((k: { id: string }) => k.id === created.body.id);
     expect(listed).toEqual({
-      id: created.body.id, shopId: shop.shopId, prefix: created.body.apiKey.slice(0, 10), status: 'active',
-      createdAt: expect.any(String), expiresAt: created.body.expiresAt, revokedAt: null, lastUsedAt: expect.any(String),
+      id: created.body.id,
+      shopId: shop.shopId,
+      prefix: created.body.apiKey.slice(0, 10),
+      status: 'active',
+      createdAt: expect.any(String),
+      expiresAt: created.body.expiresAt,
+      revokedAt: null,
+      lastUsedAt: expect.any(String),
     });
     // The shop's first key (from creating the shop) is listed too.
     expect(list.body.items.length).toBeGreaterThanOrEqual(2);
@@ -79,7 +111,9 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
     const revoked = await newKey();
     expect((await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys/${revoked.id}/revoke`)).status).toBe(200);
     const expired = await newKey();
-    expect((await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys/${expired.id}/rotate`, { overlapSeconds: 0 })).status).toBe(201);
+    expect(
+      (await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys/${expired.id}/rotate`, { overlapSeconds: 0 })).status,
+    ).toBe(201);
 
     const answers = [
       await createOrder({}),
@@ -114,7 +148,11 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
     const old = await newKey();
     const rotated = await ops('POST', `/ops/v1/shops/${shop.shopId}/api-keys/${old.id}/rotate`, { overlapSeconds: 2 });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toMatchObject({ apiKey: expect.stringMatching(/^sk_/), status: 'active', previous: { id: old.id, status: 'active', expiresAt: expect.any(String) } });
+    expect(rotated.body).toMatchObject({
+      apiKey: expect.stringMatching(/^sk_/),
+      status: 'active',
+      previous: { id: old.id, status: 'active', expiresAt: expect.any(String) },
+    });
     const overlapEnd = Date.parse(rotated.body.previous.expiresAt);
     expect(overlapEnd).toBeGreaterThan(Date.now() - 5000);
     expect(overlapEnd).toBeLessThan(Date.now() + 10_000);
@@ -122,10 +160,14 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
     expect((await createOrder(withKey(rotated.body.apiKey))).status).toBe(201);
     expect((await createOrder(withKey(old.apiKey))).status).toBe(201);
     // The old key stops on its own once the overlap is over: poll for it, no fixed sleep.
-    const refused = await eventually(async () => {
-      const r = await http('GET', url(`/order/${randomUUID()}`), { token: old.apiKey });
-      return r.status === 401 ? r : undefined;
-    }, 15_000, 'the old key to be refused');
+    const refused = await eventually(
+      async () => {
+        const r = await http('GET', url(`/order/${randomUUID()}`), { token: old.apiKey });
+        return r.status === 401 ? r : undefined;
+      },
+      15_000,
+      'the old key to be refused',
+    );
     expectSame401([refused]);
     expect((await createOrder(withKey(rotated.body.apiKey))).status).toBe(201);
 
@@ -184,6 +226,8 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
       expect(a.body).toMatchObject({ type: '/problems/unauthorized' });
     }
     expect((await ops('GET', `/ops/v1/shops/${shop.shopId}/api-keys`)).body.items.length).toBe(before);
-    expect(Number((await db.query("SELECT count(*) FROM gateway.companies WHERE name = 'Sneaky'")).rows[0].count)).toBe(0);
+    expect(Number((await db.query("SELECT count(*) FROM gateway.companies WHERE name = 'Sneaky'")).rows[0].count)).toBe(
+      0,
+    );
   });
 });

@@ -34,7 +34,13 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
 
   beforeAll(async () => {
     // Few slots, so that the test of a hanging merchant shows the per-shop bound.
-    stack = await TestStack.start({ extraEnv: { ORDERS_SWEEP_INTERVAL_MS: '0', MERCHANT_CALLBACKS_CONCURRENCY: '4', MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: '2' } });
+    stack = await TestStack.start({
+      extraEnv: {
+        ORDERS_SWEEP_INTERVAL_MS: '0',
+        MERCHANT_CALLBACKS_CONCURRENCY: '4',
+        MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: '2',
+      },
+    });
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
     producer = testKafka('callbacks-test').producer();
@@ -49,7 +55,8 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
   });
 
   const gw = () => stack.gateway!.url;
-  const ops = (method: string, path: string, body?: unknown, url = gw()) => http(method, `${url}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
+  const ops = (method: string, path: string, body?: unknown, url = gw()) =>
+    http(method, `${url}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
 
   async function aReceiver(): Promise<CallbackReceiver> {
     const r = await CallbackReceiver.start();
@@ -60,17 +67,30 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
   /** A shop whose settings (callback URL and secret) merchant-callbacks already holds. */
   async function aShopCalling(callbackUrl: string | undefined): Promise<Shop> {
     const company = await ops('POST', '/companies', { name: 'Callback Co' });
-    const res = await ops('POST', `/companies/${company.body.id}/shops`, { name: 'Callback Shop', ...(callbackUrl ? { callbackUrl } : {}) });
+    const res = await ops('POST', `/companies/${company.body.id}/shops`, {
+      name: 'Callback Shop',
+      ...(callbackUrl ? { callbackUrl } : {}),
+    });
     expect(res.status).toBe(201);
-    await eventually(async () => {
-      const r = await db.query('SELECT 1 FROM merchant_callbacks.shops WHERE shop_id = $1', [res.body.id]);
-      return r.rowCount === 1 ? true : undefined;
-    }, 15000, 'shop settings in merchant-callbacks');
+    await eventually(
+      async () => {
+        const r = await db.query('SELECT 1 FROM merchant_callbacks.shops WHERE shop_id = $1', [res.body.id]);
+        return r.rowCount === 1 ? true : undefined;
+      },
+      15000,
+      'shop settings in merchant-callbacks',
+    );
     return { shopId: res.body.id, apiKey: res.body.apiKey, callbackSecret: res.body.callbackSecret };
   }
 
-  async function anOrder(shop: Shop, extra: Record<string, unknown> = {}): Promise<{ id: string; order: { merchantOrderId: string } }> {
-    const res = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: { ...anOrderRequest({ amount: '100.99' }), ...extra } });
+  async function anOrder(
+    shop: Shop,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string; order: { merchantOrderId: string } }> {
+    const res = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: { ...anOrderRequest({ amount: '100.99' }), ...extra },
+    });
     expect(res.status).toBe(201);
     return res.body;
   }
@@ -78,19 +98,35 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
   /** The sandbox provider reports the payment of an order as a success. */
   async function paid(orderId: string): Promise<void> {
     const providerEventId = `evt-${randomUUID()}`;
-    const raw = JSON.stringify({ eventId: providerEventId, kind: 'payment', reference: orderId, paymentId: 'p1', status: 'success', amount: '100.99', currency: 'USD' });
+    const raw = JSON.stringify({
+      eventId: providerEventId,
+      kind: 'payment',
+      reference: orderId,
+      paymentId: 'p1',
+      status: 'success',
+      amount: '100.99',
+      currency: 'USD',
+    });
     const res = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
       rawBody: raw,
-      headers: { 'content-type': 'application/json', 'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)) },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
+      },
     });
     expect(res.status).toBe(200);
     expect(callbackEventId('sandbox', providerEventId)).toBeDefined();
   }
 
   const of = (r: CallbackReceiver, objectId: string) => r.received.filter((c) => c.json?.objectId === objectId);
-  const acceptedOf = (r: CallbackReceiver, objectId: string) => r.accepted().filter((c) => c.json?.objectId === objectId);
+  const acceptedOf = (r: CallbackReceiver, objectId: string) =>
+    r.accepted().filter((c) => c.json?.objectId === objectId);
   const untilAccepted = (r: CallbackReceiver, objectId: string, n: number, timeoutMs = 20000) =>
-    eventually(async () => (acceptedOf(r, objectId).length >= n ? acceptedOf(r, objectId) : undefined), timeoutMs, `${n} callbacks of ${objectId}`);
+    eventually(
+      async () => (acceptedOf(r, objectId).length >= n ? acceptedOf(r, objectId) : undefined),
+      timeoutMs,
+      `${n} callbacks of ${objectId}`,
+    );
   const validSignature = (c: ReceivedCallback, secret: string) =>
     verifySignature(c.headers['x-signature'] as string, c.raw, secret, Math.floor(Date.now() / 1000)).kind;
 
@@ -116,8 +152,13 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         [3, 'completed', 'in_progress'],
       ]);
       expect(got[2].json).toMatchObject({
-        type: 'order.status_changed', objectType: 'order', objectId: order.id, shopId: shop.shopId, merchantOrderId: order.order.merchantOrderId,
-        cost: { amount: '100.99', currency: 'USD' }, ...statusOf('0-01-00'),
+        type: 'order.status_changed',
+        objectType: 'order',
+        objectId: order.id,
+        shopId: shop.shopId,
+        merchantOrderId: order.order.merchantOrderId,
+        cost: { amount: '100.99', currency: 'USD' },
+        ...statusOf('0-01-00'),
       });
       expect(Date.parse(got[2].json.occurredAt)).not.toBeNaN();
     });
@@ -127,32 +168,60 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         expect(c.headers['content-type']).toBe('application/json');
         expect(c.headers['x-event-id']).toBe(c.json.eventId);
         expect(validSignature(c, shop.callbackSecret)).toBe('valid');
-        expect(verifyCallback(c.raw, c.headers['x-signature'] as string, shop.callbackSecret)).toEqual({ valid: true, timestamp: expect.any(Number) });
+        expect(verifyCallback(c.raw, c.headers['x-signature'] as string, shop.callbackSecret)).toEqual({
+          valid: true,
+          timestamp: expect.any(Number),
+        });
         expect(validSignature(c, 'another-secret')).toBe('invalid');
-        expect(verifySignature(c.headers['x-signature'] as string, c.raw + ' ', shop.callbackSecret, Math.floor(Date.now() / 1000)).kind).toBe('invalid');
+        expect(
+          verifySignature(
+            c.headers['x-signature'] as string,
+            c.raw + ' ',
+            shop.callbackSecret,
+            Math.floor(Date.now() / 1000),
+          ).kind,
+        ).toBe('invalid');
       }
       expect(new Set(got.map((c) => c.json.eventId)).size).toBe(3);
     });
 
     it('when the shop settings carry the callback secret, then merchant-callbacks keeps it and orders does not', async () => {
-      const mine = await db.query('SELECT callback_secret FROM merchant_callbacks.shops WHERE shop_id = $1', [shop.shopId]);
+      const mine = await db.query('SELECT callback_secret FROM merchant_callbacks.shops WHERE shop_id = $1', [
+        shop.shopId,
+      ]);
       expect(mine.rows[0].callback_secret).toBe(shop.callbackSecret);
-      const theirs = await eventually(async () => {
-        const r = await db.query('SELECT settings FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);
-        return r.rows[0]?.settings;
-      }, 15000, 'settings in orders');
+      const theirs = await eventually(
+        async () => {
+          const r = await db.query('SELECT settings FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);
+          return r.rows[0]?.settings;
+        },
+        15000,
+        'settings in orders',
+      );
       expect(theirs.callbackUrl).toBe(receiver.url);
       expect(JSON.stringify(theirs)).not.toContain(shop.callbackSecret);
     });
 
-    it('when an operator lists the order\'s deliveries, then they are newest first, delivered, with each attempt\'s response code', async () => {
+    it("when an operator lists the order's deliveries, then they are newest first, delivered, with each attempt's response code", async () => {
       const list = await ops('GET', `/callbacks?objectId=${order.id}`);
       expect(list.status).toBe(200);
-      expect(list.body.items.map((d: any) => [d.sequence, d.status, d.lastResponseStatus])).toEqual([[3, 'delivered', 200], [2, 'delivered', 200], [1, 'delivered', 200]]);
+      expect(list.body.items.map((d: any) => [d.sequence, d.status, d.lastResponseStatus])).toEqual([
+        [3, 'delivered', 200],
+        [2, 'delivered', 200],
+        [1, 'delivered', 200],
+      ]);
       const one = await ops('GET', `/callbacks/${list.body.items[2].id}`);
       expect(one.status).toBe(200);
       expect(one.body.body.eventId).toBe(got[0].json.eventId);
-      expect(one.body.attemptLog).toEqual([expect.objectContaining({ attempt: 1, responseStatus: 200, error: null, url: receiver.url, latencyMs: expect.any(Number) })]);
+      expect(one.body.attemptLog).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          responseStatus: 200,
+          error: null,
+          url: receiver.url,
+          latencyMs: expect.any(Number),
+        }),
+      ]);
     });
 
     it('when an operator replays a delivery, then the merchant receives it again with the same eventId and a fresh signature', async () => {
@@ -165,10 +234,14 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       expect(again.json.eventId).toBe(latest.eventId);
       expect(again.raw).toBe(got[2].raw);
       expect(validSignature(again, shop.callbackSecret)).toBe('valid');
-      const detail = await eventually(async () => {
-        const r = await ops('GET', `/callbacks/${latest.id}`);
-        return r.body.attemptLog.length === 2 && r.body.status === 'delivered' ? r.body : undefined;
-      }, 15000, 'second attempt logged');
+      const detail = await eventually(
+        async () => {
+          const r = await ops('GET', `/callbacks/${latest.id}`);
+          return r.body.attemptLog.length === 2 && r.body.status === 'delivered' ? r.body : undefined;
+        },
+        15000,
+        'second attempt logged',
+      );
       expect(detail.attempts).toBe(2);
     });
 
@@ -208,16 +281,28 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     receiver.mode = 503;
     const shop = await aShopCalling(receiver.url);
     const order = await anOrder(shop);
-    await eventually(async () => (of(receiver, order.id).length >= 3 ? true : undefined), 20000, 'three refused attempts');
-    await eventually(async () => {
-      const r = await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey });
-      return r.body.status === 'in_progress' ? true : undefined;
-    }, 15000, 'order in progress');
+    await eventually(
+      async () => (of(receiver, order.id).length >= 3 ? true : undefined),
+      20000,
+      'three refused attempts',
+    );
+    await eventually(
+      async () => {
+        const r = await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey });
+        return r.body.status === 'in_progress' ? true : undefined;
+      },
+      15000,
+      'order in progress',
+    );
     await paid(order.id);
-    await eventually(async () => {
-      const r = await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey });
-      return r.body.status === 'completed' ? true : undefined;
-    }, 15000, 'order completed');
+    await eventually(
+      async () => {
+        const r = await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey });
+        return r.body.status === 'completed' ? true : undefined;
+      },
+      15000,
+      'order completed',
+    );
     // While the first callback is refused, the later ones wait behind it: nothing overtakes.
     expect(new Set(of(receiver, order.id).map((c) => c.json.sequence))).toEqual(new Set([1]));
 
@@ -245,20 +330,29 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     await eventually(async () => (of(receiver, order.id).length >= 2 ? true : undefined), 20000, 'refused attempts');
     await stack.merchantCallbacks!.close();
     receiver.mode = 200;
-    stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(stack.env({ MERCHANT_CALLBACKS_CONCURRENCY: '4', MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: '2' })), 0);
+    stack.merchantCallbacks = await startMerchantCallbacks(
+      loadMerchantCallbacksConfig(
+        stack.env({ MERCHANT_CALLBACKS_CONCURRENCY: '4', MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: '2' }),
+      ),
+      0,
+    );
     const got = await untilAccepted(receiver, order.id, 2);
     expect(got.map((c) => c.json.sequence)).toEqual([1, 2]);
     expect(new Set(got.map((c) => c.json.eventId)).size).toBe(2);
   });
 
-  it('when one merchant endpoint hangs, then another shop\'s callbacks still go out, and the hanging shop holds at most its own slots', async () => {
+  it("when one merchant endpoint hangs, then another shop's callbacks still go out, and the hanging shop holds at most its own slots", async () => {
     const hanging = await aReceiver();
     hanging.mode = 'hang';
     const healthy = await aReceiver();
     const slow = await aShopCalling(hanging.url);
     const fast = await aShopCalling(healthy.url);
     const slowOrders = [await anOrder(slow), await anOrder(slow), await anOrder(slow)];
-    await eventually(async () => (hanging.received.length >= 2 ? true : undefined), 15000, 'the hanging shop being called');
+    await eventually(
+      async () => (hanging.received.length >= 2 ? true : undefined),
+      15000,
+      'the hanging shop being called',
+    );
     const fastOrders = [await anOrder(fast), await anOrder(fast)];
     for (const o of fastOrders) await untilAccepted(healthy, o.id, 2);
     // Everything of the healthy shop arrived while the hanging endpoint had not answered a single request.
@@ -271,10 +365,14 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
   it('when a shop has no callback URL, then its callbacks are recorded as skipped', async () => {
     const shop = await aShopCalling(undefined);
     const order = await anOrder(shop);
-    const list = await eventually(async () => {
-      const r = await ops('GET', `/callbacks?objectId=${order.id}&status=skipped`);
-      return r.body.items.length >= 1 ? r.body.items : undefined;
-    }, 15000, 'skipped delivery');
+    const list = await eventually(
+      async () => {
+        const r = await ops('GET', `/callbacks?objectId=${order.id}&status=skipped`);
+        return r.body.items.length >= 1 ? r.body.items : undefined;
+      },
+      15000,
+      'skipped delivery',
+    );
     expect(list[0]).toMatchObject({ status: 'skipped', attempts: 0, lastError: 'the shop has no callback URL' });
   });
 
@@ -290,22 +388,36 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     it('when payout status changes are published on payouts.events, then the merchant receives them in sequence with the catalogue description', async () => {
       const payoutId = randomUUID();
       const payload = (sequence: number, status: string, previousStatus: string | null, statusCode: string) => ({
-        payoutId, shopId: shop.shopId, merchantPayoutId: 'po-1', sequence, status, previousStatus, statusCode, statusDescription: 'producer text',
+        payoutId,
+        shopId: shop.shopId,
+        merchantPayoutId: 'po-1',
+        sequence,
+        status,
+        previousStatus,
+        statusCode,
+        statusDescription: 'producer text',
         cost: { amount: '25.5', currency: 'USDT', tokenStandard: 'TRC20' },
       });
       await producer.send({
         topic: stack.prefix + Topics.payoutsEvents,
-        messages: [payload(1, 'registered', null, '1-01-01'), payload(2, 'completed', 'registered', '0-01-00')].map((p) => ({
-          key: payoutId,
-          value: JSON.stringify(envelope({ type: 'payout.status_changed', payload: p, occurredAt: new Date() })),
-        })),
+        messages: [payload(1, 'registered', null, '1-01-01'), payload(2, 'completed', 'registered', '0-01-00')].map(
+          (p) => ({
+            key: payoutId,
+            value: JSON.stringify(envelope({ type: 'payout.status_changed', payload: p, occurredAt: new Date() })),
+          }),
+        ),
       });
       const got = await untilAccepted(receiver, payoutId, 2);
-      expect(got.map((c) => [c.json.type, c.json.objectType, c.json.sequence, c.json.status, c.json.merchantPayoutId])).toEqual([
+      expect(
+        got.map((c) => [c.json.type, c.json.objectType, c.json.sequence, c.json.status, c.json.merchantPayoutId]),
+      ).toEqual([
         ['payout.status_changed', 'payout', 1, 'registered', 'po-1'],
         ['payout.status_changed', 'payout', 2, 'completed', 'po-1'],
       ]);
-      expect(got[1].json).toMatchObject({ ...statusOf('0-01-00'), cost: { amount: '25.5', currency: 'USDT', tokenStandard: 'TRC20' } });
+      expect(got[1].json).toMatchObject({
+        ...statusOf('0-01-00'),
+        cost: { amount: '25.5', currency: 'USDT', tokenStandard: 'TRC20' },
+      });
       expect(validSignature(got[1], shop.callbackSecret)).toBe('valid');
     });
 
@@ -313,14 +425,29 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       const payoutId = randomUUID();
       const event = envelope({
         type: 'payout.status_changed',
-        payload: { payoutId, shopId: shop.shopId, merchantPayoutId: 'po-dup', sequence: 1, status: 'registered', previousStatus: null, cost: { amount: '5.00', currency: 'USD' } },
+        payload: {
+          payoutId,
+          shopId: shop.shopId,
+          merchantPayoutId: 'po-dup',
+          sequence: 1,
+          status: 'registered',
+          previousStatus: null,
+          cost: { amount: '5.00', currency: 'USD' },
+        },
         occurredAt: new Date(),
       });
-      const broken = envelope({ type: 'payout.status_changed', payload: { payoutId, shopId: shop.shopId, sequence: 2, status: 'completed' }, occurredAt: new Date() });
+      const broken = envelope({
+        type: 'payout.status_changed',
+        payload: { payoutId, shopId: shop.shopId, sequence: 2, status: 'completed' },
+        occurredAt: new Date(),
+      });
       const reader = await TopicReader.start([stack.prefix + Topics.payoutsEvents + '.dlq']);
       try {
         for (const e of [event, event, broken]) {
-          await producer.send({ topic: stack.prefix + Topics.payoutsEvents, messages: [{ key: payoutId, value: JSON.stringify(e) }] });
+          await producer.send({
+            topic: stack.prefix + Topics.payoutsEvents,
+            messages: [{ key: payoutId, value: JSON.stringify(e) }],
+          });
         }
         const [dead] = await reader.waitFor(1, (m) => m.json?.eventId === broken.eventId);
         expect(dead.headers['dlq-error']).toContain('merchantPayoutId');
@@ -338,17 +465,37 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       const p2pId = randomUUID();
       await producer.send({
         topic: stack.prefix + Topics.p2pEvents,
-        messages: [{
-          key: p2pId,
-          value: JSON.stringify(envelope({
-            type: 'p2p.status_changed',
-            payload: { p2pId, shopId: shop.shopId, merchantP2pId: 'p2p-1', sequence: 1, status: 'failed', previousStatus: 'in_progress', statusCode: '2-07-01', cost: { amount: '10.00', currency: 'USD' }, callbackUrl: own.url },
-            occurredAt: new Date(),
-          })),
-        }],
+        messages: [
+          {
+            key: p2pId,
+            value: JSON.stringify(
+              envelope({
+                type: 'p2p.status_changed',
+                payload: {
+                  p2pId,
+                  shopId: shop.shopId,
+                  merchantP2pId: 'p2p-1',
+                  sequence: 1,
+                  status: 'failed',
+                  previousStatus: 'in_progress',
+                  statusCode: '2-07-01',
+                  cost: { amount: '10.00', currency: 'USD' },
+                  callbackUrl: own.url,
+                },
+                occurredAt: new Date(),
+              }),
+            ),
+          },
+        ],
       });
       const [c] = await untilAccepted(own, p2pId, 1);
-      expect(c.json).toMatchObject({ type: 'p2p.status_changed', objectType: 'p2p', merchantP2pId: 'p2p-1', status: 'failed', ...statusOf('2-07-01') });
+      expect(c.json).toMatchObject({
+        type: 'p2p.status_changed',
+        objectType: 'p2p',
+        merchantP2pId: 'p2p-1',
+        status: 'failed',
+        ...statusOf('2-07-01'),
+      });
       expect(of(receiver, p2pId)).toHaveLength(0);
     });
   });
@@ -358,7 +505,10 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     let shop: Shop;
 
     beforeAll(async () => {
-      strict = await startGateway(loadGatewayConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false', GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
+      strict = await startGateway(
+        loadGatewayConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false', GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+        0,
+      );
       shop = await aShopCalling(undefined);
     });
     afterAll(async () => {
@@ -373,23 +523,40 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       ['https://localhost/cb', 'must not point at a local host name'],
     ])('when a shop is created with callback URL %s, then it is a 400 naming callbackUrl', async (url, message) => {
       const company = await ops('POST', '/companies', { name: 'Strict Co' }, strict.url);
-      const res = await ops('POST', `/companies/${company.body.id}/shops`, { name: 'Strict Shop', callbackUrl: url }, strict.url);
+      const res = await ops(
+        'POST',
+        `/companies/${company.body.id}/shops`,
+        { name: 'Strict Shop', callbackUrl: url },
+        strict.url,
+      );
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body.errors).toEqual([{ path: 'callbackUrl', message }]);
     });
 
     it('when shop settings set a private callback URL, then it is a 400 and the settings stay as they were', async () => {
-      const res = await ops('PATCH', `/shops/${shop.shopId}/settings`, { callbackUrl: 'https://192.168.0.10/cb', autoFinalizeNeedAction: true }, strict.url);
+      const res = await ops(
+        'PATCH',
+        `/shops/${shop.shopId}/settings`,
+        { callbackUrl: 'https://192.168.0.10/cb', autoFinalizeNeedAction: true },
+        strict.url,
+      );
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([{ path: 'callbackUrl', message: 'must not point at a private, loopback, link-local or unique-local address' }]);
+      expect(res.body.errors).toEqual([
+        { path: 'callbackUrl', message: 'must not point at a private, loopback, link-local or unique-local address' },
+      ]);
       const now = await ops('GET', `/shops/${shop.shopId}/settings`, undefined, strict.url);
       expect(now.body).toMatchObject({ callbackUrl: null, autoFinalizeNeedAction: false });
       expect(now.body).not.toHaveProperty('callbackSecret');
     });
 
     it('when shop settings set a public https callback URL, then it is stored', async () => {
-      const res = await ops('PATCH', `/shops/${shop.shopId}/settings`, { callbackUrl: 'https://merchant.example.com/cb' }, strict.url);
+      const res = await ops(
+        'PATCH',
+        `/shops/${shop.shopId}/settings`,
+        { callbackUrl: 'https://merchant.example.com/cb' },
+        strict.url,
+      );
       expect(res.status).toBe(200);
       expect(res.body.callbackUrl).toBe('https://merchant.example.com/cb');
       expect(res.body).not.toHaveProperty('callbackSecret');
@@ -398,12 +565,18 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     it('when an order names a non-https or private callback URL, then it is a 400 naming callbackUrl and no order is created', async () => {
       const body = anOrderRequest({ amount: '100.99' });
       for (const url of ['http://merchant.example.com/cb', 'https://169.254.169.254/latest']) {
-        const res = await http('POST', `${strict.url}/order`, { token: shop.apiKey, body: { ...body, callbackUrl: url } });
+        const res = await http('POST', `${strict.url}/order`, {
+          token: shop.apiKey,
+          body: { ...body, callbackUrl: url },
+        });
         expect(res.status).toBe(400);
         expect(res.body.errors).toEqual([expect.objectContaining({ path: 'callbackUrl' })]);
       }
       // The same merchantOrderId is still free: the refused requests created nothing.
-      const ok = await http('POST', `${strict.url}/order`, { token: shop.apiKey, body: { ...body, callbackUrl: 'https://merchant.example.com/orders/cb' } });
+      const ok = await http('POST', `${strict.url}/order`, {
+        token: shop.apiKey,
+        body: { ...body, callbackUrl: 'https://merchant.example.com/orders/cb' },
+      });
       expect(ok.status).toBe(201);
     });
   });

@@ -20,7 +20,10 @@ describe('merchant idempotency: the same request twice has one effect', () => {
   beforeAll(async () => {
     // A short reply timeout, so the "orders is down" case answers 503 quickly.
     // callbacks-ingest only to complete an order for the refund case (the test plays the provider).
-    stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '3000' } });
+    stack = await TestStack.start({
+      services: ['gateway', 'orders', 'callbacks-ingest'],
+      extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '3000' },
+    });
     shop = await aShop(stack.gateway!.url, 'Idempotent Shop');
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -37,9 +40,16 @@ describe('merchant idempotency: the same request twice has one effect', () => {
   const post = (path: string, body: unknown, key?: string, token = shop.apiKey): Promise<HttpResult> =>
     http('POST', url(path), { token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
   const ordersWith = async (merchantOrderId: string): Promise<string[]> =>
-    (await db.query('SELECT id FROM orders.orders WHERE merchant_order_id = $1', [merchantOrderId])).rows.map((r) => r.id);
+    (await db.query('SELECT id FROM orders.orders WHERE merchant_order_id = $1', [merchantOrderId])).rows.map(
+      (r) => r.id,
+    );
   const record = async (key: string, shopId = shop.shopId) =>
-    (await db.query('SELECT state, response_status FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2', [shopId, key])).rows[0];
+    (
+      await db.query(
+        'SELECT state, response_status FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2',
+        [shopId, key],
+      )
+    ).rows[0];
 
   it('when the same key and body are sent again, then the first answer is replayed with Idempotent-Replayed and no second order exists', async () => {
     const key = `create-${randomUUID()}`;
@@ -54,7 +64,14 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(again.headers.get('content-type')).toContain('application/json');
     expect(again.body).toEqual(first.body);
     // The same operation under its /api/v1 name, with the body's keys in another order.
-    const reordered = { payer: body.payer, order: { description: body.order.description, cost: body.order.cost, merchantOrderId: body.order.merchantOrderId } };
+    const reordered = {
+      payer: body.payer,
+      order: {
+        description: body.order.description,
+        cost: body.order.cost,
+        merchantOrderId: body.order.merchantOrderId,
+      },
+    };
     const viaV1 = await post('/api/v1/order', reordered, key);
     expect(viaV1.status).toBe(201);
     expect(viaV1.text).toBe(first.text);
@@ -73,7 +90,11 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     const changed = await post('/order', otherBody, key);
     expect(changed.status).toBe(422);
     expect(changed.headers.get('content-type')).toContain('application/problem+json');
-    expect(changed.body).toMatchObject({ type: '/problems/idempotency-key-reused', status: 422, errors: [{ path: "headers['Idempotency-Key']", message: 'was first used with another request body' }] });
+    expect(changed.body).toMatchObject({
+      type: '/problems/idempotency-key-reused',
+      status: 422,
+      errors: [{ path: "headers['Idempotency-Key']", message: 'was first used with another request body' }],
+    });
 
     const otherRoute = await post('/order/cancel', { orderId: first.body.id }, key);
     expect(otherRoute.status).toBe(422);
@@ -104,14 +125,21 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     const body = anOrderRequest();
     const answer = await post('/order', body, key);
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ type: '/problems/validation-error', errors: [{ path: "headers['Idempotency-Key']", message: expect.any(String) }] });
+    expect(answer.body).toMatchObject({
+      type: '/problems/validation-error',
+      errors: [{ path: "headers['Idempotency-Key']", message: expect.any(String) }],
+    });
     expect(await ordersWith(body.order.merchantOrderId)).toEqual([]);
   });
 
   it('when a first request was refused as invalid (400), then it is not kept: the corrected body with the same key runs', async () => {
     const key = `fix-${randomUUID()}`;
     const body = anOrderRequest();
-    const invalid = await post('/order', { ...body, order: { ...body.order, cost: { amount: 12.5, currency: 'USD' } } }, key);
+    const invalid = await post(
+      '/order',
+      { ...body, order: { ...body.order, cost: { amount: 12.5, currency: 'USD' } } },
+      key,
+    );
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors).toEqual([expect.objectContaining({ path: 'order.cost.amount' })]);
     expect(await record(key)).toBeUndefined();
@@ -128,7 +156,11 @@ describe('merchant idempotency: the same request twice has one effect', () => {
 
     const noKey = await post('/order', anOrderRequest({ merchantOrderId }), undefined);
     expect(noKey.status).toBe(409);
-    expect(noKey.body).toMatchObject({ type: '/problems/conflict', orderId: first.body.id, errors: [{ path: 'order.merchantOrderId' }] });
+    expect(noKey.body).toMatchObject({
+      type: '/problems/conflict',
+      orderId: first.body.id,
+      errors: [{ path: 'order.merchantOrderId' }],
+    });
 
     const key = `dup-${randomUUID()}`;
     const body = anOrderRequest({ merchantOrderId });
@@ -181,14 +213,22 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     // Orders comes back and takes the command the gateway already sent, creating the order the
     // merchant never heard of; only then does the merchant retry, so the retry must find it.
     await stack.startOrders();
-    const [madeWhileUnanswered] = await eventually(async () => {
-      const ids = await ordersWith(body.order.merchantOrderId);
-      return ids.length > 0 ? ids : undefined;
-    }, 45_000, 'orders to take the pending command');
-    const retried = await eventually(async () => {
-      const r = await post('/order', body, key);
-      return r.status === 201 ? r : undefined;
-    }, 30_000, 'the retry to succeed');
+    const [madeWhileUnanswered] = await eventually(
+      async () => {
+        const ids = await ordersWith(body.order.merchantOrderId);
+        return ids.length > 0 ? ids : undefined;
+      },
+      45_000,
+      'orders to take the pending command',
+    );
+    const retried = await eventually(
+      async () => {
+        const r = await post('/order', body, key);
+        return r.status === 201 ? r : undefined;
+      },
+      30_000,
+      'the retry to succeed',
+    );
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(retried.body.id).toBe(madeWhileUnanswered);
     expect(await ordersWith(body.order.merchantOrderId)).toEqual([madeWhileUnanswered]);
@@ -196,14 +236,33 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(events.on(`${stack.prefix}orders.events`).filter((m) => m.key === retried.body.id)).toHaveLength(1);
   });
 
-  it('when a refund\'s answer was lost (its record released, as after a timeout), then the retry with the same key refunds once', async () => {
+  it("when a refund's answer was lost (its record released, as after a timeout), then the retry with the same key refunds once", async () => {
     const order = (await post('/order', anOrderRequest({ amount: '100.00' }), undefined)).body;
-    const callback = JSON.stringify({ eventId: `evt-${randomUUID()}`, kind: 'payment', reference: order.id, paymentId: 'pay-1', status: 'success', amount: '100.00', currency: 'USD' });
+    const callback = JSON.stringify({
+      eventId: `evt-${randomUUID()}`,
+      kind: 'payment',
+      reference: order.id,
+      paymentId: 'pay-1',
+      status: 'success',
+      amount: '100.00',
+      currency: 'USD',
+    });
     const paid = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
-      rawBody: callback, headers: { 'content-type': 'application/json', 'x-signature': sign(TEST_SANDBOX_SECRET, callback, Math.floor(Date.now() / 1000)) },
+      rawBody: callback,
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': sign(TEST_SANDBOX_SECRET, callback, Math.floor(Date.now() / 1000)),
+      },
     });
     expect(paid.status).toBe(200);
-    await eventually(async () => ((await http('GET', url(`/order/${order.id}`), { token: shop.apiKey })).body.status === 'completed' ? true : undefined), 15_000, 'order completed');
+    await eventually(
+      async () =>
+        (await http('GET', url(`/order/${order.id}`), { token: shop.apiKey })).body.status === 'completed'
+          ? true
+          : undefined,
+      15_000,
+      'order completed',
+    );
 
     const key = `refund-${randomUUID()}`;
     const body = { orderId: order.id, cost: { amount: '30.00', currency: 'USD' } };
@@ -211,7 +270,10 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'partially_refunded', data: { refunds: [{ amount: '30.00' }] } });
     // What the gateway does when the answer never came: forget the record so the retry runs again.
-    await db.query('DELETE FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2', [shop.shopId, key]);
+    await db.query('DELETE FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2', [
+      shop.shopId,
+      key,
+    ]);
 
     const retry = await post('/order/refund', body, key);
     expect(retry.status).toBe(200);
@@ -231,8 +293,11 @@ describe('merchant idempotency: the same request twice has one effect', () => {
     expect(first.status).toBe(201);
     // As a gateway that died after the order was made but before its answer was stored leaves it.
     const orphan = (startedAt: string) =>
-      db.query(`UPDATE gateway.idempotency_keys SET state = 'in_progress', response_status = NULL, response_body = NULL, started_at = ${startedAt}
-                WHERE shop_id = $1 AND idempotency_key = $2`, [shop.shopId, key]);
+      db.query(
+        `UPDATE gateway.idempotency_keys SET state = 'in_progress', response_status = NULL, response_body = NULL, started_at = ${startedAt}
+                WHERE shop_id = $1 AND idempotency_key = $2`,
+        [shop.shopId, key],
+      );
 
     await orphan('now()');
     const busy = await post('/order', body, key);
@@ -281,15 +346,28 @@ describe('merchant idempotency: the same request twice has one effect', () => {
 
   it('when a client reads the OpenAPI document, then every merchant POST documents Idempotency-Key and operator routes do not', async () => {
     const doc = (await http('GET', url('/docs/openapi.json'))).body;
-    const hasKey = (op: { parameters?: { name: string; in: string }[] }) => (op.parameters ?? []).some((p) => p.name === 'Idempotency-Key' && p.in === 'header');
-    for (const path of ['/order', '/api/v1/order', '/order/cancel', '/order/reject', '/order/refund', '/api/v1/order/refund']) {
+    const hasKey = (op: { parameters?: { name: string; in: string }[] }) =>
+      (op.parameters ?? []).some((p) => p.name === 'Idempotency-Key' && p.in === 'header');
+    for (const path of [
+      '/order',
+      '/api/v1/order',
+      '/order/cancel',
+      '/order/reject',
+      '/order/refund',
+      '/api/v1/order/refund',
+    ]) {
       expect({ path, documented: hasKey(doc.paths[path].post) }).toEqual({ path, documented: true });
     }
     expect(hasKey(doc.paths['/ops/v1/companies'].post)).toBe(false);
   });
 
   it('when the retention is configured below 24 hours, then the gateway refuses to start, naming the variable', () => {
-    const env = new EnvReader({ DATABASE_URL: 'postgres://x', KAFKA_BROKERS: 'x:1', OPS_TOKEN: TEST_OPS_TOKEN, IDEMPOTENCY_RETENTION_HOURS: '12' });
+    const env = new EnvReader({
+      DATABASE_URL: 'postgres://x',
+      KAFKA_BROKERS: 'x:1',
+      OPS_TOKEN: TEST_OPS_TOKEN,
+      IDEMPOTENCY_RETENTION_HOURS: '12',
+    });
     expect(() => loadGatewayConfig(env)).toThrow(/IDEMPOTENCY_RETENTION_HOURS/);
   });
 });

@@ -39,7 +39,8 @@ function gapsOf(route: ApiRoute, doc: any): string[] {
   for (const [status, response] of Object.entries(responses)) {
     if (Number(status) < 400) continue;
     const schema = response.content?.['application/problem+json']?.schema;
-    if (schema?.$ref !== PROBLEM_REF) gaps.push(`${status} does not answer application/problem+json with the Problem schema`);
+    if (schema?.$ref !== PROBLEM_REF)
+      gaps.push(`${status} does not answer application/problem+json with the Problem schema`);
   }
   const schemes = (op.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s));
   const expected = { merchant: 'merchant-key', ops: 'operator-token', public: undefined }[route.access];
@@ -68,7 +69,14 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
 
   it('when the routes are listed, then they are the ones Fastify registered, merchant, operator and public ones among them', () => {
     const names = routes.map((r) => `${r.method} ${r.url}`);
-    expect(names).toEqual(expect.arrayContaining(['POST /order', 'GET /api/v1/order/:orderId', 'POST /ops/v1/companies', 'GET /status-codes']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'POST /order',
+        'GET /api/v1/order/:orderId',
+        'POST /ops/v1/companies',
+        'GET /status-codes',
+      ]),
+    );
     expect(new Set(routes.map((r) => r.access))).toEqual(new Set(['merchant', 'ops', 'public']));
   });
 
@@ -80,15 +88,19 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   it('when a route lacks what is required, then the check names it (the check can fail)', () => {
     const bare = { paths: { '/order': { post: { responses: { 201: { description: 'ok' } } } } } };
     const route: ApiRoute = { method: 'POST', url: '/order', openApiPath: '/order', params: [], access: 'merchant' };
-    expect(gapsOf(route, bare)).toEqual(expect.arrayContaining([
-      'POST /order has no summary',
-      'POST /order 201 has no example',
-      'POST /order has no request body example',
-      'POST /order does not declare its 401 response',
-      'POST /order does not declare its 415 response',
-      'POST /order does not require merchant-key',
-    ]));
-    expect(gapsOf({ ...route, url: '/nowhere', openApiPath: '/nowhere' }, bare)).toEqual(['POST /nowhere is missing from the document']);
+    expect(gapsOf(route, bare)).toEqual(
+      expect.arrayContaining([
+        'POST /order has no summary',
+        'POST /order 201 has no example',
+        'POST /order has no request body example',
+        'POST /order does not declare its 401 response',
+        'POST /order does not declare its 415 response',
+        'POST /order does not require merchant-key',
+      ]),
+    );
+    expect(gapsOf({ ...route, url: '/nowhere', openApiPath: '/nowhere' }, bare)).toEqual([
+      'POST /nowhere is missing from the document',
+    ]);
   });
 
   it('when each request body example is sent to its route, then the gateway accepts it (the examples are valid requests)', async () => {
@@ -96,13 +108,21 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     const refused: string[] = [];
     const answered = new Set<number>();
     for (const route of routes.filter((r) => WITH_BODY.has(r.method))) {
-      const content = doc.paths[route.openApiPath]?.[route.method.toLowerCase()]?.requestBody?.content?.['application/json'];
-      const examples = content?.examples ? Object.values(content.examples).map((e: any) => e.value) : [content?.example];
+      const content =
+        doc.paths[route.openApiPath]?.[route.method.toLowerCase()]?.requestBody?.content?.['application/json'];
+      const examples = content?.examples
+        ? Object.values(content.examples).map((e: any) => e.value)
+        : [content?.example];
       for (const example of examples) {
         const token = route.access === 'ops' ? TEST_OPS_TOKEN : shop.apiKey;
-        const res = await http(route.method, `${stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`, { token, body: example });
+        const res = await http(
+          route.method,
+          `${stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
+          { token, body: example },
+        );
         answered.add(res.status);
-        if ([400, 401, 413, 415].includes(res.status)) refused.push(`${route.method} ${route.url}: ${res.status} ${res.text}`);
+        if ([400, 401, 413, 415].includes(res.status))
+          refused.push(`${route.method} ${route.url}: ${res.status} ${res.text}`);
       }
     }
     expect(refused).toEqual([]);

@@ -29,21 +29,33 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
   });
 
   const gw = () => stack.gateway!.url;
-  const ops = (method: string, path: string, body?: unknown) => http(method, `${gw()}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
+  const ops = (method: string, path: string, body?: unknown) =>
+    http(method, `${gw()}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
 
   async function shopWith(settings: Record<string, unknown>): Promise<TestShop> {
     const shop = await aShop(gw());
     const res = await ops('PATCH', `/shops/${shop.shopId}/settings`, settings);
     expect(res.status).toBe(200);
-    await eventually(async () => {
-      const r = await db.query('SELECT version FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);
-      return r.rows[0]?.version === res.body.version ? true : undefined;
-    }, 15000, 'settings in orders');
+    await eventually(
+      async () => {
+        const r = await db.query('SELECT version FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);
+        return r.rows[0]?.version === res.body.version ? true : undefined;
+      },
+      15000,
+      'settings in orders',
+    );
     return shop;
   }
 
-  async function anOrder(shop: TestShop, over: Parameters<typeof anOrderRequest>[0] = {}, extra: Record<string, unknown> = {}) {
-    const res = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: { ...anOrderRequest({ amount: '100.99', ...over }), ...extra } });
+  async function anOrder(
+    shop: TestShop,
+    over: Parameters<typeof anOrderRequest>[0] = {},
+    extra: Record<string, unknown> = {},
+  ) {
+    const res = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: { ...anOrderRequest({ amount: '100.99', ...over }), ...extra },
+    });
     expect(res.status).toBe(201);
     return res.body as { id: string };
   }
@@ -51,10 +63,22 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
   /** Sends a signed sandbox callback; answers the eventId our services give it. */
   async function callback(orderId: string, body: Record<string, unknown>): Promise<string> {
     const providerEventId = `evt-${randomUUID()}`;
-    const raw = JSON.stringify({ eventId: providerEventId, kind: 'payment', reference: orderId, paymentId: 'p1', status: 'success', amount: '100.99', currency: 'USD', ...body });
+    const raw = JSON.stringify({
+      eventId: providerEventId,
+      kind: 'payment',
+      reference: orderId,
+      paymentId: 'p1',
+      status: 'success',
+      amount: '100.99',
+      currency: 'USD',
+      ...body,
+    });
     const res = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
       rawBody: raw,
-      headers: { 'content-type': 'application/json', 'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)) },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
+      },
     });
     expect(res.status).toBe(200);
     return callbackEventId('sandbox', providerEventId);
@@ -62,12 +86,20 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
   const get = (shop: TestShop, id: string) => http('GET', `${gw()}/order/${id}`, { token: shop.apiKey });
   const until = (shop: TestShop, id: string, status: string) =>
-    eventually(async () => {
-      const r = await get(shop, id);
-      return r.body.status === status ? r.body : undefined;
-    }, 15000, `order ${id} ${status}`);
+    eventually(
+      async () => {
+        const r = await get(shop, id);
+        return r.body.status === status ? r.body : undefined;
+      },
+      15000,
+      `order ${id} ${status}`,
+    );
   const eventsOf = async (orderId: string) =>
-    (await db.query(`SELECT envelope->'payload'->>'status' AS status FROM orders.outbox WHERE key = $1 ORDER BY id`, [orderId])).rows.map((r) => r.status);
+    (
+      await db.query(`SELECT envelope->'payload'->>'status' AS status FROM orders.outbox WHERE key = $1 ORDER BY id`, [
+        orderId,
+      ])
+    ).rows.map((r) => r.status);
 
   describe('a provider reports another amount or currency', () => {
     let shop: TestShop;
@@ -88,7 +120,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const order = await anOrder(shop);
       await callback(order.id, { amount: '90.00' });
       const waiting = await until(shop, order.id, 'need_action');
-      expect(waiting).toMatchObject({ statusCode: '2-07-04', statusDescription: expect.stringContaining('amount'), order: { reportedCost: { amount: '90.00' } } });
+      expect(waiting).toMatchObject({
+        statusCode: '2-07-04',
+        statusDescription: expect.stringContaining('amount'),
+        order: { reportedCost: { amount: '90.00' } },
+      });
     });
 
     it('when the currency differs, even with the same amount, then the order needs action with 2-07-04', async () => {
@@ -111,7 +147,14 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       await until(shop, order.id, 'need_action');
       const followUp = await callback(order.id, { amount: '100.99' });
       // The follow-up was consumed (its eventId is in the inbox) and the order did not move.
-      await eventually(async () => ((await db.query(`SELECT 1 FROM orders.inbox WHERE event_id = $1`, [followUp])).rowCount === 1 ? true : undefined), 15000, 'follow-up consumed');
+      await eventually(
+        async () =>
+          (await db.query(`SELECT 1 FROM orders.inbox WHERE event_id = $1`, [followUp])).rowCount === 1
+            ? true
+            : undefined,
+        15000,
+        'follow-up consumed',
+      );
       expect((await get(shop, order.id)).body.status).toBe('need_action');
       const failed = await ops('POST', `/orders/${order.id}/resolve`, { action: 'fail', note: 'payer disputes' });
       expect(failed.status).toBe(200);
@@ -123,14 +166,21 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       await callback(order.id, { amount: '80.00' });
       await until(shop, order.id, 'need_action');
       const accepted = await ops('POST', `/orders/${order.id}/resolve`, { action: 'accept_reported_amount' });
-      expect(accepted.body).toMatchObject({ status: 'completed', statusCode: '1-07-04', order: { cost: { amount: '80.00' }, originalCost: { amount: '100.99' } } });
+      expect(accepted.body).toMatchObject({
+        status: 'completed',
+        statusCode: '1-07-04',
+        order: { cost: { amount: '80.00' }, originalCost: { amount: '100.99' } },
+      });
       const again = await ops('POST', `/orders/${order.id}/resolve`, { action: 'fail' });
       expect(again.status).toBe(409);
       expect(again.body.currentStatus).toBe('completed');
     });
 
     it('when a merchant key calls the operator API, then it is refused', async () => {
-      const res = await http('POST', `${gw()}/ops/v1/orders/${randomUUID()}/resolve`, { token: shop.apiKey, body: { action: 'fail' } });
+      const res = await http('POST', `${gw()}/ops/v1/orders/${randomUUID()}/resolve`, {
+        token: shop.apiKey,
+        body: { action: 'fail' },
+      });
       expect(res.status).toBe(401);
     });
   });
@@ -153,7 +203,10 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
     it('when a non-final order is cancelled, then it is cancelled with a status code; cancelling again answers the same', async () => {
       const order = await anOrder(shop);
-      const res = await http('POST', `${gw()}/api/v1/order/cancel`, { token: shop.apiKey, body: { orderId: order.id } });
+      const res = await http('POST', `${gw()}/api/v1/order/cancel`, {
+        token: shop.apiKey,
+        body: { orderId: order.id },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'cancelled', statusCode: '1-08-01' });
       const again = await http('POST', `${gw()}/order/cancel`, { token: shop.apiKey, body: { orderId: order.id } });
@@ -165,7 +218,10 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const order = await anOrder(shop);
       await callback(order.id, {});
       await until(shop, order.id, 'completed');
-      const res = await http('POST', `${gw()}/api/v1/order/cancel`, { token: shop.apiKey, body: { orderId: order.id } });
+      const res = await http('POST', `${gw()}/api/v1/order/cancel`, {
+        token: shop.apiKey,
+        body: { orderId: order.id },
+      });
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ type: '/problems/conflict', status: 409 });
       expect(res.body.currentStatus).toBe('completed');
@@ -174,7 +230,10 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
     it('when reject is used, then it cancels and says it is deprecated, when it ends, and what replaces it', async () => {
       const order = await anOrder(shop);
-      const res = await http('POST', `${gw()}/api/v1/order/reject`, { token: shop.apiKey, body: { orderId: order.id } });
+      const res = await http('POST', `${gw()}/api/v1/order/reject`, {
+        token: shop.apiKey,
+        body: { orderId: order.id },
+      });
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('cancelled');
       expect(res.headers.get('deprecation')).toMatch(/^@\d+$/);
@@ -195,14 +254,22 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     it('when a paid order is refunded in parts, then it is partially_refunded, then refunded; never more than was paid', async () => {
       const shop = await aShop(gw());
       const order = await anOrder(shop);
-      const refund = (amount: string, currency = 'USD') => http('POST', `${gw()}/api/v1/order/refund`, { token: shop.apiKey, body: { orderId: order.id, cost: { amount, currency } } });
+      const refund = (amount: string, currency = 'USD') =>
+        http('POST', `${gw()}/api/v1/order/refund`, {
+          token: shop.apiKey,
+          body: { orderId: order.id, cost: { amount, currency } },
+        });
       const early = await refund('1.00');
       expect(early.status).toBe(409);
       await callback(order.id, {});
       await until(shop, order.id, 'completed');
       const part = await refund('40.00');
       expect(part.status).toBe(200);
-      expect(part.body).toMatchObject({ status: 'partially_refunded', statusCode: '0-07-02', data: { refunds: [{ amount: '40.00', currency: 'USD' }] } });
+      expect(part.body).toMatchObject({
+        status: 'partially_refunded',
+        statusCode: '0-07-02',
+        data: { refunds: [{ amount: '40.00', currency: 'USD' }] },
+      });
       const tooMuch = await refund('61.00');
       expect(tooMuch.status).toBe(422);
       expect(tooMuch.body.errors[0].path).toBe('cost.amount');
@@ -223,7 +290,14 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const order = await anOrder(shop);
       await callback(order.id, {});
       await until(shop, order.id, 'completed');
-      const both = await Promise.all([1, 2].map(() => http('POST', `${gw()}/order/refund`, { token: shop.apiKey, body: { orderId: order.id, cost: { amount: '100.99', currency: 'USD' } } })));
+      const both = await Promise.all(
+        [1, 2].map(() =>
+          http('POST', `${gw()}/order/refund`, {
+            token: shop.apiKey,
+            body: { orderId: order.id, cost: { amount: '100.99', currency: 'USD' } },
+          }),
+        ),
+      );
       expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
       const rows = await db.query('SELECT count(*) FROM orders.refunds WHERE order_id = $1', [order.id]);
       expect(Number(rows.rows[0].count)).toBe(1);
@@ -243,7 +317,9 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       expect(await sweeper.sweep(new Date(created + 6 * 24 * 3600 * 1000))).toBe(0);
 
       // A second orders instance sweeps at the same moment: each due order is failed exactly once.
-      const second = await import('@payments/apps/orders').then(({ loadOrdersConfig, startOrders }) => startOrders(loadOrdersConfig(stack.env({ ORDERS_SWEEP_INTERVAL_MS: '0' })), 0));
+      const second = await import('@payments/apps/orders').then(({ loadOrdersConfig, startOrders }) =>
+        startOrders(loadOrdersConfig(stack.env({ ORDERS_SWEEP_INTERVAL_MS: '0' })), 0),
+      );
       try {
         const at = new Date(created + 7 * 24 * 3600 * 1000 + 60_000);
         const [a, b] = await Promise.all([sweeper.sweep(at), second.app.get(ProcessingTimeoutSweeper).sweep(at)]);
@@ -267,7 +343,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     it('when orders name the same customerId, or the same e-mail and phone, then they share a customer; otherwise each gets a new one', async () => {
       const shop = await aShop(gw());
       const byId1 = await anOrder(shop, {}, { payer: { customerId: 'c-42', email: 'a@example.com' } });
-      const byId2 = await anOrder(shop, {}, { payer: { customerId: 'c-42', email: 'other@example.com', phone: '+998900000001' } });
+      const byId2 = await anOrder(
+        shop,
+        {},
+        { payer: { customerId: 'c-42', email: 'other@example.com', phone: '+998900000001' } },
+      );
       const byContact1 = await anOrder(shop, {}, { payer: { email: 'b@example.com', phone: '+998900000002' } });
       const byContact2 = await anOrder(shop, {}, { payer: { email: 'B@example.com', phone: '+998900000002' } });
       const emailOnly = await anOrder(shop, {}, { payer: { email: 'b@example.com' } });
@@ -275,24 +355,50 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const customer = async (o: { id: string }) => (await get(shop, o.id)).body.customer.id as string;
       expect(await customer(byId1)).toBe(await customer(byId2));
       expect(await customer(byContact1)).toBe(await customer(byContact2));
-      const ids = new Set([await customer(byId1), await customer(byContact1), await customer(emailOnly), await customer(nobody)]);
+      const ids = new Set([
+        await customer(byId1),
+        await customer(byContact1),
+        await customer(emailOnly),
+        await customer(nobody),
+      ]);
       expect(ids.size).toBe(4);
     });
 
     it('when the company setting "Use customer data as payer information" is off, then bankTransferData does not take effect; when on, it does', async () => {
       const shop = await aShop(gw());
       const bank = { bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789' };
-      const off = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: { ...anOrderRequest({ amount: '10.99' }), instrumentType: 'bank_transfer', payer: { bankTransferData: bank } } });
+      const off = await http('POST', `${gw()}/order`, {
+        token: shop.apiKey,
+        body: {
+          ...anOrderRequest({ amount: '10.99' }),
+          instrumentType: 'bank_transfer',
+          payer: { bankTransferData: bank },
+        },
+      });
       expect(off.status).toBe(201);
       expect(off.body.payer?.bankTransferData).toBeUndefined();
 
       const on = await ops('PATCH', `/companies/${shop.companyId}/settings`, { useCustomerDataAsPayer: true });
       expect(on.status).toBe(200);
-      await eventually(async () => {
-        const r = await db.query(`SELECT settings->>'useCustomerDataAsPayer' AS on FROM orders.shop_settings WHERE shop_id = $1`, [shop.shopId]);
-        return r.rows[0]?.on === 'true' ? true : undefined;
-      }, 15000, 'company setting in orders');
-      const kept = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: { ...anOrderRequest({ amount: '10.99' }), instrumentType: 'bank_transfer', payer: { bankTransferData: bank } } });
+      await eventually(
+        async () => {
+          const r = await db.query(
+            `SELECT settings->>'useCustomerDataAsPayer' AS on FROM orders.shop_settings WHERE shop_id = $1`,
+            [shop.shopId],
+          );
+          return r.rows[0]?.on === 'true' ? true : undefined;
+        },
+        15000,
+        'company setting in orders',
+      );
+      const kept = await http('POST', `${gw()}/order`, {
+        token: shop.apiKey,
+        body: {
+          ...anOrderRequest({ amount: '10.99' }),
+          instrumentType: 'bank_transfer',
+          payer: { bankTransferData: bank },
+        },
+      });
       expect(kept.body.payer.bankTransferData).toEqual(bank);
     });
   });

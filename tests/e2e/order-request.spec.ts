@@ -30,7 +30,11 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
       ...body,
       instrumentType: 'wallet',
       paymentSettings: { walletType: 'company' },
-      payer: { email: 'p@example.com', phone: '+998901234567', walletData: { walletId: 'w-1', walletType: 'personal', walletName: 'Payme', walletHolderName: 'Jane Doe' } },
+      payer: {
+        email: 'p@example.com',
+        phone: '+998901234567',
+        walletData: { walletId: 'w-1', walletType: 'personal', walletName: 'Payme', walletHolderName: 'Jane Doe' },
+      },
       recipient: { merchantBalance: { currency: 'USDC', tokenStandard: 'ERC20' } },
     });
     expect(res.status).toBe(201);
@@ -39,27 +43,53 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
       order: { cost: { amount: '25.5', currency: 'USDT', tokenStandard: 'TRC20' } },
       instrumentType: 'wallet',
       paymentSettings: { walletType: 'company' },
-      payer: { walletData: { walletId: 'w-1', walletType: 'personal', walletName: 'Payme', walletHolderName: 'Jane Doe' } },
+      payer: {
+        walletData: { walletId: 'w-1', walletType: 'personal', walletName: 'Payme', walletHolderName: 'Jane Doe' },
+      },
       recipient: { merchantBalance: { currency: 'USDC', tokenStandard: 'ERC20' } },
     });
-    const row = await db.query('SELECT token_standard, is_crypto, instrument_type FROM orders.orders WHERE id = $1', [res.body.id]);
+    const row = await db.query('SELECT token_standard, is_crypto, instrument_type FROM orders.orders WHERE id = $1', [
+      res.body.id,
+    ]);
     expect(row.rows[0]).toEqual({ token_standard: 'TRC20', is_crypto: true, instrument_type: 'wallet' });
   });
 
   it('when bank transfer data comes with instrumentType bank_transfer and the company uses customer data, then its open set of members is kept', async () => {
-    const on = await http('PATCH', `${stack.gateway!.url}/ops/v1/companies/${shop.companyId}/settings`, { token: TEST_OPS_TOKEN, body: { useCustomerDataAsPayer: true } });
+    const on = await http('PATCH', `${stack.gateway!.url}/ops/v1/companies/${shop.companyId}/settings`, {
+      token: TEST_OPS_TOKEN,
+      body: { useCustomerDataAsPayer: true },
+    });
     expect(on.status).toBe(200);
-    await eventually(async () => {
-      const r = await db.query(`SELECT settings->>'useCustomerDataAsPayer' AS on FROM orders.shop_settings WHERE shop_id = $1`, [shop.shopId]);
-      return r.rows[0]?.on === 'true' ? true : undefined;
-    }, 15000, 'company setting in orders');
+    await eventually(
+      async () => {
+        const r = await db.query(
+          `SELECT settings->>'useCustomerDataAsPayer' AS on FROM orders.shop_settings WHERE shop_id = $1`,
+          [shop.shopId],
+        );
+        return r.rows[0]?.on === 'true' ? true : undefined;
+      },
+      15000,
+      'company setting in orders',
+    );
     const res = await create({
       ...anOrderRequest(),
       instrumentType: 'bank_transfer',
-      payer: { bankTransferData: { bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789', branchCode: '0042' } },
+      payer: {
+        bankTransferData: {
+          bankCode: 'NBU01',
+          accountName: 'Jane Doe',
+          accountNumber: '20208000900123456789',
+          branchCode: '0042',
+        },
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body.payer.bankTransferData).toEqual({ bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789', branchCode: '0042' });
+    expect(res.body.payer.bankTransferData).toEqual({
+      bankCode: 'NBU01',
+      accountName: 'Jane Doe',
+      accountNumber: '20208000900123456789',
+      branchCode: '0042',
+    });
   });
 
   it('when the order uses an asset code, then no token standard is needed; a renamed code is accepted and answered with its current name', async () => {
@@ -71,7 +101,10 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
   });
 
   it('when the merchant balance is fiat, then its token standard is ignored', async () => {
-    const res = await create({ ...anOrderRequest(), recipient: { merchantBalance: { currency: 'EUR', tokenStandard: 'TRC20' } } });
+    const res = await create({
+      ...anOrderRequest(),
+      recipient: { merchantBalance: { currency: 'EUR', tokenStandard: 'TRC20' } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.recipient).toEqual({ merchantBalance: { currency: 'EUR' } });
   });
@@ -83,20 +116,68 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
   };
 
   it.each([
-    ['walletType without instrumentType = wallet', 'paymentSettings.walletType', { ...anOrderRequest(), paymentSettings: { walletType: 'personal' } }],
-    ['walletType with instrumentType card', 'paymentSettings.walletType', { ...anOrderRequest(), instrumentType: 'card', paymentSettings: { walletType: 'personal' } }],
-    ['a walletType that is neither personal nor company', 'paymentSettings.walletType', { ...anOrderRequest(), instrumentType: 'wallet', paymentSettings: { walletType: 'family' } }],
+    [
+      'walletType without instrumentType = wallet',
+      'paymentSettings.walletType',
+      { ...anOrderRequest(), paymentSettings: { walletType: 'personal' } },
+    ],
+    [
+      'walletType with instrumentType card',
+      'paymentSettings.walletType',
+      { ...anOrderRequest(), instrumentType: 'card', paymentSettings: { walletType: 'personal' } },
+    ],
+    [
+      'a walletType that is neither personal nor company',
+      'paymentSettings.walletType',
+      { ...anOrderRequest(), instrumentType: 'wallet', paymentSettings: { walletType: 'family' } },
+    ],
     ['an unknown instrument type', 'instrumentType', { ...anOrderRequest(), instrumentType: 'cheque' }],
-    ['a token-based coin without tokenStandard', 'order.cost.tokenStandard', withCost({ currency: 'USDT', amount: '10' })],
-    ['a tokenStandard on a native coin', 'order.cost.tokenStandard', withCost({ currency: 'BTC', amount: '0.1', tokenStandard: 'ERC20' })],
-    ['an unknown token standard', 'order.cost.tokenStandard', withCost({ currency: 'USDT', amount: '10', tokenStandard: 'SPL' })],
+    [
+      'a token-based coin without tokenStandard',
+      'order.cost.tokenStandard',
+      withCost({ currency: 'USDT', amount: '10' }),
+    ],
+    [
+      'a tokenStandard on a native coin',
+      'order.cost.tokenStandard',
+      withCost({ currency: 'BTC', amount: '0.1', tokenStandard: 'ERC20' }),
+    ],
+    [
+      'an unknown token standard',
+      'order.cost.tokenStandard',
+      withCost({ currency: 'USDT', amount: '10', tokenStandard: 'SPL' }),
+    ],
     ['a tokenStandard on a fiat currency', 'order.cost.tokenStandard', withCost({ tokenStandard: 'TRC20' })],
-    ['an asset code with another network as tokenStandard', 'order.cost.tokenStandard', withCost({ currency: 'USDT_TRON', amount: '10', tokenStandard: 'ERC20' })],
-    ['merchantBalance without currency', 'recipient.merchantBalance.currency', { ...anOrderRequest(), recipient: { merchantBalance: { tokenStandard: 'TRC20' } } }],
-    ['merchantBalance with a token and no tokenStandard', 'recipient.merchantBalance.tokenStandard', { ...anOrderRequest(), recipient: { merchantBalance: { currency: 'USDT' } } }],
-    ['bankTransferData without instrumentType = bank_transfer', 'payer.bankTransferData', { ...anOrderRequest(), payer: { bankTransferData: { bankCode: 'X' } } }],
-    ['bankTransferData with a non-string member', 'payer.bankTransferData', { ...anOrderRequest(), instrumentType: 'bank_transfer', payer: { bankTransferData: { bankCode: 7 } } }],
-    ['walletData with an unknown member', 'payer.walletData.pin', { ...anOrderRequest(), payer: { walletData: { pin: '1234' } } }],
+    [
+      'an asset code with another network as tokenStandard',
+      'order.cost.tokenStandard',
+      withCost({ currency: 'USDT_TRON', amount: '10', tokenStandard: 'ERC20' }),
+    ],
+    [
+      'merchantBalance without currency',
+      'recipient.merchantBalance.currency',
+      { ...anOrderRequest(), recipient: { merchantBalance: { tokenStandard: 'TRC20' } } },
+    ],
+    [
+      'merchantBalance with a token and no tokenStandard',
+      'recipient.merchantBalance.tokenStandard',
+      { ...anOrderRequest(), recipient: { merchantBalance: { currency: 'USDT' } } },
+    ],
+    [
+      'bankTransferData without instrumentType = bank_transfer',
+      'payer.bankTransferData',
+      { ...anOrderRequest(), payer: { bankTransferData: { bankCode: 'X' } } },
+    ],
+    [
+      'bankTransferData with a non-string member',
+      'payer.bankTransferData',
+      { ...anOrderRequest(), instrumentType: 'bank_transfer', payer: { bankTransferData: { bankCode: 7 } } },
+    ],
+    [
+      'walletData with an unknown member',
+      'payer.walletData.pin',
+      { ...anOrderRequest(), payer: { walletData: { pin: '1234' } } },
+    ],
   ])('when an order has %s, then it is a 400 naming %s and nothing is stored', async (_what, path, body) => {
     const before = await orderCount();
     const res = await create(body);
@@ -107,6 +188,10 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
   });
 
   it('when anything tries to store the removed status rejected, then the database refuses it', async () => {
-    await expect(db.query(`INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, amount, original_amount, currency, sequence) VALUES (gen_random_uuid(), gen_random_uuid(), 'x', 'rejected', 1, 1, 'USD', 1)`)).rejects.toThrow(/orders_status/);
+    await expect(
+      db.query(
+        `INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, amount, original_amount, currency, sequence) VALUES (gen_random_uuid(), gen_random_uuid(), 'x', 'rejected', 1, 1, 'USD', 1)`,
+      ),
+    ).rejects.toThrow(/orders_status/);
   });
 });

@@ -12,9 +12,16 @@ async function readTopic(topic: string, expectAtLeast: number): Promise<{ key: s
   const seen: { key: string; value: any }[] = [];
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) }) });
+  await consumer.run({
+    eachMessage: async ({ message }) =>
+      void seen.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) }),
+  });
   try {
-    await eventually(async () => (seen.length >= expectAtLeast ? true : undefined), 15000, `${expectAtLeast} messages on ${topic}`);
+    await eventually(
+      async () => (seen.length >= expectAtLeast ? true : undefined),
+      15000,
+      `${expectAtLeast} messages on ${topic}`,
+    );
     await new Promise((r) => setTimeout(r, 500)); // anything extra that should not be there
     return seen;
   } finally {
@@ -42,7 +49,8 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
   });
 
   const orderCount = async () => Number((await db.query('SELECT count(*) FROM orders.orders')).rows[0].count);
-  const callbackCount = async () => Number((await db.query('SELECT count(*) FROM callbacks_ingest.provider_callbacks')).rows[0].count);
+  const callbackCount = async () =>
+    Number((await db.query('SELECT count(*) FROM callbacks_ingest.provider_callbacks')).rows[0].count);
 
   async function sendCallback(body: Record<string, unknown>, secret = TEST_SANDBOX_SECRET) {
     const raw = JSON.stringify(body);
@@ -53,7 +61,10 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
   }
 
   it('when a merchant creates an order, then it is registered with a status code and can be read back under both paths', async () => {
-    const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '250.50' }) });
+    const created = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '250.50' }),
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       status: 'registered',
@@ -72,11 +83,22 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
   });
 
   it('when the sandbox sends a signed success callback with the order amount, then the order is completed, once, even if the callback is repeated', async () => {
-    const created = await http('POST', `${stack.gateway!.url}/api/v1/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '100.00' }) });
+    const created = await http('POST', `${stack.gateway!.url}/api/v1/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '100.00' }),
+    });
     expect(created.status).toBe(201);
     const orderId = created.body.id as string;
 
-    const callback = { eventId: `evt-${randomUUID()}`, kind: 'payment', reference: orderId, paymentId: 'pay-1', status: 'success', amount: '100.00', currency: 'USD' };
+    const callback = {
+      eventId: `evt-${randomUUID()}`,
+      kind: 'payment',
+      reference: orderId,
+      paymentId: 'pay-1',
+      status: 'success',
+      amount: '100.00',
+      currency: 'USD',
+    };
     const first = await sendCallback(callback);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ received: true, duplicate: false });
@@ -84,38 +106,75 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: true, duplicate: true });
 
-    const done = await eventually(async () => {
-      const r = await http('GET', `${stack.gateway!.url}/order/${orderId}`, { token: shop.apiKey });
-      return r.body.status === 'completed' ? r.body : undefined;
-    }, 15000, 'order completed');
+    const done = await eventually(
+      async () => {
+        const r = await http('GET', `${stack.gateway!.url}/order/${orderId}`, { token: shop.apiKey });
+        return r.body.status === 'completed' ? r.body : undefined;
+      },
+      15000,
+      'order completed',
+    );
     expect(done).toMatchObject({ statusCode: '0-01-00', statusDescription: 'Operation completed successfully.' });
-    expect(done.data.payments).toEqual([expect.objectContaining({ paymentId: 'pay-1', status: 'success', amount: '100.00', currency: 'USD', statusCode: '0-01-00' })]);
+    expect(done.data.payments).toEqual([
+      expect.objectContaining({
+        paymentId: 'pay-1',
+        status: 'success',
+        amount: '100.00',
+        currency: 'USD',
+        statusCode: '0-01-00',
+      }),
+    ]);
 
     // Exactly two status changes left through the outbox for this order: registered, completed.
     const events = (await readTopic(`${stack.prefix}orders.events`, 2)).filter((m) => m.key === orderId);
-    expect(events.map((e) => [e.value.payload.sequence, e.value.payload.status])).toEqual([[1, 'registered'], [2, 'completed']]);
+    expect(events.map((e) => [e.value.payload.sequence, e.value.payload.status])).toEqual([
+      [1, 'registered'],
+      [2, 'completed'],
+    ]);
     const row = await db.query('SELECT sequence FROM orders.orders WHERE id = $1', [orderId]);
     expect(row.rows[0].sequence).toBe(2);
   });
 
   it('when the same callback arrives eight times at once, then every copy is answered 200, one is stored and the rest are duplicates', async () => {
-    const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '12.00' }) });
-    const callback = { eventId: `evt-${randomUUID()}`, kind: 'payment', reference: created.body.id, status: 'success', amount: '12.00', currency: 'USD' };
+    const created = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '12.00' }),
+    });
+    const callback = {
+      eventId: `evt-${randomUUID()}`,
+      kind: 'payment',
+      reference: created.body.id,
+      status: 'success',
+      amount: '12.00',
+      currency: 'USD',
+    };
     const answers = await Promise.all(Array.from({ length: 8 }, () => sendCallback(callback)));
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
     expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
-    const stored = await db.query('SELECT count(*)::int AS n FROM callbacks_ingest.provider_callbacks WHERE reference = $1', [created.body.id]);
+    const stored = await db.query(
+      'SELECT count(*)::int AS n FROM callbacks_ingest.provider_callbacks WHERE reference = $1',
+      [created.body.id],
+    );
     expect(stored.rows[0].n).toBe(1);
   });
 
   it('when the provider sandbox is asked to send the callback, then it signs it and the order completes', async () => {
-    const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '7.25', currency: 'EUR' }) });
-    const sim = await http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { reference: created.body.id, status: 'success', amount: '7.25', currency: 'EUR' } });
+    const created = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '7.25', currency: 'EUR' }),
+    });
+    const sim = await http('POST', `${stack.sandbox!.url}/simulate/callback`, {
+      body: { reference: created.body.id, status: 'success', amount: '7.25', currency: 'EUR' },
+    });
     expect(sim.body).toMatchObject({ delivered: true, responseStatus: 200 });
-    await eventually(async () => {
-      const r = await http('GET', `${stack.gateway!.url}/order/${created.body.id}`, { token: shop.apiKey });
-      return r.body.status === 'completed' ? true : undefined;
-    }, 15000, 'order completed');
+    await eventually(
+      async () => {
+        const r = await http('GET', `${stack.gateway!.url}/order/${created.body.id}`, { token: shop.apiKey });
+        return r.body.status === 'completed' ? true : undefined;
+      },
+      15000,
+      'order completed',
+    );
   });
 
   it.each([
@@ -128,21 +187,43 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     ['decimals in JPY, which has none', 'order.cost.amount', { amount: '10.5', currency: 'JPY' }],
     ['an unknown currency', 'order.cost.currency', { currency: 'XXQ' }],
     ['an unknown field', 'surprise', { extra: { surprise: true } }],
-    ['the removed cryptoPayment object', 'cryptoPayment', { extra: { cryptoPayment: { walletTokenStandard: 'TRC20' } } }],
-  ])('when an order has %s, then it is a 400 problem naming %s and nothing is stored', async (_what, path, overrides) => {
-    const before = await orderCount();
-    const res = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest(overrides as never) });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(res.body).toMatchObject({ type: '/problems/validation-error', status: 400, title: expect.any(String), detail: expect.any(String) });
-    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
-    expect(await orderCount()).toBe(before);
-  });
+    [
+      'the removed cryptoPayment object',
+      'cryptoPayment',
+      { extra: { cryptoPayment: { walletTokenStandard: 'TRC20' } } },
+    ],
+  ])(
+    'when an order has %s, then it is a 400 problem naming %s and nothing is stored',
+    async (_what, path, overrides) => {
+      const before = await orderCount();
+      const res = await http('POST', `${stack.gateway!.url}/order`, {
+        token: shop.apiKey,
+        body: anOrderRequest(overrides as never),
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body).toMatchObject({
+        type: '/problems/validation-error',
+        status: 400,
+        title: expect.any(String),
+        detail: expect.any(String),
+      });
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      expect(await orderCount()).toBe(before);
+    },
+  );
 
   it('when cryptoPayment is sent, then the detail names its three replacements', async () => {
-    const res = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ extra: { cryptoPayment: {} } }) });
+    const res = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ extra: { cryptoPayment: {} } }),
+    });
     expect(res.status).toBe(400);
-    for (const field of ['order.cost.tokenStandard', 'recipient.merchantBalance.currency', 'recipient.merchantBalance.tokenStandard']) {
+    for (const field of [
+      'order.cost.tokenStandard',
+      'recipient.merchantBalance.currency',
+      'recipient.merchantBalance.tokenStandard',
+    ]) {
       expect(res.body.detail).toContain(field);
     }
   });
@@ -152,18 +233,28 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     (body.order.cost as Record<string, unknown>).amount = 100.5;
     const res = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toEqual({ path: 'order.cost.amount', message: expect.stringContaining('decimal string') });
+    expect(res.body.errors[0]).toEqual({
+      path: 'order.cost.amount',
+      message: expect.stringContaining('decimal string'),
+    });
   });
 
   it('when the body is not JSON, then it is a 400 problem', async () => {
-    const res = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, rawBody: '{"order":', headers: { 'content-type': 'application/json' } });
+    const res = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      rawBody: '{"order":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
   });
 
   it('when a request has no key or an unknown key, then it is 401 and says nothing more', async () => {
     const none = await http('POST', `${stack.gateway!.url}/order`, { body: anOrderRequest() });
-    const unknown = await http('POST', `${stack.gateway!.url}/order`, { token: 'sk_' + 'x'.repeat(43), body: anOrderRequest() });
+    const unknown = await http('POST', `${stack.gateway!.url}/order`, {
+      token: 'sk_' + 'x'.repeat(43),
+      body: anOrderRequest(),
+    });
     for (const res of [none, unknown]) {
       expect(res.status).toBe(401);
       expect(res.body.type).toBe('/problems/unauthorized');
@@ -178,7 +269,9 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     const missing = await http('GET', `${stack.gateway!.url}/order/${randomUUID()}`, { token: shop.apiKey });
     expect(theirs.status).toBe(404);
     expect(missing.status).toBe(404);
-    expect(theirs.body.detail.replace(created.body.id, '<id>')).toEqual(missing.body.detail.replace(/[0-9a-f-]{36}/, '<id>'));
+    expect(theirs.body.detail.replace(created.body.id, '<id>')).toEqual(
+      missing.body.detail.replace(/[0-9a-f-]{36}/, '<id>'),
+    );
     expect({ ...theirs.body, detail: '' }).toEqual({ ...missing.body, detail: '' });
   });
 
@@ -192,7 +285,14 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
 
   it('when a callback is unsigned, wrongly signed or malformed, then it is 401 or 400 and nothing is stored or published', async () => {
     const before = await callbackCount();
-    const body = { eventId: `evt-${randomUUID()}`, kind: 'payment', reference: randomUUID(), status: 'success', amount: '1.00', currency: 'USD' };
+    const body = {
+      eventId: `evt-${randomUUID()}`,
+      kind: 'payment',
+      reference: randomUUID(),
+      status: 'success',
+      amount: '1.00',
+      currency: 'USD',
+    };
     const unsigned = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, { body });
     expect(unsigned.status).toBe(401);
     const wrong = await sendCallback(body, 'not-the-secret');
@@ -200,13 +300,19 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     const raw = JSON.stringify(body);
     const stale = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
       rawBody: raw,
-      headers: { 'content-type': 'application/json', 'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000) - 301) },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000) - 301),
+      },
     });
     expect(stale.status).toBe(401);
     const malformed = await sendCallback({ ...body, amount: 'lots' });
     expect(malformed.status).toBe(400);
     expect(await callbackCount()).toBe(before);
-    const outbox = await db.query(`SELECT count(*) FROM callbacks_ingest.outbox WHERE envelope->'payload'->>'reference' = $1`, [body.reference]);
+    const outbox = await db.query(
+      `SELECT count(*) FROM callbacks_ingest.outbox WHERE envelope->'payload'->>'reference' = $1`,
+      [body.reference],
+    );
     expect(Number(outbox.rows[0].count)).toBe(0);
   });
 });

@@ -42,20 +42,34 @@ describe('P2P transactions: from the merchant request to the provider callback a
   }
 
   const until = (id: string, status: string) =>
-    eventually(async () => {
-      const r = await get(id);
-      return r.body.status === status ? r.body : undefined;
-    }, 15000, `P2P ${id} ${status}`);
+    eventually(
+      async () => {
+        const r = await get(id);
+        return r.body.status === status ? r.body : undefined;
+      },
+      15000,
+      `P2P ${id} ${status}`,
+    );
 
   async function dispatchOf(p2pId: string): Promise<{ dispatch_id: string; status: string; sends: number }> {
-    const rows = (await db.query('SELECT dispatch_id, status, sends FROM p2p.provider_dispatches WHERE p2p_id = $1', [p2pId])).rows;
+    const rows = (
+      await db.query('SELECT dispatch_id, status, sends FROM p2p.provider_dispatches WHERE p2p_id = $1', [p2pId])
+    ).rows;
     expect(rows).toHaveLength(1);
     return rows[0];
   }
 
-  const published = (p2pId: string) => events.on(`${stack.prefix}p2p.events`).filter((m) => m.key === p2pId).map((m) => m.json);
+  const published = (p2pId: string) =>
+    events
+      .on(`${stack.prefix}p2p.events`)
+      .filter((m) => m.key === p2pId)
+      .map((m) => m.json);
   const publishedCount = (p2pId: string, n: number) =>
-    eventually(async () => (published(p2pId).length >= n ? published(p2pId) : undefined), 15000, `${n} events of ${p2pId}`);
+    eventually(
+      async () => (published(p2pId).length >= n ? published(p2pId) : undefined),
+      15000,
+      `${n} events of ${p2pId}`,
+    );
 
   it('when a P2P transaction is requested, then it is registered, sent once, and the provider callback completes it, with events 1..3 on p2p.events', async () => {
     const created = await create({ amount: '50.99', extra: { callbackUrl: 'https://shop.example/p2p-callbacks' } });
@@ -69,21 +83,40 @@ describe('P2P transactions: from the merchant request to the provider callback a
     });
     expect(JSON.stringify(created)).not.toContain('4111111111111111');
     const inProgress = await until(created.id, 'in_progress');
-    expect(inProgress).toMatchObject({ statusCode: '1-01-06', statusDescription: 'P2P transaction is being processed by the provider.' });
+    expect(inProgress).toMatchObject({
+      statusCode: '1-01-06',
+      statusDescription: 'P2P transaction is being processed by the provider.',
+    });
     const dispatch = await dispatchOf(created.id);
-    expect(dispatch).toMatchObject({ status: 'accepted', sends: 1, dispatch_id: expect.stringMatching(/^p2p_[0-9a-f-]{36}$/) });
-    const atSandbox = await http('GET', `${stack.sandbox!.url}/payments/${created.id}/${dispatch.dispatch_id}?kind=p2p`);
+    expect(dispatch).toMatchObject({
+      status: 'accepted',
+      sends: 1,
+      dispatch_id: expect.stringMatching(/^p2p_[0-9a-f-]{36}$/),
+    });
+    const atSandbox = await http(
+      'GET',
+      `${stack.sandbox!.url}/payments/${created.id}/${dispatch.dispatch_id}?kind=p2p`,
+    );
     expect(atSandbox.body).toMatchObject({ kind: 'p2p', reference: created.id, amount: '50.99', requests: 1 });
 
     const sim = await http('POST', `${stack.sandbox!.url}/simulate/callback`, {
-      body: { kind: 'p2p', reference: created.id, paymentId: dispatch.dispatch_id, status: 'success', amount: '50.99', currency: 'USD' },
+      body: {
+        kind: 'p2p',
+        reference: created.id,
+        paymentId: dispatch.dispatch_id,
+        status: 'success',
+        amount: '50.99',
+        currency: 'USD',
+      },
     });
     expect(sim.body).toMatchObject({ delivered: true });
     expect(await until(created.id, 'completed')).toMatchObject({ statusCode: '0-01-00' });
 
     const sent = await publishedCount(created.id, 3);
     expect(sent.map((e) => [e.type, e.payload.sequence, e.payload.previousStatus, e.payload.status])).toEqual([
-      ['p2p.status_changed', 1, null, 'registered'], ['p2p.status_changed', 2, 'registered', 'in_progress'], ['p2p.status_changed', 3, 'in_progress', 'completed'],
+      ['p2p.status_changed', 1, null, 'registered'],
+      ['p2p.status_changed', 2, 'registered', 'in_progress'],
+      ['p2p.status_changed', 3, 'in_progress', 'completed'],
     ]);
     expect(sent[2].payload).toEqual({
       p2pId: created.id,
@@ -101,19 +134,37 @@ describe('P2P transactions: from the merchant request to the provider callback a
 
   it('when the provider declines (.13), then the transaction fails with 2-07-06', async () => {
     const created = await create({ amount: '5.13' });
-    expect(await until(created.id, 'failed')).toMatchObject({ statusCode: '2-07-06', statusDescription: 'P2P transaction declined by the provider.' });
+    expect(await until(created.id, 'failed')).toMatchObject({
+      statusCode: '2-07-06',
+      statusDescription: 'P2P transaction declined by the provider.',
+    });
   });
 
   it('when the provider repeats its success callback (.41), then the transaction completes once', async () => {
     const created = await create({ amount: '7.41' });
     await until(created.id, 'completed');
     const { dispatch_id } = await dispatchOf(created.id);
-    const callbacks = await eventually(async () => {
-      const p = (await http('GET', `${stack.sandbox!.url}/payments/${created.id}/${dispatch_id}?kind=p2p`)).body;
-      return p.callbacks.length === 3 && p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200) ? p.callbacks : undefined;
-    }, 15000, 'three callbacks delivered');
+    const callbacks = await eventually(
+      async () => {
+        const p = (await http('GET', `${stack.sandbox!.url}/payments/${created.id}/${dispatch_id}?kind=p2p`)).body;
+        return p.callbacks.length === 3 &&
+          p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200)
+          ? p.callbacks
+          : undefined;
+      },
+      15000,
+      'three callbacks delivered',
+    );
     const ids = [...new Set(callbacks.map((c: { eventId: string }) => callbackEventId('sandbox', c.eventId)))];
-    await eventually(async () => ((await db.query('SELECT count(*)::int AS n FROM p2p.inbox WHERE event_id = ANY($1::uuid[])', [ids])).rows[0].n === ids.length ? true : undefined), 15000, 'consumed');
+    await eventually(
+      async () =>
+        (await db.query('SELECT count(*)::int AS n FROM p2p.inbox WHERE event_id = ANY($1::uuid[])', [ids])).rows[0]
+          .n === ids.length
+          ? true
+          : undefined,
+      15000,
+      'consumed',
+    );
     expect(published(created.id).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'completed']);
   });
 
@@ -125,11 +176,22 @@ describe('P2P transactions: from the merchant request to the provider callback a
 
   it('when the provider reports another currency (.22), then the transaction needs action 2-07-04 until an operator fails it', async () => {
     const created = await create({ amount: '8.22' });
-    expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '2-07-04', p2p: { reportedCost: { currency: 'EUR' } } });
-    const res = await http('POST', `${gw()}/ops/v1/p2p/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail', note: 'not paid out' } });
+    expect(await until(created.id, 'need_action')).toMatchObject({
+      statusCode: '2-07-04',
+      p2p: { reportedCost: { currency: 'EUR' } },
+    });
+    const res = await http('POST', `${gw()}/ops/v1/p2p/${created.id}/resolve`, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'fail', note: 'not paid out' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'failed', statusCode: '1-07-07' });
-    expect((await publishedCount(created.id, 4)).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'need_action', 'failed']);
+    expect((await publishedCount(created.id, 4)).map((e) => e.payload.status)).toEqual([
+      'registered',
+      'in_progress',
+      'need_action',
+      'failed',
+    ]);
   });
 
   it('when the cost is USDT with its token standard, then it is kept; without one, 400 names p2p.cost.tokenStandard', async () => {
@@ -144,9 +206,14 @@ describe('P2P transactions: from the merchant request to the provider callback a
     const body = aP2pRequest({ extra: { sender: { cardNumber: '4111111111111112' }, recipient: { phone: '998' } } });
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['recipient.phone', 'sender.cardNumber']);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'recipient.phone',
+      'sender.cardNumber',
+    ]);
     expect(res.text).not.toContain('4111111111111112');
-    expect((await db.query('SELECT 1 FROM p2p.transactions WHERE merchant_p2p_id = $1', [body.p2p.merchantP2pId])).rowCount).toBe(0);
+    expect(
+      (await db.query('SELECT 1 FROM p2p.transactions WHERE merchant_p2p_id = $1', [body.p2p.merchantP2pId])).rowCount,
+    ).toBe(0);
   });
 
   it('when the merchantP2pId is used again, then 409 names the existing transaction', async () => {
@@ -158,7 +225,11 @@ describe('P2P transactions: from the merchant request to the provider callback a
 
   it('when another shop asks for the transaction, or for a malformed id, then 404 exactly as for an unknown one; /api/v1 serves the owner', async () => {
     const created = await create();
-    const statuses = [(await get(created.id, other)).status, (await get('00000000-0000-4000-8000-000000000000')).status, (await get('x')).status];
+    const statuses = [
+      (await get(created.id, other)).status,
+      (await get('00000000-0000-4000-8000-000000000000')).status,
+      (await get('x')).status,
+    ];
     expect(statuses).toEqual([404, 404, 404]);
     const v1 = await http('GET', `${gw()}/api/v1/p2p/${created.id}`, { token: shop.apiKey });
     expect(v1.body.id).toBe(created.id);

@@ -38,7 +38,8 @@ describe('payouts: from the merchant request to the provider callback and the fi
   });
 
   const gw = () => stack.gateway!.url;
-  const post = (body: unknown, s: TestShop = shop, path = '/payouts') => http('POST', `${gw()}${path}`, { token: s.apiKey, body });
+  const post = (body: unknown, s: TestShop = shop, path = '/payouts') =>
+    http('POST', `${gw()}${path}`, { token: s.apiKey, body });
   const get = (id: string, s: TestShop = shop) => http('GET', `${gw()}/payouts/${id}`, { token: s.apiKey });
 
   async function create(over: Parameters<typeof aPayoutRequest>[0] = {}): Promise<any> {
@@ -48,13 +49,21 @@ describe('payouts: from the merchant request to the provider callback and the fi
   }
 
   const until = (id: string, status: string, timeoutMs = 15000) =>
-    eventually(async () => {
-      const r = await get(id);
-      return r.body.status === status ? r.body : undefined;
-    }, timeoutMs, `payout ${id} ${status}`);
+    eventually(
+      async () => {
+        const r = await get(id);
+        return r.body.status === status ? r.body : undefined;
+      },
+      timeoutMs,
+      `payout ${id} ${status}`,
+    );
 
   async function dispatchOf(payoutId: string): Promise<{ dispatch_id: string; status: string; sends: number }> {
-    const rows = (await db.query('SELECT dispatch_id, status, sends FROM payouts.provider_dispatches WHERE payout_id = $1', [payoutId])).rows;
+    const rows = (
+      await db.query('SELECT dispatch_id, status, sends FROM payouts.provider_dispatches WHERE payout_id = $1', [
+        payoutId,
+      ])
+    ).rows;
     expect(rows).toHaveLength(1);
     return rows[0];
   }
@@ -65,24 +74,46 @@ describe('payouts: from the merchant request to the provider callback and the fi
   };
 
   /** The payout's status changes as published on payouts.events: [sequence, previousStatus, status, statusCode]. */
-  const published = (payoutId: string) => events.on(`${stack.prefix}payouts.events`).filter((m) => m.key === payoutId).map((m) => m.json);
+  const published = (payoutId: string) =>
+    events
+      .on(`${stack.prefix}payouts.events`)
+      .filter((m) => m.key === payoutId)
+      .map((m) => m.json);
   const publishedCount = (payoutId: string, n: number) =>
-    eventually(async () => (published(payoutId).length >= n ? published(payoutId) : undefined), 15000, `${n} events of ${payoutId}`);
+    eventually(
+      async () => (published(payoutId).length >= n ? published(payoutId) : undefined),
+      15000,
+      `${n} events of ${payoutId}`,
+    );
 
   /** Waits until the sandbox delivered `count` callbacks and payouts consumed every one of them. */
   async function callbacksApplied(payoutId: string, dispatchId: string, count: number): Promise<void> {
-    const sent = await eventually(async () => {
-      const p = await sandboxPayment(payoutId, dispatchId);
-      return p?.callbacks.length === count && p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200) ? p.callbacks : undefined;
-    }, 15000, `${count} callbacks delivered for ${payoutId}`);
+    const sent = await eventually(
+      async () => {
+        const p = await sandboxPayment(payoutId, dispatchId);
+        return p?.callbacks.length === count &&
+          p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200)
+          ? p.callbacks
+          : undefined;
+      },
+      15000,
+      `${count} callbacks delivered for ${payoutId}`,
+    );
     const ids = [...new Set(sent.map((c: { eventId: string }) => callbackEventId('sandbox', c.eventId)))];
-    await eventually(async () => {
-      const r = await db.query('SELECT count(*)::int AS n FROM payouts.inbox WHERE event_id = ANY($1::uuid[])', [ids]);
-      return r.rows[0].n === ids.length ? true : undefined;
-    }, 15000, `callbacks of ${payoutId} consumed`);
+    await eventually(
+      async () => {
+        const r = await db.query('SELECT count(*)::int AS n FROM payouts.inbox WHERE event_id = ANY($1::uuid[])', [
+          ids,
+        ]);
+        return r.rows[0].n === ids.length ? true : undefined;
+      },
+      15000,
+      `callbacks of ${payoutId} consumed`,
+    );
   }
 
-  const simulate = (body: Record<string, unknown>) => http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { kind: 'payout', ...body } });
+  const simulate = (body: Record<string, unknown>) =>
+    http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { kind: 'payout', ...body } });
 
   it('when a payout is requested, then it is registered, sent to the provider once, and the provider callback completes it, with events 1..3 on payouts.events', async () => {
     const created = await create({ amount: '120.99', extra: { callbackUrl: 'https://shop.example/payout-callbacks' } });
@@ -96,20 +127,52 @@ describe('payouts: from the merchant request to the provider callback and the fi
       callbackUrl: 'https://shop.example/payout-callbacks',
     });
     const inProgress = await until(created.id, 'in_progress');
-    expect(inProgress).toMatchObject({ statusCode: '1-01-04', statusDescription: 'Payout is being processed by the provider.' });
+    expect(inProgress).toMatchObject({
+      statusCode: '1-01-04',
+      statusDescription: 'Payout is being processed by the provider.',
+    });
     const dispatch = await dispatchOf(created.id);
-    expect(dispatch).toMatchObject({ status: 'accepted', sends: 1, dispatch_id: expect.stringMatching(/^pout_[0-9a-f-]{36}$/) });
-    expect(await sandboxPayment(created.id, dispatch.dispatch_id)).toMatchObject({ kind: 'payout', reference: created.id, amount: '120.99', currency: 'USD', scenario: 'no_callback', requests: 1 });
+    expect(dispatch).toMatchObject({
+      status: 'accepted',
+      sends: 1,
+      dispatch_id: expect.stringMatching(/^pout_[0-9a-f-]{36}$/),
+    });
+    expect(await sandboxPayment(created.id, dispatch.dispatch_id)).toMatchObject({
+      kind: 'payout',
+      reference: created.id,
+      amount: '120.99',
+      currency: 'USD',
+      scenario: 'no_callback',
+      requests: 1,
+    });
 
-    const sim = await simulate({ reference: created.id, paymentId: dispatch.dispatch_id, status: 'success', amount: '120.99', currency: 'USD' });
+    const sim = await simulate({
+      reference: created.id,
+      paymentId: dispatch.dispatch_id,
+      status: 'success',
+      amount: '120.99',
+      currency: 'USD',
+    });
     expect(sim.body).toMatchObject({ delivered: true });
     const done = await until(created.id, 'completed');
-    expect(done).toMatchObject({ statusCode: '0-01-00', statusDescription: 'Operation completed successfully.', payout: { merchantPayoutId: created.payout.merchantPayoutId } });
+    expect(done).toMatchObject({
+      statusCode: '0-01-00',
+      statusDescription: 'Operation completed successfully.',
+      payout: { merchantPayoutId: created.payout.merchantPayoutId },
+    });
 
     const sent = await publishedCount(created.id, 3);
-    expect(sent.map((e) => e.type)).toEqual(['payout.status_changed', 'payout.status_changed', 'payout.status_changed']);
-    expect(sent.map((e) => [e.payload.sequence, e.payload.previousStatus, e.payload.status, e.payload.statusCode])).toEqual([
-      [1, null, 'registered', '1-01-03'], [2, 'registered', 'in_progress', '1-01-04'], [3, 'in_progress', 'completed', '0-01-00'],
+    expect(sent.map((e) => e.type)).toEqual([
+      'payout.status_changed',
+      'payout.status_changed',
+      'payout.status_changed',
+    ]);
+    expect(
+      sent.map((e) => [e.payload.sequence, e.payload.previousStatus, e.payload.status, e.payload.statusCode]),
+    ).toEqual([
+      [1, null, 'registered', '1-01-03'],
+      [2, 'registered', 'in_progress', '1-01-04'],
+      [3, 'in_progress', 'completed', '0-01-00'],
     ]);
     expect(sent[2].payload).toEqual({
       payoutId: created.id,
@@ -130,7 +193,11 @@ describe('payouts: from the merchant request to the provider callback and the fi
     await until(created.id, 'completed');
     const { dispatch_id } = await dispatchOf(created.id);
     await callbacksApplied(created.id, dispatch_id, 1);
-    expect((await publishedCount(created.id, 3)).map((e) => e.payload.status)).toEqual(['registered', 'in_progress', 'completed']);
+    expect((await publishedCount(created.id, 3)).map((e) => e.payload.status)).toEqual([
+      'registered',
+      'in_progress',
+      'completed',
+    ]);
   });
 
   it('when the provider declines (.13), then the payout fails with 2-07-05', async () => {
@@ -161,7 +228,10 @@ describe('payouts: from the merchant request to the provider callback and the fi
   it('when the provider does not answer in time (.31), then the payout needs action with 1-07-05, is never sent again, and the late callback completes it', async () => {
     const created = await create({ amount: '30.31' });
     const waiting = await until(created.id, 'need_action');
-    expect(waiting).toMatchObject({ statusCode: '1-07-05', statusDescription: expect.stringContaining('did not answer in time') });
+    expect(waiting).toMatchObject({
+      statusCode: '1-07-05',
+      statusDescription: expect.stringContaining('did not answer in time'),
+    });
     expect(await dispatchOf(created.id)).toMatchObject({ status: 'timed_out', sends: 1 });
     const done = await until(created.id, 'completed');
     expect(done.statusCode).toBe('0-01-00');
@@ -171,50 +241,92 @@ describe('payouts: from the merchant request to the provider callback and the fi
   it('when the provider reports another amount (.21), then the payout needs action 2-07-04 and a follow-up with the right amount does not settle it', async () => {
     const created = await create({ amount: '100.21' });
     const waiting = await until(created.id, 'need_action');
-    expect(waiting).toMatchObject({ statusCode: '2-07-04', payout: { cost: { amount: '100.21' }, reportedCost: { amount: '90.18', currency: 'USD' } } });
+    expect(waiting).toMatchObject({
+      statusCode: '2-07-04',
+      payout: { cost: { amount: '100.21' }, reportedCost: { amount: '90.18', currency: 'USD' } },
+    });
     const { dispatch_id } = await dispatchOf(created.id);
-    const followUp = await simulate({ reference: created.id, paymentId: dispatch_id, status: 'success', amount: '100.21', currency: 'USD', eventId: `fu-${created.id}` });
+    const followUp = await simulate({
+      reference: created.id,
+      paymentId: dispatch_id,
+      status: 'success',
+      amount: '100.21',
+      currency: 'USD',
+      eventId: `fu-${created.id}`,
+    });
     expect(followUp.body).toMatchObject({ delivered: true });
     const id = callbackEventId('sandbox', `fu-${created.id}`);
-    await eventually(async () => ((await db.query('SELECT 1 FROM payouts.inbox WHERE event_id = $1', [id])).rowCount === 1 ? true : undefined), 15000, 'follow-up consumed');
+    await eventually(
+      async () =>
+        (await db.query('SELECT 1 FROM payouts.inbox WHERE event_id = $1', [id])).rowCount === 1 ? true : undefined,
+      15000,
+      'follow-up consumed',
+    );
     expect((await get(created.id)).body).toMatchObject({ status: 'need_action', statusCode: '2-07-04' });
 
     // Only an operator who checked with the provider settles it; a merchant key cannot.
     const resolveUrl = `${gw()}/ops/v1/payouts/${created.id}/resolve`;
     expect((await http('POST', resolveUrl, { token: shop.apiKey, body: { action: 'complete' } })).status).toBe(401);
-    const resolved = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'complete', note: 'provider confirmed 90.18 USD paid' } });
+    const resolved = await http('POST', resolveUrl, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'complete', note: 'provider confirmed 90.18 USD paid' },
+    });
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ status: 'completed', statusCode: '1-07-06', statusDescription: expect.stringContaining('operator') });
+    expect(resolved.body).toMatchObject({
+      status: 'completed',
+      statusCode: '1-07-06',
+      statusDescription: expect.stringContaining('operator'),
+    });
     const again = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
     expect(again.status).toBe(409);
     expect(again.body.currentStatus).toBe('completed');
-    expect((await publishedCount(created.id, 4)).map((e) => [e.payload.sequence, e.payload.status, e.payload.statusCode])).toEqual([
-      [1, 'registered', '1-01-03'], [2, 'in_progress', '1-01-04'], [3, 'need_action', '2-07-04'], [4, 'completed', '1-07-06'],
+    expect(
+      (await publishedCount(created.id, 4)).map((e) => [e.payload.sequence, e.payload.status, e.payload.statusCode]),
+    ).toEqual([
+      [1, 'registered', '1-01-03'],
+      [2, 'in_progress', '1-01-04'],
+      [3, 'need_action', '2-07-04'],
+      [4, 'completed', '1-07-06'],
     ]);
   });
 
   it('when the provider reports another currency (.22), then the payout needs action 2-07-04', async () => {
     const created = await create({ amount: '100.22' });
-    expect(await until(created.id, 'need_action')).toMatchObject({ statusCode: '2-07-04', payout: { reportedCost: { currency: 'EUR' } } });
-    const failed = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    expect(await until(created.id, 'need_action')).toMatchObject({
+      statusCode: '2-07-04',
+      payout: { reportedCost: { currency: 'EUR' } },
+    });
+    const failed = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'fail' },
+    });
     expect(failed.body).toMatchObject({ status: 'failed', statusCode: '1-07-07' });
   });
 
   it('when an operator resolves a payout that is not in need_action, or an unknown one, then 409 with its status, or 404', async () => {
     const created = await create({ amount: '41.99' });
     await until(created.id, 'in_progress');
-    const res = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    const res = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'fail' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.currentStatus).toBe('in_progress');
     expect((await get(created.id)).body.status).toBe('in_progress');
-    const unknown = await http('POST', `${gw()}/ops/v1/payouts/00000000-0000-4000-8000-000000000000/resolve`, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
+    const unknown = await http('POST', `${gw()}/ops/v1/payouts/00000000-0000-4000-8000-000000000000/resolve`, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'fail' },
+    });
     expect(unknown.status).toBe(404);
   });
 
   it('when a payout is older than the orders processing timeout, then it is still open: no processing timeout applies to payouts', async () => {
     const created = await create({ amount: '40.99' });
     await until(created.id, 'in_progress');
-    await db.query(`UPDATE payouts.payouts SET created_at = now() - interval '400 days', updated_at = now() - interval '400 days' WHERE id = $1`, [created.id]);
+    await db.query(
+      `UPDATE payouts.payouts SET created_at = now() - interval '400 days', updated_at = now() - interval '400 days' WHERE id = $1`,
+      [created.id],
+    );
     // The only timeout in the system is the orders' sweeper; run it as if a year had passed.
     const sweeper = stack.orders![0].app.get(ProcessingTimeoutSweeper);
     await sweeper.sweep(new Date(Date.now() + 400 * 24 * 3600 * 1000));
@@ -225,8 +337,16 @@ describe('payouts: from the merchant request to the provider callback and the fi
   describe('currency rules of payout.cost (the same as order.cost)', () => {
     it.each([
       ['a token-based coin without a token standard', 'payout.cost.tokenStandard', { currency: 'USDT', amount: '10' }],
-      ['fiat with a token standard', 'payout.cost.tokenStandard', { currency: 'USD', amount: '10.00', tokenStandard: 'TRC20' }],
-      ['an asset code with another network as token standard', 'payout.cost.tokenStandard', { currency: 'USDT_TRON', amount: '10', tokenStandard: 'ERC20' }],
+      [
+        'fiat with a token standard',
+        'payout.cost.tokenStandard',
+        { currency: 'USD', amount: '10.00', tokenStandard: 'TRC20' },
+      ],
+      [
+        'an asset code with another network as token standard',
+        'payout.cost.tokenStandard',
+        { currency: 'USDT_TRON', amount: '10', tokenStandard: 'ERC20' },
+      ],
       ['an unknown currency', 'payout.cost.currency', { currency: 'XXX1', amount: '10' }],
       ['more decimals than the currency has', 'payout.cost.amount', { currency: 'USD', amount: '10.001' }],
       ['an amount as a JSON number', 'payout.cost.amount', { currency: 'USD', amount: 10 }],
@@ -237,18 +357,35 @@ describe('payouts: from the merchant request to the provider callback and the fi
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
-      const stored = await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId]);
+      const stored = await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [
+        body.payout.merchantPayoutId,
+      ]);
       expect(stored.rowCount).toBe(0);
     });
 
     it('when USDT carries its token standard and cryptoTokenStandard is given, then both are kept and answered as given', async () => {
-      const created = await create({ method: 'usdt-payout', currency: 'USDT', tokenStandard: 'TRC20', amount: '15.5', payout: { cryptoTokenStandard: 'ERC20' }, payee: { walletAddress: TRON_ADDRESS } });
-      expect(created.payout).toMatchObject({ cost: { amount: '15.5', currency: 'USDT', tokenStandard: 'TRC20' }, cryptoTokenStandard: 'ERC20' });
+      const created = await create({
+        method: 'usdt-payout',
+        currency: 'USDT',
+        tokenStandard: 'TRC20',
+        amount: '15.5',
+        payout: { cryptoTokenStandard: 'ERC20' },
+        payee: { walletAddress: TRON_ADDRESS },
+      });
+      expect(created.payout).toMatchObject({
+        cost: { amount: '15.5', currency: 'USDT', tokenStandard: 'TRC20' },
+        cryptoTokenStandard: 'ERC20',
+      });
       expect((await get(created.id)).body.payout.cryptoTokenStandard).toBe('ERC20');
     });
 
     it('when the payout uses a renamed asset code, then no token standard is needed and it is answered under its current name', async () => {
-      const created = await create({ method: 'usdt-payout', currency: 'USDTTRC', amount: '5', payee: { walletAddress: TRON_ADDRESS } });
+      const created = await create({
+        method: 'usdt-payout',
+        currency: 'USDTTRC',
+        amount: '5',
+        payee: { walletAddress: TRON_ADDRESS },
+      });
       expect(created.payout.cost).toEqual({ amount: '5', currency: 'USDT_TRON' });
     });
   });
@@ -259,7 +396,9 @@ describe('payouts: from the merchant request to the provider callback and the fi
       const res = await post(body);
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
-      const rows = await db.query('SELECT id FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId]);
+      const rows = await db.query('SELECT id FROM payouts.payouts WHERE merchant_payout_id = $1', [
+        body.payout.merchantPayoutId,
+      ]);
       expect(rows.rowCount).toBe(0);
       const sandbox = stack.sandbox!.app.get(SandboxPayments);
       expect(sandbox.ofKind('payout').filter((p) => p.amount === body.payout.cost.amount)).toEqual([]);
@@ -267,26 +406,39 @@ describe('payouts: from the merchant request to the provider callback and the fi
     }
 
     it('when a required payee field is missing, another has the wrong format and a third is unknown, then 400 names each and nothing is sent', async () => {
-      const problem = await refused(aPayoutRequest({ amount: '77.71', payee: { cardNumber: '4111111111111111', nickname: 'jd' } }), 400);
+      const problem = await refused(
+        aPayoutRequest({ amount: '77.71', payee: { cardNumber: '4111111111111111', nickname: 'jd' } }),
+        400,
+      );
       expect(problem.type).toBe('/problems/validation-error');
-      expect(problem.errors.map((e: { path: string }) => e.path).sort()).toEqual(['payee.cardHolder', 'payee.cardNumber', 'payee.nickname']);
+      expect(problem.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        'payee.cardHolder',
+        'payee.cardNumber',
+        'payee.nickname',
+      ]);
       expect(problem.errors).toEqual(expect.arrayContaining([{ path: 'payee.cardHolder', message: 'is required' }]));
       expect(JSON.stringify(problem)).not.toContain('4111111111111111');
     });
 
     it('when the card number fails its check digit, then 400 says so on payee.cardNumber', async () => {
-      const problem = await refused(aPayoutRequest({ amount: '77.72', payee: { cardNumber: '8600123456789013', cardHolder: 'JANE DOE' } }), 400);
+      const problem = await refused(
+        aPayoutRequest({ amount: '77.72', payee: { cardNumber: '8600123456789013', cardHolder: 'JANE DOE' } }),
+        400,
+      );
       expect(problem.errors).toEqual([{ path: 'payee.cardNumber', message: expect.stringContaining('check digit') }]);
     });
 
     it('when the shop has no such payout method, then 422 names payout.method and nothing is sent', async () => {
       const problem = await refused(aPayoutRequest({ amount: '77.73', method: 'paypal-payout' }), 422);
-      expect(problem).toMatchObject({ type: '/problems/unprocessable', errors: [expect.objectContaining({ path: 'payout.method' })] });
+      expect(problem).toMatchObject({
+        type: '/problems/unprocessable',
+        errors: [expect.objectContaining({ path: 'payout.method' })],
+      });
     });
 
     it.each([
       ['a currency the method does not offer', 'payout.cost.currency', { currency: 'EUR', amount: '77.74' }],
-      ['an amount above the method\'s limit', 'payout.cost.amount', { currency: 'USD', amount: '5000.01' }],
+      ["an amount above the method's limit", 'payout.cost.amount', { currency: 'USD', amount: '5000.01' }],
     ])('when the payout asks for %s, then 422 names %s', async (_when, path, cost) => {
       const body = aPayoutRequest();
       body.payout.cost = cost;
@@ -294,20 +446,39 @@ describe('payouts: from the merchant request to the provider callback and the fi
       expect(problem.errors).toEqual([expect.objectContaining({ path })]);
     });
 
-    it('when the instrumentType is not the method\'s, then 400 names instrumentType', async () => {
-      const problem = await refused(aPayoutRequest({ amount: '77.75', extra: { instrumentType: 'bank_transfer' } }), 400);
-      expect(problem.errors).toEqual([{ path: 'instrumentType', message: expect.stringContaining('uzcard-payout (card)') }]);
+    it("when the instrumentType is not the method's, then 400 names instrumentType", async () => {
+      const problem = await refused(
+        aPayoutRequest({ amount: '77.75', extra: { instrumentType: 'bank_transfer' } }),
+        400,
+      );
+      expect(problem.errors).toEqual([
+        { path: 'instrumentType', message: expect.stringContaining('uzcard-payout (card)') },
+      ]);
     });
 
     it('when a wallet payout asks for a wallet type the method does not offer, then 422 names walletType', async () => {
-      const body = aPayoutRequest({ amount: '77.76', method: 'wallet-payout', payee: { walletId: 'w-1', companyName: 'ACME', taxId: '12345' }, extra: { instrumentType: 'wallet', walletType: 'company' } });
+      const body = aPayoutRequest({
+        amount: '77.76',
+        method: 'wallet-payout',
+        payee: { walletId: 'w-1', companyName: 'ACME', taxId: '12345' },
+        extra: { instrumentType: 'wallet', walletType: 'company' },
+      });
       const problem = await refused(body, 422);
       expect(problem.errors).toEqual([expect.objectContaining({ path: 'walletType' })]);
     });
 
     it('when a wallet payout carries the fields of its wallet type, then it is created with the walletType and sent', async () => {
-      const created = await create({ amount: '12.99', method: 'wallet-payout', payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' }, extra: { instrumentType: 'wallet', walletType: 'personal' } });
-      expect(created).toMatchObject({ instrumentType: 'wallet', walletType: 'personal', payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' } });
+      const created = await create({
+        amount: '12.99',
+        method: 'wallet-payout',
+        payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' },
+        extra: { instrumentType: 'wallet', walletType: 'personal' },
+      });
+      expect(created).toMatchObject({
+        instrumentType: 'wallet',
+        walletType: 'personal',
+        payee: { walletId: 'w-1', firstName: 'Jane', lastName: 'Doe' },
+      });
       await until(created.id, 'in_progress');
     });
   });
@@ -318,14 +489,23 @@ describe('payouts: from the merchant request to the provider callback and the fi
       const res = await post(body);
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ path: 'walletType', message: 'applies only with instrumentType = wallet' }]);
-      expect((await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId])).rowCount).toBe(0);
+      expect(
+        (await db.query('SELECT 1 FROM payouts.payouts WHERE merchant_payout_id = $1', [body.payout.merchantPayoutId]))
+          .rowCount,
+      ).toBe(0);
     });
 
     it('when an unknown field, a bad walletType or a non-http callbackUrl is sent, then 400 names each', async () => {
-      const body = aPayoutRequest({ extra: { cryptoPayment: {}, walletType: 'family', callbackUrl: 'ftp://x.example/cb' } });
+      const body = aPayoutRequest({
+        extra: { cryptoPayment: {}, walletType: 'family', callbackUrl: 'ftp://x.example/cb' },
+      });
       const res = await post(body);
       expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['callbackUrl', 'cryptoPayment', 'walletType']);
+      expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        'callbackUrl',
+        'cryptoPayment',
+        'walletType',
+      ]);
     });
 
     it('when the merchantPayoutId is used again, then 409 names the existing payout and nothing new is stored', async () => {
@@ -333,7 +513,13 @@ describe('payouts: from the merchant request to the provider callback and the fi
       const res = await post(aPayoutRequest({ merchantPayoutId: first.payout.merchantPayoutId, amount: '1.99' }));
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ payoutId: first.id, errors: [{ path: 'payout.merchantPayoutId' }] });
-      expect((await db.query('SELECT count(*)::int AS n FROM payouts.payouts WHERE merchant_payout_id = $1', [first.payout.merchantPayoutId])).rows[0].n).toBe(1);
+      expect(
+        (
+          await db.query('SELECT count(*)::int AS n FROM payouts.payouts WHERE merchant_payout_id = $1', [
+            first.payout.merchantPayoutId,
+          ])
+        ).rows[0].n,
+      ).toBe(1);
     });
 
     it('when another shop asks for the payout, or for a malformed id, then 404 exactly as for an unknown one', async () => {
@@ -348,7 +534,15 @@ describe('payouts: from the merchant request to the provider callback and the fi
 
     it('when the OpenAPI document is read, then it describes the payout and P2P routes with their bodies', async () => {
       const doc = (await http('GET', `${gw()}/docs/openapi.json`)).body;
-      for (const path of ['/payouts', '/payouts/{payoutId}', '/api/v1/payouts', '/p2p', '/p2p/{id}', '/api/v1/p2p/{id}']) expect(doc.paths[path]).toBeDefined();
+      for (const path of [
+        '/payouts',
+        '/payouts/{payoutId}',
+        '/api/v1/payouts',
+        '/p2p',
+        '/p2p/{id}',
+        '/api/v1/p2p/{id}',
+      ])
+        expect(doc.paths[path]).toBeDefined();
       expect(doc.components.schemas.CreatePayoutDto.required).toEqual(expect.arrayContaining(['payout', 'payee']));
       expect(doc.components.schemas.PayoutDetailsDto.properties.cryptoTokenStandard.example).toBe('TRC20');
     });
@@ -381,7 +575,11 @@ describe('payouts, with the dispatcher driven by the test (rounds on demand, a c
     stack = await TestStack.start({
       services: ['gateway', 'methods', 'payouts'],
       payouts: { clock, dispatch: { autoStart: false } },
-      extraEnv: { SANDBOX_PROVIDER_URL: `http://127.0.0.1:${await closedPort()}`, PROVIDER_MAX_ATTEMPTS: '2', PROVIDER_RETRY_BACKOFF_MS: '60000' },
+      extraEnv: {
+        SANDBOX_PROVIDER_URL: `http://127.0.0.1:${await closedPort()}`,
+        PROVIDER_MAX_ATTEMPTS: '2',
+        PROVIDER_RETRY_BACKOFF_MS: '60000',
+      },
     });
     shop = await aShop(stack.gateway!.url);
     await withPayoutMethods(stack.gateway!.url, shop.shopId);
@@ -395,24 +593,42 @@ describe('payouts, with the dispatcher driven by the test (rounds on demand, a c
   });
 
   it('when the provider refuses connections, then the payout is sent again after the backoff, and after the last send it fails with 2-01-01', async () => {
-    const res = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest({ amount: '33.99' }) });
+    const res = await http('POST', `${stack.gateway!.url}/payouts`, {
+      token: shop.apiKey,
+      body: aPayoutRequest({ amount: '33.99' }),
+    });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
     const dispatcher = stack.payouts!.dispatcher;
-    const row = async () => (await db.query('SELECT status, sends, last_error FROM payouts.provider_dispatches WHERE payout_id = $1', [id])).rows[0];
+    const row = async () =>
+      (await db.query('SELECT status, sends, last_error FROM payouts.provider_dispatches WHERE payout_id = $1', [id]))
+        .rows[0];
 
     await dispatcher.dispatchDue();
-    expect(await row()).toMatchObject({ status: 'pending', sends: 1, last_error: expect.stringContaining('ECONNREFUSED') });
+    expect(await row()).toMatchObject({
+      status: 'pending',
+      sends: 1,
+      last_error: expect.stringContaining('ECONNREFUSED'),
+    });
     await dispatcher.dispatchDue(); // not due before the backoff
     expect((await row()).sends).toBe(1);
-    expect((await http('GET', `${stack.gateway!.url}/payouts/${id}`, { token: shop.apiKey })).body.status).toBe('registered');
+    expect((await http('GET', `${stack.gateway!.url}/payouts/${id}`, { token: shop.apiKey })).body.status).toBe(
+      'registered',
+    );
 
     offsetMs += 61_000;
     await dispatcher.dispatchDue();
     expect(await row()).toMatchObject({ status: 'gave_up', sends: 2 });
     const failed = (await http('GET', `${stack.gateway!.url}/payouts/${id}`, { token: shop.apiKey })).body;
-    expect(failed).toMatchObject({ status: 'failed', statusCode: '2-01-01', statusDescription: 'The provider is temporarily unavailable.' });
-    const events = await db.query(`SELECT envelope->'payload'->>'status' AS s FROM payouts.outbox WHERE key = $1 ORDER BY id`, [id]);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      statusCode: '2-01-01',
+      statusDescription: 'The provider is temporarily unavailable.',
+    });
+    const events = await db.query(
+      `SELECT envelope->'payload'->>'status' AS s FROM payouts.outbox WHERE key = $1 ORDER BY id`,
+      [id],
+    );
     expect(events.rows.map((r) => r.s)).toEqual(['registered', 'failed']);
   });
 });

@@ -25,7 +25,10 @@ export class CallbackReceiver {
   private open = 0;
   private held: { res: ServerResponse; cb: ReceivedCallback }[] = [];
 
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(path = '/callbacks'): Promise<CallbackReceiver> {
     const holder: { receiver?: CallbackReceiver } = {};

@@ -10,16 +10,29 @@ export interface TestShop {
 
 /** A company with one shop, created through the operator API as technical support would. */
 export async function aShop(gatewayUrl: string, name = 'Test Shop'): Promise<TestShop> {
-  const company = await http('POST', `${gatewayUrl}/ops/v1/companies`, { token: TEST_OPS_TOKEN, body: { name: `${name} Company` } });
+  const company = await http('POST', `${gatewayUrl}/ops/v1/companies`, {
+    token: TEST_OPS_TOKEN,
+    body: { name: `${name} Company` },
+  });
   if (company.status !== 201) throw new Error(`company: ${company.status} ${company.text}`);
-  const shop = await http('POST', `${gatewayUrl}/ops/v1/companies/${company.body.id}/shops`, { token: TEST_OPS_TOKEN, body: { name } });
+  const shop = await http('POST', `${gatewayUrl}/ops/v1/companies/${company.body.id}/shops`, {
+    token: TEST_OPS_TOKEN,
+    body: { name },
+  });
   if (shop.status !== 201) throw new Error(`shop: ${shop.status} ${shop.text}`);
-  return { companyId: company.body.id, shopId: shop.body.id, apiKey: shop.body.apiKey, callbackSecret: shop.body.callbackSecret };
+  return {
+    companyId: company.body.id,
+    shopId: shop.body.id,
+    apiKey: shop.body.apiKey,
+    callbackSecret: shop.body.callbackSecret,
+  };
 }
 
 let counter = 0;
 /** A valid create-order body; override any part. */
-export function anOrderRequest(overrides: { amount?: string; currency?: string; merchantOrderId?: string; extra?: Record<string, unknown> } = {}) {
+export function anOrderRequest(
+  overrides: { amount?: string; currency?: string; merchantOrderId?: string; extra?: Record<string, unknown> } = {},
+) {
   counter += 1;
   return {
     order: {

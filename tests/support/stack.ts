@@ -1,7 +1,15 @@
-import { loadCallbacksIngestConfig, RunningCallbacksIngest, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import {
+  loadCallbacksIngestConfig,
+  RunningCallbacksIngest,
+  startCallbacksIngest,
+} from '@payments/apps/callbacks-ingest';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
-import { loadMerchantCallbacksConfig, RunningMerchantCallbacks, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
+import {
+  loadMerchantCallbacksConfig,
+  RunningMerchantCallbacks,
+  startMerchantCallbacks,
+} from '@payments/apps/merchant-callbacks';
 import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } from '@payments/apps/orders';
 import { loadP2pConfig, P2pModuleOptions, RunningP2p, startP2p } from '@payments/apps/p2p';
 import { loadPayoutsConfig, PayoutsModuleOptions, RunningPayouts, startPayouts } from '@payments/apps/payouts';
@@ -12,7 +20,8 @@ import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
-type ServiceName = 'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks' | 'payouts' | 'p2p';
+type ServiceName =
+  'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks' | 'payouts' | 'p2p';
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -73,7 +82,16 @@ export class TestStack {
     stack.databaseUrl = db.url;
     stack.dropDatabase = db.drop;
     stack.deleteTopics = (await createTestTopics(stack.prefix)).deleteAll;
-    const services = opts.services ?? ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'merchant-callbacks', 'payouts', 'p2p'];
+    const services = opts.services ?? [
+      'gateway',
+      'orders',
+      'callbacks-ingest',
+      'provider-sandbox',
+      'methods',
+      'merchant-callbacks',
+      'payouts',
+      'p2p',
+    ];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
     stack.ordersOptions = opts.orders ?? {};
@@ -83,26 +101,41 @@ export class TestStack {
     if (noProvider) {
       stack.ordersOptions = { ...stack.ordersOptions, dispatch: { autoStart: false, ...stack.ordersOptions.dispatch } };
     }
-    const withoutProvider = <T extends { dispatch?: object }>(o: T = {} as T): T => (noProvider ? { ...o, dispatch: { autoStart: false, ...o.dispatch } } : o);
+    const withoutProvider = <T extends { dispatch?: object }>(o: T = {} as T): T =>
+      noProvider ? { ...o, dispatch: { autoStart: false, ...o.dispatch } } : o;
     // The sandbox calls back into callbacks-ingest, and orders calls the sandbox: start them in that order.
-    if (services.includes('callbacks-ingest')) stack.ingest = await startCallbacksIngest(loadCallbacksIngestConfig(env()), 0);
+    if (services.includes('callbacks-ingest'))
+      stack.ingest = await startCallbacksIngest(loadCallbacksIngestConfig(env()), 0);
     if (services.includes('provider-sandbox')) {
       stack.sandbox = await startSandbox(
-        loadSandboxConfig(env().withDefaults({ SANDBOX_CALLBACKS_URL: `${stack.ingest?.url ?? 'http://127.0.0.1:9'}/callbacks/sandbox` })),
+        loadSandboxConfig(
+          env().withDefaults({
+            SANDBOX_CALLBACKS_URL: `${stack.ingest?.url ?? 'http://127.0.0.1:9'}/callbacks/sandbox`,
+          }),
+        ),
         0,
       );
     }
     if (services.includes('orders')) await stack.startOrders();
     if (services.includes('methods')) stack.methods = await startMethods(loadMethodsConfig(env()), 0);
-    if (services.includes('merchant-callbacks')) stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(env()), 0);
-    if (services.includes('payouts')) stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
+    if (services.includes('merchant-callbacks'))
+      stack.merchantCallbacks = await startMerchantCallbacks(loadMerchantCallbacksConfig(env()), 0);
+    if (services.includes('payouts'))
+      stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
     if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
-    if (services.includes('gateway')) stack.gateway = await startGateway(loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })), 0);
+    if (services.includes('gateway'))
+      stack.gateway = await startGateway(
+        loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+        0,
+      );
     return stack;
   }
 
   /** Starts one more orders instance on the same database and consumer group (the first is started by `start`). */
-  async startOrders(extraEnv: Record<string, string> = {}, opts: OrdersModuleOptions = this.ordersOptions): Promise<RunningOrders> {
+  async startOrders(
+    extraEnv: Record<string, string> = {},
+    opts: OrdersModuleOptions = this.ordersOptions,
+  ): Promise<RunningOrders> {
     const running = await startOrders(loadOrdersConfig(this.env({ ...this.extraEnv, ...extraEnv })), 0, opts);
     this.orders!.push(running);
     return running;

@@ -10,12 +10,32 @@ export const TRON_ADDRESS = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
  */
 export async function withPayoutMethods(gatewayUrl: string, shopId: string): Promise<void> {
   const methods = [
-    { code: 'uzcard-payout', instrumentType: 'card', cardBrands: ['uzcard'], currencies: [{ currency: 'USD', maxAmount: '5000.00' }, { currency: 'UZS' }], provider: 'sandbox' },
-    { code: 'usdt-payout', instrumentType: 'crypto', currencies: [{ currency: 'USDT', tokenStandard: 'TRC20' }], provider: 'sandbox' },
-    { code: 'wallet-payout', instrumentType: 'wallet', walletTypes: ['personal'], currencies: [{ currency: 'USD' }], provider: 'sandbox' },
+    {
+      code: 'uzcard-payout',
+      instrumentType: 'card',
+      cardBrands: ['uzcard'],
+      currencies: [{ currency: 'USD', maxAmount: '5000.00' }, { currency: 'UZS' }],
+      provider: 'sandbox',
+    },
+    {
+      code: 'usdt-payout',
+      instrumentType: 'crypto',
+      currencies: [{ currency: 'USDT', tokenStandard: 'TRC20' }],
+      provider: 'sandbox',
+    },
+    {
+      code: 'wallet-payout',
+      instrumentType: 'wallet',
+      walletTypes: ['personal'],
+      currencies: [{ currency: 'USD' }],
+      provider: 'sandbox',
+    },
   ];
   for (const body of methods) {
-    const res = await http('POST', `${gatewayUrl}/ops/v1/shops/${shopId}/payout-methods`, { token: TEST_OPS_TOKEN, body });
+    const res = await http('POST', `${gatewayUrl}/ops/v1/shops/${shopId}/payout-methods`, {
+      token: TEST_OPS_TOKEN,
+      body,
+    });
     if (res.status !== 201) throw new Error(`payout method ${body.code}: ${res.status} ${res.text}`);
   }
 }
@@ -24,12 +44,27 @@ let counter = 0;
 const next = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;
 
 /** A valid create-payout body; override any part. Amounts ending in .99 are accepted by the sandbox and never answered. */
-export function aPayoutRequest(over: { amount?: string; currency?: string; tokenStandard?: string; method?: string; merchantPayoutId?: string; payout?: Record<string, unknown>; payee?: Record<string, unknown>; extra?: Record<string, unknown> } = {}) {
+export function aPayoutRequest(
+  over: {
+    amount?: string;
+    currency?: string;
+    tokenStandard?: string;
+    method?: string;
+    merchantPayoutId?: string;
+    payout?: Record<string, unknown>;
+    payee?: Record<string, unknown>;
+    extra?: Record<string, unknown>;
+  } = {},
+) {
   return {
     payout: {
       merchantPayoutId: over.merchantPayoutId ?? next('po'),
       method: over.method ?? 'uzcard-payout',
-      cost: { amount: over.amount ?? '100.99', currency: over.currency ?? 'USD', ...(over.tokenStandard ? { tokenStandard: over.tokenStandard } : {}) },
+      cost: {
+        amount: over.amount ?? '100.99',
+        currency: over.currency ?? 'USD',
+        ...(over.tokenStandard ? { tokenStandard: over.tokenStandard } : {}),
+      },
       description: 'test payout',
       ...(over.payout ?? {}),
     },
@@ -39,11 +74,23 @@ export function aPayoutRequest(over: { amount?: string; currency?: string; token
 }
 
 /** A valid create-P2P body; override any part. */
-export function aP2pRequest(over: { amount?: string; currency?: string; tokenStandard?: string; merchantP2pId?: string; extra?: Record<string, unknown> } = {}) {
+export function aP2pRequest(
+  over: {
+    amount?: string;
+    currency?: string;
+    tokenStandard?: string;
+    merchantP2pId?: string;
+    extra?: Record<string, unknown>;
+  } = {},
+) {
   return {
     p2p: {
       merchantP2pId: over.merchantP2pId ?? next('p2p'),
-      cost: { amount: over.amount ?? '50.99', currency: over.currency ?? 'USD', ...(over.tokenStandard ? { tokenStandard: over.tokenStandard } : {}) },
+      cost: {
+        amount: over.amount ?? '50.99',
+        currency: over.currency ?? 'USD',
+        ...(over.tokenStandard ? { tokenStandard: over.tokenStandard } : {}),
+      },
       description: 'test transfer',
     },
     sender: { customerId: 'cust-1', name: 'Jane Doe', cardNumber: '4111111111111111' },

@@ -12,7 +12,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { build, ensureContractTopics, ensureInfra, ensureInstalled, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
+import {
+  build,
+  ensureContractTopics,
+  ensureInfra,
+  ensureInstalled,
+  logger,
+  ROOT,
+  startService,
+  waitForHttp,
+} from '../stack/common.mjs';
 import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
 import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
@@ -21,7 +30,10 @@ import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
-const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64').split(',').map(Number).filter((n) => n > 0);
+const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SANDBOX_SECRET = 'bench-sandbox-secret';
 /** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
@@ -50,7 +62,12 @@ async function startMerchantReceiver() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/callbacks`, completedAt, received: () => received, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    completedAt,
+    received: () => received,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 const signSandbox = (body) => sign(SANDBOX_SECRET, body);
@@ -66,8 +83,14 @@ async function json(url, init) {
 function perUnit(delta, count) {
   return Object.fromEntries(Object.entries(delta).map(([k, ms]) => [k, count > 0 ? ms / count : NaN]));
 }
-const cpuTotal = (cpu) => Object.entries(cpu).filter(([k]) => k !== 'load generator').reduce((a, [, v]) => a + v, 0);
-const cpuLine = (cpu) => Object.entries(cpu).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ') + ` (system ${fmt(cpuTotal(cpu), 2)})`;
+const cpuTotal = (cpu) =>
+  Object.entries(cpu)
+    .filter(([k]) => k !== 'load generator')
+    .reduce((a, [, v]) => a + v, 0);
+const cpuLine = (cpu) =>
+  Object.entries(cpu)
+    .map(([k, v]) => `${k} ${fmt(v, 2)}`)
+    .join(', ') + ` (system ${fmt(cpuTotal(cpu), 2)})`;
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
@@ -86,19 +109,37 @@ async function main() {
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
   const logDir = path.join(ROOT, '.run', 'bench');
   mkdirSync(logDir, { recursive: true });
-  const env = systemEnv({ infraEnv: infra.env, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'bench' });
+  const env = systemEnv({
+    infraEnv: infra.env,
+    dbUrl,
+    prefix,
+    ports,
+    opsToken: OPS_TOKEN,
+    sandboxSecret: SANDBOX_SECRET,
+    instanceId: 'bench',
+  });
   const children = new Map();
   const stopAll = async () => {
-    await Promise.all([...children.values()].map((c) => new Promise((resolve) => {
-      if (c.exitCode !== null) return resolve();
-      c.once('exit', resolve);
-      c.kill('SIGTERM');
-      setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-    })));
+    await Promise.all(
+      [...children.values()].map(
+        (c) =>
+          new Promise((resolve) => {
+            if (c.exitCode !== null) return resolve();
+            c.once('exit', resolve);
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
   };
   try {
     for (const [name] of SERVICES) {
-      const child = startService(name, env, { logFile: path.join(logDir, `${name}.log`), nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`] : [] });
+      const child = startService(name, env, {
+        logFile: path.join(logDir, `${name}.log`),
+        nodeArgs: PROFILE
+          ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+          : [],
+      });
       if (!child) {
         log(`${name}: not built in this checkout; left out`);
         continue;
@@ -109,8 +150,16 @@ async function main() {
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
-    const company = await json(`${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Bench Company' }) });
-    const shop = await json(`${gateway}/ops/v1/companies/${company.id}/shops`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Bench Shop', callbackUrl: receiver.url }) });
+    const company = await json(`${gateway}/ops/v1/companies`, {
+      method: 'POST',
+      headers: ops,
+      body: JSON.stringify({ name: 'Bench Company' }),
+    });
+    const shop = await json(`${gateway}/ops/v1/companies/${company.id}/shops`, {
+      method: 'POST',
+      headers: ops,
+      body: JSON.stringify({ name: 'Bench Shop', callbackUrl: receiver.url }),
+    });
     const auth = { authorization: `Bearer ${shop.apiKey}` };
     log(`stack up (${[...children.keys()].join(', ')}); database ${dbName}, topic prefix ${prefix}`);
 
@@ -131,13 +180,19 @@ async function main() {
     await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
 
     const rows = [];
-    const cpuNow = () => cpuSnapshot([...children].map(([name, child]) => [name, child.pid]), { kafkaMarker: '/.run/kafka ' });
+    const cpuNow = () =>
+      cpuSnapshot(
+        [...children].map(([name, child]) => [name, child.pid]),
+        { kafkaMarker: '/.run/kafka ' },
+      );
     for (const c of LEVELS) {
       const created = [];
       const cpu0 = cpuNow();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
       const cpuOrders = perUnit(cpuDelta(cpu0, cpuNow()), orders.ok);
-      log(`c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`);
+      log(
+        `c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`,
+      );
 
       const acked = new Map();
       let i = 0;
@@ -148,24 +203,47 @@ async function main() {
         makeRequest: () => {
           if (i >= created.length) return null;
           const orderId = created[i++];
-          const body = JSON.stringify({ eventId: `bench-${orderId}`, kind: 'payment', reference: orderId, status: 'success', amount: '10.99', currency: 'USD' });
-          return { url: `${ingest}/callbacks/sandbox`, method: 'POST', headers: { 'x-signature': signSandbox(body) }, body, onDone: (_res, at) => acked.set(orderId, at) };
+          const body = JSON.stringify({
+            eventId: `bench-${orderId}`,
+            kind: 'payment',
+            reference: orderId,
+            status: 'success',
+            amount: '10.99',
+            currency: 'USD',
+          });
+          return {
+            url: `${ingest}/callbacks/sandbox`,
+            method: 'POST',
+            headers: { 'x-signature': signSandbox(body) },
+            body,
+            onDone: (_res, at) => acked.set(orderId, at),
+          };
         },
       });
       const cpuCallbacks = perUnit(cpuDelta(cpu1, cpuNow()), callbacks.ok);
-      log(`c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`);
+      log(
+        `c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`,
+      );
 
       let merchant = { p50: NaN, p99: NaN, delivered: 0, expected: acked.size };
       if (children.has('merchant-callbacks')) {
         const deadline = Date.now() + 60_000;
-        while (Date.now() < deadline && [...acked.keys()].some((id) => !receiver.completedAt.has(id))) await new Promise((r) => setTimeout(r, 200));
+        while (Date.now() < deadline && [...acked.keys()].some((id) => !receiver.completedAt.has(id)))
+          await new Promise((r) => setTimeout(r, 200));
         const lat = new Latencies();
         for (const [id, at] of acked) {
           const arrived = receiver.completedAt.get(id);
           if (arrived !== undefined) lat.add(Number(arrived - at) / 1000);
         }
-        merchant = { p50: lat.percentile(50), p99: lat.percentile(99), delivered: lat.values.length, expected: acked.size };
-        log(`c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`);
+        merchant = {
+          p50: lat.percentile(50),
+          p99: lat.percentile(99),
+          delivered: lat.values.length,
+          expected: acked.size,
+        };
+        log(
+          `c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`,
+        );
       }
       rows.push({ concurrency: c, orders, callbacks, merchant, cpuOrders, cpuCallbacks });
       log(`c=${c}: CPU ms per order: ${cpuLine(cpuOrders)}; per callback: ${cpuLine(cpuCallbacks)}`);
@@ -177,10 +255,23 @@ async function main() {
     // The ceilings run on the machine alone: our services would otherwise take (and process) the
     // rows pgbench writes, and share the CPU with it.
     await stopAll();
-    log(`ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`);
+    log(
+      `ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`,
+    );
     const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
-    const pg = await postgresCeiling({ databaseUrl: dbUrl, concurrency: best.concurrency, seconds: SECONDS, vars, log }).catch((err) => ({ error: err.message }));
-    const kafka = await kafkaCeiling({ brokers: infra.env.KAFKA_BROKERS, topic: `${prefix}bench.ceiling`, messagesPerOrder, log }).catch((err) => ({ error: err.message }));
+    const pg = await postgresCeiling({
+      databaseUrl: dbUrl,
+      concurrency: best.concurrency,
+      seconds: SECONDS,
+      vars,
+      log,
+    }).catch((err) => ({ error: err.message }));
+    const kafka = await kafkaCeiling({
+      brokers: infra.env.KAFKA_BROKERS,
+      topic: `${prefix}bench.ceiling`,
+      messagesPerOrder,
+      log,
+    }).catch((err) => ({ error: err.message }));
 
     const report = renderReport({ rows, memory, pg, kafka, best });
     console.log('\n' + report.text);
@@ -237,25 +328,46 @@ function renderReport({ rows, memory, pg, kafka, best }) {
   const lines = [];
   lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${SECONDS} s per phase.`);
   lines.push('');
-  lines.push('| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks |');
+  lines.push(
+    '| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks |',
+  );
   lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    lines.push(`| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} |`);
+    lines.push(
+      `| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} |`,
+    );
   }
   lines.push('');
   const names = Object.keys(best.cpuOrders);
-  lines.push(`CPU per unit of work at concurrency ${best.concurrency} (milliseconds of CPU, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms per second): the work of one order created (everything the system does meanwhile: relay, provider dispatch, merchant callbacks) and of one provider callback taken (ingest, fold, publish, merchant callback).`);
+  lines.push(
+    `CPU per unit of work at concurrency ${best.concurrency} (milliseconds of CPU, from /proc; ${os.cpus().length} cores give ${os.cpus().length * 1000} ms per second): the work of one order created (everything the system does meanwhile: relay, provider dispatch, merchant callbacks) and of one provider callback taken (ingest, fold, publish, merchant callback).`,
+  );
   lines.push('');
   lines.push(`| per | ${names.join(' | ')} | system (without the load generator) | CPU-bound limit |`);
   lines.push(`|---|${names.map(() => '---:').join('|')}|---:|---:|`);
-  for (const [label, cpu] of [['order created', best.cpuOrders], ['callback taken', best.cpuCallbacks]]) {
-    lines.push(`| ${label} | ${names.map((n) => fmt(cpu[n], 2)).join(' | ')} | ${fmt(cpuTotal(cpu), 2)} | ${fmt((os.cpus().length * 1000) / cpuTotal(cpu))}/s |`);
+  for (const [label, cpu] of [
+    ['order created', best.cpuOrders],
+    ['callback taken', best.cpuCallbacks],
+  ]) {
+    lines.push(
+      `| ${label} | ${names.map((n) => fmt(cpu[n], 2)).join(' | ')} | ${fmt(cpuTotal(cpu), 2)} | ${fmt((os.cpus().length * 1000) / cpuTotal(cpu))}/s |`,
+    );
   }
   lines.push('');
-  lines.push('Peak resident memory (VmHWM): ' + Object.entries(memory).map(([n, mb]) => `${n} ${fmt(mb)} MB`).join(', ') + '.');
+  lines.push(
+    'Peak resident memory (VmHWM): ' +
+      Object.entries(memory)
+        .map(([n, mb]) => `${n} ${fmt(mb)} MB`)
+        .join(', ') +
+      '.',
+  );
   lines.push('');
-  const pgLine = pg.error ? `PostgreSQL ceiling: not measured (${pg.error})` : `PostgreSQL ceiling (pgbench, the same statements and transactions per order, concurrency ${best.concurrency}): ${fmt(pg.ordersPerSecond)} orders/s; ours ${fmt(best.orders.perSecond)} = ${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)}% of it.`;
-  const kafkaLine = kafka.error ? `Kafka ceiling: not measured (${kafka.error})` : `Kafka ceiling (ProducerPerformance, ${kafka.recordSize}-byte records, acks=all, idempotent): ${fmt(kafka.recordsPerSecond)} records/s; our ${fmt(best.orders.perSecond)} orders/s produce about ${fmt(best.orders.perSecond * kafka.messagesPerOrder)} messages/s (${kafka.messagesPerOrder} per order) = ${fmt((100 * best.orders.perSecond * kafka.messagesPerOrder) / kafka.recordsPerSecond)}% of it.`;
+  const pgLine = pg.error
+    ? `PostgreSQL ceiling: not measured (${pg.error})`
+    : `PostgreSQL ceiling (pgbench, the same statements and transactions per order, concurrency ${best.concurrency}): ${fmt(pg.ordersPerSecond)} orders/s; ours ${fmt(best.orders.perSecond)} = ${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)}% of it.`;
+  const kafkaLine = kafka.error
+    ? `Kafka ceiling: not measured (${kafka.error})`
+    : `Kafka ceiling (ProducerPerformance, ${kafka.recordSize}-byte records, acks=all, idempotent): ${fmt(kafka.recordsPerSecond)} records/s; our ${fmt(best.orders.perSecond)} orders/s produce about ${fmt(best.orders.perSecond * kafka.messagesPerOrder)} messages/s (${kafka.messagesPerOrder} per order) = ${fmt((100 * best.orders.perSecond * kafka.messagesPerOrder) / kafka.recordsPerSecond)}% of it.`;
   lines.push(pgLine);
   lines.push('');
   lines.push(kafkaLine);

@@ -14,7 +14,9 @@ function runCapture(cmd, args, opts = {}) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${out.slice(-500)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${out.slice(-500)}`)),
+    );
   });
 }
 
@@ -24,7 +26,19 @@ export async function postgresCeiling({ databaseUrl, concurrency, seconds, vars 
   const jobs = Math.min(concurrency, 2);
   log(`pgbench -c ${concurrency} -j ${jobs} -T ${seconds} -f tools/bench/order-path.sql`);
   const defines = Object.entries(vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]);
-  const out = await runCapture('pgbench', ['-n', '-c', String(concurrency), '-j', String(jobs), '-T', String(seconds), ...defines, '-f', script, databaseUrl]);
+  const out = await runCapture('pgbench', [
+    '-n',
+    '-c',
+    String(concurrency),
+    '-j',
+    String(jobs),
+    '-T',
+    String(seconds),
+    ...defines,
+    '-f',
+    script,
+    databaseUrl,
+  ]);
   const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1]);
   if (!Number.isFinite(tps)) throw new Error(`could not read pgbench's tps: ${out.slice(-300)}`);
   // one pgbench "transaction" of the script is one order's whole life
@@ -36,9 +50,13 @@ async function perfLib(log) {
   const lib = path.join(ROOT, 'tools/kafka/target/perf-lib');
   if (existsSync(path.join(lib, 'kafka-tools-4.3.1.jar'))) return lib;
   log('resolving Kafka tools jars with Maven (once)…');
-  await runCapture('mvn', ['-q', '-B', '-f', 'tools/kafka/perf/pom.xml', `-Dperf.lib.dir=${lib}`, 'dependency:copy-dependencies'], {
-    env: { ...process.env, MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx384m -XX:+UseSerialGC' },
-  });
+  await runCapture(
+    'mvn',
+    ['-q', '-B', '-f', 'tools/kafka/perf/pom.xml', `-Dperf.lib.dir=${lib}`, 'dependency:copy-dependencies'],
+    {
+      env: { ...process.env, MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx384m -XX:+UseSerialGC' },
+    },
+  );
   return lib;
 }
 
@@ -47,15 +65,43 @@ export async function kafkaCeiling({ brokers, topic, recordSize = 700, records =
   const lib = await perfLib(log);
   const cp = path.join(lib, '*');
   const java = ['-Xmx256m', '-XX:+UseSerialGC', '-cp', cp];
-  await runCapture('java', [...java, 'org.apache.kafka.tools.TopicCommand', '--bootstrap-server', brokers, '--create', '--if-not-exists', '--topic', topic, '--partitions', '8']);
+  await runCapture('java', [
+    ...java,
+    'org.apache.kafka.tools.TopicCommand',
+    '--bootstrap-server',
+    brokers,
+    '--create',
+    '--if-not-exists',
+    '--topic',
+    topic,
+    '--partitions',
+    '8',
+  ]);
   log(`ProducerPerformance: ${records} records of ${recordSize} bytes, acks=all, idempotent`);
   const out = await runCapture('java', [
-    ...java, 'org.apache.kafka.tools.ProducerPerformance',
-    '--topic', topic, '--num-records', String(records), '--record-size', String(recordSize), '--throughput', '-1',
-    '--command-property', `bootstrap.servers=${brokers}`, 'acks=all', 'enable.idempotence=true', 'linger.ms=5',
+    ...java,
+    'org.apache.kafka.tools.ProducerPerformance',
+    '--topic',
+    topic,
+    '--num-records',
+    String(records),
+    '--record-size',
+    String(recordSize),
+    '--throughput',
+    '-1',
+    '--command-property',
+    `bootstrap.servers=${brokers}`,
+    'acks=all',
+    'enable.idempotence=true',
+    'linger.ms=5',
   ]);
-  const summary = out.split('\n').filter((l) => /records sent/.test(l)).pop() ?? '';
+  const summary =
+    out
+      .split('\n')
+      .filter((l) => /records sent/.test(l))
+      .pop() ?? '';
   const recordsPerSecond = Number(/records sent, ([\d.]+) records\/sec/.exec(summary)?.[1]);
-  if (!Number.isFinite(recordsPerSecond)) throw new Error(`could not read ProducerPerformance's rate: ${out.slice(-300)}`);
+  if (!Number.isFinite(recordsPerSecond))
+    throw new Error(`could not read ProducerPerformance's rate: ${out.slice(-300)}`);
   return { recordsPerSecond, recordSize, messagesPerOrder };
 }

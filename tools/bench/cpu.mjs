@@ -41,7 +41,8 @@ export function cpuSnapshot(named, { kafkaMarker } = {}) {
   let kafka = 0;
   for (const p of processes()) {
     if (p.comm === 'postgres') pg += ticksOf(p.pid);
-    else if (p.comm === 'java' && kafkaMarker && p.cmdline.includes(kafkaMarker) && p.cmdline.includes('kafka')) kafka += ticksOf(p.pid);
+    else if (p.comm === 'java' && kafkaMarker && p.cmdline.includes(kafkaMarker) && p.cmdline.includes('kafka'))
+      kafka += ticksOf(p.pid);
   }
   snap.postgres = pg * TICK_MS;
   if (kafkaMarker) snap['kafka broker'] = kafka * TICK_MS;

@@ -21,7 +21,14 @@ export function request(agent, url, { method = 'GET', headers = {}, body } = {})
     const u = new URL(url);
     const data = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const req = http.request(
-      { agent, host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}) } },
+      {
+        agent,
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}) },
+      },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
@@ -74,5 +81,12 @@ export async function runClosedLoop({ concurrency, seconds, makeRequest }) {
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
-  return { ...counts, elapsed, perSecond: counts.ok / elapsed, p50: latencies.percentile(50), p99: latencies.percentile(99), otherSamples };
+  return {
+    ...counts,
+    elapsed,
+    perSecond: counts.ok / elapsed,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
+    otherSamples,
+  };
 }

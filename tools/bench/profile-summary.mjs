@@ -7,7 +7,8 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const dt = profile.timeDeltas;
-for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (dt[i] ?? 0));
+for (let i = 0; i < profile.samples.length; i++)
+  self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (dt[i] ?? 0));
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 function where(url) {
@@ -22,7 +23,14 @@ const pkg = new Map();
 const fn = new Map();
 for (const [id, us] of self) {
   const n = byId.get(id);
-  const w = n.callFrame.functionName === '(garbage collector)' ? '(gc)' : n.callFrame.functionName === '(idle)' ? '(idle)' : n.callFrame.functionName === '(program)' ? '(program)' : where(n.callFrame.url);
+  const w =
+    n.callFrame.functionName === '(garbage collector)'
+      ? '(gc)'
+      : n.callFrame.functionName === '(idle)'
+        ? '(idle)'
+        : n.callFrame.functionName === '(program)'
+          ? '(program)'
+          : where(n.callFrame.url);
   pkg.set(w, (pkg.get(w) ?? 0) + us);
   const f = `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
   fn.set(f, (fn.get(f) ?? 0) + us);
@@ -31,7 +39,10 @@ const idle = pkg.get('(idle)') ?? 0;
 const busy = total - idle;
 const show = (title, m) => {
   console.log(`\n${title} (of ${(busy / 1000).toFixed(0)} ms busy)`);
-  for (const [k, us] of [...m].filter(([k]) => k !== '(idle)' && !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(topN))) {
+  for (const [k, us] of [...m]
+    .filter(([k]) => k !== '(idle)' && !k.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(topN))) {
     console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`);
   }
 };

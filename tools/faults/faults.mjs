@@ -27,7 +27,9 @@ const log = logger('faults', 1);
 const QUICK = process.argv.includes('--quick') || process.env.FAULTS_QUICK === '1';
 const ORDERS = Number(process.env.FAULTS_ORDERS ?? (QUICK ? 80 : 150));
 const WORKERS = Number(process.env.FAULTS_WORKERS ?? 6);
-const ONLY = process.env.FAULTS_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const ONLY = process.env.FAULTS_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const SETTLE_MS = 60_000;
 /** How long the load may take: every order must have been answered 2xx by then. */
 const LOAD_MS = 90_000;
@@ -60,7 +62,12 @@ async function startReceiver() {
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/callbacks`, deliveries, state, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    deliveries,
+    state,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** How long a merchant (or provider) waits for an answer before it gives up and retries. */
@@ -84,7 +91,8 @@ async function untilAnswered(agent, url, spec, deadline, answers) {
     try {
       const res = await requestWithTimeout(agent, url, spec);
       if (res.status >= 200 && res.status < 300) return res;
-      if (res.status < 500 && res.status !== 409 && res.status !== 429) throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
+      if (res.status < 500 && res.status !== 409 && res.status !== 429)
+        throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
       outcome = String(res.status);
     } catch (err) {
       if (err.message?.includes('→')) throw err;
@@ -207,11 +215,25 @@ async function startOwnPostgres() {
 
 const SCENARIOS = [
   { id: 'd', name: 'd: every provider callback three times, concurrently, shuffled', copies: 3 },
-  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `b-${s}`, name: `b: ${s} killed with SIGKILL mid-batch, restarted`, kill: s, signal: 'SIGKILL' })),
-  ...['orders', 'callbacks-ingest'].map((s) => ({ id: `g-${s}`, name: `g: outbox relay of ${s} SIGKILLed between publishing and marking, restarted`, failpoint: s })),
+  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({
+    id: `b-${s}`,
+    name: `b: ${s} killed with SIGKILL mid-batch, restarted`,
+    kill: s,
+    signal: 'SIGKILL',
+  })),
+  ...['orders', 'callbacks-ingest'].map((s) => ({
+    id: `g-${s}`,
+    name: `g: outbox relay of ${s} SIGKILLed between publishing and marking, restarted`,
+    failpoint: s,
+  })),
   { id: 'a', name: 'a: Kafka broker killed with SIGKILL mid-batch, restarted', crashKafka: true },
   { id: 'c', name: 'c: PostgreSQL stopped with -m immediate mid-batch, restarted', crashPostgres: true },
-  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({ id: `f-${s}`, name: `f: ${s} stopped with SIGTERM mid-batch, restarted`, kill: s, signal: 'SIGTERM' })),
+  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({
+    id: `f-${s}`,
+    name: `f: ${s} stopped with SIGTERM mid-batch, restarted`,
+    kill: s,
+    signal: 'SIGTERM',
+  })),
   { id: 'e', name: 'e: merchant endpoint down (503) for a while, then slow', merchant: true },
 ];
 const QUICK_IDS = ['d', 'b-orders', 'g-orders', 'a', 'c'];
@@ -226,7 +248,8 @@ async function main() {
   mkdirSync(logDir, { recursive: true });
   const ids = ONLY ?? (QUICK ? QUICK_IDS : SCENARIOS.map((s) => s.id));
   const unknown = ids.filter((id) => !SCENARIOS.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   const chosen = SCENARIOS.filter((s) => ids.includes(s.id));
   log(`${chosen.length} scenario(s), ${ORDERS} orders and ${WORKERS} workers each`);
   const results = [];
@@ -236,9 +259,14 @@ async function main() {
     await releaseAll();
     await infra.stop();
   }
-  console.log('\n| scenario | acknowledged orders | acknowledged callbacks | lost | duplicated | recovery: first success | recovery: settled |');
+  console.log(
+    '\n| scenario | acknowledged orders | acknowledged callbacks | lost | duplicated | recovery: first success | recovery: settled |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of results) console.log(`| ${r.name} | ${r.orders} | ${r.callbacks} | ${r.lost} | ${r.duplicated} | ${r.firstOk ?? '–'} | ${r.settledIn ?? '–'} |`);
+  for (const r of results)
+    console.log(
+      `| ${r.name} | ${r.orders} | ${r.callbacks} | ${r.lost} | ${r.duplicated} | ${r.firstOk ?? '–'} | ${r.settledIn ?? '–'} |`,
+    );
   const failed = results.filter((r) => r.lost || r.duplicated || r.error);
   const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (failed.length) {
@@ -270,7 +298,15 @@ async function runScenario(sc, infra, logDir) {
   await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
   const receiver = await startReceiver();
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([n]) => [n, await freePort()])));
-  const env = systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken: OPS_TOKEN, sandboxSecret: SANDBOX_SECRET, instanceId: 'faults' });
+  const env = systemEnv({
+    infraEnv,
+    dbUrl,
+    prefix,
+    ports,
+    opsToken: OPS_TOKEN,
+    sandboxSecret: SANDBOX_SECRET,
+    instanceId: 'faults',
+  });
   const children = new Map();
   const start = (name, extraEnv = {}) => {
     const logFile = path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`);
@@ -282,13 +318,14 @@ async function runScenario(sc, infra, logDir) {
     return child;
   };
   let finishing = false;
-  const stop = (name, signal) => new Promise((resolve) => {
-    const c = children.get(name);
-    if (!c || c.exitCode !== null || c.signalCode) return resolve();
-    c.once('exit', resolve);
-    c.kill(signal);
-    setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-  });
+  const stop = (name, signal) =>
+    new Promise((resolve) => {
+      const c = children.get(name);
+      if (!c || c.exitCode !== null || c.signalCode) return resolve();
+      c.once('exit', resolve);
+      c.kill(signal);
+      setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+    });
   const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS * 3 });
   let injected;
   try {
@@ -301,14 +338,19 @@ async function runScenario(sc, infra, logDir) {
         continue;
       }
       // Armed for about the first third of its events; the restarted process runs without it.
-      const armed = start(n, { FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)) });
+      const armed = start(n, {
+        FAULTS_FAILPOINT: 'outbox-after-publish',
+        FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)),
+      });
       armed.once('exit', (code, signal) => {
         if (finishing) return;
         faultAt = Date.now();
         failpointFired = signal === 'SIGKILL';
         // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
         setTimeout(() => {
-          const ids = readFileSync(armed.logFile, 'utf8').match(/failpoint outbox-after-publish: outbox ids ([\d,]+)/)?.[1];
+          const ids = readFileSync(armed.logFile, 'utf8').match(
+            /failpoint outbox-after-publish: outbox ids ([\d,]+)/,
+          )?.[1];
           failpointBatch = ids?.split(',') ?? [];
         }, 500);
         log(`  ${n} exited (${signal ?? `code ${code}`}) at its failpoint; restarting it without`);
@@ -319,8 +361,24 @@ async function runScenario(sc, infra, logDir) {
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}` };
-    const company = JSON.parse((await request(agent, `${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: { name: 'Faults Company' } })).body);
-    const shop = JSON.parse((await request(agent, `${gateway}/ops/v1/companies/${company.id}/shops`, { method: 'POST', headers: ops, body: { name: 'Faults Shop', callbackUrl: receiver.url } })).body);
+    const company = JSON.parse(
+      (
+        await request(agent, `${gateway}/ops/v1/companies`, {
+          method: 'POST',
+          headers: ops,
+          body: { name: 'Faults Company' },
+        })
+      ).body,
+    );
+    const shop = JSON.parse(
+      (
+        await request(agent, `${gateway}/ops/v1/companies/${company.id}/shops`, {
+          method: 'POST',
+          headers: ops,
+          body: { name: 'Faults Shop', callbackUrl: receiver.url },
+        })
+      ).body,
+    );
     const auth = { authorization: `Bearer ${shop.apiKey}` };
 
     const journal = { orders: new Map(), callbacks: new Map() };
@@ -341,14 +399,39 @@ async function runScenario(sc, infra, logDir) {
         }
         const merchantOrderId = `faults-${i}-${randomUUID().slice(0, 8)}`;
         // .99: the sandbox takes the payment and never calls back; the suite sends the callback.
-        const res = await untilAnswered(agent, `${gateway}/order`, { method: 'POST', headers: { ...auth, 'idempotency-key': merchantOrderId }, body: { order: { merchantOrderId, cost: { amount: '10.99', currency: 'USD' } } } }, deadline, answers);
+        const res = await untilAnswered(
+          agent,
+          `${gateway}/order`,
+          {
+            method: 'POST',
+            headers: { ...auth, 'idempotency-key': merchantOrderId },
+            body: { order: { merchantOrderId, cost: { amount: '10.99', currency: 'USD' } } },
+          },
+          deadline,
+          answers,
+        );
         if (!res) continue;
         const id = JSON.parse(res.body).id;
         journal.orders.set(merchantOrderId, id);
         noteOk();
         const eventId = `faults-${id}`;
-        const body = JSON.stringify({ eventId, kind: 'payment', reference: id, status: 'success', amount: '10.99', currency: 'USD' });
-        const copies = Array.from({ length: sc.copies ?? 1 }, () => untilAnswered(agent, ingest, { method: 'POST', headers: { 'x-signature': signSandbox(SANDBOX_SECRET, body) }, body }, deadline, answers));
+        const body = JSON.stringify({
+          eventId,
+          kind: 'payment',
+          reference: id,
+          status: 'success',
+          amount: '10.99',
+          currency: 'USD',
+        });
+        const copies = Array.from({ length: sc.copies ?? 1 }, () =>
+          untilAnswered(
+            agent,
+            ingest,
+            { method: 'POST', headers: { 'x-signature': signSandbox(SANDBOX_SECRET, body) }, body },
+            deadline,
+            answers,
+          ),
+        );
         const answered = await Promise.all(copies.sort(() => Math.random() - 0.5));
         if (answered.some(Boolean)) {
           journal.callbacks.set(id, eventId);
@@ -378,7 +461,8 @@ async function runScenario(sc, infra, logDir) {
     await Promise.all(Array.from({ length: WORKERS }, worker));
     // The fault itself must have worked (a restart that failed is the scenario's failure).
     await injected;
-    if (sc.failpoint && !failpointFired) throw new Error(`${sc.failpoint} never reached its failpoint (or did not die of SIGKILL there)`);
+    if (sc.failpoint && !failpointFired)
+      throw new Error(`${sc.failpoint} never reached its failpoint (or did not die of SIGKILL there)`);
     result.orders = journal.orders.size;
     result.callbacks = journal.callbacks.size;
     const settleStart = Date.now();
@@ -397,18 +481,25 @@ async function runScenario(sc, infra, logDir) {
       result.settledIn = `${((Date.now() - faultAt) / 1000).toFixed(1)} s`;
     }
     // A service that never recovers loses nothing it acknowledged, but it is a failure all the same.
-    if (journal.orders.size < ORDERS) result.error = `${ORDERS - journal.orders.size} of ${ORDERS} orders never answered 2xx within ${LOAD_MS / 1000} s`;
-    if (answers.size) log(`  answers other than 2xx (retried): ${[...answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+    if (journal.orders.size < ORDERS)
+      result.error = `${ORDERS - journal.orders.size} of ${ORDERS} orders never answered 2xx within ${LOAD_MS / 1000} s`;
+    if (answers.size)
+      log(`  answers other than 2xx (retried): ${[...answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     if (result.error) log(`  error: ${result.error}`);
     if (sc.failpoint) {
       // Evidence the fault really happened where it should: the batch left unmarked was published again.
       const schema = sc.failpoint.replace(/-/g, '_');
       const republished = failpointBatch?.length ? await countPublished(dbUrl, schema, failpointBatch) : 0;
-      log(`  the killed relay's batch: ${failpointBatch?.length ?? 0} row(s) on the broker unmarked; ${republished} published again after the restart`);
-      if (!failpointBatch?.length || republished !== failpointBatch.length) result.error = `the batch left unmarked at the failpoint was not published again (${republished} of ${failpointBatch?.length ?? 0})`;
+      log(
+        `  the killed relay's batch: ${failpointBatch?.length ?? 0} row(s) on the broker unmarked; ${republished} published again after the restart`,
+      );
+      if (!failpointBatch?.length || republished !== failpointBatch.length)
+        result.error = `the batch left unmarked at the failpoint was not published again (${republished} of ${failpointBatch?.length ?? 0})`;
     }
     for (const p of rec.problems.slice(0, 10)) log(`  ${p}`);
-    log(`  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    log(
+      `  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+    );
   } catch (err) {
     result.error = String(err?.message ?? err);
     log(`  error: ${result.error}`);
@@ -421,7 +512,8 @@ async function runScenario(sc, infra, logDir) {
     await dropDatabase(adminDbUrl, dbName).catch(() => undefined);
     if (ownKafka) await ownKafka.stop().catch((err) => log(`  could not stop the suite's broker: ${err.message}`));
     else await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
-    if (ownPostgres) await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
+    if (ownPostgres)
+      await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
   }
   return result;
 }
@@ -432,7 +524,10 @@ async function countPublished(dbUrl, schema, ids) {
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   try {
-    const r = await c.query(`SELECT count(*)::int AS n FROM "${schema}".outbox WHERE id = ANY($1::bigint[]) AND published_at IS NOT NULL`, [ids]);
+    const r = await c.query(
+      `SELECT count(*)::int AS n FROM "${schema}".outbox WHERE id = ANY($1::bigint[]) AND published_at IS NOT NULL`,
+      [ids],
+    );
     return r.rows[0].n;
   } finally {
     await c.end();

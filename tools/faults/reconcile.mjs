@@ -4,14 +4,25 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const VALID = new Set(['registered', 'in_progress', 'need_action', 'completed', 'partially_refunded', 'refunded', 'cancelled', 'failed']);
+const VALID = new Set([
+  'registered',
+  'in_progress',
+  'need_action',
+  'completed',
+  'partially_refunded',
+  'refunded',
+  'cancelled',
+  'failed',
+]);
 
 export async function ordersOf(dbUrl, shopId) {
   const { Client } = require('pg');
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   try {
-    const r = await c.query('SELECT id, merchant_order_id, status, sequence FROM orders.orders WHERE shop_id = $1', [shopId]);
+    const r = await c.query('SELECT id, merchant_order_id, status, sequence FROM orders.orders WHERE shop_id = $1', [
+      shopId,
+    ]);
     return r.rows;
   } finally {
     await c.end();

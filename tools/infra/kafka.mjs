@@ -143,7 +143,8 @@ function javaBin() {
 
 function checkJava() {
   const r = spawnSync(javaBin(), ['-version'], { encoding: 'utf8' });
-  if (r.error) throw new Error(`cannot run java (${r.error.message}); Kafka needs a Java 17+ runtime on PATH or JAVA_HOME`);
+  if (r.error)
+    throw new Error(`cannot run java (${r.error.message}); Kafka needs a Java 17+ runtime on PATH or JAVA_HOME`);
   const m = (r.stderr || '').match(/version "(\d+)(?:\.(\d+))?/);
   const major = m ? (m[1] === '1' ? Number(m[2]) : Number(m[1])) : NaN;
   if (!(major >= 17)) throw new Error(`Kafka 4.x needs Java 17+, found: ${(r.stderr || '').split('\n')[0]}`);
@@ -162,9 +163,7 @@ function loadKafkajs(rootDir) {
 }
 
 function brokerList(brokers) {
-  return (Array.isArray(brokers) ? brokers : String(brokers).split(','))
-    .map((b) => b.trim())
-    .filter(Boolean);
+  return (Array.isArray(brokers) ? brokers : String(brokers).split(',')).map((b) => b.trim()).filter(Boolean);
 }
 
 function newAdmin(brokers, rootDir = DEFAULT_ROOT_DIR, { quiet = true } = {}) {
@@ -205,8 +204,11 @@ function pomHash(paths) {
 function libUpToDate(paths, version) {
   try {
     const stamp = JSON.parse(fs.readFileSync(paths.stampFile, 'utf8'));
-    return stamp.version === version && stamp.pom === pomHash(paths) &&
-      fs.existsSync(path.join(paths.libDir, `kafka_2.13-${version}.jar`));
+    return (
+      stamp.version === version &&
+      stamp.pom === pomHash(paths) &&
+      fs.existsSync(path.join(paths.libDir, `kafka_2.13-${version}.jar`))
+    );
   } catch {
     return false;
   }
@@ -243,7 +245,10 @@ export async function resolveKafkaJars({ rootDir = DEFAULT_ROOT_DIR, log = defau
   if (!fs.existsSync(path.join(tmpLib, `kafka_2.13-${version}.jar`))) {
     throw new Error(`mvn finished but ${tmpLib} has no kafka_2.13-${version}.jar`);
   }
-  fs.writeFileSync(path.join(tmpLib, '.resolved'), JSON.stringify({ version, pom: pomHash(paths), at: new Date().toISOString() }) + '\n');
+  fs.writeFileSync(
+    path.join(tmpLib, '.resolved'),
+    JSON.stringify({ version, pom: pomHash(paths), at: new Date().toISOString() }) + '\n',
+  );
   // swap in atomically-ish: never leave a lib dir with jars of two versions on the classpath
   const oldLib = `${paths.libDir}.old-${process.pid}`;
   if (fs.existsSync(paths.libDir)) fs.renameSync(paths.libDir, oldLib);
@@ -322,31 +327,57 @@ function formatStorage(paths, log) {
   const clusterId = newClusterId();
   log(`formatting KRaft storage ${path.relative(paths.rootDir, paths.dataDir)} (cluster id ${clusterId})`);
   // controller.quorum.voters is set (static quorum), so no --standalone / --initial-controllers.
-  const r = spawnSync(javaBin(), [
-    '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
-    `-Dlog4j2.configurationFile=${paths.log4jConfig}`, `-Dkafka.logs.dir=${paths.runDir}`,
-    '-cp', path.join(paths.libDir, '*'),
-    'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', paths.propsFile,
-  ], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    javaBin(),
+    [
+      '-Xmx256m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      `-Dlog4j2.configurationFile=${paths.log4jConfig}`,
+      `-Dkafka.logs.dir=${paths.runDir}`,
+      '-cp',
+      path.join(paths.libDir, '*'),
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      paths.propsFile,
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
   if (r.status !== 0) {
-    throw new Error(`kafka StorageTool format failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${r.stdout}\n${r.stderr}\n${tail(paths.logFile, 20)}`);
+    throw new Error(
+      `kafka StorageTool format failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${r.stdout}\n${r.stderr}\n${tail(paths.logFile, 20)}`,
+    );
   }
   return true;
 }
 
 function startJvm(paths, version, heap = JVM_HEAP) {
-  fs.appendFileSync(paths.logFile, `\n===== ${new Date().toISOString()} starting Kafka ${version} (tools/infra/kafka.mjs, parent pid ${process.pid}) =====\n`);
+  fs.appendFileSync(
+    paths.logFile,
+    `\n===== ${new Date().toISOString()} starting Kafka ${version} (tools/infra/kafka.mjs, parent pid ${process.pid}) =====\n`,
+  );
   const fd = fs.openSync(paths.logFile, 'a');
   const args = [
     ...heap,
-    '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
-    '-XX:+ExplicitGCInvokesConcurrent', '-XX:MaxDirectMemorySize=256m', '-Xss512k',
-    '-Djava.awt.headless=true', '-Djava.net.preferIPv4Stack=true',
-    `-Dlog4j2.configurationFile=${paths.log4jConfig}`, `-Dkafka.logs.dir=${paths.runDir}`,
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-XX:InitiatingHeapOccupancyPercent=35',
+    '-XX:+ExplicitGCInvokesConcurrent',
+    '-XX:MaxDirectMemorySize=256m',
+    '-Xss512k',
+    '-Djava.awt.headless=true',
+    '-Djava.net.preferIPv4Stack=true',
+    `-Dlog4j2.configurationFile=${paths.log4jConfig}`,
+    `-Dkafka.logs.dir=${paths.runDir}`,
     // keep logging alive during Kafka's own shutdown hook (controlled shutdown messages)
     '-Dlog4j2.shutdownHookEnabled=false',
-    '-cp', path.join(paths.libDir, '*'),
-    'kafka.Kafka', paths.propsFile,
+    '-cp',
+    path.join(paths.libDir, '*'),
+    'kafka.Kafka',
+    paths.propsFile,
   ];
   const child = spawn(javaBin(), args, { cwd: paths.runDir, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
@@ -363,7 +394,10 @@ async function waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port
   while (Date.now() - t0 < timeoutMs) {
     const ex = exited?.();
     if (ex || (pid && !pidAlive(pid))) {
-      return { ok: false, why: `broker process ${pid} exited early (${ex ? JSON.stringify({ code: ex.code, signal: ex.signal }) : 'gone'})` };
+      return {
+        ok: false,
+        why: `broker process ${pid} exited early (${ex ? JSON.stringify({ code: ex.code, signal: ex.signal }) : 'gone'})`,
+      };
     }
     if (await tcpCheck(KAFKA_HOST, port, 500)) {
       if (await probeKafka(brokers, rootDir)) return { ok: true, ms: Date.now() - t0 };
@@ -383,13 +417,18 @@ async function warmUp(brokers, rootDir, log) {
   const t0 = Date.now();
   const { Kafka, logLevel } = loadKafkajs(rootDir);
   const kafka = new Kafka({
-    clientId: 'payments-infra-warmup', brokers: brokerList(brokers), logLevel: logLevel.NOTHING,
+    clientId: 'payments-infra-warmup',
+    brokers: brokerList(brokers),
+    logLevel: logLevel.NOTHING,
     retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 1000 },
   });
   const admin = kafka.admin();
   // transactional => FindCoordinator(TRANSACTION) creates __transaction_state, then InitProducerId
   const producer = kafka.producer({
-    transactionalId: '__payments_infra_warmup', idempotent: true, maxInFlightRequests: 1, createPartitioner: () => () => 0,
+    transactionalId: '__payments_infra_warmup',
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: () => () => 0,
   });
   try {
     await admin.connect();
@@ -423,7 +462,8 @@ async function withLock(paths, log, fn) {
         fs.rmSync(paths.lockFile, { force: true }); // stale lock from a killed run
         continue;
       }
-      if (Date.now() - t0 > LOCK_TIMEOUT_MS) throw new Error(`timed out waiting for ${paths.lockFile} (held by pid ${holder})`);
+      if (Date.now() - t0 > LOCK_TIMEOUT_MS)
+        throw new Error(`timed out waiting for ${paths.lockFile} (held by pid ${holder})`);
       if (!announced) log(`waiting for another ensure (pid ${holder}) to finish ...`);
       announced = true;
       await sleep(500);
@@ -444,7 +484,13 @@ async function withLock(paths, log, fn) {
  * then SIGKILL. With signal 'SIGKILL' it is killed at once, as a crash (the fault suite).
  * @returns {Promise<boolean>} true if a running broker was stopped
  */
-export async function stopKafka({ rootDir = DEFAULT_ROOT_DIR, runDir, log = defaultLog, timeoutMs = STOP_TIMEOUT_MS, signal = 'SIGTERM' } = {}) {
+export async function stopKafka({
+  rootDir = DEFAULT_ROOT_DIR,
+  runDir,
+  log = defaultLog,
+  timeoutMs = STOP_TIMEOUT_MS,
+  signal = 'SIGTERM',
+} = {}) {
   const paths = kafkaPaths(rootDir, runDir);
   const pid = readPid(paths.pidFile);
   if (pid === null || !isKafkaPid(pid)) {
@@ -492,8 +538,14 @@ export async function stopKafka({ rootDir = DEFAULT_ROOT_DIR, runDir, log = defa
  *          stop() stops the broker only if this call started it; otherwise it is a no-op.
  */
 export async function ensureKafka({
-  rootDir = DEFAULT_ROOT_DIR, log = defaultLog, timeoutMs = READY_TIMEOUT_MS,
-  port, controllerPort = CONTROLLER_PORT, runDir, heap = JVM_HEAP, keepData = false,
+  rootDir = DEFAULT_ROOT_DIR,
+  log = defaultLog,
+  timeoutMs = READY_TIMEOUT_MS,
+  port,
+  controllerPort = CONTROLLER_PORT,
+  runDir,
+  heap = JVM_HEAP,
+  keepData = false,
 } = {}) {
   log = log || (() => {});
   const noop = async () => {};
@@ -505,15 +557,17 @@ export async function ensureKafka({
   const paths = kafkaPaths(rootDir, runDir);
 
   // fast path without the lock: a healthy broker is already there
-  if (await tcpCheck(KAFKA_HOST, port) && await probeKafka(brokers, rootDir)) {
+  if ((await tcpCheck(KAFKA_HOST, port)) && (await probeKafka(brokers, rootDir))) {
     const pid = readPid(paths.pidFile);
-    log(`reusing broker at ${brokers}${pid && isKafkaPid(pid) ? ` (pid ${pid})` : ' (not started from this checkout)'}`);
+    log(
+      `reusing broker at ${brokers}${pid && isKafkaPid(pid) ? ` (pid ${pid})` : ' (not started from this checkout)'}`,
+    );
     return { brokers, startedByUs: false, stop: noop };
   }
 
   return withLock(paths, log, async () => {
     // re-check under the lock: someone may have just started it, or it is still starting
-    if (await tcpCheck(KAFKA_HOST, port) && await probeKafka(brokers, rootDir)) {
+    if ((await tcpCheck(KAFKA_HOST, port)) && (await probeKafka(brokers, rootDir))) {
       log(`reusing broker at ${brokers} (started by a concurrent caller)`);
       return { brokers, startedByUs: false, stop: noop };
     }
@@ -522,7 +576,9 @@ export async function ensureKafka({
       log(`broker pid ${existingPid} is running but not ready yet, waiting ...`);
       const r = await waitReady({ brokers, paths, pid: existingPid, timeoutMs, rootDir, port });
       if (r.ok) return { brokers, startedByUs: false, stop: noop };
-      throw new Error(`existing broker pid ${existingPid} is not usable: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`);
+      throw new Error(
+        `existing broker pid ${existingPid} is not usable: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`,
+      );
     }
     if (existingPid !== null) {
       log(`removing stale pid file (pid ${existingPid} is not a running broker)`);
@@ -530,7 +586,9 @@ export async function ensureKafka({
     }
     if (await tcpCheck(KAFKA_HOST, port)) {
       if (await probeKafka(brokers, rootDir)) return { brokers, startedByUs: false, stop: noop };
-      throw new Error(`port ${port} is in use by something that is not a usable Kafka broker (set KAFKA_BROKERS to use another broker)`);
+      throw new Error(
+        `port ${port} is in use by something that is not a usable Kafka broker (set KAFKA_BROKERS to use another broker)`,
+      );
     }
     if (await tcpCheck(KAFKA_HOST, controllerPort)) {
       throw new Error(`controller port ${controllerPort} is already in use by another process`);
@@ -544,7 +602,9 @@ export async function ensureKafka({
     const attempt = async () => {
       const formatted = formatStorage(paths, log);
       const t0 = Date.now();
-      log(`starting Kafka ${version} broker (log: ${path.relative(process.cwd(), paths.logFile) || paths.logFile}) ...`);
+      log(
+        `starting Kafka ${version} broker (log: ${path.relative(process.cwd(), paths.logFile) || paths.logFile}) ...`,
+      );
       const { pid, exited } = startJvm(paths, version, heap);
       const r = await waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port });
       if (r.ok) {
@@ -554,7 +614,11 @@ export async function ensureKafka({
       }
       // don't leave a half-started JVM around
       if (pidAlive(pid)) {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
         const t1 = Date.now();
         while (pidAlive(pid) && Date.now() - t1 < 5000) await sleep(100);
       }
@@ -567,15 +631,25 @@ export async function ensureKafka({
       // Existing data dir (e.g. from a crashed run or another Kafka version) may be the problem:
       // move it aside and retry once on fresh storage. It is dev/test data only.
       const aside = path.join(paths.runDir, 'data.broken');
-      log(`start on existing data failed (${r.why}); moving data to ${path.relative(paths.rootDir, aside)} and retrying on fresh storage`);
+      log(
+        `start on existing data failed (${r.why}); moving data to ${path.relative(paths.rootDir, aside)} and retrying on fresh storage`,
+      );
       fs.rmSync(aside, { recursive: true, force: true });
       fs.renameSync(paths.dataDir, aside);
       r = await attempt();
     }
     if (!r.ok) {
-      throw new Error(`Kafka broker failed to start: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`);
+      throw new Error(
+        `Kafka broker failed to start: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`,
+      );
     }
-    return { brokers, startedByUs: true, stop: async () => { await stopKafka({ rootDir, runDir, log }); } };
+    return {
+      brokers,
+      startedByUs: true,
+      stop: async () => {
+        await stopKafka({ rootDir, runDir, log });
+      },
+    };
   });
 }
 
@@ -589,7 +663,11 @@ export async function ensureKafka({
  * @param {{ log?: (msg: string) => void, timeoutMs?: number, rootDir?: string }} [opts]
  * @returns {Promise<string[]>} names of the topics this call created
  */
-export async function ensureTopics(brokers, topics, { log = defaultLog, timeoutMs = 30_000, rootDir = DEFAULT_ROOT_DIR } = {}) {
+export async function ensureTopics(
+  brokers,
+  topics,
+  { log = defaultLog, timeoutMs = 30_000, rootDir = DEFAULT_ROOT_DIR } = {},
+) {
   log = log || (() => {});
   if (!topics?.length) return [];
   const admin = newAdmin(brokers, rootDir, { quiet: false });
@@ -629,14 +707,17 @@ export async function ensureTopics(brokers, topics, { log = defaultLog, timeoutM
         for (const t of md.topics) {
           const want = topics.find((x) => x.topic === t.name)?.numPartitions;
           if (ok && want && t.partitions.length < want && !created.includes(t.name)) {
-            log(`warning: existing topic ${t.name} has ${t.partitions.length} partitions, ${want} requested (left unchanged)`);
+            log(
+              `warning: existing topic ${t.name} has ${t.partitions.length} partitions, ${want} requested (left unchanged)`,
+            );
           }
         }
       } catch {
         ok = false;
       }
       if (ok) break;
-      if (Date.now() - t0 > timeoutMs) throw new Error(`topics ${names.join(', ')} have no leaders after ${timeoutMs} ms`);
+      if (Date.now() - t0 > timeoutMs)
+        throw new Error(`topics ${names.join(', ')} have no leaders after ${timeoutMs} ms`);
       await sleep(200);
     }
     return created;

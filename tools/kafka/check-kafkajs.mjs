@@ -48,8 +48,18 @@ export async function checkKafkajs({ log } = {}) {
   await admin.connect();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   // maxWaitTimeInMs: kafkajs' default fetch long-poll is 5 s, and disconnect() waits for it
-  const consumer = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 1000, rebalanceTimeout: 10000, maxWaitTimeInMs: Number(process.env.CHECK_MAX_WAIT_MS ?? 250) });
-  const txProducer = kafka.producer({ transactionalId: `check-tx-${suffix}`, idempotent: true, maxInFlightRequests: 1 });
+  const consumer = kafka.consumer({
+    groupId,
+    sessionTimeout: 10000,
+    heartbeatInterval: 1000,
+    rebalanceTimeout: 10000,
+    maxWaitTimeInMs: Number(process.env.CHECK_MAX_WAIT_MS ?? 250),
+  });
+  const txProducer = kafka.producer({
+    transactionalId: `check-tx-${suffix}`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   try {
     await step('admin.describeCluster', async () => {
       const c = await admin.describeCluster();
@@ -57,12 +67,19 @@ export async function checkKafkajs({ log } = {}) {
       return { controller: c.controller, brokers: c.brokers.map((b) => `${b.host}:${b.port}`) };
     });
     await step('admin.createTopics (3 partitions)', async () => {
-      const created = await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+      const created = await admin.createTopics({
+        topics: [{ topic, numPartitions: 3, replicationFactor: 1 }],
+        waitForLeaders: true,
+      });
       assert.equal(created, true);
     });
     await step('admin.createTopics again returns false', async () => {
       // separate silent client: kafkajs logs the (expected) TOPIC_ALREADY_EXISTS response at ERROR
-      const quiet = new Kafka({ clientId: 'kafkajs-check-quiet', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+      const quiet = new Kafka({
+        clientId: 'kafkajs-check-quiet',
+        brokers: brokers.split(','),
+        logLevel: logLevel.NOTHING,
+      }).admin();
       await quiet.connect();
       try {
         assert.equal(await quiet.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] }), false);
@@ -71,7 +88,10 @@ export async function checkKafkajs({ log } = {}) {
       }
     });
     await step('ensureTopics creates + is idempotent', async () => {
-      const spec = [{ topic, numPartitions: 3 }, { topic: topic2, numPartitions: 2, configEntries: [{ name: 'retention.ms', value: '3600000' }] }];
+      const spec = [
+        { topic, numPartitions: 3 },
+        { topic: topic2, numPartitions: 2, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+      ];
       const first = await ensureTopics(brokers, spec, { log: () => {} });
       const second = await ensureTopics(brokers, spec, { log: () => {} });
       assert.deepEqual(first, [topic2]);
@@ -100,7 +120,12 @@ export async function checkKafkajs({ log } = {}) {
     const got = [];
     await step(`consumer group join + consume ${N} (manual commit)`, async () => {
       const t0 = Date.now();
-      const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, (e) => { joinMs = Date.now() - t0; resolve(e); }));
+      const joined = new Promise((resolve) =>
+        consumer.on(consumer.events.GROUP_JOIN, (e) => {
+          joinMs = Date.now() - t0;
+          resolve(e);
+        }),
+      );
       const all = new Promise((resolve) => {
         consumer.run({
           autoCommit: false,
@@ -112,8 +137,16 @@ export async function checkKafkajs({ log } = {}) {
         });
       });
       const j = await joined;
-      await Promise.race([all, new Promise((_, rej) => setTimeout(() => rej(new Error(`only ${got.length}/${N} messages after 30 s`)), 30000))]);
-      return { joinMs, groupJoinEventDurationMs: j.duration, leader: j.payload.isLeader, assigned: j.payload.memberAssignment };
+      await Promise.race([
+        all,
+        new Promise((_, rej) => setTimeout(() => rej(new Error(`only ${got.length}/${N} messages after 30 s`)), 30000)),
+      ]);
+      return {
+        joinMs,
+        groupJoinEventDurationMs: j.duration,
+        leader: j.payload.isLeader,
+        assigned: j.payload.memberAssignment,
+      };
     });
 
     await step('admin.fetchOffsets (committed == high watermarks)', async () => {
@@ -137,7 +170,13 @@ export async function checkKafkajs({ log } = {}) {
     });
 
     await step('second member joins the group (rebalance)', async () => {
-      const c2 = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 1000, rebalanceTimeout: 10000, maxWaitTimeInMs: 250 });
+      const c2 = kafka.consumer({
+        groupId,
+        sessionTimeout: 10000,
+        heartbeatInterval: 1000,
+        rebalanceTimeout: 10000,
+        maxWaitTimeInMs: 250,
+      });
       const t0 = Date.now();
       try {
         const joined = new Promise((resolve) => c2.on(c2.events.GROUP_JOIN, resolve));
@@ -165,7 +204,8 @@ export async function checkKafkajs({ log } = {}) {
       for (;;) {
         const offs = await admin.fetchTopicOffsets(topic2);
         const sum = offs.reduce((s, p) => s + Number(p.high), 0);
-        if (sum === 2) return `${offs.map((p) => `p${p.partition}:${p.high}`).join(' ')} (markers visible after ${Date.now() - t0} ms)`;
+        if (sum === 2)
+          return `${offs.map((p) => `p${p.partition}:${p.high}`).join(' ')} (markers visible after ${Date.now() - t0} ms)`;
         if (Date.now() - t0 > 10000) throw new Error(`committed transaction not visible: ${JSON.stringify(offs)}`);
         await new Promise((r) => setTimeout(r, 100));
       }

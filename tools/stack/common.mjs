@@ -26,7 +26,9 @@ export function run(cmd, args, opts = {}) {
 export function ensureInstalled() {
   const dir = path.join(ROOT, 'node_modules');
   const marker = path.join(dir, '.payments-lock-sha256');
-  const hash = createHash('sha256').update(readFileSync(path.join(ROOT, 'package-lock.json'))).digest('hex');
+  const hash = createHash('sha256')
+    .update(readFileSync(path.join(ROOT, 'package-lock.json')))
+    .digest('hex');
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === hash) return;
   if (existsSync(dir) && lstatSync(dir).isSymbolicLink()) {
     log('node_modules is a link to another checkout: not reinstalling it (run npm ci there if its lock file differs)');
@@ -52,7 +54,10 @@ export async function ensureInfra() {
   const { ensurePostgres } = await import('../infra/postgres.mjs');
   const kafkaLog = logger('kafka', 90);
   const pgLog = logger('postgres', 90);
-  const [kafka, pg] = await Promise.all([ensureKafka({ rootDir: ROOT, log: kafkaLog }), ensurePostgres({ rootDir: ROOT, log: pgLog })]);
+  const [kafka, pg] = await Promise.all([
+    ensureKafka({ rootDir: ROOT, log: kafkaLog }),
+    ensurePostgres({ rootDir: ROOT, log: pgLog }),
+  ]);
   return {
     env: { KAFKA_BROKERS: kafka.brokers, DATABASE_URL: pg.url },
     startedKafka: kafka.startedByUs,

@@ -4,7 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build, ensureContractTopics, ensureInfra, ensureInstalled, log, ROOT, startService, waitForHttp } from './common.mjs';
+import {
+  build,
+  ensureContractTopics,
+  ensureInfra,
+  ensureInstalled,
+  log,
+  ROOT,
+  startService,
+  waitForHttp,
+} from './common.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -55,12 +64,17 @@ async function shutdown(code = 0) {
   if (stopping) return;
   stopping = true;
   log('stopping services…');
-  await Promise.all(children.map((c) => new Promise((resolve) => {
-    if (c.exitCode !== null) return resolve();
-    c.once('exit', resolve);
-    c.kill('SIGTERM');
-    setTimeout(() => c.kill('SIGKILL'), 10000).unref();
-  })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((resolve) => {
+          if (c.exitCode !== null) return resolve();
+          c.once('exit', resolve);
+          c.kill('SIGTERM');
+          setTimeout(() => c.kill('SIGKILL'), 10000).unref();
+        }),
+    ),
+  );
   if (infra.startedKafka || infra.startedPostgres) log('stopping the Kafka broker and database started by npm start…');
   await infra.stop();
   process.exit(code);
@@ -68,7 +82,16 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-['orders', 'callbacks-ingest', 'gateway', 'provider-sandbox', 'methods', 'merchant-callbacks', 'payouts', 'p2p'].forEach((name) => {
+[
+  'orders',
+  'callbacks-ingest',
+  'gateway',
+  'provider-sandbox',
+  'methods',
+  'merchant-callbacks',
+  'payouts',
+  'p2p',
+].forEach((name) => {
   const child = startService(name, env);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -95,12 +118,26 @@ async function seedDemo() {
   const file = path.join(runDir, 'demo.json');
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8'));
-    const probe = await fetch(`${gateway}/order/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+    const probe = await fetch(`${gateway}/order/00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${demo.apiKey}` },
+    });
     if (probe.status === 404) return demo;
   }
   const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
-  const company = await (await fetch(`${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Demo Company' }) })).json();
-  const shop = await (await fetch(`${gateway}/ops/v1/companies/${company.id}/shops`, { method: 'POST', headers: ops, body: JSON.stringify({ name: 'Demo Shop' }) })).json();
+  const company = await (
+    await fetch(`${gateway}/ops/v1/companies`, {
+      method: 'POST',
+      headers: ops,
+      body: JSON.stringify({ name: 'Demo Company' }),
+    })
+  ).json();
+  const shop = await (
+    await fetch(`${gateway}/ops/v1/companies/${company.id}/shops`, {
+      method: 'POST',
+      headers: ops,
+      body: JSON.stringify({ name: 'Demo Shop' }),
+    })
+  ).json();
   if (!shop.apiKey) throw new Error(`seeding the demo shop failed: ${JSON.stringify(shop)}`);
   const demo = { companyId: company.id, shopId: shop.id, apiKey: shop.apiKey, callbackSecret: shop.callbackSecret };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
@@ -117,12 +154,35 @@ async function seedDemoMethods(shopId) {
   const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
   const wanted = {
     'payment-methods': [
-      { code: 'cards', instrumentType: 'card', cardBrands: ['visa', 'mastercard', 'humo', 'uzcard'], currencies: [{ currency: 'USD' }, { currency: 'UZS' }], provider: 'sandbox' },
+      {
+        code: 'cards',
+        instrumentType: 'card',
+        cardBrands: ['visa', 'mastercard', 'humo', 'uzcard'],
+        currencies: [{ currency: 'USD' }, { currency: 'UZS' }],
+        provider: 'sandbox',
+      },
     ],
     'payout-methods': [
-      { code: 'uzcard-payout', instrumentType: 'card', cardBrands: ['humo', 'uzcard'], currencies: [{ currency: 'UZS', minAmount: '1000.00', maxAmount: '50000000.00' }], provider: 'sandbox' },
-      { code: 'wallet-payout', instrumentType: 'wallet', walletTypes: ['personal', 'company'], currencies: [{ currency: 'UZS' }, { currency: 'USD' }], provider: 'sandbox' },
-      { code: 'usdt-trc20', instrumentType: 'crypto', currencies: [{ currency: 'USDT', tokenStandard: 'TRC20', minAmount: '10', maxAmount: '100000' }], provider: 'sandbox' },
+      {
+        code: 'uzcard-payout',
+        instrumentType: 'card',
+        cardBrands: ['humo', 'uzcard'],
+        currencies: [{ currency: 'UZS', minAmount: '1000.00', maxAmount: '50000000.00' }],
+        provider: 'sandbox',
+      },
+      {
+        code: 'wallet-payout',
+        instrumentType: 'wallet',
+        walletTypes: ['personal', 'company'],
+        currencies: [{ currency: 'UZS' }, { currency: 'USD' }],
+        provider: 'sandbox',
+      },
+      {
+        code: 'usdt-trc20',
+        instrumentType: 'crypto',
+        currencies: [{ currency: 'USDT', tokenStandard: 'TRC20', minAmount: '10', maxAmount: '100000' }],
+        provider: 'sandbox',
+      },
     ],
   };
   for (const [list, methods] of Object.entries(wanted)) {
@@ -131,7 +191,8 @@ async function seedDemoMethods(shopId) {
     const codes = new Set((existing.methods ?? []).map((m) => m.code));
     for (const method of methods.filter((m) => !codes.has(m.code))) {
       const res = await fetch(url, { method: 'POST', headers: ops, body: JSON.stringify(method) });
-      if (res.status !== 201) throw new Error(`seeding the demo ${list} ${method.code} failed: ${res.status} ${await res.text()}`);
+      if (res.status !== 201)
+        throw new Error(`seeding the demo ${list} ${method.code} failed: ${res.status} ${await res.text()}`);
     }
   }
 }

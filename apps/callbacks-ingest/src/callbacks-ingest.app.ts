@@ -18,7 +18,10 @@ export async function startCallbacksIngest(
   host = '127.0.0.1',
   relay: Partial<OutboxRelayServiceOptions> = {},
 ): Promise<RunningCallbacksIngest> {
-  const app = await createHttpApp(CallbacksIngestModule.register(config, relay), { logger: createLogger('callbacks-ingest', config.logFormat), bodyLimitBytes: 256 * 1024 });
+  const app = await createHttpApp(CallbacksIngestModule.register(config, relay), {
+    logger: createLogger('callbacks-ingest', config.logFormat),
+    bodyLimitBytes: 256 * 1024,
+  });
   installProblemHandling(app);
   await app.listen(httpPort, host);
   const port = boundPort(app);

@@ -26,7 +26,13 @@ export class CallbacksIngestModule {
         { provide: CALLBACKS_OUTBOX, useValue: new Outbox(config.schema) },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint, ...relay } satisfies OutboxRelayServiceOptions,
+          useValue: {
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+            kafka: config.kafka,
+            failpoint: config.failpoint,
+            ...relay,
+          } satisfies OutboxRelayServiceOptions,
         },
       ],
     };

@@ -1,13 +1,24 @@
 import type { ProviderEvent } from '@payments/contracts';
-import { parseSandboxCallback, SANDBOX_PROVIDER_CODE, SIGNATURE_HEADER, verifySignature } from '@payments/providers/sandbox';
+import {
+  parseSandboxCallback,
+  SANDBOX_PROVIDER_CODE,
+  SIGNATURE_HEADER,
+  verifySignature,
+} from '@payments/providers/sandbox';
 
 export type Verification = { kind: 'valid'; timestamp: number } | { kind: 'invalid'; reason: string };
-export type Normalization = { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'invalid'; reason: string };
+export type Normalization =
+  { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'invalid'; reason: string };
 
 /** One provider's way of signing and wording callbacks, turned into ours. */
 export interface ProviderAdapter {
   code: string;
-  verify(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, nowSeconds: number): Verification;
+  verify(
+    headers: Record<string, string | string[] | undefined>,
+    rawBody: Buffer,
+    secret: string,
+    nowSeconds: number,
+  ): Verification;
   normalize(rawBody: string): Normalization;
 }
 

@@ -44,7 +44,8 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
   // Well past the longest a live gateway can hold a request (its reply timeout), so a takeover
   // never races a request that is still running.
   config.idempotency.staleAfterMs = Math.max(30_000, 3 * config.requestTimeoutMs);
-  if (config.opsToken && config.opsToken.length < 16) throw new Error('gateway: OPS_TOKEN must have at least 16 characters');
+  if (config.opsToken && config.opsToken.length < 16)
+    throw new Error('gateway: OPS_TOKEN must have at least 16 characters');
   env.done('gateway');
   return config;
 }

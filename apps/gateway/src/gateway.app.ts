@@ -1,6 +1,12 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { boundPort, createHttpApp, createLogger, installProblemHandling, strictValidationPipe } from '@payments/platform';
+import {
+  boundPort,
+  createHttpApp,
+  createLogger,
+  installProblemHandling,
+  strictValidationPipe,
+} from '@payments/platform';
 import { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { buildOpenApiDocument } from './openapi/openapi.document';
@@ -13,11 +19,20 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, httpPort: number, host = '127.0.0.1'): Promise<RunningGateway> {
-  const app = await createHttpApp(GatewayModule.register(config), { logger: createLogger('gateway', config.logFormat), bodyLimitBytes: config.bodyLimitBytes });
+export async function startGateway(
+  config: GatewayConfig,
+  httpPort: number,
+  host = '127.0.0.1',
+): Promise<RunningGateway> {
+  const app = await createHttpApp(GatewayModule.register(config), {
+    logger: createLogger('gateway', config.logFormat),
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
-  SwaggerModule.setup('docs', app, documentIdempotencyKey(buildOpenApiDocument(app)), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, documentIdempotencyKey(buildOpenApiDocument(app)), {
+    jsonDocumentUrl: 'docs/openapi.json',
+  });
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return {

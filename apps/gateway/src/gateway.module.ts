@@ -1,7 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { KafkaRequestClient, Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+import {
+  KafkaRequestClient,
+  Outbox,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  OutboxRelayServiceOptions,
+} from '@payments/messaging';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MerchantAuthGuard } from './auth/merchant-auth.guard';
 import { OpsAuthGuard } from './auth/ops-auth.guard';
@@ -33,7 +39,12 @@ import { IdempotencyRepository } from './idempotency/idempotency.repository';
 @Module({})
 export class GatewayModule {
   static register(config: GatewayConfig): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [CompanyEntity, ShopEntity, ApiKeyEntity], migrations: [Init1763700000000, ShopSettings1764000000000, IdempotencyAndKeyUse1764200000000] };
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [CompanyEntity, ShopEntity, ApiKeyEntity],
+      migrations: [Init1763700000000, ShopSettings1764000000000, IdempotencyAndKeyUse1764200000000],
+    };
     return {
       module: GatewayModule,
       imports: [
@@ -42,7 +53,21 @@ export class GatewayModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrdersController, OpsShopsController, OpsSettingsController, HealthController, MerchantMethodsController, OpsPaymentMethodsController, OpsPayoutMethodsController, StatusCodesController, OpsApiKeysController, OpsCallbacksController, PayoutsController, P2pController, OpsTransfersController],
+      controllers: [
+        OrdersController,
+        OpsShopsController,
+        OpsSettingsController,
+        HealthController,
+        MerchantMethodsController,
+        OpsPaymentMethodsController,
+        OpsPayoutMethodsController,
+        StatusCodesController,
+        OpsApiKeysController,
+        OpsCallbacksController,
+        PayoutsController,
+        P2pController,
+        OpsTransfersController,
+      ],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
@@ -52,7 +77,12 @@ export class GatewayModule {
         { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint } satisfies OutboxRelayServiceOptions,
+          useValue: {
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+            kafka: config.kafka,
+            failpoint: config.failpoint,
+          } satisfies OutboxRelayServiceOptions,
         },
         { provide: GATEWAY_CONFIG, useValue: config },
         ApiKeyRepository,

@@ -35,7 +35,9 @@ export function loadMerchantCallbacksConfig(env = new EnvReader()): MerchantCall
   };
   env.done('merchant-callbacks');
   if (config.retry.capMs < config.retry.baseMs) {
-    throw new ConfigError('merchant-callbacks: invalid configuration:\n  - MERCHANT_CALLBACKS_BACKOFF_CAP_MS must not be below MERCHANT_CALLBACKS_BACKOFF_BASE_MS');
+    throw new ConfigError(
+      'merchant-callbacks: invalid configuration:\n  - MERCHANT_CALLBACKS_BACKOFF_CAP_MS must not be below MERCHANT_CALLBACKS_BACKOFF_BASE_MS',
+    );
   }
   if (config.perShopConcurrency > config.concurrency) config.perShopConcurrency = config.concurrency;
   return config;

@@ -24,10 +24,19 @@ export async function startMerchantCallbacks(
   const transport = new KafkaTransport({
     kafka: config.kafka,
     groupId: config.consumerGroup,
-    topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.p2pEvents, Topics.shopsSettings, Topics.merchantCallbacksCommands],
+    topics: [
+      Topics.ordersEvents,
+      Topics.payoutsEvents,
+      Topics.p2pEvents,
+      Topics.shopsSettings,
+      Topics.merchantCallbacksCommands,
+    ],
   });
   installProblemHandling(app);
-  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  const microservice = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
   await app.listen(httpPort, host);

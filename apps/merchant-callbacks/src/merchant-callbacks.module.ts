@@ -21,7 +21,13 @@ export interface MerchantCallbacksModuleOptions {
 export class MerchantCallbacksModule {
   static register(config: MerchantCallbacksConfig, opts: MerchantCallbacksModuleOptions = {}): DynamicModule {
     // A callback in flight holds no database connection: the HTTP call runs between two short transactions.
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [], migrations: [Init1764200000000], poolSize: 10 };
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [],
+      migrations: [Init1764200000000],
+      poolSize: 10,
+    };
     return {
       module: MerchantCallbacksModule,
       imports: [
@@ -37,7 +43,11 @@ export class MerchantCallbacksModule {
         DeliveryWorker,
         { provide: MERCHANT_CALLBACKS_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
-        { provide: MERCHANT_CALLBACKS_INBOX, useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup), inject: [DataSource] },
+        {
+          provide: MERCHANT_CALLBACKS_INBOX,
+          useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),
+          inject: [DataSource],
+        },
       ],
     };
   }

@@ -20,16 +20,30 @@ export class MethodRepository {
   }
 
   findById(m: EntityManager, direction: MethodDirection, id: string, lock = false): Promise<MethodEntity | null> {
-    return m.getRepository(entityOf(direction)).findOne({ where: { id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    return m
+      .getRepository(entityOf(direction))
+      .findOne({ where: { id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
-  findCodeOwner(m: EntityManager, direction: MethodDirection, shopId: string, code: string): Promise<MethodEntity | null> {
+  findCodeOwner(
+    m: EntityManager,
+    direction: MethodDirection,
+    shopId: string,
+    code: string,
+  ): Promise<MethodEntity | null> {
     return m.getRepository(entityOf(direction)).findOne({ where: { shopId, code } });
   }
 
   /** Inserts unless the id or the shop's code is taken; true when inserted. */
   async insertIfAbsent(m: EntityManager, direction: MethodDirection, method: MethodEntity): Promise<boolean> {
-    const result = await m.createQueryBuilder().insert().into(entityOf(direction)).values(method).orIgnore().returning(['id']).execute();
+    const result = await m
+      .createQueryBuilder()
+      .insert()
+      .into(entityOf(direction))
+      .values(method)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
     return result.raw.length === 1;
   }
 

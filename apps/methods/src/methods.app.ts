@@ -13,12 +13,24 @@ export interface RunningMethods {
 }
 
 /** Starts the methods service: migrations, the `methods.queries` consumer and /health. */
-export async function startMethods(config: MethodsConfig, httpPort: number, host = '127.0.0.1', opts: MethodsModuleOptions = {}): Promise<RunningMethods> {
+export async function startMethods(
+  config: MethodsConfig,
+  httpPort: number,
+  host = '127.0.0.1',
+  opts: MethodsModuleOptions = {},
+): Promise<RunningMethods> {
   const logger = createLogger('methods', config.logFormat);
   const app = await createHttpApp(MethodsModule.register(config, opts), { logger });
-  const transport = new KafkaTransport({ kafka: config.kafka, groupId: config.consumerGroup, topics: [Topics.methodsQueries] });
+  const transport = new KafkaTransport({
+    kafka: config.kafka,
+    groupId: config.consumerGroup,
+    topics: [Topics.methodsQueries],
+  });
   installProblemHandling(app);
-  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  const microservice = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
   await app.listen(httpPort, host);

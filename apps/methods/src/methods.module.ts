@@ -17,7 +17,12 @@ export interface MethodsModuleOptions {
 @Module({})
 export class MethodsModule {
   static register(config: MethodsConfig, opts: MethodsModuleOptions = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [PaymentMethodEntity, PayoutMethodEntity], migrations: [Init1764200000000] };
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [PaymentMethodEntity, PayoutMethodEntity],
+      migrations: [Init1764200000000],
+    };
     return {
       module: MethodsModule,
       imports: [

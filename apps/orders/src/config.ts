@@ -28,7 +28,9 @@ export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
   };
   env.done('orders');
   if (!/^https?:\/\/[^/]/.test(config.sandboxProviderUrl) || !URL.canParse(config.sandboxProviderUrl)) {
-    throw new ConfigError(`orders: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`);
+    throw new ConfigError(
+      `orders: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`,
+    );
   }
   return config;
 }

@@ -8,7 +8,11 @@ function describe(code: string | null): { statusCode?: string; statusDescription
   return code && isKnownStatusCode(code) ? statusOf(code) : {};
 }
 
-export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[], refunds: RefundRow[] = []): OrderView {
+export function toOrderView(
+  order: OrderEntity,
+  payments: PaymentAttemptEntity[],
+  refunds: RefundRow[] = [],
+): OrderView {
   return {
     id: order.id,
     shopId: order.shopId,
@@ -46,7 +50,14 @@ export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]
         updatedAt: p.updatedAt.toISOString(),
       })),
       ...(refunds.length > 0
-        ? { refunds: refunds.map((r) => ({ refundId: r.refundId, amount: formatInCurrency(r.amount, r.currency), currency: r.currency, createdAt: r.createdAt.toISOString() })) }
+        ? {
+            refunds: refunds.map((r) => ({
+              refundId: r.refundId,
+              amount: formatInCurrency(r.amount, r.currency),
+              currency: r.currency,
+              createdAt: r.createdAt.toISOString(),
+            })),
+          }
         : {}),
     },
     createdAt: order.createdAt.toISOString(),
@@ -54,7 +65,10 @@ export function toOrderView(order: OrderEntity, payments: PaymentAttemptEntity[]
   };
 }
 
-export function toStatusChanged(order: OrderEntity, previousStatus: OrderStatusChanged['previousStatus']): OrderStatusChanged {
+export function toStatusChanged(
+  order: OrderEntity,
+  previousStatus: OrderStatusChanged['previousStatus'],
+): OrderStatusChanged {
   return {
     orderId: order.id,
     shopId: order.shopId,
@@ -63,7 +77,11 @@ export function toStatusChanged(order: OrderEntity, previousStatus: OrderStatusC
     status: order.status,
     previousStatus,
     ...describe(order.statusCode),
-    cost: { amount: formatInCurrency(order.amount, order.currency), currency: order.currency, ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}) },
+    cost: {
+      amount: formatInCurrency(order.amount, order.currency),
+      currency: order.currency,
+      ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}),
+    },
     ...(order.callbackUrl ? { callbackUrl: order.callbackUrl } : {}),
   };
 }

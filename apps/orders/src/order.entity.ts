@@ -1,4 +1,13 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryColumn, UpdateDateColumn, ManyToOne, JoinColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  OneToMany,
+  PrimaryColumn,
+  UpdateDateColumn,
+  ManyToOne,
+  JoinColumn,
+} from 'typeorm';
 import type { InstrumentType, MerchantBalance, OrderStatus } from '@payments/contracts';
 import type { NeedActionReason } from '@payments/orders-domain';
 import { NumericStringTransformer } from '@payments/platform';

@@ -29,7 +29,9 @@ export class OrderRepository {
   }
 
   payments(orderId: string, m: EntityManager = this.dataSource.manager): Promise<PaymentAttemptEntity[]> {
-    return m.getRepository(PaymentAttemptEntity).find({ where: { orderId }, order: { createdAt: 'ASC', paymentId: 'ASC' } });
+    return m
+      .getRepository(PaymentAttemptEntity)
+      .find({ where: { orderId }, order: { createdAt: 'ASC', paymentId: 'ASC' } });
   }
 
   async refunds(orderId: string, m: EntityManager = this.dataSource.manager): Promise<RefundRow[]> {
@@ -79,7 +81,13 @@ export class OrderRepository {
   async updateAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<void> {
     await m.getRepository(PaymentAttemptEntity).update(
       { orderId: attempt.orderId, paymentId: attempt.paymentId },
-      { status: attempt.status, amount: attempt.amount, currency: attempt.currency, statusCode: attempt.statusCode, updatedAt: attempt.updatedAt },
+      {
+        status: attempt.status,
+        amount: attempt.amount,
+        currency: attempt.currency,
+        statusCode: attempt.statusCode,
+        updatedAt: attempt.updatedAt,
+      },
     );
   }
 
@@ -87,9 +95,22 @@ export class OrderRepository {
    * The order with this id and the shop's order with this merchant order id, in one query: what
    * the create command checks before inserting (usually neither exists).
    */
-  async findSameOrTaken(m: EntityManager, id: string, shopId: string, merchantOrderId: string): Promise<{ same: OrderEntity | null; taken: OrderEntity | null }> {
-    const rows = await m.getRepository(OrderEntity).find({ where: [{ id, shopId }, { shopId, merchantOrderId }] });
-    return { same: rows.find((r) => r.id === id) ?? null, taken: rows.find((r) => r.id !== id && r.merchantOrderId === merchantOrderId) ?? null };
+  async findSameOrTaken(
+    m: EntityManager,
+    id: string,
+    shopId: string,
+    merchantOrderId: string,
+  ): Promise<{ same: OrderEntity | null; taken: OrderEntity | null }> {
+    const rows = await m.getRepository(OrderEntity).find({
+      where: [
+        { id, shopId },
+        { shopId, merchantOrderId },
+      ],
+    });
+    return {
+      same: rows.find((r) => r.id === id) ?? null,
+      taken: rows.find((r) => r.id !== id && r.merchantOrderId === merchantOrderId) ?? null,
+    };
   }
 
   /**

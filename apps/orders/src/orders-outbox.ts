@@ -13,11 +13,18 @@ export async function publishStatusChange(
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
 ): Promise<void> {
-  await outbox.add(m, [{
-    topic: Topics.ordersEvents,
-    key: order.id,
-    envelope: envelope({ type: OrderEventTypes.statusChanged, payload: toStatusChanged(order, previousStatus), occurredAt: now, causedBy }),
-  }]);
+  await outbox.add(m, [
+    {
+      topic: Topics.ordersEvents,
+      key: order.id,
+      envelope: envelope({
+        type: OrderEventTypes.statusChanged,
+        payload: toStatusChanged(order, previousStatus),
+        occurredAt: now,
+        causedBy,
+      }),
+    },
+  ]);
 }
 
 export interface Transition {

@@ -14,7 +14,12 @@ export interface RunningOrders {
 }
 
 /** Starts the orders service: migrations, the outbox relay, the Kafka consumers and /health. */
-export async function startOrders(config: OrdersConfig, httpPort: number, opts: OrdersModuleOptions = {}, host = '127.0.0.1'): Promise<RunningOrders> {
+export async function startOrders(
+  config: OrdersConfig,
+  httpPort: number,
+  opts: OrdersModuleOptions = {},
+  host = '127.0.0.1',
+): Promise<RunningOrders> {
   const logger = createLogger('orders', config.logFormat);
   const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
@@ -23,7 +28,10 @@ export async function startOrders(config: OrdersConfig, httpPort: number, opts: 
     topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
   });
   installProblemHandling(app);
-  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  const microservice = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
   await app.listen(httpPort, host);

@@ -1,7 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Inbox, Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+import {
+  Inbox,
+  Outbox,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  OutboxRelayServiceOptions,
+} from '@payments/messaging';
 
 import { ProviderEventConsumer } from './apply-provider-event/provider-event.consumer';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
@@ -37,7 +43,19 @@ export interface OrdersModuleOptions {
 @Module({})
 export class OrdersModule {
   static register(config: OrdersConfig, opts: OrdersModuleOptions = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [OrderEntity, PaymentAttemptEntity], migrations: [Init1763700000000, OrderDetails1763800000000, ProviderDispatch1763900000000, ShopSettingsTimeoutsCustomers1764000000000, Refunds1764100000000, OrderCallbackUrl1764200000000] };
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [OrderEntity, PaymentAttemptEntity],
+      migrations: [
+        Init1763700000000,
+        OrderDetails1763800000000,
+        ProviderDispatch1763900000000,
+        ShopSettingsTimeoutsCustomers1764000000000,
+        Refunds1764100000000,
+        OrderCallbackUrl1764200000000,
+      ],
+    };
     return {
       module: OrdersModule,
       imports: [
@@ -46,7 +64,16 @@ export class OrdersModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [CreateOrderHandler, GetOrderHandler, CancelOrderHandler, RefundOrderHandler, ResolveOrderHandler, ProviderEventConsumer, ShopSettingsConsumer, HealthController],
+      controllers: [
+        CreateOrderHandler,
+        GetOrderHandler,
+        CancelOrderHandler,
+        RefundOrderHandler,
+        ResolveOrderHandler,
+        ProviderEventConsumer,
+        ShopSettingsConsumer,
+        HealthController,
+      ],
       providers: [
         OrderRepository,
         ShopSettingsRepository,
@@ -57,10 +84,20 @@ export class OrdersModule {
         { provide: ORDERS_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         { provide: ORDERS_OUTBOX, useValue: new Outbox(config.schema) },
-        { provide: ORDERS_INBOX, useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup), inject: [DataSource] },
+        {
+          provide: ORDERS_INBOX,
+          useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),
+          inject: [DataSource],
+        },
         {
           provide: OUTBOX_RELAY_OPTIONS,
-          useValue: { databaseUrl: config.databaseUrl, schema: config.schema, kafka: config.kafka, failpoint: config.failpoint, ...opts.relay } satisfies OutboxRelayServiceOptions,
+          useValue: {
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+            kafka: config.kafka,
+            failpoint: config.failpoint,
+            ...opts.relay,
+          } satisfies OutboxRelayServiceOptions,
         },
       ],
     };

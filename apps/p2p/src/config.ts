@@ -25,7 +25,9 @@ export function loadP2pConfig(env = new EnvReader()): P2pConfig {
   };
   env.done('p2p');
   if (!/^https?:\/\/[^/]/.test(config.sandboxProviderUrl) || !URL.canParse(config.sandboxProviderUrl)) {
-    throw new ConfigError(`p2p: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`);
+    throw new ConfigError(
+      `p2p: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`,
+    );
   }
   return config;
 }

@@ -14,11 +14,18 @@ export async function publishStatusChange(
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
 ): Promise<void> {
-  await outbox.add(m, [{
-    topic: Topics.p2pEvents,
-    key: p2p.id,
-    envelope: envelope({ type: P2pEventTypes.statusChanged, payload: toP2pStatusChanged(p2p, previousStatus), occurredAt: now, causedBy }),
-  }]);
+  await outbox.add(m, [
+    {
+      topic: Topics.p2pEvents,
+      key: p2p.id,
+      envelope: envelope({
+        type: P2pEventTypes.statusChanged,
+        payload: toP2pStatusChanged(p2p, previousStatus),
+        occurredAt: now,
+        causedBy,
+      }),
+    },
+  ]);
 }
 
 /** Moves a locked P2P transaction to its next status, bumps its sequence and records the event: one transaction. */

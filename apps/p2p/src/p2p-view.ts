@@ -9,7 +9,11 @@ function describe(code: string | null): { statusCode?: string; statusDescription
 }
 
 function costOf(p: P2pEntity): TransferCost {
-  return { amount: formatInCurrency(p.amount, p.currency), currency: p.currency, ...(p.tokenStandard ? { tokenStandard: p.tokenStandard } : {}) };
+  return {
+    amount: formatInCurrency(p.amount, p.currency),
+    currency: p.currency,
+    ...(p.tokenStandard ? { tokenStandard: p.tokenStandard } : {}),
+  };
 }
 
 function party(key: 'sender' | 'recipient', value: P2pParty | null): Record<string, P2pParty> {
@@ -17,9 +21,15 @@ function party(key: 'sender' | 'recipient', value: P2pParty | null): Record<stri
 }
 
 export function toP2pView(p: P2pEntity): P2pView {
-  const reported = p.status === 'need_action' && p.reportedAmount && p.reportedCurrency
-    ? { reportedCost: { amount: formatInCurrency(p.reportedAmount, p.reportedCurrency), currency: p.reportedCurrency } }
-    : {};
+  const reported =
+    p.status === 'need_action' && p.reportedAmount && p.reportedCurrency
+      ? {
+          reportedCost: {
+            amount: formatInCurrency(p.reportedAmount, p.reportedCurrency),
+            currency: p.reportedCurrency,
+          },
+        }
+      : {};
   return {
     id: p.id,
     shopId: p.shopId,

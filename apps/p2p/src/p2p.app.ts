@@ -16,7 +16,12 @@ export interface RunningP2p {
 }
 
 /** Starts the p2p service: migrations, the outbox relay, the dispatcher, the Kafka consumers and /health. */
-export async function startP2p(config: P2pConfig, httpPort: number, opts: P2pModuleOptions = {}, host = '127.0.0.1'): Promise<RunningP2p> {
+export async function startP2p(
+  config: P2pConfig,
+  httpPort: number,
+  opts: P2pModuleOptions = {},
+  host = '127.0.0.1',
+): Promise<RunningP2p> {
   const logger = createLogger('p2p', config.logFormat);
   const app = await createHttpApp(P2pModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
@@ -25,7 +30,10 @@ export async function startP2p(config: P2pConfig, httpPort: number, opts: P2pMod
     topics: [Topics.p2pCommands, Topics.providerEvents],
   });
   installProblemHandling(app);
-  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  const microservice = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
   await app.listen(httpPort, host);

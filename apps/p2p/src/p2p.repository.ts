@@ -23,7 +23,14 @@ export class P2pRepository {
 
   /** Inserts unless the id or the shop's merchant p2p id is taken; true when inserted. */
   async insertIfAbsent(m: EntityManager, p2p: P2pEntity): Promise<boolean> {
-    const result = await m.createQueryBuilder().insert().into(P2pEntity).values(p2p as QueryDeepPartialEntity<P2pEntity>).orIgnore().returning(['id']).execute();
+    const result = await m
+      .createQueryBuilder()
+      .insert()
+      .into(P2pEntity)
+      .values(p2p as QueryDeepPartialEntity<P2pEntity>)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
     return result.raw.length === 1;
   }
 

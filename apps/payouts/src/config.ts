@@ -25,7 +25,9 @@ export function loadPayoutsConfig(env = new EnvReader()): PayoutsConfig {
   };
   env.done('payouts');
   if (!/^https?:\/\/[^/]/.test(config.sandboxProviderUrl) || !URL.canParse(config.sandboxProviderUrl)) {
-    throw new ConfigError(`payouts: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`);
+    throw new ConfigError(
+      `payouts: invalid configuration:\n  - SANDBOX_PROVIDER_URL must be an http(s) URL, got "${config.sandboxProviderUrl}"`,
+    );
   }
   return config;
 }

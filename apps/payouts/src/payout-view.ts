@@ -9,13 +9,23 @@ function describe(code: string | null): { statusCode?: string; statusDescription
 }
 
 function costOf(p: PayoutEntity): TransferCost {
-  return { amount: formatInCurrency(p.amount, p.currency), currency: p.currency, ...(p.tokenStandard ? { tokenStandard: p.tokenStandard } : {}) };
+  return {
+    amount: formatInCurrency(p.amount, p.currency),
+    currency: p.currency,
+    ...(p.tokenStandard ? { tokenStandard: p.tokenStandard } : {}),
+  };
 }
 
 export function toPayoutView(p: PayoutEntity): PayoutView {
-  const reported = p.status === 'need_action' && p.reportedAmount && p.reportedCurrency
-    ? { reportedCost: { amount: formatInCurrency(p.reportedAmount, p.reportedCurrency), currency: p.reportedCurrency } }
-    : {};
+  const reported =
+    p.status === 'need_action' && p.reportedAmount && p.reportedCurrency
+      ? {
+          reportedCost: {
+            amount: formatInCurrency(p.reportedAmount, p.reportedCurrency),
+            currency: p.reportedCurrency,
+          },
+        }
+      : {};
   return {
     id: p.id,
     shopId: p.shopId,
@@ -38,7 +48,10 @@ export function toPayoutView(p: PayoutEntity): PayoutView {
   };
 }
 
-export function toPayoutStatusChanged(p: PayoutEntity, previousStatus: PayoutStatusChanged['previousStatus']): PayoutStatusChanged {
+export function toPayoutStatusChanged(
+  p: PayoutEntity,
+  previousStatus: PayoutStatusChanged['previousStatus'],
+): PayoutStatusChanged {
   return {
     payoutId: p.id,
     shopId: p.shopId,

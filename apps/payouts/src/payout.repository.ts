@@ -23,7 +23,14 @@ export class PayoutRepository {
 
   /** Inserts unless the id or the shop's merchant payout id is taken; true when inserted. */
   async insertIfAbsent(m: EntityManager, payout: PayoutEntity): Promise<boolean> {
-    const result = await m.createQueryBuilder().insert().into(PayoutEntity).values(payout as QueryDeepPartialEntity<PayoutEntity>).orIgnore().returning(['id']).execute();
+    const result = await m
+      .createQueryBuilder()
+      .insert()
+      .into(PayoutEntity)
+      .values(payout as QueryDeepPartialEntity<PayoutEntity>)
+      .orIgnore()
+      .returning(['id'])
+      .execute();
     return result.raw.length === 1;
   }
 

@@ -14,11 +14,18 @@ export async function publishStatusChange(
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
 ): Promise<void> {
-  await outbox.add(m, [{
-    topic: Topics.payoutsEvents,
-    key: payout.id,
-    envelope: envelope({ type: PayoutEventTypes.statusChanged, payload: toPayoutStatusChanged(payout, previousStatus), occurredAt: now, causedBy }),
-  }]);
+  await outbox.add(m, [
+    {
+      topic: Topics.payoutsEvents,
+      key: payout.id,
+      envelope: envelope({
+        type: PayoutEventTypes.statusChanged,
+        payload: toPayoutStatusChanged(payout, previousStatus),
+        occurredAt: now,
+        causedBy,
+      }),
+    },
+  ]);
 }
 
 /** Moves a locked payout to its next status, bumps its sequence and records the event: one transaction. */

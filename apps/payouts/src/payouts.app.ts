@@ -16,7 +16,12 @@ export interface RunningPayouts {
 }
 
 /** Starts the payouts service: migrations, the outbox relay, the dispatcher, the Kafka consumers and /health. */
-export async function startPayouts(config: PayoutsConfig, httpPort: number, opts: PayoutsModuleOptions = {}, host = '127.0.0.1'): Promise<RunningPayouts> {
+export async function startPayouts(
+  config: PayoutsConfig,
+  httpPort: number,
+  opts: PayoutsModuleOptions = {},
+  host = '127.0.0.1',
+): Promise<RunningPayouts> {
   const logger = createLogger('payouts', config.logFormat);
   const app = await createHttpApp(PayoutsModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
@@ -25,7 +30,10 @@ export async function startPayouts(config: PayoutsConfig, httpPort: number, opts
     topics: [Topics.payoutsCommands, Topics.providerEvents],
   });
   installProblemHandling(app);
-  const microservice = app.connectMicroservice({ strategy: transport }, { inheritAppConfig: false, deferInitialization: true });
+  const microservice = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
   microservice.useGlobalFilters(new RethrowRpcErrors());
   await app.startAllMicroservices();
   await app.listen(httpPort, host);

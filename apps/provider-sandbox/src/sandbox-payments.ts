@@ -44,9 +44,7 @@ export interface PaymentRecord extends StartPayment {
 }
 
 export type StartResult =
-  | { kind: 'answer'; answer: PaymentAnswer }
-  | { kind: 'conflict'; detail: string }
-  | { kind: 'closing' };
+  { kind: 'answer'; answer: PaymentAnswer } | { kind: 'conflict'; detail: string } | { kind: 'closing' };
 
 class Closing extends Error {}
 
@@ -65,7 +63,10 @@ export class SandboxPayments implements OnModuleDestroy {
   private readonly timers = new Map<NodeJS.Timeout, () => void>();
   private closing = false;
 
-  constructor(private readonly sender: CallbackSender, @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig) {}
+  constructor(
+    private readonly sender: CallbackSender,
+    @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
+  ) {}
 
   async start(request: StartPayment): Promise<StartResult> {
     if (this.closing) return { kind: 'closing' };
@@ -73,8 +74,15 @@ export class SandboxPayments implements OnModuleDestroy {
     const known = key ? this.payments.get(key) : undefined;
     if (known) {
       const r = known.record;
-      if (r.amount !== request.amount || r.currency !== request.currency || (r.tokenStandard ?? null) !== (request.tokenStandard ?? null)) {
-        return { kind: 'conflict', detail: `payment ${r.paymentId} of ${r.reference} was started with ${r.amount} ${r.currency}${r.tokenStandard ? ` ${r.tokenStandard}` : ''}` };
+      if (
+        r.amount !== request.amount ||
+        r.currency !== request.currency ||
+        (r.tokenStandard ?? null) !== (request.tokenStandard ?? null)
+      ) {
+        return {
+          kind: 'conflict',
+          detail: `payment ${r.paymentId} of ${r.reference} was started with ${r.amount} ${r.currency}${r.tokenStandard ? ` ${r.tokenStandard}` : ''}`,
+        };
       }
       r.requests += 1;
       return known.answer;
@@ -97,10 +105,20 @@ export class SandboxPayments implements OnModuleDestroy {
         throw err;
       }
       void this.playCallbacks(record, scenario.callbacks(request));
-      return { kind: 'answer', answer: { paymentId: record.paymentId, providerPaymentId: record.providerPaymentId, status: 'pending', scenario: scenario.name } };
+      return {
+        kind: 'answer',
+        answer: {
+          paymentId: record.paymentId,
+          providerPaymentId: record.providerPaymentId,
+          status: 'pending',
+          scenario: scenario.name,
+        },
+      };
     })();
     this.remember(key ?? record.providerPaymentId, { record, answer });
-    this.logger.log(`payment ${record.paymentId} of ${record.reference}: ${record.amount} ${record.currency}, scenario ${scenario.name}`);
+    this.logger.log(
+      `payment ${record.paymentId} of ${record.reference}: ${record.amount} ${record.currency}, scenario ${scenario.name}`,
+    );
     return answer;
   }
 
@@ -132,7 +150,12 @@ export class SandboxPayments implements OnModuleDestroy {
         return; // shutting down
       }
       const eventId = planned.repeatOf !== undefined ? record.callbacks[planned.repeatOf].eventId : randomUUID();
-      const sent: SentCallback = { eventId, status: planned.status, amount: planned.amount, currency: planned.currency };
+      const sent: SentCallback = {
+        eventId,
+        status: planned.status,
+        amount: planned.amount,
+        currency: planned.currency,
+      };
       record.callbacks.push(sent);
       try {
         const response = await this.sender.send({

@@ -1,5 +1,11 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { boundPort, createHttpApp, createLogger, installProblemHandling, strictValidationPipe } from '@payments/platform';
+import {
+  boundPort,
+  createHttpApp,
+  createLogger,
+  installProblemHandling,
+  strictValidationPipe,
+} from '@payments/platform';
 import { SandboxConfig } from './config';
 import { SandboxModule } from './sandbox.module';
 
@@ -10,8 +16,14 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-export async function startSandbox(config: SandboxConfig, httpPort: number, host = '127.0.0.1'): Promise<RunningSandbox> {
-  const app = await createHttpApp(SandboxModule.register(config), { logger: createLogger('provider-sandbox', config.logFormat) });
+export async function startSandbox(
+  config: SandboxConfig,
+  httpPort: number,
+  host = '127.0.0.1',
+): Promise<RunningSandbox> {
+  const app = await createHttpApp(SandboxModule.register(config), {
+    logger: createLogger('provider-sandbox', config.logFormat),
+  });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
   await app.listen(httpPort, host);

@@ -31,7 +31,10 @@ export class SimulateCallbackDto extends PaymentRequestDto {
 @ApiTags('sandbox')
 @Controller()
 export class SandboxController {
-  constructor(private readonly sender: CallbackSender, private readonly payments: SandboxPayments) {}
+  constructor(
+    private readonly sender: CallbackSender,
+    private readonly payments: SandboxPayments,
+  ) {}
 
   /**
    * Accepts a payment and answers it later by signed callbacks, as an acquirer does; the cents of
@@ -39,7 +42,7 @@ export class SandboxController {
    */
   @Post('payments')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Start a payment (called by our services); the amount\'s cents choose the scenario' })
+  @ApiOperation({ summary: "Start a payment (called by our services); the amount's cents choose the scenario" })
   async pay(@Body() body: StartPaymentDto): Promise<PaymentAnswer> {
     const result = await this.payments.start({ ...body, kind: body.kind ?? 'payment' });
     switch (result.kind) {
@@ -55,8 +58,16 @@ export class SandboxController {
   /** What the sandbox received and sent for one payment (tests, local runs). */
   @Get('payments/:reference/:paymentId')
   @ApiOperation({ summary: 'Inspect one payment: requests received, callbacks sent' })
-  find(@Param('reference') reference: string, @Param('paymentId') paymentId: string, @Query('kind') kind?: string): PaymentRecord {
-    const found = this.payments.find((KINDS as readonly string[]).includes(kind ?? '') ? (kind as PaymentKind) : 'payment', reference, paymentId);
+  find(
+    @Param('reference') reference: string,
+    @Param('paymentId') paymentId: string,
+    @Query('kind') kind?: string,
+  ): PaymentRecord {
+    const found = this.payments.find(
+      (KINDS as readonly string[]).includes(kind ?? '') ? (kind as PaymentKind) : 'payment',
+      reference,
+      paymentId,
+    );
     if (!found) throw new ProblemException('notFound', `the sandbox has no payment ${paymentId} of ${reference}`);
     return found;
   }
@@ -65,8 +76,13 @@ export class SandboxController {
   @Post('simulate/callback')
   @HttpCode(200)
   @ApiOperation({ summary: 'Send a signed callback to callbacks-ingest now' })
-  async simulate(@Body() body: SimulateCallbackDto): Promise<{ delivered: boolean; responseStatus: number; responseBody: string }> {
-    const { status: responseStatus, body: responseBody } = await this.sender.send({ ...body, kind: body.kind ?? 'payment' });
+  async simulate(
+    @Body() body: SimulateCallbackDto,
+  ): Promise<{ delivered: boolean; responseStatus: number; responseBody: string }> {
+    const { status: responseStatus, body: responseBody } = await this.sender.send({
+      ...body,
+      kind: body.kind ?? 'payment',
+    });
     return { delivered: responseStatus === 200, responseStatus, responseBody };
   }
 }

@@ -34,7 +34,11 @@ export interface Scenario {
   callbacks(terms: PaymentTerms): PlannedCallback[];
 }
 
-const same = (t: PaymentTerms): PaymentTerms => ({ amount: t.amount, currency: t.currency, ...(t.tokenStandard ? { tokenStandard: t.tokenStandard } : {}) });
+const same = (t: PaymentTerms): PaymentTerms => ({
+  amount: t.amount,
+  currency: t.currency,
+  ...(t.tokenStandard ? { tokenStandard: t.tokenStandard } : {}),
+});
 
 function decimalsOf(amount: string): number {
   return amount.split('.')[1]?.length ?? 0;
@@ -52,42 +56,66 @@ function tenPercentLess(amount: string): string {
  */
 export const SCENARIOS: readonly Scenario[] = [
   {
-    name: 'success', cents: null, slow: false,
+    name: 'success',
+    cents: null,
+    slow: false,
     description: 'accepted; one `success` callback with the same amount and currency',
     callbacks: (t) => [{ status: 'success', ...same(t) }],
   },
   {
-    name: 'decline', cents: '13', slow: false,
+    name: 'decline',
+    cents: '13',
+    slow: false,
     description: 'accepted; one `failed` callback (declined by the issuer)',
     callbacks: (t) => [{ status: 'failed', ...same(t), reason: 'declined by the issuer' }],
   },
   {
-    name: 'amount_mismatch', cents: '21', slow: false,
+    name: 'amount_mismatch',
+    cents: '21',
+    slow: false,
     description: 'accepted; one `success` callback for 10 % less (cut to the same decimals)',
     callbacks: (t) => [{ status: 'success', ...same(t), amount: tenPercentLess(t.amount) }],
   },
   {
-    name: 'currency_mismatch', cents: '22', slow: false,
+    name: 'currency_mismatch',
+    cents: '22',
+    slow: false,
     description: 'accepted; one `success` callback with the same amount in another currency (EUR, or USD for EUR)',
     callbacks: (t) => [{ status: 'success', amount: t.amount, currency: t.currency === 'EUR' ? 'USD' : 'EUR' }],
   },
   {
-    name: 'slow', cents: '31', slow: true,
+    name: 'slow',
+    cents: '31',
+    slow: true,
     description: 'answers the request only after `SANDBOX_SLOW_MS`, then one `success` callback',
     callbacks: (t) => [{ status: 'success', ...same(t) }],
   },
   {
-    name: 'duplicate_callbacks', cents: '41', slow: false,
-    description: 'accepted; the `success` callback sent 3 times: twice with the same eventId (a delivery retry), then once more with a new eventId',
-    callbacks: (t) => [{ status: 'success', ...same(t) }, { status: 'success', ...same(t), repeatOf: 0 }, { status: 'success', ...same(t) }],
+    name: 'duplicate_callbacks',
+    cents: '41',
+    slow: false,
+    description:
+      'accepted; the `success` callback sent 3 times: twice with the same eventId (a delivery retry), then once more with a new eventId',
+    callbacks: (t) => [
+      { status: 'success', ...same(t) },
+      { status: 'success', ...same(t), repeatOf: 0 },
+      { status: 'success', ...same(t) },
+    ],
   },
   {
-    name: 'stale_pending', cents: '42', slow: false,
+    name: 'stale_pending',
+    cents: '42',
+    slow: false,
     description: 'accepted; a `success` callback, then a stale `pending` one',
-    callbacks: (t) => [{ status: 'success', ...same(t) }, { status: 'pending', ...same(t) }],
+    callbacks: (t) => [
+      { status: 'success', ...same(t) },
+      { status: 'pending', ...same(t) },
+    ],
   },
   {
-    name: 'no_callback', cents: '99', slow: false,
+    name: 'no_callback',
+    cents: '99',
+    slow: false,
     description: 'accepted; never calls back',
     callbacks: () => [],
   },

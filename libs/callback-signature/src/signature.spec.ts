@@ -4,7 +4,8 @@ import { sign, SIGNATURE_TOLERANCE_SECONDS, verifySignature } from './signature'
 const SECRET = 'sandbox-secret';
 const OTHER_SECRET = 'another-secret';
 const NOW = 1_760_000_000;
-const BODY = '{"eventId":"evt-1","kind":"payment","reference":"ord-1","status":"success","amount":"100.00","currency":"USD"}';
+const BODY =
+  '{"eventId":"evt-1","kind":"payment","reference":"ord-1","status":"success","amount":"100.00","currency":"USD"}';
 
 /** Computed independently of `sign`, so a change in the scheme shows up here. */
 function hmac(secret: string, timestamp: number, body: string): string {
@@ -45,9 +46,12 @@ describe('verifySignature', () => {
     ['the new secret first', `t=${NOW},v1=${hmac(SECRET, NOW, BODY)},v1=${hmac(OTHER_SECRET, NOW, BODY)}`],
     ['the new secret second', `t=${NOW},v1=${hmac(OTHER_SECRET, NOW, BODY)},v1=${hmac(SECRET, NOW, BODY)}`],
     ['a malformed value before the good one', `t=${NOW},v1=zz,v1=${hmac(SECRET, NOW, BODY)}`],
-  ])('when the header carries several v1 values during a secret rotation (%s), then the matching one is accepted', (_case, header) => {
-    expect(verifySignature(header, BODY, SECRET, NOW)).toEqual({ kind: 'valid', timestamp: NOW });
-  });
+  ])(
+    'when the header carries several v1 values during a secret rotation (%s), then the matching one is accepted',
+    (_case, header) => {
+      expect(verifySignature(header, BODY, SECRET, NOW)).toEqual({ kind: 'valid', timestamp: NOW });
+    },
+  );
 
   it.each([
     ['the header is missing', undefined, BODY, SECRET, NOW, 'missing signature header'],
@@ -56,15 +60,36 @@ describe('verifySignature', () => {
     ['the body was re-serialized', valid, JSON.stringify(JSON.parse(BODY), null, 2), SECRET, NOW, 'signature mismatch'],
     ['one byte of the body was appended', valid, BODY + ' ', SECRET, NOW, 'signature mismatch'],
     ['the secret is another one', valid, BODY, OTHER_SECRET, NOW, 'signature mismatch'],
-    ['the timestamp was changed after signing', valid.replace(`t=${NOW}`, `t=${NOW + 1}`), BODY, SECRET, NOW, 'signature mismatch'],
-    ['every v1 value is wrong', `t=${NOW},v1=${hmac(OTHER_SECRET, NOW, BODY)},v1=${hmac('third', NOW, BODY)}`, BODY, SECRET, NOW, 'signature mismatch'],
+    [
+      'the timestamp was changed after signing',
+      valid.replace(`t=${NOW}`, `t=${NOW + 1}`),
+      BODY,
+      SECRET,
+      NOW,
+      'signature mismatch',
+    ],
+    [
+      'every v1 value is wrong',
+      `t=${NOW},v1=${hmac(OTHER_SECRET, NOW, BODY)},v1=${hmac('third', NOW, BODY)}`,
+      BODY,
+      SECRET,
+      NOW,
+      'signature mismatch',
+    ],
     ['v1 is missing', `t=${NOW}`, BODY, SECRET, NOW, 'signature mismatch'],
     ['v1 is too short', `t=${NOW},v1=${v1.slice(0, 62)}`, BODY, SECRET, NOW, 'signature mismatch'],
     ['v1 is not hex', `t=${NOW},v1=${'g'.repeat(64)}`, BODY, SECRET, NOW, 'signature mismatch'],
     ['the timestamp is missing', `v1=${v1}`, BODY, SECRET, NOW, 'missing or malformed timestamp'],
     ['the timestamp is not a number', `t=abc,v1=${v1}`, BODY, SECRET, NOW, 'missing or malformed timestamp'],
     ['the timestamp is negative', `t=-1,v1=${v1}`, BODY, SECRET, NOW, 'missing or malformed timestamp'],
-    ['the timestamp is in milliseconds-like huge form', `t=${NOW}000000,v1=${v1}`, BODY, SECRET, NOW, 'missing or malformed timestamp'],
+    [
+      'the timestamp is in milliseconds-like huge form',
+      `t=${NOW}000000,v1=${v1}`,
+      BODY,
+      SECRET,
+      NOW,
+      'missing or malformed timestamp',
+    ],
     ['the timestamp is empty', `t=,v1=${v1}`, BODY, SECRET, NOW, 'missing or malformed timestamp'],
     ['a part has no "="', `t=${NOW},v1`, BODY, SECRET, NOW, 'malformed signature header'],
     ['a part has no name', `=${NOW},v1=${v1}`, BODY, SECRET, NOW, 'malformed signature header'],
@@ -80,12 +105,18 @@ describe('verifySignature', () => {
     ['a day old', NOW - 86_400],
     ['a day in the future', NOW + 86_400],
   ])('when the signature is correct but %s, then it is rejected as outside the tolerance', (_case, signedAt) => {
-    expect(verifySignature(sign(SECRET, BODY, signedAt), BODY, SECRET, NOW)).toEqual({ kind: 'invalid', reason: 'timestamp outside tolerance' });
+    expect(verifySignature(sign(SECRET, BODY, signedAt), BODY, SECRET, NOW)).toEqual({
+      kind: 'invalid',
+      reason: 'timestamp outside tolerance',
+    });
   });
 
   it('when a caller asks for a narrower tolerance, then it is applied', () => {
     const header = sign(SECRET, BODY, NOW - 61);
-    expect(verifySignature(header, BODY, SECRET, NOW, 60)).toEqual({ kind: 'invalid', reason: 'timestamp outside tolerance' });
+    expect(verifySignature(header, BODY, SECRET, NOW, 60)).toEqual({
+      kind: 'invalid',
+      reason: 'timestamp outside tolerance',
+    });
     expect(verifySignature(header, BODY, SECRET, NOW, 61)).toEqual({ kind: 'valid', timestamp: NOW - 61 });
   });
 });

@@ -33,7 +33,8 @@ export function verifySignature(
   const t = parts.get('t')?.[0];
   if (!t || !/^[0-9]{1,12}$/.test(t)) return { kind: 'invalid', reason: 'missing or malformed timestamp' };
   const timestamp = Number(t);
-  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { kind: 'invalid', reason: 'timestamp outside tolerance' };
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds)
+    return { kind: 'invalid', reason: 'timestamp outside tolerance' };
   const expected = Buffer.from(sign(secret, rawBody, timestamp).split('v1=')[1], 'hex');
   // Several v1 values are allowed so a secret can be rotated without downtime.
   for (const candidate of parts.get('v1') ?? []) {

@@ -54,7 +54,13 @@ describe('envelope', () => {
   });
 
   it('when it is caused by another message and a correlationId is also given, then the cause wins', () => {
-    const e = envelope({ type: 't', payload: {}, occurredAt: AT, correlationId: 'mine', causedBy: { eventId: 'cause', correlationId: 'chain' } });
+    const e = envelope({
+      type: 't',
+      payload: {},
+      occurredAt: AT,
+      correlationId: 'mine',
+      causedBy: { eventId: 'cause', correlationId: 'chain' },
+    });
     expect(e).toMatchObject({ correlationId: 'chain', causationId: 'cause' });
   });
 
@@ -87,7 +93,11 @@ describe('parseEnvelope', () => {
     ['the value is a number', '42', 'value is not an object'],
     ['eventId is missing', JSON.stringify(without('eventId')), 'eventId must be a UUID'],
     ['eventId is not a UUID', JSON.stringify(anEnvelope({ eventId: 'evt-1' })), 'eventId must be a UUID'],
-    ['eventId is a UUID with extra text', JSON.stringify(anEnvelope({ eventId: '5b0c9a8e-3f1d-4c2a-9d7e-1a2b3c4d5e6fx' })), 'eventId must be a UUID'],
+    [
+      'eventId is a UUID with extra text',
+      JSON.stringify(anEnvelope({ eventId: '5b0c9a8e-3f1d-4c2a-9d7e-1a2b3c4d5e6fx' })),
+      'eventId must be a UUID',
+    ],
     ['type is missing', JSON.stringify(without('type')), 'type must be a non-empty string'],
     ['type is empty', JSON.stringify(anEnvelope({ type: '' })), 'type must be a non-empty string'],
     ['type is not a string', JSON.stringify(anEnvelope({ type: 5 })), 'type must be a non-empty string'],
@@ -95,8 +105,16 @@ describe('parseEnvelope', () => {
     ['version is a string', JSON.stringify(anEnvelope({ version: '1' })), 'version must be an integer'],
     ['version is a fraction', JSON.stringify(anEnvelope({ version: 1.5 })), 'version must be an integer'],
     ['occurredAt is missing', JSON.stringify(without('occurredAt')), 'occurredAt must be an ISO timestamp'],
-    ['occurredAt is not a date', JSON.stringify(anEnvelope({ occurredAt: 'yesterday' })), 'occurredAt must be an ISO timestamp'],
-    ['occurredAt is a number', JSON.stringify(anEnvelope({ occurredAt: 1760000000000 })), 'occurredAt must be an ISO timestamp'],
+    [
+      'occurredAt is not a date',
+      JSON.stringify(anEnvelope({ occurredAt: 'yesterday' })),
+      'occurredAt must be an ISO timestamp',
+    ],
+    [
+      'occurredAt is a number',
+      JSON.stringify(anEnvelope({ occurredAt: 1760000000000 })),
+      'occurredAt must be an ISO timestamp',
+    ],
     ['correlationId is missing', JSON.stringify(without('correlationId')), 'correlationId must be a string'],
     ['correlationId is a number', JSON.stringify(anEnvelope({ correlationId: 1 })), 'correlationId must be a string'],
     ['causationId is missing', JSON.stringify(without('causationId')), 'causationId must be a string or null'],
@@ -111,6 +129,7 @@ describe('parseEnvelope', () => {
   it('when the envelope is typed, then its payload reaches the handler unchanged', () => {
     const r = parseEnvelope(JSON.stringify(anEnvelope({ payload: { nested: { amount: '0.00000001' } } })));
     expect(r.kind).toBe('ok');
-    if (r.kind === 'ok') expect((r.envelope as Envelope<{ nested: { amount: string } }>).payload.nested.amount).toBe('0.00000001');
+    if (r.kind === 'ok')
+      expect((r.envelope as Envelope<{ nested: { amount: string } }>).payload.nested.amount).toBe('0.00000001');
   });
 });

@@ -50,12 +50,18 @@ export function parseEnvelope(raw: Buffer | string | null): EnvelopeParse {
   }
   if (typeof value !== 'object' || value === null) return { kind: 'invalid', reason: 'value is not an object' };
   const v = value as Record<string, unknown>;
-  if (typeof v.eventId !== 'string' || !UUID.test(v.eventId)) return { kind: 'invalid', reason: 'eventId must be a UUID' };
-  if (typeof v.type !== 'string' || v.type.length === 0) return { kind: 'invalid', reason: 'type must be a non-empty string' };
-  if (typeof v.version !== 'number' || !Number.isInteger(v.version)) return { kind: 'invalid', reason: 'version must be an integer' };
-  if (typeof v.occurredAt !== 'string' || Number.isNaN(Date.parse(v.occurredAt))) return { kind: 'invalid', reason: 'occurredAt must be an ISO timestamp' };
+  if (typeof v.eventId !== 'string' || !UUID.test(v.eventId))
+    return { kind: 'invalid', reason: 'eventId must be a UUID' };
+  if (typeof v.type !== 'string' || v.type.length === 0)
+    return { kind: 'invalid', reason: 'type must be a non-empty string' };
+  if (typeof v.version !== 'number' || !Number.isInteger(v.version))
+    return { kind: 'invalid', reason: 'version must be an integer' };
+  if (typeof v.occurredAt !== 'string' || Number.isNaN(Date.parse(v.occurredAt)))
+    return { kind: 'invalid', reason: 'occurredAt must be an ISO timestamp' };
   if (typeof v.correlationId !== 'string') return { kind: 'invalid', reason: 'correlationId must be a string' };
-  if (v.causationId !== null && typeof v.causationId !== 'string') return { kind: 'invalid', reason: 'causationId must be a string or null' };
-  if (typeof v.payload !== 'object' || v.payload === null || Array.isArray(v.payload)) return { kind: 'invalid', reason: 'payload must be an object' };
+  if (v.causationId !== null && typeof v.causationId !== 'string')
+    return { kind: 'invalid', reason: 'causationId must be a string or null' };
+  if (typeof v.payload !== 'object' || v.payload === null || Array.isArray(v.payload))
+    return { kind: 'invalid', reason: 'payload must be an object' };
   return { kind: 'ok', envelope: v as unknown as Envelope };
 }

@@ -188,4 +188,8 @@ export interface DeleteMethodCommand {
   shopId: string;
   direction: MethodDirection;
 }
-export const deleteMethodCommand: Check<DeleteMethodCommand> = obj({ methodId: uuid(), shopId: uuid(), direction: literal(...MethodDirections) });
+export const deleteMethodCommand: Check<DeleteMethodCommand> = obj({
+  methodId: uuid(),
+  shopId: uuid(),
+  direction: literal(...MethodDirections),
+});

@@ -1,7 +1,14 @@
 import { Check, decimal, int, literal, obj, optional, record, str, uuid } from './schema';
 
 export const OrderStatuses = [
-  'registered', 'in_progress', 'need_action', 'completed', 'partially_refunded', 'refunded', 'cancelled', 'failed',
+  'registered',
+  'in_progress',
+  'need_action',
+  'completed',
+  'partially_refunded',
+  'refunded',
+  'cancelled',
+  'failed',
 ] as const;
 export type OrderStatus = (typeof OrderStatuses)[number];
 
@@ -14,7 +21,13 @@ export interface CostDto {
 const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
 
 /** Message types on `orders.commands`. */
-export const OrderCommandTypes = { create: 'order.create', get: 'order.get', cancel: 'order.cancel', resolve: 'order.resolve', refund: 'order.refund' } as const;
+export const OrderCommandTypes = {
+  create: 'order.create',
+  get: 'order.get',
+  cancel: 'order.cancel',
+  resolve: 'order.resolve',
+  refund: 'order.refund',
+} as const;
 
 export interface CancelOrderCommand {
   orderId: string;
@@ -29,7 +42,12 @@ export interface RefundOrderCommand {
   shopId: string;
   cost: CostDto;
 }
-export const refundOrderCommand: Check<RefundOrderCommand> = obj({ refundId: uuid(), orderId: uuid(), shopId: uuid(), cost });
+export const refundOrderCommand: Check<RefundOrderCommand> = obj({
+  refundId: uuid(),
+  orderId: uuid(),
+  shopId: uuid(),
+  cost,
+});
 
 /** An operator's decision on an order in need_action. */
 export interface ResolveOrderCommand {
@@ -73,7 +91,11 @@ export const createOrderCommand: Check<CreateOrderCommand> = obj({
   instrumentType: optional(literal(...InstrumentTypes)),
   paymentSettings: optional(obj({ walletType: optional(literal('personal', 'company')) })),
   payer: optional(record()),
-  recipient: optional(obj({ merchantBalance: optional(obj({ currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) })) })),
+  recipient: optional(
+    obj({
+      merchantBalance: optional(obj({ currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) })),
+    }),
+  ),
   callbackUrl: optional(str({ min: 1, max: 2048 })),
 });
 
@@ -109,7 +131,13 @@ export interface OrderView {
   status: OrderStatus;
   statusCode?: string;
   statusDescription?: string;
-  order: { merchantOrderId: string; cost: CostDto; originalCost?: CostDto; reportedCost?: CostDto; description?: string };
+  order: {
+    merchantOrderId: string;
+    cost: CostDto;
+    originalCost?: CostDto;
+    reportedCost?: CostDto;
+    description?: string;
+  };
   customer?: { id: string };
   instrumentType?: InstrumentType;
   paymentSettings?: { walletType?: 'personal' | 'company' };

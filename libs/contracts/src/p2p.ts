@@ -1,5 +1,12 @@
 import { Check, literal, int, obj, optional, str, uuid } from './schema';
-import { perObjectCallbackUrl, previousTransferStatus, TransferCost, transferCost, TransferStatus, transferStatus } from './transfers';
+import {
+  perObjectCallbackUrl,
+  previousTransferStatus,
+  TransferCost,
+  transferCost,
+  TransferStatus,
+  transferStatus,
+} from './transfers';
 
 export type P2pStatus = TransferStatus;
 

@@ -1,5 +1,12 @@
 import { Check, literal, obj, optional, record, str, uuid, int } from './schema';
-import { perObjectCallbackUrl, previousTransferStatus, TransferCost, transferCost, TransferStatus, transferStatus } from './transfers';
+import {
+  perObjectCallbackUrl,
+  previousTransferStatus,
+  TransferCost,
+  transferCost,
+  TransferStatus,
+  transferStatus,
+} from './transfers';
 
 export type PayoutStatus = TransferStatus;
 

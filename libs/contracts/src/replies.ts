@@ -1,7 +1,5 @@
 /** The answer to a request sent over Kafka (request-reply from the gateway). */
-export type Reply<T> =
-  | { ok: true; result: T }
-  | { ok: false; error: ReplyError };
+export type Reply<T> = { ok: true; result: T } | { ok: false; error: ReplyError };
 
 /**
  * A business refusal, mapped to HTTP by the gateway. `code` is stable: it becomes the problem `type`.

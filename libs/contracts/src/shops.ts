@@ -32,7 +32,9 @@ export const shopSettingsSnapshot: Check<ShopSettingsSnapshot> = obj({
   version: int(),
   amountDeviation: obj({ lowerPercent: str(), upperPercent: str() }),
   autoFinalizeNeedAction: bool(),
-  processingTimeout: obj({ defaultSeconds: int(), byPaymentSetting: record() }) as Check<ShopSettingsSnapshot['processingTimeout']>,
+  processingTimeout: obj({ defaultSeconds: int(), byPaymentSetting: record() }) as Check<
+    ShopSettingsSnapshot['processingTimeout']
+  >,
   useCustomerDataAsPayer: bool(),
   callbackUrl: (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str()(v, p)),
 }) as Check<ShopSettingsSnapshot>;

@@ -14,10 +14,15 @@ export interface TransferCost {
   tokenStandard?: string;
 }
 
-export const transferCost: Check<TransferCost> = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
+export const transferCost: Check<TransferCost> = obj({
+  amount: decimal(),
+  currency: str({ min: 1, max: 32 }),
+  tokenStandard: optional(str({ max: 16 })),
+});
 
 /** An http(s) URL given per object, overriding the shop's callback URL (checked at the HTTP edge). */
 export const perObjectCallbackUrl = (): Check<string> => str({ min: 8, max: 2048, pattern: /^https?:\/\/[^\s]+$/i });
 
 export const transferStatus = literal(...TransferStatuses);
-export const previousTransferStatus: Check<TransferStatus | null> = (v, p) => (v === null ? { ok: true, value: null } : transferStatus(v, p));
+export const previousTransferStatus: Check<TransferStatus | null> = (v, p) =>
+  v === null ? { ok: true, value: null } : transferStatus(v, p);

@@ -43,7 +43,10 @@ export interface CallbackBody {
   occurredAt: string;
 }
 
-const OBJECT: Record<CallbackType, { objectType: ObjectType; reference: 'merchantOrderId' | 'merchantPayoutId' | 'merchantP2pId' }> = {
+const OBJECT: Record<
+  CallbackType,
+  { objectType: ObjectType; reference: 'merchantOrderId' | 'merchantPayoutId' | 'merchantP2pId' }
+> = {
   'order.status_changed': { objectType: 'order', reference: 'merchantOrderId' },
   'payout.status_changed': { objectType: 'payout', reference: 'merchantPayoutId' },
   'p2p.status_changed': { objectType: 'p2p', reference: 'merchantP2pId' },
@@ -60,7 +63,8 @@ export function objectTypeOf(type: CallbackType): ObjectType {
 export function toCallbackBody(eventId: string, occurredAt: string, change: StatusChange): CallbackBody {
   const { objectType, reference } = OBJECT[change.type];
   const code = change.statusCode ?? null;
-  const description = code && isKnownStatusCode(code) ? statusOf(code).statusDescription : (change.statusDescription ?? null);
+  const description =
+    code && isKnownStatusCode(code) ? statusOf(code).statusDescription : (change.statusDescription ?? null);
   return {
     eventId,
     type: change.type,
@@ -73,7 +77,11 @@ export function toCallbackBody(eventId: string, occurredAt: string, change: Stat
     previousStatus: change.previousStatus,
     statusCode: code,
     statusDescription: description,
-    cost: { amount: change.cost.amount, currency: change.cost.currency, ...(change.cost.tokenStandard ? { tokenStandard: change.cost.tokenStandard } : {}) },
+    cost: {
+      amount: change.cost.amount,
+      currency: change.cost.currency,
+      ...(change.cost.tokenStandard ? { tokenStandard: change.cost.tokenStandard } : {}),
+    },
     occurredAt,
   };
 }

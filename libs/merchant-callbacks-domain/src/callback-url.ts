@@ -16,16 +16,27 @@ function ipv4ToInt(ip: string): number {
 }
 
 const V4_BLOCKED: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 
 function v4Blocked(ip: string): boolean {
   const n = ipv4ToInt(ip);
   return V4_BLOCKED.some(([net, bits]) => {
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    return ((n & mask) >>> 0) === ((ipv4ToInt(net) & mask) >>> 0);
+    return (n & mask) >>> 0 === (ipv4ToInt(net) & mask) >>> 0;
   });
 }
 
@@ -87,7 +98,10 @@ export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): stri
   if (!parsed.hostname) return 'must name a host';
   if (policy.allowInsecure) return undefined;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) return isNonPublicAddress(host) ? 'must not point at a private, loopback, link-local or unique-local address' : undefined;
+  if (isIP(host) !== 0)
+    return isNonPublicAddress(host)
+      ? 'must not point at a private, loopback, link-local or unique-local address'
+      : undefined;
   if (LOCAL_NAMES.test(host) || !host.includes('.')) return 'must not point at a local host name';
   return undefined;
 }

@@ -1,4 +1,12 @@
-import { callbackUrlProblem, isDelivered, isNonPublicAddress, nextRetry, RetryPolicy, toCallbackBody, DEFAULT_RETRY_POLICY } from './index';
+import {
+  callbackUrlProblem,
+  isDelivered,
+  isNonPublicAddress,
+  nextRetry,
+  RetryPolicy,
+  toCallbackBody,
+  DEFAULT_RETRY_POLICY,
+} from './index';
 
 const T0 = new Date('2026-11-21T00:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -67,11 +75,19 @@ describe('callback URL policy', () => {
     ['https://10.1.2.3/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
     ['https://172.20.0.1/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
     ['https://192.168.1.1/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
-    ['https://169.254.169.254/latest/meta-data', false, 'must not point at a private, loopback, link-local or unique-local address'],
+    [
+      'https://169.254.169.254/latest/meta-data',
+      false,
+      'must not point at a private, loopback, link-local or unique-local address',
+    ],
     ['https://[::1]/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
     ['https://[fd00::1]/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
     ['https://[fe80::1]/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
-    ['https://[::ffff:10.0.0.1]/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
+    [
+      'https://[::ffff:10.0.0.1]/cb',
+      false,
+      'must not point at a private, loopback, link-local or unique-local address',
+    ],
     ['https://[2a00:1450::1]/cb', false, undefined],
     ['http://127.0.0.1:8080/cb', true, undefined],
     ['http://localhost/cb', true, undefined],
@@ -81,7 +97,14 @@ describe('callback URL policy', () => {
   });
 
   it.each([
-    ['8.8.8.8', false], ['100.64.1.1', true], ['0.0.0.0', true], ['224.0.0.1', true], ['2001:db8::1', true], ['2606:4700::1111', false], ['::', true], ['bogus', true],
+    ['8.8.8.8', false],
+    ['100.64.1.1', true],
+    ['0.0.0.0', true],
+    ['224.0.0.1', true],
+    ['2001:db8::1', true],
+    ['2606:4700::1111', false],
+    ['::', true],
+    ['bogus', true],
   ])('when the resolved address is %s, then non-public is %s', (ip, blocked) => {
     expect(isNonPublicAddress(ip)).toBe(blocked);
   });
@@ -89,24 +112,54 @@ describe('callback URL policy', () => {
 
 describe('callback body', () => {
   const change = {
-    type: 'order.status_changed' as const, objectId: 'o-1', shopId: 's-1', merchantReference: 'm-1', sequence: 2,
-    status: 'completed', previousStatus: 'in_progress', cost: { amount: '10.00', currency: 'USD' },
+    type: 'order.status_changed' as const,
+    objectId: 'o-1',
+    shopId: 's-1',
+    merchantReference: 'm-1',
+    sequence: 2,
+    status: 'completed',
+    previousStatus: 'in_progress',
+    cost: { amount: '10.00', currency: 'USD' },
   };
 
   it.each([
-    ['a catalogue code', { statusCode: '0-01-00', statusDescription: 'producer text' }, '0-01-00', 'Operation completed successfully.'],
-    ['a code the catalogue does not know', { statusCode: '9-99-99', statusDescription: 'producer text' }, '9-99-99', 'producer text'],
+    [
+      'a catalogue code',
+      { statusCode: '0-01-00', statusDescription: 'producer text' },
+      '0-01-00',
+      'Operation completed successfully.',
+    ],
+    [
+      'a code the catalogue does not know',
+      { statusCode: '9-99-99', statusDescription: 'producer text' },
+      '9-99-99',
+      'producer text',
+    ],
     ['no code', {}, null, null],
-  ])('when the event carries %s, then the body carries the catalogue description where there is one', (_what, extra, code, description) => {
-    const body = toCallbackBody('e-1', '2026-11-21T00:00:00.000Z', { ...change, ...extra });
-    expect(body).toMatchObject({ eventId: 'e-1', objectType: 'order', merchantOrderId: 'm-1', sequence: 2, statusCode: code, statusDescription: description });
-  });
+  ])(
+    'when the event carries %s, then the body carries the catalogue description where there is one',
+    (_what, extra, code, description) => {
+      const body = toCallbackBody('e-1', '2026-11-21T00:00:00.000Z', { ...change, ...extra });
+      expect(body).toMatchObject({
+        eventId: 'e-1',
+        objectType: 'order',
+        merchantOrderId: 'm-1',
+        sequence: 2,
+        statusCode: code,
+        statusDescription: description,
+      });
+    },
+  );
 
   it.each([
     ['payout.status_changed', 'payout', 'merchantPayoutId'],
     ['p2p.status_changed', 'p2p', 'merchantP2pId'],
   ] as const)('when the event is %s, then the object type is %s and the reference is %s', (type, objectType, ref) => {
-    const body = toCallbackBody('e-1', 'x', { ...change, type, cost: { amount: '1', currency: 'USDT', tokenStandard: 'TRC20' } });
+    const body = toCallbackBody('e-1', 'x', {
+      ...change,
+      type,
+      cost: { amount: '1', currency: 'USDT', tokenStandard: 'TRC20' },
+    });
     expect(body.objectType).toBe(objectType);
     expect(body).toHaveProperty(ref, 'm-1');
     expect(body).not.toHaveProperty('merchantOrderId');

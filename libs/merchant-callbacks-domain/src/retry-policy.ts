@@ -17,7 +17,13 @@ export type RetryDecision = { kind: 'retry'; at: Date; delayMs: number } | { kin
  * @param attempt the attempt that just failed, 1 for the first
  * @param random a number in [0, 1): the jitter source, an argument so the rule stays pure
  */
-export function nextRetry(policy: RetryPolicy, attempt: number, windowStart: Date, now: Date, random: number): RetryDecision {
+export function nextRetry(
+  policy: RetryPolicy,
+  attempt: number,
+  windowStart: Date,
+  now: Date,
+  random: number,
+): RetryDecision {
   const exponential = policy.baseMs * 2 ** Math.min(attempt - 1, 40);
   const ceiling = Math.min(policy.capMs, exponential);
   const delayMs = Math.max(1, Math.round(ceiling / 2 + (ceiling / 2) * random));

@@ -40,7 +40,10 @@ describe('BatchingSender', () => {
     await first;
     await tick();
     expect(requests).toHaveLength(2);
-    expect(values(requests[1].batch)).toEqual([['t', ['b', 'c', 'd']], ['u', ['x']]]);
+    expect(values(requests[1].batch)).toEqual([
+      ['t', ['b', 'c', 'd']],
+      ['u', ['x']],
+    ]);
     let settled = false;
     void Promise.all(later).then(() => (settled = true));
     await tick();
@@ -73,7 +76,11 @@ describe('BatchingSender', () => {
     const sender = new BatchingSender(() => producer, 3);
     const first = sender.send('t', [msg('a')]);
     await tick();
-    const rest = [sender.send('t', [msg('b'), msg('c')]), sender.send('t', [msg('d'), msg('e')]), sender.send('t', [msg('f')])];
+    const rest = [
+      sender.send('t', [msg('b'), msg('c')]),
+      sender.send('t', [msg('d'), msg('e')]),
+      sender.send('t', [msg('f')]),
+    ];
     requests[0].ack();
     await first;
     await tick();

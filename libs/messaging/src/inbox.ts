@@ -9,9 +9,16 @@ export type InboxOutcome<T> = { kind: 'processed'; result: T } | { kind: 'duplic
  * published twice) finds its id taken and changes nothing.
  */
 export class Inbox {
-  constructor(private readonly dataSource: DataSource, private readonly schema: string, private readonly consumer: string) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly schema: string,
+    private readonly consumer: string,
+  ) {}
 
-  async process<T>(message: Pick<Envelope, 'eventId'>, work: (manager: EntityManager) => Promise<T>): Promise<InboxOutcome<T>> {
+  async process<T>(
+    message: Pick<Envelope, 'eventId'>,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<InboxOutcome<T>> {
     return this.dataSource.transaction(async (manager) => {
       const claimed: unknown[] = await manager.query(
         `INSERT INTO "${this.schema}".inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,

@@ -10,14 +10,29 @@ describe('isInfrastructureFault', () => {
   it.each([
     ['a refused connection to PostgreSQL', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
     ['a connection reset', withCode('read ECONNRESET', 'ECONNRESET')],
-    ['PostgreSQL stopped by an administrator (57P01)', pgError('terminating connection due to administrator command', '57P01')],
-    ['PostgreSQL restarting after a crash (57P02)', pgError('terminating connection because of crash of another server process', '57P02')],
+    [
+      'PostgreSQL stopped by an administrator (57P01)',
+      pgError('terminating connection due to administrator command', '57P01'),
+    ],
+    [
+      'PostgreSQL restarting after a crash (57P02)',
+      pgError('terminating connection because of crash of another server process', '57P02'),
+    ],
     ['PostgreSQL still starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (08006)', pgError('connection failure', '08006')],
     ['a connection pg saw die', new Error('Connection terminated unexpectedly')],
     ['a pool that could not connect in time', new Error('timeout exceeded when trying to connect')],
-    ['a broker that cannot be reached', new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092')],
-    ['kafkajs giving up on an unreachable broker', new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection timeout'), { retryCount: 5, retryTime: 5000 })],
+    [
+      'a broker that cannot be reached',
+      new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092'),
+    ],
+    [
+      'kafkajs giving up on an unreachable broker',
+      new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection timeout'), {
+        retryCount: 5,
+        retryTime: 5000,
+      }),
+    ],
   ])('when the error is %s, then it is an infrastructure fault', (_, err) => {
     expect(isInfrastructureFault(err)).toBe(true);
   });

@@ -1,11 +1,25 @@
 /** Node socket errors that mean the other side (database, broker) is not there right now. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 /** PostgreSQL: connection exceptions (class 08), shutdown or crash of the server, still starting up, no connection slot. */
 const POSTGRES_UNAVAILABLE = /^(08...|57P01|57P02|57P03|53300)$/;
 /** What pg and its pool say when a connection died or could not be made. */
-const PG_CONNECTION_LOST = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i;
+const PG_CONNECTION_LOST =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i;
 /** kafkajs: the broker could not be reached or did not answer. */
-const KAFKA_UNREACHABLE = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSBrokerNotFound']);
+const KAFKA_UNREACHABLE = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+]);
 
 interface ErrorLike {
   name?: unknown;

@@ -6,7 +6,15 @@ import { Admin, Partitioners, Producer } from 'kafkajs';
 import { ContractViolation, dlqTopic, envelope, Envelope, okReply, ReplyHeaders, Topics } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
-import { createTestTopics, eventually, ReadMessage, testBrokers, testKafka, TopicReader, uniqueName } from '@payments/testing';
+import {
+  createTestTopics,
+  eventually,
+  ReadMessage,
+  testBrokers,
+  testKafka,
+  TopicReader,
+  uniqueName,
+} from '@payments/testing';
 import { createTopicsAndWait } from './kafka';
 import { KafkaMessageContext, KafkaTransport } from './kafka-transport';
 import { RethrowRpcErrors } from './rethrow-rpc.filter';
@@ -22,7 +30,8 @@ const slowRuns = new Map<string, { running: number; maxRunning: number; order: M
 
 /** Every handler call, in the order the transport made them. */
 const calls: Call[] = [];
-const record = (env: Envelope, ctx: KafkaMessageContext) => calls.push({ type: env.type, eventId: env.eventId, at: Date.now(), topic: ctx.topic });
+const record = (env: Envelope, ctx: KafkaMessageContext) =>
+  calls.push({ type: env.type, eventId: env.eventId, at: Date.now(), topic: ctx.topic });
 
 @Controller()
 class TestHandlers {
@@ -33,10 +42,14 @@ class TestHandlers {
   }
 
   @EventPattern('test.fail')
-  async fail(@Payload() env: Envelope<{ mode: 'error' | 'contract' | 'outage'; marker: string; outageCalls?: number }>, @Ctx() ctx: KafkaMessageContext) {
+  async fail(
+    @Payload() env: Envelope<{ mode: 'error' | 'contract' | 'outage'; marker: string; outageCalls?: number }>,
+    @Ctx() ctx: KafkaMessageContext,
+  ) {
     record(env, ctx);
     await Promise.resolve();
-    if (env.payload.mode === 'contract') throw new ContractViolation(`test.fail: payload.marker ${env.payload.marker} is not allowed`);
+    if (env.payload.mode === 'contract')
+      throw new ContractViolation(`test.fail: payload.marker ${env.payload.marker} is not allowed`);
     if (env.payload.mode === 'outage') {
       // The database is down for the first outageCalls calls, then back.
       if (calls.filter((c) => c.eventId === env.eventId).length <= env.payload.outageCalls!) {
@@ -71,7 +84,12 @@ class TestModule {}
 
 describe('KafkaTransport in a NestJS microservice against Kafka', () => {
   const prefix = `${uniqueName('kt')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'kafka-transport-spec', topicPrefix: prefix, replicationFactor: 1 };
+  const kafka: KafkaConfig = {
+    brokers: testBrokers(),
+    clientId: 'kafka-transport-spec',
+    topicPrefix: prefix,
+    replicationFactor: 1,
+  };
   const topic = prefix + Topics.ordersCommands;
   const dlq = prefix + dlqTopic(Topics.ordersCommands);
   const replies = `${prefix}test.replies`;
@@ -92,7 +110,13 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     await producer.connect();
     reader = await TopicReader.start([dlq, replies]);
 
-    const transport = new KafkaTransport({ kafka, groupId: 'transport-spec', topics: [Topics.ordersCommands], maxAttempts, retryBackoffMs });
+    const transport = new KafkaTransport({
+      kafka,
+      groupId: 'transport-spec',
+      topics: [Topics.ordersCommands],
+      maxAttempts,
+      retryBackoffMs,
+    });
     app = await NestFactory.createMicroservice(TestModule, { strategy: transport, logger: false });
     app.useGlobalFilters(new RethrowRpcErrors());
     await app.listen();
@@ -112,7 +136,12 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     return meta;
   }
 
-  async function sendEnvelope<P>(type: string, payload: P, key: string = randomUUID(), headers: Record<string, string> = {}) {
+  async function sendEnvelope<P>(
+    type: string,
+    payload: P,
+    key: string = randomUUID(),
+    headers: Record<string, string> = {},
+  ) {
     const env = envelope({ type, payload, occurredAt: new Date(), correlationId: `corr-${randomUUID()}` });
     const meta = await send(JSON.stringify(env), key, headers);
     return { env, key, partition: meta.partition, offset: meta.baseOffset! };
@@ -125,7 +154,10 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const value = randomUUID();
     const { env } = await sendEnvelope('test.echo', { value }, undefined, { [ReplyHeaders.replyTopic]: replies });
 
-    const [reply] = await reader!.waitFor(1, (m) => m.topic === replies && m.headers[ReplyHeaders.correlationId] === env.eventId);
+    const [reply] = await reader!.waitFor(
+      1,
+      (m) => m.topic === replies && m.headers[ReplyHeaders.correlationId] === env.eventId,
+    );
     expect(reply.key).toBe(env.eventId);
     expect(reply.json).toEqual({
       eventId: expect.any(String),
@@ -153,10 +185,14 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     // One produce request, one partition: the consumer sees them in one or a few batches.
     await producer!.send({ topic, acks: -1, messages });
 
-    await eventually(async () => {
-      const done = slowRuns.get(run);
-      return done && [...done.order.values()].reduce((a, o) => a + o.length, 0) === 30 ? done : undefined;
-    }, 20000, 'all 30 slow messages handled');
+    await eventually(
+      async () => {
+        const done = slowRuns.get(run);
+        return done && [...done.order.values()].reduce((a, o) => a + o.length, 0) === 30 ? done : undefined;
+      },
+      20000,
+      'all 30 slow messages handled',
+    );
     const done = slowRuns.get(run)!;
     for (const key of keys) expect(done.order.get(key)).toEqual([0, 1, 2, 3, 4]);
     expect(done.maxRunning).toBeGreaterThan(1);
@@ -164,7 +200,11 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
 
   it('when a request has no reply-topic header, then it is handled and nothing is replied', async () => {
     const { env } = await sendEnvelope('test.echo', { value: 'no-reply' });
-    await eventually(async () => (calls.some((c) => c.eventId === env.eventId) ? true : undefined), 10000, 'the handler call');
+    await eventually(
+      async () => (calls.some((c) => c.eventId === env.eventId) ? true : undefined),
+      10000,
+      'the handler call',
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(reader!.messages.filter((m) => m.json?.causationId === env.eventId)).toEqual([]);
   });
@@ -175,7 +215,11 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const failing = await sendEnvelope('test.fail', { mode: 'outage', marker: randomUUID(), outageCalls }, key);
     const next = await sendEnvelope('test.ok', {}, key);
 
-    await eventually(async () => (calls.some((c) => c.eventId === next.env.eventId) ? true : undefined), 20000, 'the next message of the partition');
+    await eventually(
+      async () => (calls.some((c) => c.eventId === next.env.eventId) ? true : undefined),
+      20000,
+      'the next message of the partition',
+    );
     expect(calls.filter((c) => c.eventId === failing.env.eventId)).toHaveLength(outageCalls + 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(reader!.messages.filter((m) => m.topic === dlq && m.json?.eventId === failing.env.eventId)).toEqual([]);
@@ -208,17 +252,27 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(retryBackoffMs - 5);
     expect(attempts[2].at - attempts[1].at).toBeGreaterThanOrEqual(2 * retryBackoffMs - 5);
 
-    await eventually(async () => (calls.some((c) => c.eventId === next.env.eventId) ? true : undefined), 10000, 'the next message');
-    const order = calls.filter((c) => c.eventId === failing.env.eventId || c.eventId === next.env.eventId).map((c) => c.type);
+    await eventually(
+      async () => (calls.some((c) => c.eventId === next.env.eventId) ? true : undefined),
+      10000,
+      'the next message',
+    );
+    const order = calls
+      .filter((c) => c.eventId === failing.env.eventId || c.eventId === next.env.eventId)
+      .map((c) => c.type);
     expect(order).toEqual([...Array(maxAttempts).fill('test.fail'), 'test.ok']);
 
     // The failed message's offset is committed too: after a restart it would not come back.
     const groupId = kafka.topicPrefix + 'transport-spec';
-    await eventually(async () => {
-      const [entry] = await admin!.fetchOffsets({ groupId, topics: [topic] });
-      const committed = entry.partitions.find((p) => p.partition === failing.partition)!.offset;
-      return BigInt(committed) > BigInt(next.offset) ? true : undefined;
-    }, 10000, 'offset committed past both messages');
+    await eventually(
+      async () => {
+        const [entry] = await admin!.fetchOffsets({ groupId, topics: [topic] });
+        const committed = entry.partitions.find((p) => p.partition === failing.partition)!.offset;
+        return BigInt(committed) > BigInt(next.offset) ? true : undefined;
+      },
+      10000,
+      'offset committed past both messages',
+    );
   });
 
   it('when a handler throws a ContractViolation, then the message is dead-lettered after one attempt', async () => {
@@ -237,22 +291,29 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     ['not JSON', 'not json', 'invalid envelope: value is not JSON'],
     ['empty (a tombstone)', null, 'invalid envelope: empty message value'],
     ['JSON without an envelope', JSON.stringify({ hello: 'world' }), 'invalid envelope: eventId must be a UUID'],
-    ['an envelope without payload', JSON.stringify({ ...envelope({ type: 'test.ok', payload: {}, occurredAt: new Date() }), payload: undefined }), 'invalid envelope: payload must be an object'],
-  ])('when the value is %s, then it is dead-lettered at once with the reason and no handler runs', async (_case, value, reason) => {
-    const key = `bad-${randomUUID()}`;
-    const before = calls.length;
-    const meta = await send(value, key);
-    const dead = await deadLettered((m) => m.key === key);
-    expect(dead.headers).toMatchObject({
-      'dlq-error': reason,
-      'dlq-original-topic': Topics.ordersCommands,
-      'dlq-original-partition': String(meta.partition),
-      'dlq-original-offset': meta.baseOffset,
-      'dlq-attempts': '0',
-    });
-    expect(dead.value).toBe(value);
-    expect(calls.length).toBe(before);
-  });
+    [
+      'an envelope without payload',
+      JSON.stringify({ ...envelope({ type: 'test.ok', payload: {}, occurredAt: new Date() }), payload: undefined }),
+      'invalid envelope: payload must be an object',
+    ],
+  ])(
+    'when the value is %s, then it is dead-lettered at once with the reason and no handler runs',
+    async (_case, value, reason) => {
+      const key = `bad-${randomUUID()}`;
+      const before = calls.length;
+      const meta = await send(value, key);
+      const dead = await deadLettered((m) => m.key === key);
+      expect(dead.headers).toMatchObject({
+        'dlq-error': reason,
+        'dlq-original-topic': Topics.ordersCommands,
+        'dlq-original-partition': String(meta.partition),
+        'dlq-original-offset': meta.baseOffset,
+        'dlq-attempts': '0',
+      });
+      expect(dead.value).toBe(value);
+      expect(calls.length).toBe(before);
+    },
+  );
 
   it('when a message has a type no handler knows, then it is dead-lettered naming the type', async () => {
     const { env, key } = await sendEnvelope('test.unknown', { x: 1 });

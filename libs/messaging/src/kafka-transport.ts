@@ -93,9 +93,14 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       });
       // If the consumer crashes (e.g. the broker is gone for longer than its retries), kafkajs
       // restarts it by itself where `restartOnFailure` allows; we let it, and log.
-      consumer.on(consumer.events.CRASH, (e) => this.logger.error(`consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`));
+      consumer.on(consumer.events.CRASH, (e) =>
+        this.logger.error(`consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`),
+      );
       await consumer.connect();
-      await consumer.subscribe({ topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)), fromBeginning: true });
+      await consumer.subscribe({
+        topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)),
+        fromBeginning: true,
+      });
       await consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
@@ -128,7 +133,14 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
    * `keysConcurrently` at a time. Offsets are resolved only up to the first message not finished,
    * so a failure or a shutdown mid-batch brings back exactly what was not handled.
    */
-  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }: EachBatchPayload): Promise<void> {
+  private async handleBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+    commitOffsetsIfNecessary,
+  }: EachBatchPayload): Promise<void> {
     const { topic, partition, messages } = batch;
     if (messages.length === 0) return;
     const lanes = new Map<string, KafkaMessage[]>();
@@ -186,7 +198,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     else this.inFlight -= 1;
   }
 
-  private async handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
+  private async handle(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
     const parsed = parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
@@ -199,12 +216,19 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       await this.deadLetter(source, message.value, message.headers, `no handler for message type "${env.type}"`, 0);
       return;
     }
-    const ctx = new KafkaMessageContext([unprefixed(this.opts.kafka, topic), partition, message.offset, message.headers ?? {}]);
+    const ctx = new KafkaMessageContext([
+      unprefixed(this.opts.kafka, topic),
+      partition,
+      message.offset,
+      message.headers ?? {},
+    ]);
     const maxAttempts = this.opts.maxAttempts ?? 5;
     const backoffMs = this.opts.retryBackoffMs ?? 200;
-    for (let attempt = 1, outage = 0; ; ) {
+    for (let attempt = 1, outage = 0; ;) {
       try {
-        const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), { defaultValue: undefined });
+        const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), {
+          defaultValue: undefined,
+        });
         await this.reply(env, message.headers, result);
         if (outage > 0) this.logger.log(`${env.type} ${env.eventId} handled after an outage of ${outage} tries`);
         return;
@@ -213,7 +237,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         if (isInfrastructureFault(err) && !(err instanceof ContractViolation)) {
           if (this.stopping) throw err;
           outage++;
-          if (outage === 1 || outage % 10 === 0) this.logger.warn(`${env.type} ${env.eventId}: database or broker unreachable (${reason}); retrying until it is back (try ${outage})`);
+          if (outage === 1 || outage % 10 === 0)
+            this.logger.warn(
+              `${env.type} ${env.eventId}: database or broker unreachable (${reason}); retrying until it is back (try ${outage})`,
+            );
           await new Promise((r) => setTimeout(r, Math.min(backoffMs * 2 ** Math.min(outage - 1, 10), 5000)));
           // Stay in the group while waiting; a heartbeat that fails (broker down) changes nothing here.
           await heartbeat().catch(() => undefined);
@@ -236,8 +263,19 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private async reply(request: Envelope, headers: IHeaders | undefined, result: unknown): Promise<void> {
     const replyTo = header(headers, ReplyHeaders.replyTopic);
     if (!replyTo || result === undefined) return;
-    const response = envelope({ type: `${request.type}.reply`, payload: result, occurredAt: new Date(), causedBy: request });
-    await this.sender.send(replyTo, [{ key: request.eventId, value: JSON.stringify(response), headers: { [ReplyHeaders.correlationId]: request.eventId } }]);
+    const response = envelope({
+      type: `${request.type}.reply`,
+      payload: result,
+      occurredAt: new Date(),
+      causedBy: request,
+    });
+    await this.sender.send(replyTo, [
+      {
+        key: request.eventId,
+        value: JSON.stringify(response),
+        headers: { [ReplyHeaders.correlationId]: request.eventId },
+      },
+    ]);
   }
 
   private async deadLetter(
@@ -251,20 +289,22 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     await this.producer!.send({
       topic: dlqTopic(source.topic),
       acks: -1,
-      messages: [{
-        key: source.key,
-        value,
-        headers: {
-          ...(headers ?? {}),
-          'dlq-error': error.slice(0, 2000),
-          'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
-          'dlq-original-partition': String(source.partition),
-          'dlq-original-offset': source.offset,
-          'dlq-consumer-group': this.opts.groupId,
-          'dlq-attempts': String(attempts),
-          'dlq-at': new Date().toISOString(),
+      messages: [
+        {
+          key: source.key,
+          value,
+          headers: {
+            ...(headers ?? {}),
+            'dlq-error': error.slice(0, 2000),
+            'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
+            'dlq-original-partition': String(source.partition),
+            'dlq-original-offset': source.offset,
+            'dlq-consumer-group': this.opts.groupId,
+            'dlq-attempts': String(attempts),
+            'dlq-at': new Date().toISOString(),
+          },
         },
-      }],
+      ],
     });
   }
 }

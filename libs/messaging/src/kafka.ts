@@ -1,11 +1,22 @@
 import { Logger } from '@nestjs/common';
-import { Admin, ITopicConfig, Kafka, logLevel, LogEntry, Message, Partitioners, ProducerConfig, TopicMessages } from 'kafkajs';
+import {
+  Admin,
+  ITopicConfig,
+  Kafka,
+  logLevel,
+  LogEntry,
+  Message,
+  Partitioners,
+  ProducerConfig,
+  TopicMessages,
+} from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
 
 const toNest = (level: logLevel) => (entry: LogEntry) => {
   const logger = new Logger(`kafkajs:${entry.namespace}`);
   const { message, ...rest } = entry.log;
-  const extra = Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
+  const extra =
+    Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
   else logger.warn(`${message}${extra}`);
 };
@@ -73,7 +84,9 @@ export async function createTopicsAndWait(admin: Admin, topics: ITopicConfig[], 
     try {
       await admin.createTopics({ topics, waitForLeaders: false });
       const { topics: meta } = await admin.fetchTopicMetadata({ topics: names });
-      const ready = meta.length === names.length && meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+      const ready =
+        meta.length === names.length &&
+        meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
       if (ready) return;
     } catch (err) {
       if (Date.now() > deadline) throw err;

@@ -11,7 +11,10 @@ export type OutboxRelayServiceOptions = Omit<OutboxRelayOptions, 'dataSource'>;
 export class OutboxRelayService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly relay: OutboxRelay;
 
-  constructor(@Inject(OUTBOX_RELAY_OPTIONS) opts: OutboxRelayServiceOptions, @InjectDataSource() dataSource: DataSource) {
+  constructor(
+    @Inject(OUTBOX_RELAY_OPTIONS) opts: OutboxRelayServiceOptions,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
     this.relay = new OutboxRelay({ ...opts, dataSource });
   }
 

@@ -3,7 +3,15 @@ import { DataSource } from 'typeorm';
 import { envelope, Envelope, parseEnvelope } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
-import { createTestDatabase, createTestTopics, eventually, testBrokers, testKafka, TopicReader, uniqueName } from '@payments/testing';
+import {
+  createTestDatabase,
+  createTestTopics,
+  eventually,
+  testBrokers,
+  testKafka,
+  TopicReader,
+  uniqueName,
+} from '@payments/testing';
 import { Inbox } from './inbox';
 import { messagingTablesDdl, Outbox, OutboxItem } from './outbox';
 import { OutboxRelay, OutboxRelayOptions } from './outbox-relay';
@@ -15,7 +23,12 @@ interface Seq {
 
 describe('outbox relay against PostgreSQL and Kafka', () => {
   const prefix = `${uniqueName('relay')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'outbox-relay-spec', topicPrefix: prefix, replicationFactor: 1 };
+  const kafka: KafkaConfig = {
+    brokers: testBrokers(),
+    clientId: 'outbox-relay-spec',
+    topicPrefix: prefix,
+    replicationFactor: 1,
+  };
   let db: { url: string; drop(): Promise<void> };
   let topics: { deleteAll(): Promise<void> };
   const dataSources: DataSource[] = [];
@@ -80,10 +93,13 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     };
   }
 
-  const write = (ds: DataSource, schema: string, items: OutboxItem[]) => ds.transaction((m) => new Outbox(schema).add(m, items));
+  const write = (ds: DataSource, schema: string, items: OutboxItem[]) =>
+    ds.transaction((m) => new Outbox(schema).add(m, items));
 
   async function unpublished(ds: DataSource, schema: string): Promise<number> {
-    const [{ count }] = await ds.query(`SELECT count(*)::int AS count FROM "${schema}".outbox WHERE published_at IS NULL`);
+    const [{ count }] = await ds.query(
+      `SELECT count(*)::int AS count FROM "${schema}".outbox WHERE published_at IS NULL`,
+    );
     return count;
   }
 
@@ -123,13 +139,25 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     expect(reader.messages.length).toBe(committed.length);
     const rolledBackIds = rolledBack.map((i) => i.envelope.eventId);
     expect(reader.messages.filter((m) => rolledBackIds.includes(m.json?.eventId))).toEqual([]);
-    expect(sequencesByKey(seen.map((m) => m.json.payload))).toEqual(new Map([['order-a', [1, 2, 3]], ['order-b', [1, 2, 3]], ['order-c', [1]]]));
+    expect(sequencesByKey(seen.map((m) => m.json.payload))).toEqual(
+      new Map([
+        ['order-a', [1, 2, 3]],
+        ['order-b', [1, 2, 3]],
+        ['order-c', [1]],
+      ]),
+    );
 
     for (const item of committed) {
       const msg = seen.find((m) => m.json.eventId === item.envelope.eventId);
-      expect(msg).toMatchObject({ key: item.key, json: item.envelope, headers: { 'x-test-seq': item.headers!['x-test-seq'] } });
+      expect(msg).toMatchObject({
+        key: item.key,
+        json: item.envelope,
+        headers: { 'x-test-seq': item.headers!['x-test-seq'] },
+      });
     }
-    const rows: { event_id: string; published_at: Date | null }[] = await ds.query(`SELECT event_id, published_at FROM "${schema}".outbox ORDER BY id`);
+    const rows: { event_id: string; published_at: Date | null }[] = await ds.query(
+      `SELECT event_id, published_at FROM "${schema}".outbox ORDER BY id`,
+    );
     expect(rows.map((r) => r.event_id)).toEqual(committed.map((i) => i.envelope.eventId));
     expect(rows.every((r) => r.published_at instanceof Date)).toBe(true);
   });
@@ -162,7 +190,12 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     // The idempotent consumer: one row in `effects` per processed event, the eventId claimed in the same transaction.
     const inbox = new Inbox(ds, schema, 'effects-consumer');
     const outcomes: string[] = [];
-    const consumer = testKafka('relay-spec-inbox').consumer({ groupId: `${prefix}inbox`, maxWaitTimeInMs: 200, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+    const consumer = testKafka('relay-spec-inbox').consumer({
+      groupId: `${prefix}inbox`,
+      maxWaitTimeInMs: 200,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+    });
     consumers.push(consumer);
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
@@ -172,7 +205,9 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
         const parsed = parseEnvelope(message.value);
         if (parsed.kind !== 'ok') throw new Error(`unexpected message: ${parsed.reason}`);
         const env: Envelope = parsed.envelope;
-        const outcome = await inbox.process(env, (m) => m.query(`INSERT INTO "${schema}".effects (event_id) VALUES ($1)`, [env.eventId]));
+        const outcome = await inbox.process(env, (m) =>
+          m.query(`INSERT INTO "${schema}".effects (event_id) VALUES ($1)`, [env.eventId]),
+        );
         outcomes.push(outcome.kind);
       },
     });
@@ -198,11 +233,19 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     await reader.waitFor(items.length);
 
     await aRelay({ dataSource: ds, schema });
-    await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'rows marked by the new relay');
+    await eventually(
+      async () => ((await unpublished(ds, schema)) === 0 ? true : undefined),
+      10000,
+      'rows marked by the new relay',
+    );
     const onTopic = await reader.waitFor(items.length * 2);
     for (const id of eventIds) expect(onTopic.filter((m) => m.json.eventId === id).length).toBeGreaterThanOrEqual(2);
 
-    await eventually(async () => (outcomes.length >= onTopic.length ? true : undefined), 10000, 'every delivery handled by the consumer');
+    await eventually(
+      async () => (outcomes.length >= onTopic.length ? true : undefined),
+      10000,
+      'every delivery handled by the consumer',
+    );
     const effects: { event_id: string; n: number }[] = await ds.query(
       `SELECT event_id, count(*)::int AS n FROM "${schema}".effects GROUP BY event_id ORDER BY event_id`,
     );
@@ -227,7 +270,11 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
       const relay = await aRelay({ dataSource: ds, schema, failpoint: { name: 'outbox-after-publish', afterRows: 3 } });
       const before = [anEvent(topic, 'cmd-1', 1), anEvent(topic, 'cmd-1', 2)];
       await write(ds, schema, before);
-      await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'first batch marked');
+      await eventually(
+        async () => ((await unpublished(ds, schema)) === 0 ? true : undefined),
+        10000,
+        'first batch marked',
+      );
       expect(kills).toEqual([]);
 
       const batch = [anEvent(topic, 'cmd-1', 3), anEvent(topic, 'cmd-2', 1)];
@@ -264,7 +311,7 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     // One writer per key, all at once: rows of different keys interleave in the outbox, rows of one key are written in order.
     await Promise.all(
       keys.map(async (key, k) => {
-        for (let seq = 1; seq <= perKey; ) {
+        for (let seq = 1; seq <= perKey;) {
           const n = 1 + ((seq + k) % 2);
           const items = [];
           for (let j = 0; j < n && seq <= perKey; j++, seq++) items.push(anEvent(topic, key, seq));

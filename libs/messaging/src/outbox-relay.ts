@@ -51,7 +51,10 @@ export class OutboxRelay {
   private lockedOut = false;
 
   constructor(private readonly opts: OutboxRelayOptions) {
-    this.lockKey = BigInt.asIntN(64, BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)));
+    this.lockKey = BigInt.asIntN(
+      64,
+      BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)),
+    );
     this.worker = new NotifiedWorker({
       name: 'publishing',
       databaseUrl: opts.databaseUrl,
@@ -66,7 +69,7 @@ export class OutboxRelay {
       // Locked out: another instance is publishing, and rows this process committed meanwhile may
       // not be in its batch (it was not woken for them), so look again shortly, not at the poll
       // (or at once, when woken meanwhile).
-      idleDelayMs: () => (this.lockedOut ? LOCKED_OUT_RETRY_MS : opts.pollIntervalMs ?? 500),
+      idleDelayMs: () => (this.lockedOut ? LOCKED_OUT_RETRY_MS : (opts.pollIntervalMs ?? 500)),
       logger: this.logger,
     });
   }
@@ -108,7 +111,9 @@ export class OutboxRelay {
     await runner.connect();
     try {
       await runner.startTransaction();
-      const [{ locked }] = await runner.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [this.lockKey.toString()]);
+      const [{ locked }] = await runner.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [
+        this.lockKey.toString(),
+      ]);
       if (!locked) {
         await runner.rollbackTransaction();
         return LOCKED_OUT;
@@ -132,7 +137,9 @@ export class OutboxRelay {
       this.publishedRows += rows.length;
       // The crash the fault suite needs: on the broker, not marked; the restarted relay republishes.
       if (this.opts.failpoint?.name === 'outbox-after-publish' && this.publishedRows >= this.opts.failpoint.afterRows) {
-        this.logger.warn(`failpoint outbox-after-publish: outbox ids ${ids.join(',')} are on the broker and not marked; SIGKILL`);
+        this.logger.warn(
+          `failpoint outbox-after-publish: outbox ids ${ids.join(',')} are on the broker and not marked; SIGKILL`,
+        );
         process.kill(process.pid, 'SIGKILL');
       }
       await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);

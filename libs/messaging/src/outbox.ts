@@ -50,7 +50,13 @@ export class Outbox {
     if (items.length === 0) return;
     const values: unknown[] = [];
     const rows = items.map((item, i) => {
-      values.push(item.topic, item.key, item.envelope.eventId, JSON.stringify(item.envelope), JSON.stringify(item.headers ?? {}));
+      values.push(
+        item.topic,
+        item.key,
+        item.envelope.eventId,
+        JSON.stringify(item.envelope),
+        JSON.stringify(item.headers ?? {}),
+      );
       const b = i * 5;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::jsonb, $${b + 5}::jsonb)`;
     });

@@ -31,7 +31,12 @@ class ResponderModule {}
 
 describe('KafkaRequestClient: request-reply over Kafka with several gateway instances', () => {
   const prefix = `${uniqueName('rc')}.`;
-  const kafka: KafkaConfig = { brokers: testBrokers(), clientId: 'request-client-spec', topicPrefix: prefix, replicationFactor: 1 };
+  const kafka: KafkaConfig = {
+    brokers: testBrokers(),
+    clientId: 'request-client-spec',
+    topicPrefix: prefix,
+    replicationFactor: 1,
+  };
   let topics: { deleteAll(): Promise<void> } | undefined;
   let admin: Admin | undefined;
   let responder: INestMicroservice | undefined;
@@ -43,7 +48,13 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     topics = await createTestTopics(prefix);
     admin = testKafka('rc-admin').admin();
     await admin.connect();
-    const transport = new KafkaTransport({ kafka, groupId: 'echo-responder', topics: [Topics.methodsQueries], maxAttempts: 1, retryBackoffMs: 10 });
+    const transport = new KafkaTransport({
+      kafka,
+      groupId: 'echo-responder',
+      topics: [Topics.methodsQueries],
+      maxAttempts: 1,
+      retryBackoffMs: 10,
+    });
     responder = await NestFactory.createMicroservice(ResponderModule, { strategy: transport, logger: false });
     responder.useGlobalFilters(new RethrowRpcErrors());
     await responder.listen();
@@ -73,7 +84,9 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
       });
     const results = await Promise.allSettled([...fire(gatewayA, 'a'), ...fire(gatewayB, 'b')]);
 
-    const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    const failures = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => String((r as PromiseRejectedResult).reason));
     expect(failures).toEqual([]);
     for (const r of results) {
       const { sent, reply } = (r as PromiseFulfilledResult<{ sent: string; reply: Reply<Echo> }>).value;
@@ -83,7 +96,13 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
 
   it('when a request goes to a topic nobody consumes, then it rejects with RequestTimeout after timeoutMs', async () => {
     const started = Date.now();
-    const outcome = gatewayA.request(Topics.payoutsCommands, 'payout-1', 'test.echo', { value: 'x', from: 'a' }, { timeoutMs: 1000 });
+    const outcome = gatewayA.request(
+      Topics.payoutsCommands,
+      'payout-1',
+      'test.echo',
+      { value: 'x', from: 'a' },
+      { timeoutMs: 1000 },
+    );
     await expect(outcome).rejects.toBeInstanceOf(RequestTimeout);
     await expect(outcome).rejects.toThrow('no reply to test.echo within 1000 ms');
     const elapsed = Date.now() - started;
@@ -98,7 +117,13 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     process.on('unhandledRejection', onUnhandled);
     try {
       const started = Date.now();
-      const outcome = gatewayA.request(`no-such-topic-${randomUUID().slice(0, 8)}`, 'key-1', 'test.echo', { value: 'x', from: 'a' }, { timeoutMs: 1000 });
+      const outcome = gatewayA.request(
+        `no-such-topic-${randomUUID().slice(0, 8)}`,
+        'key-1',
+        'test.echo',
+        { value: 'x', from: 'a' },
+        { timeoutMs: 1000 },
+      );
       await expect(outcome).rejects.toBeInstanceOf(RequestTimeout);
       expect(Date.now() - started).toBeLessThan(3000);
       await new Promise((r) => setTimeout(r, 200));
@@ -116,12 +141,24 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     const ok = await instance.request<Echo>(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'c-1', from: 'c' });
     expect(ok).toEqual({ ok: true, result: { value: 'c-1', from: 'c' } });
 
-    const waiting = instance.request(Topics.payoutsCommands, 'payout-2', 'test.echo', { value: 'x', from: 'c' }, { timeoutMs: 10000 });
+    const waiting = instance.request(
+      Topics.payoutsCommands,
+      'payout-2',
+      'test.echo',
+      { value: 'x', from: 'c' },
+      { timeoutMs: 10000 },
+    );
     const rejected = expect(waiting).rejects.toThrow('gateway is shutting down');
     await new Promise((r) => setTimeout(r, 100));
     await instance.stop();
     await rejected;
-    await eventually(async () => (!(await admin!.listTopics()).includes(instance.replyTopic) ? true : undefined), 10000, 'reply topic deletion');
-    await expect(instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' })).rejects.toThrow('request client not started');
+    await eventually(
+      async () => (!(await admin!.listTopics()).includes(instance.replyTopic) ? true : undefined),
+      10000,
+      'reply topic deletion',
+    );
+    await expect(
+      instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' }),
+    ).rejects.toThrow('request client not started');
   });
 });

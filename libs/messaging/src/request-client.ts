@@ -36,7 +36,11 @@ export class KafkaRequestClient {
   private consumer?: Consumer;
   private admin?: Admin;
 
-  constructor(private readonly config: KafkaConfig, instanceId: string, private readonly defaultTimeoutMs = 5000) {
+  constructor(
+    private readonly config: KafkaConfig,
+    instanceId: string,
+    private readonly defaultTimeoutMs = 5000,
+  ) {
     this.kafka = createKafka(config, `-${instanceId}`);
     this.replyTo = replyTopic(config.topicPrefix, instanceId);
   }
@@ -49,11 +53,24 @@ export class KafkaRequestClient {
     this.admin = this.kafka.admin();
     await this.admin.connect();
     await createTopicsAndWait(this.admin, [
-      { topic: this.replyTo, numPartitions: 1, replicationFactor: this.config.replicationFactor, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+      {
+        topic: this.replyTo,
+        numPartitions: 1,
+        replicationFactor: this.config.replicationFactor,
+        configEntries: [{ name: 'retention.ms', value: '3600000' }],
+      },
     ]);
-    this.producer = this.kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    this.producer = this.kafka.producer({
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await this.producer.connect();
-    const consumer = (this.consumer = this.kafka.consumer({ groupId: this.replyTo, maxWaitTimeInMs: 500, sessionTimeout: 10_000, heartbeatInterval: 1000 }));
+    const consumer = (this.consumer = this.kafka.consumer({
+      groupId: this.replyTo,
+      maxWaitTimeInMs: 500,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+    }));
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
     await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });
@@ -86,13 +103,21 @@ export class KafkaRequestClient {
     }
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
-    await this.admin?.deleteTopics({ topics: [this.replyTo] }).catch((e: Error) => this.logger.warn(`could not delete ${this.replyTo}: ${e.message}`));
+    await this.admin
+      ?.deleteTopics({ topics: [this.replyTo] })
+      .catch((e: Error) => this.logger.warn(`could not delete ${this.replyTo}: ${e.message}`));
     await this.admin?.disconnect().catch(() => undefined);
     this.producer = undefined;
   }
 
   /** Sends a request and waits for its reply; rejects with RequestTimeout when none comes in time. */
-  async request<T>(topic: string, key: string, type: string, payload: unknown, opts: RequestOptions = {}): Promise<Reply<T>> {
+  async request<T>(
+    topic: string,
+    key: string,
+    type: string,
+    payload: unknown,
+    opts: RequestOptions = {},
+  ): Promise<Reply<T>> {
     if (!this.producer) throw new Error('request client not started');
     const message: Envelope = envelope({ type, payload, occurredAt: new Date(), correlationId: opts.correlationId });
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
@@ -106,7 +131,9 @@ export class KafkaRequestClient {
     // While the broker is down the send keeps retrying: the timeout runs from the start and ends
     // the wait either way (the request may still go out later; the caller treats it as unknown).
     // Raced, the timeout never rejects unhandled, which would kill the process.
-    const sent = this.sender.send(prefixed(this.config, topic), [{ key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } }]);
+    const sent = this.sender.send(prefixed(this.config, topic), [
+      { key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } },
+    ]);
     try {
       await Promise.race([sent, reply]);
     } catch (err) {

@@ -17,11 +17,18 @@ export const PROVIDER_CODE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  */
 export function checkMethodDefinition(def: MethodDefinition): DefinitionError[] {
   const errors: DefinitionError[] = [];
-  if (!METHOD_CODE_PATTERN.test(def.code)) errors.push({ path: 'code', message: 'must be 2 to 64 lower-case letters, digits, "-" or "_", starting with a letter or digit' });
-  if (!PROVIDER_CODE_PATTERN.test(def.provider)) errors.push({ path: 'provider', message: 'must be a provider code: lower-case letters, digits, "-" or "_"' });
+  if (!METHOD_CODE_PATTERN.test(def.code))
+    errors.push({
+      path: 'code',
+      message: 'must be 2 to 64 lower-case letters, digits, "-" or "_", starting with a letter or digit',
+    });
+  if (!PROVIDER_CODE_PATTERN.test(def.provider))
+    errors.push({ path: 'provider', message: 'must be a provider code: lower-case letters, digits, "-" or "_"' });
   if (def.instrumentType === 'card') {
-    if (!def.cardBrands || def.cardBrands.length === 0) errors.push({ path: 'cardBrands', message: 'a card method needs at least one card brand' });
-    else if (new Set(def.cardBrands).size !== def.cardBrands.length) errors.push({ path: 'cardBrands', message: 'must not repeat a brand' });
+    if (!def.cardBrands || def.cardBrands.length === 0)
+      errors.push({ path: 'cardBrands', message: 'a card method needs at least one card brand' });
+    else if (new Set(def.cardBrands).size !== def.cardBrands.length)
+      errors.push({ path: 'cardBrands', message: 'must not repeat a brand' });
   } else if (def.cardBrands && def.cardBrands.length > 0) {
     errors.push({ path: 'cardBrands', message: 'applies only to card methods' });
   }
@@ -38,11 +45,17 @@ export function checkMethodDefinition(def: MethodDefinition): DefinitionError[] 
 
 function checkCurrency(def: MethodDefinition, c: MethodCurrency, path: string, seen: Set<string>): DefinitionError[] {
   const found = findCurrency(c.currency);
-  if (found.kind !== 'found') return [{ path: `${path}.currency`, message: `"${c.currency.slice(0, 32)}" is not a supported currency` }];
+  if (found.kind !== 'found')
+    return [{ path: `${path}.currency`, message: `"${c.currency.slice(0, 32)}" is not a supported currency` }];
   const errors: DefinitionError[] = [];
   const crypto = isCrypto(found.currency);
-  if (def.instrumentType === 'crypto' && !crypto) errors.push({ path: `${path}.currency`, message: 'a crypto method offers only cryptocurrencies' });
-  if (def.instrumentType !== 'crypto' && crypto) errors.push({ path: `${path}.currency`, message: `a ${def.instrumentType} method offers only fiat currencies; use instrumentType crypto` });
+  if (def.instrumentType === 'crypto' && !crypto)
+    errors.push({ path: `${path}.currency`, message: 'a crypto method offers only cryptocurrencies' });
+  if (def.instrumentType !== 'crypto' && crypto)
+    errors.push({
+      path: `${path}.currency`,
+      message: `a ${def.instrumentType} method offers only fiat currencies; use instrumentType crypto`,
+    });
   const ts = checkTokenStandard(found.currency, c.tokenStandard);
   if (ts.kind === 'invalid') errors.push({ path: `${path}.tokenStandard`, message: ts.reason });
   const identity = currencyIdentity(c.currency, c.tokenStandard);
@@ -76,7 +89,11 @@ export type PayoutResolution =
   | { kind: 'rejected'; path: string; detail: string };
 
 /** The offered currency a payout names, whichever form it uses: USDT with TRC20 is USDT_TRON. */
-export function offeredCurrency(method: ResolvableMethod, currency: string, tokenStandard?: string): MethodCurrency | undefined {
+export function offeredCurrency(
+  method: ResolvableMethod,
+  currency: string,
+  tokenStandard?: string,
+): MethodCurrency | undefined {
   const wanted = currencyIdentity(currency, tokenStandard);
   return method.currencies.find((c) => currencyIdentity(c.currency, c.tokenStandard) === wanted);
 }
@@ -86,25 +103,47 @@ export function offeredCurrency(method: ResolvableMethod, currency: string, toke
  * of a refusal uses the names of the create-payout body (`payout.cost.currency`, …).
  */
 export function resolvePayout(method: ResolvableMethod, terms: PayoutRequestTerms): PayoutResolution {
-  if (!method.enabled) return { kind: 'rejected', path: 'payout.method', detail: `payout method "${method.code}" is disabled` };
+  if (!method.enabled)
+    return { kind: 'rejected', path: 'payout.method', detail: `payout method "${method.code}" is disabled` };
   const offered = offeredCurrency(method, terms.currency, terms.tokenStandard);
   if (!offered) {
     const named = terms.tokenStandard ? `${terms.currency} (${terms.tokenStandard})` : terms.currency;
-    return { kind: 'rejected', path: 'payout.cost.currency', detail: `payout method "${method.code}" does not offer ${named}` };
+    return {
+      kind: 'rejected',
+      path: 'payout.cost.currency',
+      detail: `payout method "${method.code}" does not offer ${named}`,
+    };
   }
   if (terms.walletType !== undefined) {
-    if (method.instrumentType !== 'wallet') return { kind: 'rejected', path: 'walletType', detail: `walletType applies only to wallet methods; "${method.code}" is ${method.instrumentType}` };
+    if (method.instrumentType !== 'wallet')
+      return {
+        kind: 'rejected',
+        path: 'walletType',
+        detail: `walletType applies only to wallet methods; "${method.code}" is ${method.instrumentType}`,
+      };
     if (!(method.walletTypes ?? []).includes(terms.walletType)) {
-      return { kind: 'rejected', path: 'walletType', detail: `payout method "${method.code}" does not offer the wallet type ${terms.walletType}` };
+      return {
+        kind: 'rejected',
+        path: 'walletType',
+        detail: `payout method "${method.code}" does not offer the wallet type ${terms.walletType}`,
+      };
     }
   }
   if (terms.amount !== undefined) {
     const amount = amountOf(terms.amount);
     if (offered.minAmount !== undefined && amount.lessThan(amountOf(offered.minAmount))) {
-      return { kind: 'rejected', path: 'payout.cost.amount', detail: `is below the minimum of ${offered.minAmount} ${offered.currency} of payout method "${method.code}"` };
+      return {
+        kind: 'rejected',
+        path: 'payout.cost.amount',
+        detail: `is below the minimum of ${offered.minAmount} ${offered.currency} of payout method "${method.code}"`,
+      };
     }
     if (offered.maxAmount !== undefined && amount.greaterThan(amountOf(offered.maxAmount))) {
-      return { kind: 'rejected', path: 'payout.cost.amount', detail: `is above the maximum of ${offered.maxAmount} ${offered.currency} of payout method "${method.code}"` };
+      return {
+        kind: 'rejected',
+        path: 'payout.cost.amount',
+        detail: `is above the maximum of ${offered.maxAmount} ${offered.currency} of payout method "${method.code}"`,
+      };
     }
   }
   const fields = requiredPayoutFields({

@@ -6,24 +6,76 @@ const paths = (fields: PayoutFieldSpec[]) => fields.map((f) => `${f.path}${f.req
 
 describe('requiredPayoutFields: what a payout of a method must say about its payee', () => {
   it.each<[string, PayoutFieldsInput, string[]]>([
-    ['a card method of international brands', { instrumentType: 'card', currency: 'USD', cardBrands: ['visa', 'mastercard'] }, ['payee.cardNumber:pan', 'payee.cardHolder:card-holder']],
-    ['a card method of humo and uzcard', { instrumentType: 'card', currency: 'UZS', cardBrands: ['humo', 'uzcard'] }, ['payee.cardNumber:pan', 'payee.cardHolder:card-holder']],
-    ['a wallet without a wallet type', { instrumentType: 'wallet', currency: 'UZS' }, ['payee.walletId:wallet-id', 'payee.walletHolderName?:name']],
-    ['a personal wallet', { instrumentType: 'wallet', currency: 'UZS', walletType: 'personal' }, ['payee.walletId:wallet-id', 'payee.firstName:name', 'payee.lastName:name']],
-    ['a company wallet', { instrumentType: 'wallet', currency: 'UZS', walletType: 'company' }, ['payee.walletId:wallet-id', 'payee.companyName:company-name', 'payee.taxId:tax-id']],
-    ['a bank transfer in USD', { instrumentType: 'bank_transfer', currency: 'USD' }, ['payee.bankCode:bank-code', 'payee.accountNumber:account-number', 'payee.accountName:name']],
-    ['a bank transfer in EUR', { instrumentType: 'bank_transfer', currency: 'EUR' }, ['payee.iban:iban', 'payee.bic:bic', 'payee.accountName:name']],
-    ['a bank transfer in UZS', { instrumentType: 'bank_transfer', currency: 'UZS' }, ['payee.bankCode:bank-code', 'payee.accountNumber:account-number', 'payee.accountName:name']],
+    [
+      'a card method of international brands',
+      { instrumentType: 'card', currency: 'USD', cardBrands: ['visa', 'mastercard'] },
+      ['payee.cardNumber:pan', 'payee.cardHolder:card-holder'],
+    ],
+    [
+      'a card method of humo and uzcard',
+      { instrumentType: 'card', currency: 'UZS', cardBrands: ['humo', 'uzcard'] },
+      ['payee.cardNumber:pan', 'payee.cardHolder:card-holder'],
+    ],
+    [
+      'a wallet without a wallet type',
+      { instrumentType: 'wallet', currency: 'UZS' },
+      ['payee.walletId:wallet-id', 'payee.walletHolderName?:name'],
+    ],
+    [
+      'a personal wallet',
+      { instrumentType: 'wallet', currency: 'UZS', walletType: 'personal' },
+      ['payee.walletId:wallet-id', 'payee.firstName:name', 'payee.lastName:name'],
+    ],
+    [
+      'a company wallet',
+      { instrumentType: 'wallet', currency: 'UZS', walletType: 'company' },
+      ['payee.walletId:wallet-id', 'payee.companyName:company-name', 'payee.taxId:tax-id'],
+    ],
+    [
+      'a bank transfer in USD',
+      { instrumentType: 'bank_transfer', currency: 'USD' },
+      ['payee.bankCode:bank-code', 'payee.accountNumber:account-number', 'payee.accountName:name'],
+    ],
+    [
+      'a bank transfer in EUR',
+      { instrumentType: 'bank_transfer', currency: 'EUR' },
+      ['payee.iban:iban', 'payee.bic:bic', 'payee.accountName:name'],
+    ],
+    [
+      'a bank transfer in UZS',
+      { instrumentType: 'bank_transfer', currency: 'UZS' },
+      ['payee.bankCode:bank-code', 'payee.accountNumber:account-number', 'payee.accountName:name'],
+    ],
     ['a mobile top-up', { instrumentType: 'mobile_top_up', currency: 'UZS' }, ['payee.phone:e164']],
-    ['USDT on TRC20', { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'TRC20' }, ['payee.walletAddress:tron-address']],
-    ['the asset code USDT_TRON', { instrumentType: 'crypto', currency: 'USDT_TRON' }, ['payee.walletAddress:tron-address']],
+    [
+      'USDT on TRC20',
+      { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'TRC20' },
+      ['payee.walletAddress:tron-address'],
+    ],
+    [
+      'the asset code USDT_TRON',
+      { instrumentType: 'crypto', currency: 'USDT_TRON' },
+      ['payee.walletAddress:tron-address'],
+    ],
     ['native TRX', { instrumentType: 'crypto', currency: 'TRX' }, ['payee.walletAddress:tron-address']],
-    ['USDT on ERC20', { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'ERC20' }, ['payee.walletAddress:evm-address']],
-    ['USDC on BEP20', { instrumentType: 'crypto', currency: 'USDC', tokenStandard: 'BEP20' }, ['payee.walletAddress:evm-address']],
+    [
+      'USDT on ERC20',
+      { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'ERC20' },
+      ['payee.walletAddress:evm-address'],
+    ],
+    [
+      'USDC on BEP20',
+      { instrumentType: 'crypto', currency: 'USDC', tokenStandard: 'BEP20' },
+      ['payee.walletAddress:evm-address'],
+    ],
     ['native ETH', { instrumentType: 'crypto', currency: 'ETH' }, ['payee.walletAddress:evm-address']],
     ['native BNB', { instrumentType: 'crypto', currency: 'BNB' }, ['payee.walletAddress:evm-address']],
     ['BTC', { instrumentType: 'crypto', currency: 'BTC' }, ['payee.walletAddress:bitcoin-address']],
-    ['the asset code BTC_BITCOIN', { instrumentType: 'crypto', currency: 'BTC_BITCOIN' }, ['payee.walletAddress:bitcoin-address']],
+    [
+      'the asset code BTC_BITCOIN',
+      { instrumentType: 'crypto', currency: 'BTC_BITCOIN' },
+      ['payee.walletAddress:bitcoin-address'],
+    ],
     ['LTC', { instrumentType: 'crypto', currency: 'LTC' }, ['payee.walletAddress:litecoin-address']],
     ['TON', { instrumentType: 'crypto', currency: 'TON' }, ['payee.walletAddress:ton-address', 'payee.memo?:memo']],
   ])('when the payout goes by %s, then it needs these fields', (_what, input, expected) => {
@@ -39,10 +91,13 @@ describe('requiredPayoutFields: what a payout of a method must say about its pay
     ['visa and humo, a visa card', ['visa', 'humo'], '4111111111111111', true],
     ['visa, a 19-digit card', ['visa'], '4111111111111111110', true],
     ['visa, an 11-digit number', ['visa'], '41111111111', false],
-  ])('when the card brands are %s, then the card number pattern accepts it: %s → %s', (_what, cardBrands, pan, accepted) => {
-    const [cardNumber] = requiredPayoutFields({ instrumentType: 'card', currency: 'UZS', cardBrands });
-    expect(new RegExp(cardNumber.pattern!).test(pan)).toBe(accepted);
-  });
+  ])(
+    'when the card brands are %s, then the card number pattern accepts it: %s → %s',
+    (_what, cardBrands, pan, accepted) => {
+      const [cardNumber] = requiredPayoutFields({ instrumentType: 'card', currency: 'UZS', cardBrands });
+      expect(new RegExp(cardNumber.pattern!).test(pan)).toBe(accepted);
+    },
+  );
 });
 
 describe('checkPayee: every missing, malformed or unknown payee field, by its JSON path', () => {
@@ -72,20 +127,83 @@ describe('checkPayee: every missing, malformed or unknown payee field, by its JS
   });
 
   it.each<[string, PayoutFieldSpec[], unknown, { path: string; message: RegExp }[]]>([
-    ['no payee at all', card, undefined, [{ path: 'payee.cardNumber', message: /required/ }, { path: 'payee.cardHolder', message: /required/ }]],
+    [
+      'no payee at all',
+      card,
+      undefined,
+      [
+        { path: 'payee.cardNumber', message: /required/ },
+        { path: 'payee.cardHolder', message: /required/ },
+      ],
+    ],
     ['a payee that is not an object', card, 'x', [{ path: 'payee', message: /object/ }]],
-    ['a card number failing the Luhn check', card, { cardNumber: '9860123456789016', cardHolder: 'JANE DOE' }, [{ path: 'payee.cardNumber', message: /check digit/ }]],
-    ['a visa card for a humo/uzcard method', card, { cardNumber: '4111111111111111', cardHolder: 'JANE DOE' }, [{ path: 'payee.cardNumber', message: /9860/ }]],
-    ['a card number as a JSON number', card, { cardNumber: 9860123456789015, cardHolder: 'JANE DOE' }, [{ path: 'payee.cardNumber', message: /string/ }]],
-    ['an unknown member', card, { cardNumber: '9860123456789015', cardHolder: 'JANE DOE', cvv: '123' }, [{ path: 'payee.cvv', message: /not a field/ }]],
-    ['a company wallet without its tax id', company, { walletId: 'acc-001', companyName: 'Acme LLC' }, [{ path: 'payee.taxId', message: /required/ }]],
-    ['personal names on a company wallet', company, { walletId: 'acc-001', companyName: 'Acme LLC', taxId: '305123456', firstName: 'Jane' }, [{ path: 'payee.firstName', message: /not a field/ }]],
-    ['an IBAN with a wrong checksum', sepa, { iban: 'DE89370400440532013001', bic: 'COBADEFFXXX', accountName: 'Jane Doe' }, [{ path: 'payee.iban', message: /checksum/ }]],
-    ['a BIC of the wrong length', sepa, { iban: 'DE89370400440532013000', bic: 'COBADE', accountName: 'Jane Doe' }, [{ path: 'payee.bic', message: /invalid format/ }]],
+    [
+      'a card number failing the Luhn check',
+      card,
+      { cardNumber: '9860123456789016', cardHolder: 'JANE DOE' },
+      [{ path: 'payee.cardNumber', message: /check digit/ }],
+    ],
+    [
+      'a visa card for a humo/uzcard method',
+      card,
+      { cardNumber: '4111111111111111', cardHolder: 'JANE DOE' },
+      [{ path: 'payee.cardNumber', message: /9860/ }],
+    ],
+    [
+      'a card number as a JSON number',
+      card,
+      { cardNumber: 9860123456789015, cardHolder: 'JANE DOE' },
+      [{ path: 'payee.cardNumber', message: /string/ }],
+    ],
+    [
+      'an unknown member',
+      card,
+      { cardNumber: '9860123456789015', cardHolder: 'JANE DOE', cvv: '123' },
+      [{ path: 'payee.cvv', message: /not a field/ }],
+    ],
+    [
+      'a company wallet without its tax id',
+      company,
+      { walletId: 'acc-001', companyName: 'Acme LLC' },
+      [{ path: 'payee.taxId', message: /required/ }],
+    ],
+    [
+      'personal names on a company wallet',
+      company,
+      { walletId: 'acc-001', companyName: 'Acme LLC', taxId: '305123456', firstName: 'Jane' },
+      [{ path: 'payee.firstName', message: /not a field/ }],
+    ],
+    [
+      'an IBAN with a wrong checksum',
+      sepa,
+      { iban: 'DE89370400440532013001', bic: 'COBADEFFXXX', accountName: 'Jane Doe' },
+      [{ path: 'payee.iban', message: /checksum/ }],
+    ],
+    [
+      'a BIC of the wrong length',
+      sepa,
+      { iban: 'DE89370400440532013000', bic: 'COBADE', accountName: 'Jane Doe' },
+      [{ path: 'payee.bic', message: /invalid format/ }],
+    ],
     ['a phone number without +', phone, { phone: '998901234567' }, [{ path: 'payee.phone', message: /E\.164/ }]],
-    ['an EVM address for TRC20', tron, { walletAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7' }, [{ path: 'payee.walletAddress', message: /TRON/ }]],
-    ['a TRON address for ERC20', evm, { walletAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, [{ path: 'payee.walletAddress', message: /0x/ }]],
-    ['a TRON address with a base58-excluded 0', tron, { walletAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60' }, [{ path: 'payee.walletAddress', message: /invalid format/ }]],
+    [
+      'an EVM address for TRC20',
+      tron,
+      { walletAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+      [{ path: 'payee.walletAddress', message: /TRON/ }],
+    ],
+    [
+      'a TRON address for ERC20',
+      evm,
+      { walletAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
+      [{ path: 'payee.walletAddress', message: /0x/ }],
+    ],
+    [
+      'a TRON address with a base58-excluded 0',
+      tron,
+      { walletAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60' },
+      [{ path: 'payee.walletAddress', message: /invalid format/ }],
+    ],
   ])('when the payee has %s, then each problem is named by its path', (_what, fields, payee, expected) => {
     const errors = checkPayee(fields, payee);
     expect(errors).toHaveLength(expected.length);

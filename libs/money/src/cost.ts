@@ -1,8 +1,6 @@
 import { CurrencyInfo, findCurrency, TOKEN_STANDARDS, TokenStandard } from './currency-registry';
 
-export type TokenStandardCheck =
-  | { kind: 'ok'; tokenStandard?: TokenStandard }
-  | { kind: 'invalid'; reason: string };
+export type TokenStandardCheck = { kind: 'ok'; tokenStandard?: TokenStandard } | { kind: 'invalid'; reason: string };
 
 /**
  * The rule of `cost.tokenStandard` (spec 2.1): required for a token-based coin given as a
@@ -18,16 +16,28 @@ export function checkTokenStandard(currency: CurrencyInfo, tokenStandard: unknow
   const ts = tokenStandard as TokenStandard | undefined | null;
   switch (currency.kind) {
     case 'fiat':
-      return ts ? { kind: 'invalid', reason: `applies only to token-based cryptocurrencies, not to ${currency.code}` } : { kind: 'ok' };
+      return ts
+        ? { kind: 'invalid', reason: `applies only to token-based cryptocurrencies, not to ${currency.code}` }
+        : { kind: 'ok' };
     case 'crypto_native':
-      return ts ? { kind: 'invalid', reason: `must not be given for the native coin ${currency.code}` } : { kind: 'ok' };
+      return ts
+        ? { kind: 'invalid', reason: `must not be given for the native coin ${currency.code}` }
+        : { kind: 'ok' };
     case 'crypto_token':
-      if (!ts) return { kind: 'invalid', reason: `is required for the token ${currency.code} (one of ${currency.tokenStandards?.join(', ')})` };
-      if (!currency.tokenStandards?.includes(ts)) return { kind: 'invalid', reason: `${currency.code} is not available as ${ts}` };
+      if (!ts)
+        return {
+          kind: 'invalid',
+          reason: `is required for the token ${currency.code} (one of ${currency.tokenStandards?.join(', ')})`,
+        };
+      if (!currency.tokenStandards?.includes(ts))
+        return { kind: 'invalid', reason: `${currency.code} is not available as ${ts}` };
       return { kind: 'ok', tokenStandard: ts };
     case 'asset':
       if (ts && ts !== currency.asset?.tokenStandard) {
-        return { kind: 'invalid', reason: `does not match the asset code ${currency.code}, which already names its network` };
+        return {
+          kind: 'invalid',
+          reason: `does not match the asset code ${currency.code}, which already names its network`,
+        };
       }
       return { kind: 'ok' };
     default: {

@@ -25,11 +25,67 @@ export interface CurrencyInfo {
 const fiat = (code: string, scale = 2): CurrencyInfo => ({ code, kind: 'fiat', scale });
 
 const FIAT: CurrencyInfo[] = [
-  ...['USD', 'EUR', 'GBP', 'CHF', 'CAD', 'AUD', 'NZD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'HUF',
-    'RON', 'BGN', 'TRY', 'RUB', 'UAH', 'KZT', 'UZS', 'KGS', 'TJS', 'AZN', 'GEL', 'AMD', 'BYN',
-    'MDL', 'INR', 'PKR', 'BDT', 'LKR', 'NPR', 'CNY', 'HKD', 'SGD', 'MYR', 'THB', 'PHP', 'IDR',
-    'TWD', 'AED', 'SAR', 'QAR', 'ILS', 'EGP', 'MAD', 'NGN', 'KES', 'GHS', 'ZAR', 'BRL', 'MXN',
-    'ARS', 'COP', 'PEN', 'MNT', 'AFN', 'TMT', 'IRR'].map((c) => fiat(c)),
+  ...[
+    'USD',
+    'EUR',
+    'GBP',
+    'CHF',
+    'CAD',
+    'AUD',
+    'NZD',
+    'SEK',
+    'NOK',
+    'DKK',
+    'PLN',
+    'CZK',
+    'HUF',
+    'RON',
+    'BGN',
+    'TRY',
+    'RUB',
+    'UAH',
+    'KZT',
+    'UZS',
+    'KGS',
+    'TJS',
+    'AZN',
+    'GEL',
+    'AMD',
+    'BYN',
+    'MDL',
+    'INR',
+    'PKR',
+    'BDT',
+    'LKR',
+    'NPR',
+    'CNY',
+    'HKD',
+    'SGD',
+    'MYR',
+    'THB',
+    'PHP',
+    'IDR',
+    'TWD',
+    'AED',
+    'SAR',
+    'QAR',
+    'ILS',
+    'EGP',
+    'MAD',
+    'NGN',
+    'KES',
+    'GHS',
+    'ZAR',
+    'BRL',
+    'MXN',
+    'ARS',
+    'COP',
+    'PEN',
+    'MNT',
+    'AFN',
+    'TMT',
+    'IRR',
+  ].map((c) => fiat(c)),
   ...['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'UGX', 'XAF', 'XOF', 'PYG', 'RWF'].map((c) => fiat(c, 0)),
   ...['BHD', 'KWD', 'OMR', 'JOD', 'TND', 'LYD', 'IQD'].map((c) => fiat(c, 3)),
 ];
@@ -68,13 +124,10 @@ export const ASSET_CODE_ALIASES: Readonly<Record<string, string>> = {
   ETH_MAINNET: 'ETH_ETHEREUM',
 };
 
-const REGISTRY: ReadonlyMap<string, CurrencyInfo> = new Map(
-  [...FIAT, ...CRYPTO, ...ASSETS].map((c) => [c.code, c]),
-);
+const REGISTRY: ReadonlyMap<string, CurrencyInfo> = new Map([...FIAT, ...CRYPTO, ...ASSETS].map((c) => [c.code, c]));
 
 export type CurrencyLookup =
-  | { kind: 'found'; currency: CurrencyInfo; renamedFrom?: string }
-  | { kind: 'unknown'; code: string };
+  { kind: 'found'; currency: CurrencyInfo; renamedFrom?: string } | { kind: 'unknown'; code: string };
 
 /** Finds a currency by its code, following asset code renames. Codes are case-sensitive upper case. */
 export function findCurrency(code: string): CurrencyLookup {

@@ -102,7 +102,10 @@ describe('findCurrency', () => {
   });
 
   it('when the code is a token, then it names the standards it exists on', () => {
-    expect(findCurrency('USDT')).toMatchObject({ kind: 'found', currency: { tokenStandards: ['TRC20', 'ERC20', 'BEP20'] } });
+    expect(findCurrency('USDT')).toMatchObject({
+      kind: 'found',
+      currency: { tokenStandards: ['TRC20', 'ERC20', 'BEP20'] },
+    });
   });
 
   it.each([
@@ -113,7 +116,8 @@ describe('findCurrency', () => {
   ])('when the code is the asset code %s, then it stands for %s on %s', (code, coin, tokenStandard) => {
     const found = findCurrency(code);
     expect(found.kind).toBe('found');
-    if (found.kind === 'found') expect(found.currency.asset).toEqual(tokenStandard ? { coin, tokenStandard } : { coin });
+    if (found.kind === 'found')
+      expect(found.currency.asset).toEqual(tokenStandard ? { coin, tokenStandard } : { coin });
   });
 
   it.each([
@@ -123,9 +127,16 @@ describe('findCurrency', () => {
     ['USDCERC', 'USDC_ETHEREUM'],
     ['BTC_MAINNET', 'BTC_BITCOIN'],
     ['ETH_MAINNET', 'ETH_ETHEREUM'],
-  ])('when the code is the renamed asset code %s, then the current %s is found and the old name is reported', (old, current) => {
-    expect(findCurrency(old)).toEqual({ kind: 'found', currency: expect.objectContaining({ code: current, kind: 'asset' }), renamedFrom: old });
-  });
+  ])(
+    'when the code is the renamed asset code %s, then the current %s is found and the old name is reported',
+    (old, current) => {
+      expect(findCurrency(old)).toEqual({
+        kind: 'found',
+        currency: expect.objectContaining({ code: current, kind: 'asset' }),
+        renamedFrom: old,
+      });
+    },
+  );
 
   it('when every alias is followed, then it leads to an asset in the registry', () => {
     for (const [old, current] of Object.entries(ASSET_CODE_ALIASES)) {
@@ -133,9 +144,12 @@ describe('findCurrency', () => {
     }
   });
 
-  it.each(['XYZ', 'usd', 'Usd', '', 'USDT_SOLANA', ' USD', 'USD '])('when the code is %p, then it is unknown', (code) => {
-    expect(findCurrency(code)).toEqual({ kind: 'unknown', code });
-  });
+  it.each(['XYZ', 'usd', 'Usd', '', 'USDT_SOLANA', ' USD', 'USD '])(
+    'when the code is %p, then it is unknown',
+    (code) => {
+      expect(findCurrency(code)).toEqual({ kind: 'unknown', code });
+    },
+  );
 });
 
 describe('formatAmount and sameAmount', () => {

@@ -2,7 +2,12 @@ import Decimal from 'decimal.js';
 import { CurrencyInfo, findCurrency } from './currency-registry';
 
 /** Decimal configured for money: enough precision for 18-decimal tokens, never exponent notation. */
-export const MoneyDecimal = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+export const MoneyDecimal = Decimal.clone({
+  precision: 60,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -100,
+  toExpPos: 100,
+});
 export type Amount = InstanceType<typeof MoneyDecimal>;
 
 /** Amounts are stored as numeric(38, 18): 18 digits before the point leave room to spare. */
@@ -11,9 +16,7 @@ export const MAX_INTEGER_DIGITS = 18;
 /** A plain decimal: digits, optionally one dot and more digits. No sign, exponent, spaces or leading zeros. */
 const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
-export type AmountParse =
-  | { kind: 'ok'; amount: Amount }
-  | { kind: 'invalid'; reason: string };
+export type AmountParse = { kind: 'ok'; amount: Amount } | { kind: 'invalid'; reason: string };
 
 /**
  * Parses an amount as it arrives on the wire. Money is never a JS number: a number in JSON would
@@ -22,10 +25,15 @@ export type AmountParse =
 export function parseAmount(raw: unknown, currency?: CurrencyInfo): AmountParse {
   if (typeof raw !== 'string') return { kind: 'invalid', reason: 'must be a decimal string, e.g. "100.50"' };
   if (!AMOUNT_PATTERN.test(raw)) {
-    return { kind: 'invalid', reason: 'must be a plain decimal string of digits with an optional dot: no sign, exponent, spaces or leading zeros' };
+    return {
+      kind: 'invalid',
+      reason:
+        'must be a plain decimal string of digits with an optional dot: no sign, exponent, spaces or leading zeros',
+    };
   }
   const [whole, fraction = ''] = raw.split('.');
-  if (whole.length > MAX_INTEGER_DIGITS) return { kind: 'invalid', reason: `is too large: at most ${MAX_INTEGER_DIGITS} digits before the decimal point` };
+  if (whole.length > MAX_INTEGER_DIGITS)
+    return { kind: 'invalid', reason: `is too large: at most ${MAX_INTEGER_DIGITS} digits before the decimal point` };
   const amount = new MoneyDecimal(raw);
   if (amount.isZero()) return { kind: 'invalid', reason: 'must be greater than zero' };
   // Counted on the text, not the value: "100.500" for USD is refused like "100.505".

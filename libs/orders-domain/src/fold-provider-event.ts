@@ -21,7 +21,10 @@ export interface ShopRules {
   autoFinalizeNeedAction: boolean;
 }
 
-export const STRICT_RULES: ShopRules = { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false };
+export const STRICT_RULES: ShopRules = {
+  amountDeviation: { lowerPercent: '0', upperPercent: '0' },
+  autoFinalizeNeedAction: false,
+};
 
 /** A provider's report, already normalized to our vocabulary. */
 export interface ProviderReport {
@@ -55,16 +58,24 @@ export type NoopReason =
   /** Another report with the same mismatch. */
   | 'still_mismatched';
 
-type Match = { kind: 'exact' } | { kind: 'within_range'; amount: string } | { kind: 'amount_mismatch' } | { kind: 'currency_mismatch' };
+type Match =
+  | { kind: 'exact' }
+  | { kind: 'within_range'; amount: string }
+  | { kind: 'amount_mismatch' }
+  | { kind: 'currency_mismatch' };
 
 function compare(order: OrderFacts, report: ProviderReport, rules: ShopRules): Match {
-  if (currencyIdentity(report.currency, report.tokenStandard) !== currencyIdentity(order.currency, order.tokenStandard)) {
+  if (
+    currencyIdentity(report.currency, report.tokenStandard) !== currencyIdentity(order.currency, order.tokenStandard)
+  ) {
     return { kind: 'currency_mismatch' };
   }
   const expected = amountOf(order.amount);
   const reported = amountOf(report.amount);
   if (reported.equals(expected)) return { kind: 'exact' };
-  return withinRange(expected, reported, rules) ? { kind: 'within_range', amount: reported.toFixed() } : { kind: 'amount_mismatch' };
+  return withinRange(expected, reported, rules)
+    ? { kind: 'within_range', amount: reported.toFixed() }
+    : { kind: 'amount_mismatch' };
 }
 
 function withinRange(expected: Amount, reported: Amount, rules: ShopRules): boolean {
@@ -73,9 +84,20 @@ function withinRange(expected: Amount, reported: Amount, rules: ShopRules): bool
   return reported.greaterThanOrEqualTo(lower) && reported.lessThanOrEqualTo(upper);
 }
 
-function needAction(order: OrderFacts, reason: 'amount_mismatch' | 'currency_mismatch', report: ProviderReport): FoldResult {
-  if (order.status === 'need_action' && order.needActionReason === reason) return { kind: 'noop', reason: 'still_mismatched' };
-  return { kind: 'transition', status: 'need_action', statusCode: '2-07-04', needActionReason: reason, reportedAmount: report.amount };
+function needAction(
+  order: OrderFacts,
+  reason: 'amount_mismatch' | 'currency_mismatch',
+  report: ProviderReport,
+): FoldResult {
+  if (order.status === 'need_action' && order.needActionReason === reason)
+    return { kind: 'noop', reason: 'still_mismatched' };
+  return {
+    kind: 'transition',
+    status: 'need_action',
+    statusCode: '2-07-04',
+    needActionReason: reason,
+    reportedAmount: report.amount,
+  };
 }
 
 /**
@@ -88,12 +110,14 @@ function needAction(order: OrderFacts, reason: 'amount_mismatch' | 'currency_mis
 export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rules: ShopRules): FoldResult {
   // A stale or late event never moves a final order, whatever it says.
   if (isFinal(order.status)) return { kind: 'noop', reason: 'order_final' };
-  const waitsForMismatch = order.status === 'need_action'
-    && (order.needActionReason === 'amount_mismatch' || order.needActionReason === 'currency_mismatch');
+  const waitsForMismatch =
+    order.status === 'need_action' &&
+    (order.needActionReason === 'amount_mismatch' || order.needActionReason === 'currency_mismatch');
 
   switch (report.status) {
     case 'pending':
-      if (order.status === 'registered') return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
+      if (order.status === 'registered')
+        return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
       // The provider answered after timing out: it is alive and working on the payment.
       if (order.status === 'need_action' && order.needActionReason === 'provider_timeout') {
         return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
@@ -106,11 +130,19 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
 
     case 'success': {
       const match = compare(order, report, rules);
-      if (match.kind === 'amount_mismatch' || match.kind === 'currency_mismatch') return needAction(order, match.kind, report);
+      if (match.kind === 'amount_mismatch' || match.kind === 'currency_mismatch')
+        return needAction(order, match.kind, report);
       // The follow-up with the right amount: resolved only where the shop allows it.
       if (waitsForMismatch && !rules.autoFinalizeNeedAction) return { kind: 'noop', reason: 'awaiting_operator' };
       if (match.kind === 'within_range') {
-        return { kind: 'transition', status: 'completed', statusCode: '0-07-01', needActionReason: null, acceptedAmount: match.amount, reportedAmount: match.amount };
+        return {
+          kind: 'transition',
+          status: 'completed',
+          statusCode: '0-07-01',
+          needActionReason: null,
+          acceptedAmount: match.amount,
+          reportedAmount: match.amount,
+        };
       }
       return { kind: 'transition', status: 'completed', statusCode: '0-01-00', needActionReason: null };
     }

@@ -20,12 +20,16 @@ export function resolveByOperator(
   if (order.status !== 'need_action') return { kind: 'rejected', reason: `order is ${order.status}, not need_action` };
   if (action === 'fail') return { kind: 'transition', status: 'failed', statusCode: '1-07-03' };
   if (order.needActionReason !== 'amount_mismatch' || !order.reportedAmount) {
-    return { kind: 'rejected', reason: `nothing to accept: the order waits because of ${order.needActionReason ?? 'unknown reason'}; fail it instead` };
+    return {
+      kind: 'rejected',
+      reason: `nothing to accept: the order waits because of ${order.needActionReason ?? 'unknown reason'}; fail it instead`,
+    };
   }
   return { kind: 'transition', status: 'completed', statusCode: '1-07-04', acceptedAmount: order.reportedAmount };
 }
 
-export type CancelResult = { kind: 'transition'; status: 'cancelled'; statusCode: StatusCode } | { kind: 'rejected'; reason: string };
+export type CancelResult =
+  { kind: 'transition'; status: 'cancelled'; statusCode: StatusCode } | { kind: 'rejected'; reason: string };
 
 /** A merchant cancels an order that is not final (spec: cancel replaces the removed reject). */
 export function cancelOrder(order: { status: OrderStatus }): CancelResult {

@@ -13,13 +13,20 @@ export interface TimeoutSettings {
  * + the timeout of its shop and payment setting. Crypto payments have none; payouts and P2P are
  * not orders and never get here.
  */
-export function processingDeadline(createdAt: Date, isCrypto: boolean, instrumentType: string | null, settings: TimeoutSettings): Date | null {
+export function processingDeadline(
+  createdAt: Date,
+  isCrypto: boolean,
+  instrumentType: string | null,
+  settings: TimeoutSettings,
+): Date | null {
   if (isCrypto) return null;
   const seconds = (instrumentType ? settings.byPaymentSetting[instrumentType] : undefined) ?? settings.defaultSeconds;
   return new Date(createdAt.getTime() + seconds * 1000);
 }
 
-export type ExpiryResult = { kind: 'transition'; status: 'failed'; statusCode: StatusCode } | { kind: 'noop'; reason: 'final' | 'not_due' | 'no_deadline' };
+export type ExpiryResult =
+  | { kind: 'transition'; status: 'failed'; statusCode: StatusCode }
+  | { kind: 'noop'; reason: 'final' | 'not_due' | 'no_deadline' };
 
 export function expireOrder(order: { status: OrderStatus; processingDeadline: Date | null }, now: Date): ExpiryResult {
   if (isFinal(order.status)) return { kind: 'noop', reason: 'final' };

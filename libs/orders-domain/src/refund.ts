@@ -18,14 +18,24 @@ export function refund(
   if (order.status !== 'completed' && order.status !== 'partially_refunded') {
     return { kind: 'rejected', reason: `only a paid order can be refunded; this one is ${order.status}` };
   }
-  if (currencyIdentity(request.currency, request.tokenStandard) !== currencyIdentity(order.currency, order.tokenStandard)) {
-    return { kind: 'rejected', reason: `the refund must be in the order currency ${order.currency}${order.tokenStandard ? ` (${order.tokenStandard})` : ''}`, field: 'cost.currency' };
+  if (
+    currencyIdentity(request.currency, request.tokenStandard) !== currencyIdentity(order.currency, order.tokenStandard)
+  ) {
+    return {
+      kind: 'rejected',
+      reason: `the refund must be in the order currency ${order.currency}${order.tokenStandard ? ` (${order.tokenStandard})` : ''}`,
+      field: 'cost.currency',
+    };
   }
   const paid = amountOf(order.amount);
   const total = amountOf(alreadyRefunded).plus(amountOf(request.amount));
   if (total.greaterThan(paid)) {
     const left = paid.minus(amountOf(alreadyRefunded)).toFixed();
-    return { kind: 'rejected', reason: `exceeds what is left to refund (${left} ${order.currency} of ${paid.toFixed()} paid)`, field: 'cost.amount' };
+    return {
+      kind: 'rejected',
+      reason: `exceeds what is left to refund (${left} ${order.currency} of ${paid.toFixed()} paid)`,
+      field: 'cost.amount',
+    };
   }
   return total.equals(paid)
     ? { kind: 'transition', status: 'refunded', statusCode: '0-07-03', refundedTotal: total.toFixed() }

@@ -7,7 +7,10 @@ describe('the fault-suite failpoint in the common configuration', () => {
     [{}, undefined],
     [{ FAULTS_FAILPOINT: 'none' }, undefined],
     [{ FAULTS_FAILPOINT: 'outbox-after-publish' }, { name: 'outbox-after-publish', afterRows: 0 }],
-    [{ FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: '40' }, { name: 'outbox-after-publish', afterRows: 40 }],
+    [
+      { FAULTS_FAILPOINT: 'outbox-after-publish', FAULTS_FAILPOINT_AFTER_ROWS: '40' },
+      { name: 'outbox-after-publish', afterRows: 40 },
+    ],
   ])('when the environment has %j, then the failpoint is %j', (vars, expected) => {
     const env = new EnvReader({ ...base, ...vars });
     const config = readCommonConfig(env, 'test');

@@ -99,7 +99,11 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
   return {
     databaseUrl: env.string('DATABASE_URL'),
     kafka: {
-      brokers: env.string('KAFKA_BROKERS').split(',').map((b) => b.trim()).filter(Boolean),
+      brokers: env
+        .string('KAFKA_BROKERS')
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
       clientId: env.string('KAFKA_CLIENT_ID', clientId),
       topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),

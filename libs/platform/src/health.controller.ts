@@ -13,7 +13,12 @@ export class HealthController {
   @ApiResponse({
     status: 200,
     description: 'The service is up and reaches its database',
-    content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }, example: { status: 'ok' } } },
+    content: {
+      'application/json': {
+        schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } },
+        example: { status: 'ok' },
+      },
+    },
   })
   // The schema is the one each HTTP app's document registers as `Problem` (RFC 9457).
   @ApiResponse({

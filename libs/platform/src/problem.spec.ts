@@ -1,4 +1,10 @@
-import { BadRequestException, HttpException, NotFoundException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import {
+  BadRequestException,
+  HttpException,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProblemException, ProblemKind, ProblemTypes, problemTypeUri, RouteRegistry, toProblem } from './problem';
@@ -9,7 +15,10 @@ const ERRORS_MD = join(__dirname, '..', '..', '..', 'docs', 'errors.md');
 function documentedProblems(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of readFileSync(ERRORS_MD, 'utf8').split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const type = cells[0]?.match(/^`(\/problems\/[a-z-]+)`$/)?.[1];
     if (type) rows.set(type, cells);
   }
@@ -24,15 +33,18 @@ describe('the problem types and their documentation', () => {
     expect(documented.size).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(kinds)('when the code has problem kind %s, then docs/errors.md lists its type with its status, when, what to do and whether to retry', (kind) => {
-    const row = documented.get(problemTypeUri(kind));
-    expect(row).toBeDefined();
-    const [, status, when, action, retryable] = row!;
-    expect(Number(status)).toBe(ProblemTypes[kind].status);
-    expect(when.length).toBeGreaterThan(10);
-    expect(action.length).toBeGreaterThan(5);
-    expect(retryable).toMatch(/^(yes|no)\b/);
-  });
+  it.each(kinds)(
+    'when the code has problem kind %s, then docs/errors.md lists its type with its status, when, what to do and whether to retry',
+    (kind) => {
+      const row = documented.get(problemTypeUri(kind));
+      expect(row).toBeDefined();
+      const [, status, when, action, retryable] = row!;
+      expect(Number(status)).toBe(ProblemTypes[kind].status);
+      expect(when.length).toBeGreaterThan(10);
+      expect(action.length).toBeGreaterThan(5);
+      expect(retryable).toMatch(/^(yes|no)\b/);
+    },
+  );
 
   it('when docs/errors.md lists a type, then the code has it (no stale rows)', () => {
     const inCode = new Set(kinds.map(problemTypeUri));
@@ -42,8 +54,20 @@ describe('the problem types and their documentation', () => {
 
 describe('turning errors into problems', () => {
   it.each([
-    ['a TypeORM error with its SQL', Object.assign(new Error('relation "gateway.api_keys" does not exist'), { name: 'QueryFailedError', query: 'SELECT * FROM gateway.api_keys' })],
-    ['a kafkajs error', Object.assign(new Error('This server does not host this topic-partition'), { name: 'KafkaJSProtocolError', type: 'UNKNOWN_TOPIC_OR_PARTITION' })],
+    [
+      'a TypeORM error with its SQL',
+      Object.assign(new Error('relation "gateway.api_keys" does not exist'), {
+        name: 'QueryFailedError',
+        query: 'SELECT * FROM gateway.api_keys',
+      }),
+    ],
+    [
+      'a kafkajs error',
+      Object.assign(new Error('This server does not host this topic-partition'), {
+        name: 'KafkaJSProtocolError',
+        type: 'UNKNOWN_TOPIC_OR_PARTITION',
+      }),
+    ],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'shopId')")],
     ['a thrown string', 'boom'],
     ['an HTTP error with an unmapped status', new HttpException('upstream said no', 502)],
@@ -58,9 +82,24 @@ describe('turning errors into problems', () => {
   });
 
   it.each([
-    ['Fastify\'s bad JSON', '/problems/malformed-body', 400, new BadRequestException("Body is not valid JSON but content-type is set to 'application/json'")],
-    ['a body over the limit', '/problems/payload-too-large', 413, new PayloadTooLargeException('Request body is too large')],
-    ['another content type', '/problems/unsupported-media-type', 415, new UnsupportedMediaTypeException('Unsupported Media Type: text/plain')],
+    [
+      "Fastify's bad JSON",
+      '/problems/malformed-body',
+      400,
+      new BadRequestException("Body is not valid JSON but content-type is set to 'application/json'"),
+    ],
+    [
+      'a body over the limit',
+      '/problems/payload-too-large',
+      413,
+      new PayloadTooLargeException('Request body is too large'),
+    ],
+    [
+      'another content type',
+      '/problems/unsupported-media-type',
+      415,
+      new UnsupportedMediaTypeException('Unsupported Media Type: text/plain'),
+    ],
     ['no such route', '/problems/not-found', 404, new NotFoundException('Cannot GET /nowhere')],
   ])('when the framework reports %s, then it is %s (%d)', (_what, type, status, error) => {
     expect(toProblem(error).toDocument()).toMatchObject({ type, status });
@@ -68,7 +107,11 @@ describe('turning errors into problems', () => {
   });
 
   it('when a ProblemException carries extensions, then they never override the standard members', () => {
-    const doc = new ProblemException('conflict', 'taken', undefined, { type: 'x', status: 200, orderId: 'o-1' }).toDocument();
+    const doc = new ProblemException('conflict', 'taken', undefined, {
+      type: 'x',
+      status: 200,
+      orderId: 'o-1',
+    }).toDocument();
     expect(doc).toMatchObject({ type: '/problems/conflict', status: 409, orderId: 'o-1' });
   });
 });

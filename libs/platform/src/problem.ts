@@ -1,5 +1,13 @@
 import {
-  ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException, ValidationError, ValidationPipe,
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+  ValidationError,
+  ValidationPipe,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 
@@ -24,8 +32,16 @@ export const ProblemTypes = {
   unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
   rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
   methodNotAllowed: { slug: 'method-not-allowed', title: 'The method is not allowed on this resource', status: 405 },
-  idempotencyKeyReused: { slug: 'idempotency-key-reused', title: 'The Idempotency-Key was used for another request', status: 422 },
-  idempotencyInProgress: { slug: 'idempotency-request-in-progress', title: 'A request with this Idempotency-Key is still being processed', status: 409 },
+  idempotencyKeyReused: {
+    slug: 'idempotency-key-reused',
+    title: 'The Idempotency-Key was used for another request',
+    status: 422,
+  },
+  idempotencyInProgress: {
+    slug: 'idempotency-request-in-progress',
+    title: 'A request with this Idempotency-Key is still being processed',
+    status: 409,
+  },
   internal: { slug: 'internal-error', title: 'Internal error', status: 500 },
   unavailable: { slug: 'service-unavailable', title: 'The service is temporarily unavailable', status: 503 },
 } as const;
@@ -71,8 +87,17 @@ export class ProblemException extends Error {
 }
 
 const STATUS_TO_KIND: Partial<Record<number, ProblemKind>> = {
-  400: 'validation', 401: 'unauthorized', 403: 'forbidden', 404: 'notFound', 405: 'methodNotAllowed', 409: 'conflict',
-  413: 'payloadTooLarge', 415: 'unsupportedMediaType', 422: 'unprocessable', 429: 'rateLimited', 503: 'unavailable',
+  400: 'validation',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'notFound',
+  405: 'methodNotAllowed',
+  409: 'conflict',
+  413: 'payloadTooLarge',
+  415: 'unsupportedMediaType',
+  422: 'unprocessable',
+  429: 'rateLimited',
+  503: 'unavailable',
 };
 
 /**
@@ -88,7 +113,11 @@ const UNPARSABLE_BODY = /JSON|body/i;
  * Nest gives the route.
  */
 export class VerbatimResponse extends Error {
-  constructor(readonly status: number, readonly headers: Record<string, string>, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {
     super(`verbatim ${status} response`);
   }
 }
@@ -105,9 +134,10 @@ export function toProblem(error: unknown): ProblemException {
     const kind = STATUS_TO_KIND[status];
     if (kind) {
       const response = error.getResponse();
-      const message = typeof response === 'object' && response !== null && 'message' in response
-        ? String((response as { message: unknown }).message)
-        : error.message;
+      const message =
+        typeof response === 'object' && response !== null && 'message' in response
+          ? String((response as { message: unknown }).message)
+          : error.message;
       switch (kind) {
         case 'notFound':
           return new ProblemException(kind, 'No such resource.');
@@ -116,7 +146,8 @@ export function toProblem(error: unknown): ProblemException {
         case 'unsupportedMediaType':
           return new ProblemException(kind, 'Send the body as application/json.');
         case 'validation':
-          if (UNPARSABLE_BODY.test(message)) return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
+          if (UNPARSABLE_BODY.test(message))
+            return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
           return new ProblemException(kind, message);
         default:
           return new ProblemException(kind, message);
@@ -125,11 +156,17 @@ export function toProblem(error: unknown): ProblemException {
   }
   const fastify = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastify?.code === 'string' && fastify.code.startsWith('FST_')) {
-    if (fastify.statusCode === 413) return new ProblemException('payloadTooLarge', 'The request body exceeds the size limit.');
-    if (fastify.statusCode === 415) return new ProblemException('unsupportedMediaType', 'Send the body as application/json.');
-    if (fastify.statusCode === 400) return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
+    if (fastify.statusCode === 413)
+      return new ProblemException('payloadTooLarge', 'The request body exceeds the size limit.');
+    if (fastify.statusCode === 415)
+      return new ProblemException('unsupportedMediaType', 'Send the body as application/json.');
+    if (fastify.statusCode === 400)
+      return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
   }
-  return new ProblemException('internal', 'An internal error occurred. It has been logged under the traceId of this answer; retry later.');
+  return new ProblemException(
+    'internal',
+    'An internal error occurred. It has been logged under the traceId of this answer; retry later.',
+  );
 }
 
 export interface RegisteredRoute {
@@ -148,7 +185,9 @@ export class RouteRegistry {
   add(method: string, url: string): void {
     const source = url
       .split('/')
-      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((segment) =>
+        segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     this.entries.push({ route: { method: method.toUpperCase(), url }, pattern: new RegExp(`^${source}/?$`) });
   }
@@ -173,9 +212,13 @@ export class ProblemFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<{ method?: string; url?: string }>();
-    const reply = http.getResponse<{
-      status(code: number): unknown; header(name: string, value: string): unknown; send(body: string): unknown;
-    } & Record<string, unknown>>();
+    const reply = http.getResponse<
+      {
+        status(code: number): unknown;
+        header(name: string, value: string): unknown;
+        send(body: string): unknown;
+      } & Record<string, unknown>
+    >();
     if (error instanceof VerbatimResponse) {
       reply.status(error.status);
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -188,7 +231,12 @@ export class ProblemFilter implements ExceptionFilter {
       // The merchant gets only the trace id; the operator finds the cause under it in the log.
       const traceId = randomUUID();
       doc.traceId = traceId;
-      const cause = error instanceof ProblemException ? `${problem.kind}: ${problem.detail}` : error instanceof Error ? error.stack ?? error.message : String(error);
+      const cause =
+        error instanceof ProblemException
+          ? `${problem.kind}: ${problem.detail}`
+          : error instanceof Error
+            ? (error.stack ?? error.message)
+            : String(error);
       this.logger.error(`${request.method} ${pathOf(request.url)} failed [traceId=${traceId}]: ${cause}`);
     }
     reply.status(doc.status);
@@ -202,7 +250,13 @@ export class ProblemFilter implements ExceptionFilter {
     if (!this.routes || error instanceof ProblemException || !(error instanceof NotFoundException)) return undefined;
     const allowed = this.routes.methodsOf(pathOf(request.url));
     if (allowed.length === 0 || allowed.includes(String(request.method).toUpperCase())) return undefined;
-    return new ProblemException('methodNotAllowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {}, { allow: allowed.join(', ') });
+    return new ProblemException(
+      'methodNotAllowed',
+      `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+      undefined,
+      {},
+      { allow: allowed.join(', ') },
+    );
   }
 }
 
@@ -215,7 +269,11 @@ function pathOf(url: string | undefined): string {
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
-    const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
+    const path = parent
+      ? /^\d+$/.test(e.property)
+        ? `${parent}[${e.property}]`
+        : `${parent}.${e.property}`
+      : e.property;
     for (const message of Object.values(e.constraints ?? {})) out.push({ path, message });
     if (e.children && e.children.length > 0) out.push(...fieldErrors(e.children, path));
   }
@@ -231,7 +289,8 @@ export function strictValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => {
       const list = fieldErrors(errors);
-      const detail = list.length === 1 ? `${list[0].path}: ${list[0].message}` : `${list.length} fields are invalid; see errors.`;
+      const detail =
+        list.length === 1 ? `${list[0].path}: ${list[0].message}` : `${list.length} fields are invalid; see errors.`;
       return new ProblemException('validation', detail, list);
     },
   });

@@ -47,13 +47,27 @@ export function bodyGate(limitBytes: number) {
     if (!METHODS_WITH_BODY.has(request.method) || !hasBody(headers)) return done();
     const length = Number(headers['content-length']);
     if (Number.isFinite(length) && length > limitBytes) {
-      return sendProblem(reply, new ProblemException('payloadTooLarge', `The request body exceeds the limit of ${limitBytes} bytes.`, undefined, { limitBytes }));
+      return sendProblem(
+        reply,
+        new ProblemException(
+          'payloadTooLarge',
+          `The request body exceeds the limit of ${limitBytes} bytes.`,
+          undefined,
+          { limitBytes },
+        ),
+      );
     }
     const type = headers['content-type'];
     if (!type || !JSON_CONTENT_TYPE.test(type)) {
       return sendProblem(
         reply,
-        new ProblemException('unsupportedMediaType', `Send the body as application/json${type ? `, not ${type.split(';')[0].trim().slice(0, 100)}` : ' (no Content-Type was given)'}.`, undefined, { accepted: ['application/json'] }, { 'accept-post': 'application/json', 'accept-patch': 'application/json' }),
+        new ProblemException(
+          'unsupportedMediaType',
+          `Send the body as application/json${type ? `, not ${type.split(';')[0].trim().slice(0, 100)}` : ' (no Content-Type was given)'}.`,
+          undefined,
+          { accepted: ['application/json'] },
+          { 'accept-post': 'application/json', 'accept-patch': 'application/json' },
+        ),
       );
     }
     done();
@@ -62,7 +76,10 @@ export function bodyGate(limitBytes: number) {
 
 function sendProblem(reply: FastifyReply, problem: ProblemException): void {
   const doc = problem.toDocument();
-  void reply.code(doc.status).headers({ ...problem.headers, 'content-type': 'application/problem+json' }).send(JSON.stringify(doc));
+  void reply
+    .code(doc.status)
+    .headers({ ...problem.headers, 'content-type': 'application/problem+json' })
+    .send(JSON.stringify(doc));
 }
 
 /** The port the app listens on, once listening (tests use port 0). */
@@ -81,9 +98,12 @@ const registries = new WeakMap<object, RouteRegistry>();
  */
 export function installProblemHandling(app: NestFastifyApplication): void {
   const registry = new RouteRegistry();
-  app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) registry.add(method, route.url);
-  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      for (const method of Array.isArray(route.method) ? route.method : [route.method]) registry.add(method, route.url);
+    });
   registries.set(app, registry);
   app.useGlobalFilters(new ProblemFilter(registry));
 }

@@ -95,7 +95,10 @@ interface ClaimedRow {
 export class DispatchQueue {
   private readonly table: string;
 
-  constructor(private readonly dataSource: DataSource, private readonly t: DispatchQueueTable) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly t: DispatchQueueTable,
+  ) {
     this.table = `"${t.schema}".${t.table}`;
   }
 
@@ -113,7 +116,13 @@ export class DispatchQueue {
    * Claims up to `limit` due rows that no other dispatcher holds (FOR UPDATE SKIP LOCKED): one
    * statement, so the claim commits before any provider call starts.
    */
-  async claimDue(now: Date, leaseUntil: Date, limit: number, claimToken: string, claimedBy: string): Promise<ClaimedDispatch[]> {
+  async claimDue(
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    claimToken: string,
+    claimedBy: string,
+  ): Promise<ClaimedDispatch[]> {
     const { idColumn: id, referenceColumn: ref } = this.t;
     // The outer statement is a SELECT: TypeORM answers an UPDATE ... RETURNING as [rows, count].
     const rows: ClaimedRow[] = await this.dataSource.query(
@@ -159,7 +168,13 @@ export class DispatchQueue {
     return rows.length === 1 ? { sends: Number(rows[0].sends) } : null;
   }
 
-  async finish(m: EntityManager, dispatchId: string, status: Exclude<DispatchStatus, 'pending'>, now: Date, details: { providerPaymentId?: string; error?: string } = {}): Promise<void> {
+  async finish(
+    m: EntityManager,
+    dispatchId: string,
+    status: Exclude<DispatchStatus, 'pending'>,
+    now: Date,
+    details: { providerPaymentId?: string; error?: string } = {},
+  ): Promise<void> {
     await m.query(
       `UPDATE ${this.table}
           SET status = $2, claim_token = NULL, provider_payment_id = COALESCE($3, provider_payment_id), last_error = COALESCE($4, last_error), updated_at = $5
@@ -177,7 +192,9 @@ export class DispatchQueue {
 
   /** When the next pending row falls due (claimed rows count at the end of their lease). */
   async nextDueAt(): Promise<Date | null> {
-    const rows: { at: Date | null }[] = await this.dataSource.query(`SELECT min(next_attempt_at) AS at FROM ${this.table} WHERE status = 'pending'`);
+    const rows: { at: Date | null }[] = await this.dataSource.query(
+      `SELECT min(next_attempt_at) AS at FROM ${this.table} WHERE status = 'pending'`,
+    );
     return rows[0]?.at ?? null;
   }
 }

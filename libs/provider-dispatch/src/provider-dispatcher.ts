@@ -18,7 +18,11 @@ export interface DispatcherOptions {
   instanceId: string;
 }
 
-export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'instanceId'> = { autoStart: true, pollIntervalMs: 500, batchSize: 20 };
+export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'instanceId'> = {
+  autoStart: true,
+  pollIntervalMs: 500,
+  batchSize: 20,
+};
 
 /** What the service decided, under its aggregate's lock, about one send. */
 export type DispatchDecision =
@@ -38,7 +42,12 @@ export interface DispatchHandler {
    * Records the outcome of a send in the dispatcher's transaction, with the claim held: locks
    * and re-reads the aggregate, moves it (and writes its outbox rows) as its rules say.
    */
-  record(m: EntityManager, row: ClaimedDispatch, answer: ProviderAnswer, ctx: { sends: number; lastSend: boolean; now: Date }): Promise<DispatchDecision>;
+  record(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    answer: ProviderAnswer,
+    ctx: { sends: number; lastSend: boolean; now: Date },
+  ): Promise<DispatchDecision>;
 }
 
 export interface ProviderDispatcherDeps {
@@ -93,7 +102,13 @@ export class ProviderDispatcher {
     const now = this.d.clock.now();
     const claimToken = randomUUID();
     const leaseUntil = new Date(now.getTime() + this.d.providerTimeoutMs + LEASE_MARGIN_MS);
-    const claimed = await this.d.queue.claimDue(now, leaseUntil, this.d.options.batchSize, claimToken, this.d.options.instanceId);
+    const claimed = await this.d.queue.claimDue(
+      now,
+      leaseUntil,
+      this.d.options.batchSize,
+      claimToken,
+      this.d.options.instanceId,
+    );
     await Promise.all(claimed.map((row) => this.dispatchOne(row, claimToken)));
     return claimed.length;
   }
@@ -103,7 +118,9 @@ export class ProviderDispatcher {
       if (!this.d.handler.shouldSend(row)) {
         await this.d.dataSource.transaction(async (m) => {
           if (await this.d.queue.lockClaimed(m, row.dispatchId, claimToken)) {
-            await this.d.queue.finish(m, row.dispatchId, 'skipped', this.d.clock.now(), { error: `${row.referenceId} was ${row.aggregateStatus} before it was sent` });
+            await this.d.queue.finish(m, row.dispatchId, 'skipped', this.d.clock.now(), {
+              error: `${row.referenceId} was ${row.aggregateStatus} before it was sent`,
+            });
           }
         });
         this.d.logger.log(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
@@ -124,7 +141,11 @@ export class ProviderDispatcher {
     const summary = await this.d.dataSource.transaction(async (m) => {
       const claim = await this.d.queue.lockClaimed(m, row.dispatchId, claimToken);
       if (!claim) return 'claim lost (lease ran out); left to the dispatcher that holds it now';
-      const decision = await this.d.handler.record(m, row, answer, { sends: claim.sends, lastSend: claim.sends >= this.d.policy.maxSends, now });
+      const decision = await this.d.handler.record(m, row, answer, {
+        sends: claim.sends,
+        lastSend: claim.sends >= this.d.policy.maxSends,
+        now,
+      });
       switch (decision.kind) {
         case 'retry': {
           const delayMs = retryDelayMs(claim.sends, this.d.policy);
@@ -136,7 +157,9 @@ export class ProviderDispatcher {
           return `dropped: ${decision.reason}`;
         case 'finish':
           await this.d.queue.finish(m, row.dispatchId, decision.status, now, {
-            ...(answer.kind === 'accepted' && answer.providerPaymentId ? { providerPaymentId: answer.providerPaymentId } : {}),
+            ...(answer.kind === 'accepted' && answer.providerPaymentId
+              ? { providerPaymentId: answer.providerPaymentId }
+              : {}),
             ...(error ? { error } : {}),
           });
           return decision.summary;

@@ -2,7 +2,15 @@ import { SANDBOX_PROVIDER_CODE } from '@payments/providers/sandbox';
 import { ProviderAnswer, ProviderClient, ProviderRequest } from './provider-answer';
 
 /** Errors raised before a single byte of the request could reach the provider. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ERR_INVALID_URL']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ERR_INVALID_URL',
+]);
 
 /** The network error codes carried by a failed fetch (undici nests them in `cause`, sometimes in an AggregateError). */
 function errorCodes(err: unknown, depth = 0): string[] {

@@ -37,15 +37,22 @@ describe('the status code catalogue', () => {
   });
 
   it('when the orders service is scanned, then it uses catalogue codes (the scan finds real usages)', () => {
-    const used = new Set(files.filter((f) => !f.includes('status-codes')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(CODE_LITERAL)].map((m) => m[0])));
+    const used = new Set(
+      files
+        .filter((f) => !f.includes('status-codes'))
+        .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(CODE_LITERAL)].map((m) => m[0])),
+    );
     expect(used).toContain('2-07-04');
   });
 
-  it.each(statusCatalogue().map((e) => [e.code, e]))('when %s is listed, then it has the S-CC-NN format, a description and a boolean retryAllowed', (_code, entry) => {
-    expect(entry.code).toMatch(STATUS_CODE_FORMAT);
-    expect(entry.description.trim().length).toBeGreaterThan(10);
-    expect(typeof entry.retryAllowed).toBe('boolean');
-  });
+  it.each(statusCatalogue().map((e) => [e.code, e]))(
+    'when %s is listed, then it has the S-CC-NN format, a description and a boolean retryAllowed',
+    (_code, entry) => {
+      expect(entry.code).toMatch(STATUS_CODE_FORMAT);
+      expect(entry.description.trim().length).toBeGreaterThan(10);
+      expect(typeof entry.retryAllowed).toBe('boolean');
+    },
+  );
 
   it('when the catalogue is read, then every code appears once, in ascending order', () => {
     const codes = statusCatalogue().map((e) => e.code);
@@ -55,13 +62,18 @@ describe('the status code catalogue', () => {
 
   it('when a response takes a code, then statusOf gives the catalogue description', () => {
     for (const entry of statusCatalogue()) {
-      expect(statusOf(entry.code as Parameters<typeof statusOf>[0])).toEqual({ statusCode: entry.code, statusDescription: entry.description });
+      expect(statusOf(entry.code as Parameters<typeof statusOf>[0])).toEqual({
+        statusCode: entry.code,
+        statusDescription: entry.description,
+      });
     }
   });
 
   it('when code outside this library sets a statusDescription, then it comes from statusOf, never a literal', () => {
     const literal = /statusDescription\s*:\s*['"`]/;
-    const offenders = files.filter((f) => !f.includes(join('libs', 'status-codes'))).filter((f) => literal.test(readFileSync(f, 'utf8')));
+    const offenders = files
+      .filter((f) => !f.includes(join('libs', 'status-codes')))
+      .filter((f) => literal.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => relative(ROOT, f))).toEqual([]);
   });
 });

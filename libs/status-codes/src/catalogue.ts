@@ -16,31 +16,61 @@ export interface StatusCodeEntry {
 
 const entries = [
   { code: '0-01-00', description: 'Operation completed successfully.', retryAllowed: false },
-  { code: '0-07-01', description: 'Payment completed with an amount different from the order, within the range the shop allows; the amount was accepted.', retryAllowed: false },
+  {
+    code: '0-07-01',
+    description:
+      'Payment completed with an amount different from the order, within the range the shop allows; the amount was accepted.',
+    retryAllowed: false,
+  },
   { code: '0-07-02', description: 'Order refunded in part.', retryAllowed: false },
   { code: '0-07-03', description: 'Order refunded in full.', retryAllowed: false },
   { code: '1-01-01', description: 'Order registered; awaiting payment.', retryAllowed: false },
   { code: '1-01-02', description: 'Payment is being processed by the provider.', retryAllowed: false },
   { code: '1-01-99', description: 'Internal error of the payment service.', retryAllowed: true },
-  { code: '1-07-01', description: 'Order failed: no final answer from the provider within the processing timeout.', retryAllowed: true },
-  { code: '1-07-02', description: 'The provider did not answer in time; the order resolves by itself when its answer arrives.', retryAllowed: false },
+  {
+    code: '1-07-01',
+    description: 'Order failed: no final answer from the provider within the processing timeout.',
+    retryAllowed: true,
+  },
+  {
+    code: '1-07-02',
+    description: 'The provider did not answer in time; the order resolves by itself when its answer arrives.',
+    retryAllowed: false,
+  },
   { code: '1-07-03', description: 'Order failed by an operator.', retryAllowed: true },
   { code: '1-07-04', description: 'Reported amount accepted by an operator.', retryAllowed: false },
   { code: '1-08-01', description: 'Order cancelled by the merchant.', retryAllowed: true },
   { code: '2-01-01', description: 'The provider is temporarily unavailable.', retryAllowed: true },
   { code: '2-07-01', description: 'Payment declined by the provider.', retryAllowed: true },
   { code: '2-07-02', description: 'Payment declined by the provider: insufficient funds.', retryAllowed: true },
-  { code: '2-07-04', description: 'The provider reported an amount outside the allowed range, or a different currency; action is needed.', retryAllowed: false },
+  {
+    code: '2-07-04',
+    description:
+      'The provider reported an amount outside the allowed range, or a different currency; action is needed.',
+    retryAllowed: false,
+  },
   // Scenarios an acquirer integration reports beyond the order lifecycle (validation, payment
   // method, 3-D Secure, antifraud, limits, participant actions). retryAllowed says whether a new
   // attempt with the same data can succeed; false means the merchant or payer must change something.
-  { code: '1-02-01', description: 'The request was refused by validation: a field is missing, malformed or not allowed.', retryAllowed: false },
+  {
+    code: '1-02-01',
+    description: 'The request was refused by validation: a field is missing, malformed or not allowed.',
+    retryAllowed: false,
+  },
   { code: '2-02-01', description: 'The provider refused the payment data as invalid.', retryAllowed: false },
   { code: '1-03-01', description: 'The payment method is not available for this shop.', retryAllowed: false },
-  { code: '2-03-01', description: 'The provider does not support this payment method or card brand.', retryAllowed: false },
+  {
+    code: '2-03-01',
+    description: 'The provider does not support this payment method or card brand.',
+    retryAllowed: false,
+  },
   { code: '2-03-02', description: 'The card or account is blocked, closed or expired.', retryAllowed: false },
   { code: '2-04-01', description: '3-D Secure authentication of the payer failed.', retryAllowed: true },
-  { code: '2-04-02', description: '3-D Secure authentication was not completed by the payer in time.', retryAllowed: true },
+  {
+    code: '2-04-02',
+    description: '3-D Secure authentication was not completed by the payer in time.',
+    retryAllowed: true,
+  },
   { code: '2-04-03', description: '3-D Secure is not available for this card.', retryAllowed: false },
   { code: '1-05-01', description: 'Declined by the antifraud checks of the payment service.', retryAllowed: false },
   { code: '2-05-01', description: 'Declined by the antifraud checks of the provider.', retryAllowed: false },
@@ -51,13 +81,30 @@ const entries = [
   // Payouts and P2P transactions (issue 4): money going out has its own wording.
   { code: '1-01-03', description: 'Payout registered; awaiting sending to the provider.', retryAllowed: false },
   { code: '1-01-04', description: 'Payout is being processed by the provider.', retryAllowed: false },
-  { code: '1-01-05', description: 'P2P transaction registered; awaiting sending to the provider.', retryAllowed: false },
+  {
+    code: '1-01-05',
+    description: 'P2P transaction registered; awaiting sending to the provider.',
+    retryAllowed: false,
+  },
   { code: '1-01-06', description: 'P2P transaction is being processed by the provider.', retryAllowed: false },
-  { code: '1-07-05', description: 'The provider did not answer in time; the payout or P2P transaction resolves by itself when the provider\'s answer arrives.', retryAllowed: false },
+  {
+    code: '1-07-05',
+    description:
+      "The provider did not answer in time; the payout or P2P transaction resolves by itself when the provider's answer arrives.",
+    retryAllowed: false,
+  },
   { code: '2-07-05', description: 'Payout declined by the provider.', retryAllowed: true },
   { code: '2-07-06', description: 'P2P transaction declined by the provider.', retryAllowed: true },
-  { code: '1-07-06', description: 'Payout or P2P transaction completed by an operator after checking with the provider.', retryAllowed: false },
-  { code: '1-07-07', description: 'Payout or P2P transaction failed by an operator after checking with the provider.', retryAllowed: true },
+  {
+    code: '1-07-06',
+    description: 'Payout or P2P transaction completed by an operator after checking with the provider.',
+    retryAllowed: false,
+  },
+  {
+    code: '1-07-07',
+    description: 'Payout or P2P transaction failed by an operator after checking with the provider.',
+    retryAllowed: true,
+  },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];

@@ -6,7 +6,11 @@ const path = require('node:path');
 module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '../../..');
   if (!process.env.KAFKA_BROKERS || !process.env.DATABASE_URL) {
-    const out = execFileSync(process.execPath, [path.join(root, 'tools/stack/infra.mjs'), 'env'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const out = execFileSync(process.execPath, [path.join(root, 'tools/stack/infra.mjs'), 'env'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     for (const line of out.split('\n')) {
       const m = line.match(/^([A-Z_]+)=(.*)$/);
       if (m) process.env[m[1]] = m[2];

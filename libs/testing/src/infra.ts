@@ -76,7 +76,11 @@ export async function createTestTopics(prefix: string): Promise<{ deleteAll(): P
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -86,7 +90,8 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

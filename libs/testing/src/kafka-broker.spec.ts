@@ -26,7 +26,10 @@ describe('kafkajs against the pinned Kafka broker', () => {
   });
 
   it('when a topic is created with 3 partitions, then it is listed, described with 3 partitions and has empty offsets', async () => {
-    const created = await admin.createTopics({ waitForLeaders: false, topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] });
+    const created = await admin.createTopics({
+      waitForLeaders: false,
+      topics: [{ topic, numPartitions: 3, replicationFactor: 1 }],
+    });
     expect(created).toBe(true);
     // A new topic is briefly unknown to the metadata cache; wait for its leaders as the services do.
     await createTopicsAndWait(admin, [{ topic, numPartitions: 3, replicationFactor: 1 }]);
@@ -34,7 +37,11 @@ describe('kafkajs against the pinned Kafka broker', () => {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
     expect(topics[0].partitions).toHaveLength(3);
     const offsets = await admin.fetchTopicOffsets(topic);
-    expect(offsets.map((o) => [o.partition, o.low, o.high]).sort()).toEqual([[0, '0', '0'], [1, '0', '0'], [2, '0', '0']]);
+    expect(offsets.map((o) => [o.partition, o.low, o.high]).sort()).toEqual([
+      [0, '0', '0'],
+      [1, '0', '0'],
+      [2, '0', '0'],
+    ]);
   });
 
   it('when the same topic is created again, then createTopics answers false instead of failing', async () => {
@@ -42,18 +49,33 @@ describe('kafkajs against the pinned Kafka broker', () => {
     const quiet = new Kafka({ clientId: 'kb-quiet', brokers: testBrokers(), logLevel: logLevel.NOTHING }).admin();
     await quiet.connect();
     try {
-      expect(await quiet.createTopics({ waitForLeaders: false, topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] })).toBe(false);
+      expect(
+        await quiet.createTopics({
+          waitForLeaders: false,
+          topics: [{ topic, numPartitions: 3, replicationFactor: 1 }],
+        }),
+      ).toBe(false);
     } finally {
       await quiet.disconnect();
     }
   });
 
   it('when an idempotent producer sends keyed messages, then each key lands on one partition, in order, and the high watermarks add up', async () => {
-    producer = testKafka('kb-producer').producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+    producer = testKafka('kb-producer').producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await producer.connect();
     const results = [];
     for (let i = 0; i < 30; i++) {
-      results.push(...(await producer.send({ topic, acks: -1, messages: [{ key: `k${i % 3}`, value: JSON.stringify({ key: `k${i % 3}`, seq: i }) }] })));
+      results.push(
+        ...(await producer.send({
+          topic,
+          acks: -1,
+          messages: [{ key: `k${i % 3}`, value: JSON.stringify({ key: `k${i % 3}`, seq: i }) }],
+        })),
+      );
     }
     const partitionOfKey = new Map<string, number>();
     results.forEach((r, i) => {
@@ -67,11 +89,19 @@ describe('kafkajs against the pinned Kafka broker', () => {
   });
 
   it('when a consumer group reads the topic, then it sees every message in key order and its committed offsets read back as the high watermarks', async () => {
-    consumer = testKafka('kb-consumer').consumer({ groupId, maxWaitTimeInMs: 200, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+    consumer = testKafka('kb-consumer').consumer({
+      groupId,
+      maxWaitTimeInMs: 200,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+    });
     const seen: { key: string; seq: number }[] = [];
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ autoCommitInterval: 100, eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString())) });
+    await consumer.run({
+      autoCommitInterval: 100,
+      eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString())),
+    });
     await eventually(async () => (seen.length >= 30 ? true : undefined), 15000, '30 messages');
     expect(seen).toHaveLength(30);
     for (const key of ['k0', 'k1', 'k2']) {
@@ -81,13 +111,19 @@ describe('kafkajs against the pinned Kafka broker', () => {
     }
 
     // A partition no key hashed to has nothing to commit: the broker answers -1 for it.
-    const expected = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o.high === '0' ? '-1' : o.high]));
+    const expected = new Map(
+      (await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o.high === '0' ? '-1' : o.high]),
+    );
     expect([...expected.values()].filter((o) => o !== '-1').length).toBeGreaterThan(0);
     // Offsets are committed asynchronously after the batch; wait until the broker has them.
-    const committed = await eventually(async () => {
-      const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      return entry.partitions.every((p) => p.offset === expected.get(p.partition)) ? entry.partitions : undefined;
-    }, 15000, 'committed offsets');
+    const committed = await eventually(
+      async () => {
+        const [entry] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return entry.partitions.every((p) => p.offset === expected.get(p.partition)) ? entry.partitions : undefined;
+      },
+      15000,
+      'committed offsets',
+    );
     expect(committed).toHaveLength(3);
 
     const described = await admin.describeGroups([groupId]);
@@ -105,10 +141,16 @@ describe('kafkajs against the pinned Kafka broker', () => {
 
   it('when a producer sends to a topic that does not exist with auto-creation off, then it fails instead of creating it', async () => {
     // A silent client: kafkajs logs the expected UNKNOWN_TOPIC_OR_PARTITION as an error.
-    const strict = new Kafka({ clientId: 'kb-strict', brokers: testBrokers(), logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 100 } });
+    const strict = new Kafka({ clientId: 'kb-strict', brokers: testBrokers(), logLevel: logLevel.NOTHING }).producer({
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: 1, initialRetryTime: 100 },
+    });
     await strict.connect();
     try {
-      await expect(strict.send({ topic: `${prefix}missing.${randomUUID()}`, messages: [{ value: 'x' }] })).rejects.toThrow();
+      await expect(
+        strict.send({ topic: `${prefix}missing.${randomUUID()}`, messages: [{ value: 'x' }] }),
+      ).rejects.toThrow();
     } finally {
       await strict.disconnect();
     }
@@ -116,7 +158,11 @@ describe('kafkajs against the pinned Kafka broker', () => {
 
   it('when the topic is deleted, then it is no longer listed', async () => {
     await admin.deleteTopics({ topics: [topic] });
-    await eventually(async () => (!(await admin.listTopics()).includes(topic) ? true : undefined), 10000, 'topic deletion');
+    await eventually(
+      async () => (!(await admin.listTopics()).includes(topic) ? true : undefined),
+      10000,
+      'topic deletion',
+    );
     expect(await admin.listTopics()).not.toContain(topic);
   });
 });

@@ -31,7 +31,12 @@ export class TopicReader {
   private constructor(private readonly consumer: Consumer) {}
 
   static async start(topics: string[]): Promise<TopicReader> {
-    const consumer = testKafka('topic-reader').consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+    const consumer = testKafka('topic-reader').consumer({
+      groupId: `reader-${randomUUID()}`,
+      maxWaitTimeInMs: 200,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+    });
     const reader = new TopicReader(consumer);
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
@@ -45,7 +50,15 @@ export class TopicReader {
         } catch {
           json = undefined;
         }
-        reader.messages.push({ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, value, headers: headersOf(message.headers), json });
+        reader.messages.push({
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          value,
+          headers: headersOf(message.headers),
+          json,
+        });
       },
     });
     await joined;
@@ -57,11 +70,19 @@ export class TopicReader {
   }
 
   /** Waits until `count` messages match `filter` (all messages by default) and returns them. */
-  async waitFor(count: number, filter: (m: ReadMessage) => boolean = () => true, timeoutMs = 15000): Promise<ReadMessage[]> {
-    return eventually(async () => {
-      const found = this.messages.filter(filter);
-      return found.length >= count ? found : undefined;
-    }, timeoutMs, `${count} messages`);
+  async waitFor(
+    count: number,
+    filter: (m: ReadMessage) => boolean = () => true,
+    timeoutMs = 15000,
+  ): Promise<ReadMessage[]> {
+    return eventually(
+      async () => {
+        const found = this.messages.filter(filter);
+        return found.length >= count ? found : undefined;
+      },
+      timeoutMs,
+      `${count} messages`,
+    );
   }
 
   async stop(): Promise<void> {

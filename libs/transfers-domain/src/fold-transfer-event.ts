@@ -48,7 +48,9 @@ export function isFinalTransfer(status: TransferStatus): boolean {
 }
 
 function sameCurrency(facts: TransferFacts, report: TransferReport): boolean {
-  return currencyIdentity(report.currency, report.tokenStandard) === currencyIdentity(facts.currency, facts.tokenStandard);
+  return (
+    currencyIdentity(report.currency, report.tokenStandard) === currencyIdentity(facts.currency, facts.tokenStandard)
+  );
 }
 
 /**
@@ -57,10 +59,15 @@ function sameCurrency(facts: TransferFacts, report: TransferReport): boolean {
  * (2-07-04) always waits for an operator. A timeout (need_action 1-07-05) is resolved by the
  * provider's late answer. There is no processing timeout (spec section 3): nothing here reads time.
  */
-export function foldTransferEvent(kind: TransferKind, facts: TransferFacts, report: TransferReport): TransferFoldResult {
+export function foldTransferEvent(
+  kind: TransferKind,
+  facts: TransferFacts,
+  report: TransferReport,
+): TransferFoldResult {
   const codes = TRANSFER_CODES[kind];
   if (isFinalTransfer(facts.status)) return { kind: 'noop', reason: 'final' };
-  const waitsForOperator = facts.status === 'need_action' && facts.needActionReason !== 'provider_timeout' && facts.needActionReason != null;
+  const waitsForOperator =
+    facts.status === 'need_action' && facts.needActionReason !== 'provider_timeout' && facts.needActionReason != null;
   if (waitsForOperator) return { kind: 'noop', reason: 'awaiting_operator' };
 
   switch (report.status) {
@@ -73,10 +80,24 @@ export function foldTransferEvent(kind: TransferKind, facts: TransferFacts, repo
       return { kind: 'transition', status: 'failed', statusCode: codes.declined, needActionReason: null };
     case 'success': {
       if (!sameCurrency(facts, report)) {
-        return { kind: 'transition', status: 'need_action', statusCode: codes.mismatch, needActionReason: 'currency_mismatch', reportedAmount: report.amount, reportedCurrency: report.currency };
+        return {
+          kind: 'transition',
+          status: 'need_action',
+          statusCode: codes.mismatch,
+          needActionReason: 'currency_mismatch',
+          reportedAmount: report.amount,
+          reportedCurrency: report.currency,
+        };
       }
       if (!amountOf(report.amount).equals(amountOf(facts.amount))) {
-        return { kind: 'transition', status: 'need_action', statusCode: codes.mismatch, needActionReason: 'amount_mismatch', reportedAmount: report.amount, reportedCurrency: report.currency };
+        return {
+          kind: 'transition',
+          status: 'need_action',
+          statusCode: codes.mismatch,
+          needActionReason: 'amount_mismatch',
+          reportedAmount: report.amount,
+          reportedCurrency: report.currency,
+        };
       }
       return { kind: 'transition', status: 'completed', statusCode: codes.completed, needActionReason: null };
     }

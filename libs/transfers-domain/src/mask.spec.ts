@@ -14,7 +14,18 @@ describe('masking card and account numbers', () => {
   });
 
   it('when a payee has nested numbers, then every one is masked and nothing else changes', () => {
-    expect(maskDetails({ cardNumber: '4111111111111111', holder: 'Jane', bank: { accountNumber: '20208000900123456789' }, n: 1 }))
-      .toEqual({ cardNumber: '411111******1111', holder: 'Jane', bank: { accountNumber: '****************6789' }, n: 1 });
+    expect(
+      maskDetails({
+        cardNumber: '4111111111111111',
+        holder: 'Jane',
+        bank: { accountNumber: '20208000900123456789' },
+        n: 1,
+      }),
+    ).toEqual({
+      cardNumber: '411111******1111',
+      holder: 'Jane',
+      bank: { accountNumber: '****************6789' },
+      n: 1,
+    });
   });
 });

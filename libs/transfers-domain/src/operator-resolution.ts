@@ -15,8 +15,16 @@ export type OperatorResolution =
  * provider never answers: an operator checks with the provider and completes or fails it. Only
  * need_action waits for an operator; anything else has its answer from the provider already.
  */
-export function resolveByOperator(kind: TransferKind, facts: Pick<TransferFacts, 'status'>, decision: OperatorDecision): OperatorResolution {
-  if (facts.status !== 'need_action') return { kind: 'rejected', reason: `only a ${kind === 'payout' ? 'payout' : 'P2P transaction'} in need_action can be resolved; this one is ${facts.status}` };
+export function resolveByOperator(
+  kind: TransferKind,
+  facts: Pick<TransferFacts, 'status'>,
+  decision: OperatorDecision,
+): OperatorResolution {
+  if (facts.status !== 'need_action')
+    return {
+      kind: 'rejected',
+      reason: `only a ${kind === 'payout' ? 'payout' : 'P2P transaction'} in need_action can be resolved; this one is ${facts.status}`,
+    };
   const codes = TRANSFER_CODES[kind];
   switch (decision) {
     case 'complete':

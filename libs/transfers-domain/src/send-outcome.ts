@@ -30,25 +30,52 @@ export function shouldSendTransfer(status: TransferStatus): boolean {
  * the same rules as an order's payment attempt (apps/orders dispatch-attempt), with the wording of
  * the transfer's kind.
  */
-export function decideSendOutcome(kind: TransferKind, facts: TransferFacts, answer: SendAnswerKind, lastSend: boolean): SendOutcome {
+export function decideSendOutcome(
+  kind: TransferKind,
+  facts: TransferFacts,
+  answer: SendAnswerKind,
+  lastSend: boolean,
+): SendOutcome {
   const codes = TRANSFER_CODES[kind];
   const waiting = shouldSendTransfer(facts.status);
   switch (answer) {
     case 'accepted': {
       // The same rule as a provider's `pending` report: registered → in_progress.
-      const fold = foldTransferEvent(kind, facts, { status: 'pending', amount: facts.amount, currency: facts.currency, tokenStandard: facts.tokenStandard });
-      const move = waiting && fold.kind === 'transition' ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason } : null;
+      const fold = foldTransferEvent(kind, facts, {
+        status: 'pending',
+        amount: facts.amount,
+        currency: facts.currency,
+        tokenStandard: facts.tokenStandard,
+      });
+      const move =
+        waiting && fold.kind === 'transition'
+          ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason }
+          : null;
       return { kind: 'record', dispatch: 'accepted', move };
     }
     case 'timed_out':
       // The provider may have it: never sent again; its callback resolves the transfer.
-      return { kind: 'record', dispatch: 'timed_out', move: waiting ? { status: 'need_action', statusCode: codes.providerTimeout, needActionReason: 'provider_timeout' } : null };
+      return {
+        kind: 'record',
+        dispatch: 'timed_out',
+        move: waiting
+          ? { status: 'need_action', statusCode: codes.providerTimeout, needActionReason: 'provider_timeout' }
+          : null,
+      };
     case 'unavailable':
       if (!waiting) return { kind: 'drop', reason: `${kind} is ${facts.status}; not sent again` };
       if (!lastSend) return { kind: 'retry' };
-      return { kind: 'record', dispatch: 'gave_up', move: { status: 'failed', statusCode: codes.providerUnavailable, needActionReason: null } };
+      return {
+        kind: 'record',
+        dispatch: 'gave_up',
+        move: { status: 'failed', statusCode: codes.providerUnavailable, needActionReason: null },
+      };
     case 'refused':
-      return { kind: 'record', dispatch: 'refused', move: waiting ? { status: 'failed', statusCode: codes.declined, needActionReason: null } : null };
+      return {
+        kind: 'record',
+        dispatch: 'refused',
+        move: waiting ? { status: 'failed', statusCode: codes.declined, needActionReason: null } : null,
+      };
     default:
       return assertNever(answer);
   }

@@ -16,7 +16,12 @@ export interface TransferCodes {
 }
 
 const shared = {
-  completed: '0-01-00', providerTimeout: '1-07-05', mismatch: '2-07-04', providerUnavailable: '2-01-01', completedByOperator: '1-07-06', failedByOperator: '1-07-07',
+  completed: '0-01-00',
+  providerTimeout: '1-07-05',
+  mismatch: '2-07-04',
+  providerUnavailable: '2-01-01',
+  completedByOperator: '1-07-06',
+  failedByOperator: '1-07-07',
 } as const;
 
 export const TRANSFER_CODES: Readonly<Record<TransferKind, TransferCodes>> = {

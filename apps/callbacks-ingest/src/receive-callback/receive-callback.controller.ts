@@ -34,7 +34,10 @@ export class ReceiveCallbackController {
    */
   @Post(':providerCode')
   @HttpCode(200)
-  async receive(@Param('providerCode') providerCode: string, @Req() req: RawBodyRequest<FastifyRequest>): Promise<{ received: true; duplicate: boolean }> {
+  async receive(
+    @Param('providerCode') providerCode: string,
+    @Req() req: RawBodyRequest<FastifyRequest>,
+  ): Promise<{ received: true; duplicate: boolean }> {
     const adapter = PROVIDER_ADAPTERS.get(providerCode);
     const secret = this.config.providerSecrets[providerCode];
     if (!adapter || !secret) throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
@@ -49,7 +52,8 @@ export class ReceiveCallbackController {
     }
     const rawBody = raw.toString('utf8');
     const normalized = adapter.normalize(rawBody);
-    if (normalized.kind === 'invalid') throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`);
+    if (normalized.kind === 'invalid')
+      throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`);
     const event = { ...normalized.event, receivedAt: now.toISOString() };
     const eventId = callbackEventId(providerCode, event.providerEventId);
 
@@ -72,7 +76,13 @@ export class ReceiveCallbackController {
         {
           topic: Topics.providerEvents,
           key: event.reference,
-          envelope: envelope({ type: ProviderEventTypes.event, occurredAt: now, payload: event, eventId, causedBy: received }),
+          envelope: envelope({
+            type: ProviderEventTypes.event,
+            occurredAt: now,
+            payload: event,
+            eventId,
+            causedBy: received,
+          }),
         },
       ]);
       return true;

@@ -91,7 +91,10 @@ export class ApiKeyRepository {
   }
 
   async list(shopId: string): Promise<ApiKeyView[]> {
-    const rows: KeyRow[] = await this.dataSource.query(`SELECT ${this.columns()} FROM "${this.s}".api_keys k WHERE k.shop_id = $1 ORDER BY k.created_at, k.id`, [shopId]);
+    const rows: KeyRow[] = await this.dataSource.query(
+      `SELECT ${this.columns()} FROM "${this.s}".api_keys k WHERE k.shop_id = $1 ORDER BY k.created_at, k.id`,
+      [shopId],
+    );
     return rows.map(toView);
   }
 
@@ -121,7 +124,10 @@ export class ApiKeyRepository {
    */
   async rotate(shopId: string, keyId: string, overlapSeconds: number, expiresAt: Date | null): Promise<RotateOutcome> {
     return this.dataSource.transaction(async (m) => {
-      const [old]: KeyRow[] = await m.query(`SELECT ${this.columns()} FROM "${this.s}".api_keys k WHERE k.id = $1 AND k.shop_id = $2 FOR UPDATE`, [keyId, shopId]);
+      const [old]: KeyRow[] = await m.query(
+        `SELECT ${this.columns()} FROM "${this.s}".api_keys k WHERE k.id = $1 AND k.shop_id = $2 FOR UPDATE`,
+        [keyId, shopId],
+      );
       if (!old) return { kind: 'not_found' };
       if (old.status !== 'active') return { kind: 'not_active', current: toView(old) };
       const [[previous]]: [KeyRow[], number] = await m.query(

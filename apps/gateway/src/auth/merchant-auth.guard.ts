@@ -43,9 +43,16 @@ export class MerchantAuthGuard implements CanActivate {
     const rate = this.limiter.take(key.id, now);
     const rateHeaders = { 'ratelimit-limit': String(rate.limit), 'ratelimit-remaining': String(rate.remaining) };
     if (!rate.allowed) {
-      throw new ProblemException('rateLimited', `Too many requests with this API key; retry in ${rate.retryAfterSeconds} s.`, undefined, {}, {
-        'retry-after': String(rate.retryAfterSeconds), ...rateHeaders,
-      });
+      throw new ProblemException(
+        'rateLimited',
+        `Too many requests with this API key; retry in ${rate.retryAfterSeconds} s.`,
+        undefined,
+        {},
+        {
+          'retry-after': String(rate.retryAfterSeconds),
+          ...rateHeaders,
+        },
+      );
     }
     const reply = context.switchToHttp().getResponse<HeaderReply>();
     for (const [name, value] of Object.entries(rateHeaders)) reply.header(name, value);

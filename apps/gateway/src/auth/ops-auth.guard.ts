@@ -16,9 +16,17 @@ export class OpsAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
     const token = bearerToken(request.headers.authorization);
-    const given = createHash('sha256').update(token ?? '').digest();
+    const given = createHash('sha256')
+      .update(token ?? '')
+      .digest();
     if (!token || !timingSafeEqual(given, this.expected)) {
-      throw new ProblemException('unauthorized', 'A valid operator token is required: Authorization: Bearer <token>.', undefined, {}, { 'www-authenticate': 'Bearer' });
+      throw new ProblemException(
+        'unauthorized',
+        'A valid operator token is required: Authorization: Bearer <token>.',
+        undefined,
+        {},
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     return true;
   }

@@ -12,19 +12,27 @@ class Probe {
 
 /** Runs the decorator as Nest does for a request with this key's shop and path. */
 function resolve(keyShopId: string | undefined, pathShopId: string | undefined): string {
-  const [arg] = Object.values(Reflect.getMetadata(ROUTE_ARGS_METADATA, Probe, 'handler') as Record<string, { factory: (data: unknown, ctx: ExecutionContext) => string }>);
-  const request = { ...(keyShopId ? { shop: { shopId: keyShopId, companyId: 'c', apiKeyId: 'k' } } : {}), params: pathShopId === undefined ? {} : { shopId: pathShopId } };
+  const [arg] = Object.values(
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, Probe, 'handler') as Record<
+      string,
+      { factory: (data: unknown, ctx: ExecutionContext) => string }
+    >,
+  );
+  const request = {
+    ...(keyShopId ? { shop: { shopId: keyShopId, companyId: 'c', apiKeyId: 'k' } } : {}),
+    params: pathShopId === undefined ? {} : { shopId: pathShopId },
+  };
   return arg.factory(undefined, { switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext);
 }
 
 const OWN = '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
 
 describe('OwnShopId', () => {
-  it('when the path names the key\'s shop, then the id is given to the handler', () => {
+  it("when the path names the key's shop, then the id is given to the handler", () => {
     expect(resolve(OWN, OWN)).toBe(OWN);
   });
 
-  it('when the path names the key\'s shop in upper case, then it is the same shop', () => {
+  it("when the path names the key's shop in upper case, then it is the same shop", () => {
     expect(resolve(OWN, OWN.toUpperCase())).toBe(OWN);
   });
 
@@ -38,7 +46,10 @@ describe('OwnShopId', () => {
     } catch (err) {
       thrown = err;
     }
-    expect((thrown as ProblemException).toDocument()).toMatchObject({ status: 400, errors: [{ path: 'shopId', message: 'must be a shop id (UUID)' }] });
+    expect((thrown as ProblemException).toDocument()).toMatchObject({
+      status: 400,
+      errors: [{ path: 'shopId', message: 'must be a shop id (UUID)' }],
+    });
   });
 
   it.each([
@@ -52,7 +63,11 @@ describe('OwnShopId', () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(ProblemException);
-    expect((thrown as ProblemException).toDocument()).toMatchObject({ type: '/problems/forbidden', status: 403, detail: 'This shop id is not the shop of your API key.' });
+    expect((thrown as ProblemException).toDocument()).toMatchObject({
+      type: '/problems/forbidden',
+      status: 403,
+      detail: 'This shop id is not the shop of your API key.',
+    });
   });
 
   it('when a route forgot MerchantAuthGuard, then it fails as a bug, not as a permission', () => {

@@ -15,7 +15,11 @@ export const OwnShopId = createParamDecorator((_: unknown, ctx: ExecutionContext
   const request = ctx.switchToHttp().getRequest<{ shop?: ShopPrincipal; params?: Record<string, string> }>();
   if (!request.shop) throw new Error('OwnShopId used on a route without MerchantAuthGuard');
   const shopId = request.params?.shopId ?? '';
-  if (!UUID.test(shopId)) throw new ProblemException('validation', 'shopId: must be a shop id (UUID)', [{ path: 'shopId', message: 'must be a shop id (UUID)' }]);
-  if (shopId.toLowerCase() !== request.shop.shopId) throw new ProblemException('forbidden', 'This shop id is not the shop of your API key.');
+  if (!UUID.test(shopId))
+    throw new ProblemException('validation', 'shopId: must be a shop id (UUID)', [
+      { path: 'shopId', message: 'must be a shop id (UUID)' },
+    ]);
+  if (shopId.toLowerCase() !== request.shop.shopId)
+    throw new ProblemException('forbidden', 'This shop id is not the shop of your API key.');
   return request.shop.shopId;
 });

@@ -7,10 +7,13 @@ describe('RateLimiter (token bucket per key)', () => {
     [1, 2, [0, 0, 999, 1000], [true, true, false, true]],
     [10, 1, [0, 50, 100, 150], [true, false, true, false]],
     [2000, 4000, Array.from({ length: 4001 }, () => 0), [...Array.from({ length: 4000 }, () => true), false]],
-  ])('when %d/s with burst %d sees requests at %j, then they are allowed as %j', (perSecond, burst, times, expected) => {
-    const limiter = new RateLimiter(perSecond, burst);
-    expect(times.map((t) => limiter.take('k', t).allowed)).toEqual(expected);
-  });
+  ])(
+    'when %d/s with burst %d sees requests at %j, then they are allowed as %j',
+    (perSecond, burst, times, expected) => {
+      const limiter = new RateLimiter(perSecond, burst);
+      expect(times.map((t) => limiter.take('k', t).allowed)).toEqual(expected);
+    },
+  );
 
   it('when a key is refused, then Retry-After is the whole seconds until one token is back, and remaining is 0', () => {
     const limiter = new RateLimiter(0.5, 1);

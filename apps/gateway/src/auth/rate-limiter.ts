@@ -20,7 +20,10 @@ interface Bucket {
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly perSecond: number, private readonly burst: number) {}
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+  ) {}
 
   take(key: string, nowMs: number): RateDecision {
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: nowMs };
@@ -31,7 +34,12 @@ export class RateLimiter {
       return { allowed: true, limit: this.burst, remaining: Math.floor(refilled - 1), retryAfterSeconds: 0 };
     }
     this.buckets.set(key, { tokens: refilled, at: nowMs });
-    return { allowed: false, limit: this.burst, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((1 - refilled) / this.perSecond)) };
+    return {
+      allowed: false,
+      limit: this.burst,
+      remaining: 0,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - refilled) / this.perSecond)),
+    };
   }
 
   /** Buckets that have refilled are the same as no bucket: drop them so memory follows active keys only. */

@@ -21,7 +21,9 @@ export class IdempotencyPurgeService implements OnApplicationBootstrap, OnApplic
       if (this.running) return;
       this.running = this.purge(new Date())
         .catch((err: unknown) => {
-          this.logger.warn(`purge failed, next run in ${every} ms: ${err instanceof Error ? err.message : String(err)}`);
+          this.logger.warn(
+            `purge failed, next run in ${every} ms: ${err instanceof Error ? err.message : String(err)}`,
+          );
           return 0;
         })
         .finally(() => (this.running = undefined));

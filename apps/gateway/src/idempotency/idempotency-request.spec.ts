@@ -1,4 +1,11 @@
-import { canonicalJson, fingerprintOf, idempotencyKeyOf, IdempotentRequest, newObjectId, routeOf } from './idempotency-request';
+import {
+  canonicalJson,
+  fingerprintOf,
+  idempotencyKeyOf,
+  IdempotentRequest,
+  newObjectId,
+  routeOf,
+} from './idempotency-request';
 
 const SHOP = '8f0c1e0e-6a38-4b43-9d1e-2d2b7cf3f0a1';
 const request = (over: Partial<IdempotentRequest> & { key?: string } = {}): IdempotentRequest => ({
@@ -23,7 +30,13 @@ describe('idempotency request parts', () => {
   ])('when the Idempotency-Key is %j, then it is accepted: %s', (key, ok) => {
     const run = () => idempotencyKeyOf(request({ key }));
     if (ok) expect(run()).toBe(key);
-    else expect(run).toThrow(expect.objectContaining({ kind: 'validation', errors: [expect.objectContaining({ path: "headers['Idempotency-Key']" })] }));
+    else
+      expect(run).toThrow(
+        expect.objectContaining({
+          kind: 'validation',
+          errors: [expect.objectContaining({ path: "headers['Idempotency-Key']" })],
+        }),
+      );
   });
 
   it.each([

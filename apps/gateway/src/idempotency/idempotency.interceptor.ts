@@ -47,7 +47,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     return from(this.begin(shopId, key, fingerprint)).pipe(
       switchMap((stored) => {
-        if (stored) return throwError(() => new VerbatimResponse(stored.status, { ...stored.headers, 'idempotent-replayed': 'true' }, stored.body));
+        if (stored)
+          return throwError(
+            () =>
+              new VerbatimResponse(stored.status, { ...stored.headers, 'idempotent-replayed': 'true' }, stored.body),
+          );
         return next.handle().pipe(
           mergeMap(async (body) => {
             await this.records.complete(shopId, key, {
@@ -57,7 +61,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
             });
             return body;
           }),
-          catchError((error: unknown) => from(this.settleFailure(shopId, key, error, reply)).pipe(mergeMap(() => throwError(() => error)))),
+          catchError((error: unknown) =>
+            from(this.settleFailure(shopId, key, error, reply)).pipe(mergeMap(() => throwError(() => error))),
+          ),
         );
       }),
     );
@@ -72,16 +78,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (record) {
         const mismatch = differs(record.fingerprint, fingerprint);
         if (mismatch) {
-          throw new ProblemException('idempotencyKeyReused', `This Idempotency-Key was first used with ${mismatch}; use a new key for a new request.`, [
-            { path: "headers['Idempotency-Key']", message: `was first used with ${mismatch}` },
-          ]);
+          throw new ProblemException(
+            'idempotencyKeyReused',
+            `This Idempotency-Key was first used with ${mismatch}; use a new key for a new request.`,
+            [{ path: "headers['Idempotency-Key']", message: `was first used with ${mismatch}` }],
+          );
         }
         if (record.state === 'completed') return record.response;
         if (record.stale && (await this.records.takeOver(shopId, key))) return undefined;
       }
       // No record: the first request released it a moment ago; claim it on the next turn.
       if (Date.now() >= deadline) {
-        throw new ProblemException('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.', undefined, {}, { 'retry-after': '1' });
+        throw new ProblemException(
+          'idempotencyInProgress',
+          'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
+          undefined,
+          {},
+          { 'retry-after': '1' },
+        );
       }
       await sleep(POLL_MS);
     }
@@ -103,7 +117,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 }
 
 function differs(first: Fingerprint, now: Fingerprint): string | undefined {
-  if (first.method !== now.method || first.route !== now.route) return `another operation (${first.method} ${first.route})`;
+  if (first.method !== now.method || first.route !== now.route)
+    return `another operation (${first.method} ${first.route})`;
   if (first.bodySha256 !== now.bodySha256) return 'another request body';
   return undefined;
 }

@@ -19,7 +19,13 @@ export function documentIdempotencyKey(document: OpenAPIObject): OpenAPIObject {
         description:
           'Makes the request safe to retry: the same key and body within 24 hours replay the first answer (header Idempotent-Replayed: true); ' +
           'the same key with another body or route is 422; while the first is still running, 409 with Retry-After.',
-        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', example: 'order-1001-attempt' },
+        schema: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+          pattern: '^[\\x21-\\x7E]+$',
+          example: 'order-1001-attempt',
+        },
       },
     ];
   }

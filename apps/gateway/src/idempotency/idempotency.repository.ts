@@ -58,7 +58,11 @@ export class IdempotencyRepository {
     if (!row) return undefined;
     const fingerprint = { method: row.method, route: row.route, bodySha256: row.body_sha256 };
     if (row.state === 'in_progress') return { state: 'in_progress', fingerprint, stale: row.stale };
-    return { state: 'completed', fingerprint, response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body ?? '' } };
+    return {
+      state: 'completed',
+      fingerprint,
+      response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
+    };
   }
 
   /**
@@ -85,7 +89,10 @@ export class IdempotencyRepository {
 
   /** Forgets a request whose outcome is unknown or not worth keeping, so the merchant's retry runs again. */
   async release(shopId: string, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM "${this.s}".idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2 AND state = 'in_progress'`, [shopId, key]);
+    await this.dataSource.query(
+      `DELETE FROM "${this.s}".idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2 AND state = 'in_progress'`,
+      [shopId, key],
+    );
   }
 
   /**

@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { MethodDirection, MethodListView, MethodQueryTypes, PayoutFieldsQuery, PayoutFieldsView, Topics } from '@payments/contracts';
+import {
+  MethodDirection,
+  MethodListView,
+  MethodQueryTypes,
+  PayoutFieldsQuery,
+  PayoutFieldsView,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { canonicalCurrency } from '@payments/money';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
@@ -9,11 +16,20 @@ import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from '../orders/domain-requests';
 import { REQUEST_CLIENT } from '../tokens';
 import { MethodListDto, PayoutFieldsRequestDto, PayoutFieldsResponseDto } from './methods.dto';
-import { paymentMethodsExample, payoutFieldsExample, payoutFieldsRequestExample, payoutMethodsExample } from './methods.examples';
+import {
+  paymentMethodsExample,
+  payoutFieldsExample,
+  payoutFieldsRequestExample,
+  payoutMethodsExample,
+} from './methods.examples';
 
 // The DTOs carry descriptions, enums and optional members that a schema read off one example would miss.
 const METHOD_LIST_SCHEMA = { $ref: getSchemaPath(MethodListDto) };
-const OWN_SHOP_PARAM = { name: 'shopId', format: 'uuid', description: "The key's own shop; any other shop id is a 403, a malformed one a 400 naming shopId." };
+const OWN_SHOP_PARAM = {
+  name: 'shopId',
+  format: 'uuid',
+  description: "The key's own shop; any other shop id is a 403, a malformed one a 400 naming shopId.",
+};
 
 @ApiTags('methods')
 @ApiExtraModels(MethodListDto, PayoutFieldsResponseDto)

@@ -1,7 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateNested,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
 } from 'class-validator';
 import { CardBrands, MethodInstrumentTypes, WalletTypes } from '@payments/contracts';
 import type { CardBrand, MethodInstrumentType, WalletType } from '@payments/contracts';
@@ -11,23 +22,36 @@ import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../v
 const CODE_MESSAGE = 'must be 2 to 64 lower-case letters, digits, "-" or "_", starting with a letter or digit';
 
 export class PayoutSettingsDto {
-  @ApiProperty({ example: 'uzcard-payout', description: "Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId})." })
+  @ApiProperty({
+    example: 'uzcard-payout',
+    description: "Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId}).",
+  })
   @IsDefined()
   @IsString()
   @Length(1, 64)
   method: string;
 
-  @ApiProperty({ example: 'UZS', description: 'Payout currency: fiat ISO 4217 code, crypto_currency_code or asset_code.' })
+  @ApiProperty({
+    example: 'UZS',
+    description: 'Payout currency: fiat ISO 4217 code, crypto_currency_code or asset_code.',
+  })
   @IsDefined()
   @IsString()
   @IsKnownCurrency()
   currency: string;
 
-  @ApiPropertyOptional({ example: 'TRC20', description: 'Token standard of a token-based cryptocurrency given as crypto_currency_code.' })
+  @ApiPropertyOptional({
+    example: 'TRC20',
+    description: 'Token standard of a token-based cryptocurrency given as crypto_currency_code.',
+  })
   @IsTokenStandardForCurrency()
   tokenStandard?: string;
 
-  @ApiPropertyOptional({ enum: WalletTypes, description: 'Only for wallet methods; changes the payee fields (personal: names; company: company name and tax id).' })
+  @ApiPropertyOptional({
+    enum: WalletTypes,
+    description:
+      'Only for wallet methods; changes the payee fields (personal: names; company: company name and tax id).',
+  })
   @IsOptional()
   @IsIn(WalletTypes)
   walletType?: WalletType;
@@ -49,10 +73,17 @@ export class PayoutFieldSpecDto {
   @ApiProperty({ example: 'string', enum: ['string'] })
   type: 'string';
 
-  @ApiProperty({ example: 'pan', description: 'Stable format name: pan, card-holder, e164, iban, bic, bank-code, account-number, wallet-id, name, company-name, tax-id, tron-address, evm-address, bitcoin-address, litecoin-address, ton-address, memo, crypto-address.' })
+  @ApiProperty({
+    example: 'pan',
+    description:
+      'Stable format name: pan, card-holder, e164, iban, bic, bank-code, account-number, wallet-id, name, company-name, tax-id, tron-address, evm-address, bitcoin-address, litecoin-address, ton-address, memo, crypto-address.',
+  })
   format: string;
 
-  @ApiPropertyOptional({ example: '^(9860[0-9]{12}|8600[0-9]{12})$', description: 'ECMAScript pattern the whole value matches; some formats also check a checksum (Luhn, IBAN).' })
+  @ApiPropertyOptional({
+    example: '^(9860[0-9]{12}|8600[0-9]{12})$',
+    description: 'ECMAScript pattern the whole value matches; some formats also check a checksum (Luhn, IBAN).',
+  })
   pattern?: string;
 
   @ApiProperty({ example: true })
@@ -80,22 +111,34 @@ export class PayoutFieldsResponseDto {
 }
 
 export class MethodCurrencyDto {
-  @ApiProperty({ example: 'UZS', description: 'Fiat ISO 4217 code, crypto_currency_code (with tokenStandard for tokens) or asset_code.' })
+  @ApiProperty({
+    example: 'UZS',
+    description: 'Fiat ISO 4217 code, crypto_currency_code (with tokenStandard for tokens) or asset_code.',
+  })
   @IsDefined()
   @IsString()
   @IsKnownCurrency()
   currency: string;
 
-  @ApiPropertyOptional({ example: 'TRC20', description: 'Required for a token given as crypto_currency_code; refused for fiat and native coins.' })
+  @ApiPropertyOptional({
+    example: 'TRC20',
+    description: 'Required for a token given as crypto_currency_code; refused for fiat and native coins.',
+  })
   @IsTokenStandardForCurrency()
   tokenStandard?: string;
 
-  @ApiPropertyOptional({ example: '1000.00', description: 'Smallest amount per operation, a decimal string at the currency scale.' })
+  @ApiPropertyOptional({
+    example: '1000.00',
+    description: 'Smallest amount per operation, a decimal string at the currency scale.',
+  })
   @IsOptional()
   @IsMoneyAmount()
   minAmount?: string;
 
-  @ApiPropertyOptional({ example: '5000000.00', description: 'Largest amount per operation, a decimal string at the currency scale.' })
+  @ApiPropertyOptional({
+    example: '5000000.00',
+    description: 'Largest amount per operation, a decimal string at the currency scale.',
+  })
   @IsOptional()
   @IsMoneyAmount()
   maxAmount?: string;
@@ -111,10 +154,20 @@ export class MethodViewDto {
   @ApiProperty({ enum: MethodInstrumentTypes, example: 'card' })
   instrumentType: MethodInstrumentType;
 
-  @ApiPropertyOptional({ enum: CardBrands, isArray: true, example: ['humo', 'uzcard'], description: 'Card methods only.' })
+  @ApiPropertyOptional({
+    enum: CardBrands,
+    isArray: true,
+    example: ['humo', 'uzcard'],
+    description: 'Card methods only.',
+  })
   cardBrands?: CardBrand[];
 
-  @ApiPropertyOptional({ enum: WalletTypes, isArray: true, example: ['personal', 'company'], description: 'Present only when the method has at least one wallet type.' })
+  @ApiPropertyOptional({
+    enum: WalletTypes,
+    isArray: true,
+    example: ['personal', 'company'],
+    description: 'Present only when the method has at least one wallet type.',
+  })
   walletTypes?: WalletType[];
 
   @ApiProperty({ type: [MethodCurrencyDto] })
@@ -143,20 +196,33 @@ export class MethodListDto {
 
 /** Fields an operator may change on an existing method; the instrument type is fixed at creation. */
 export class UpdateMethodDto {
-  @ApiPropertyOptional({ example: 'uzcard-payout', description: 'Merchant-facing code, unique per shop and direction.' })
+  @ApiPropertyOptional({
+    example: 'uzcard-payout',
+    description: 'Merchant-facing code, unique per shop and direction.',
+  })
   @IsOptional()
   @IsString()
   @Matches(METHOD_CODE_PATTERN, { message: CODE_MESSAGE })
   code?: string;
 
-  @ApiPropertyOptional({ enum: CardBrands, isArray: true, example: ['humo', 'uzcard'], description: 'Card methods only; at least one.' })
+  @ApiPropertyOptional({
+    enum: CardBrands,
+    isArray: true,
+    example: ['humo', 'uzcard'],
+    description: 'Card methods only; at least one.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(CardBrands.length)
   @IsIn(CardBrands, { each: true, message: `each brand must be one of ${CardBrands.join(', ')}` })
   cardBrands?: CardBrand[];
 
-  @ApiPropertyOptional({ enum: WalletTypes, isArray: true, example: ['personal', 'company'], description: 'Wallet methods only; may be empty.' })
+  @ApiPropertyOptional({
+    enum: WalletTypes,
+    isArray: true,
+    example: ['personal', 'company'],
+    description: 'Wallet methods only; may be empty.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(WalletTypes.length)
@@ -178,7 +244,10 @@ export class UpdateMethodDto {
   @Matches(PROVIDER_CODE_PATTERN, { message: 'must be a provider code: lower-case letters, digits, "-" or "_"' })
   provider?: string;
 
-  @ApiPropertyOptional({ example: true, description: 'A disabled method is hidden from merchants and refuses payouts.' })
+  @ApiPropertyOptional({
+    example: true,
+    description: 'A disabled method is hidden from merchants and refuses payouts.',
+  })
   @IsOptional()
   @IsBoolean()
   enabled?: boolean;
@@ -197,14 +266,24 @@ export class CreateMethodDto {
   @IsIn(MethodInstrumentTypes)
   instrumentType: MethodInstrumentType;
 
-  @ApiPropertyOptional({ enum: CardBrands, isArray: true, example: ['humo', 'uzcard'], description: 'Required for card methods, refused for others.' })
+  @ApiPropertyOptional({
+    enum: CardBrands,
+    isArray: true,
+    example: ['humo', 'uzcard'],
+    description: 'Required for card methods, refused for others.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(CardBrands.length)
   @IsIn(CardBrands, { each: true, message: `each brand must be one of ${CardBrands.join(', ')}` })
   cardBrands?: CardBrand[];
 
-  @ApiPropertyOptional({ enum: WalletTypes, isArray: true, example: ['personal', 'company'], description: 'Wallet methods only; may be empty or absent.' })
+  @ApiPropertyOptional({
+    enum: WalletTypes,
+    isArray: true,
+    example: ['personal', 'company'],
+    description: 'Wallet methods only; may be empty or absent.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(WalletTypes.length)
@@ -226,7 +305,11 @@ export class CreateMethodDto {
   @Matches(PROVIDER_CODE_PATTERN, { message: 'must be a provider code: lower-case letters, digits, "-" or "_"' })
   provider: string;
 
-  @ApiPropertyOptional({ example: true, default: true, description: 'A disabled method is hidden from merchants and refuses payouts.' })
+  @ApiPropertyOptional({
+    example: true,
+    default: true,
+    description: 'A disabled method is hidden from merchants and refuses payouts.',
+  })
   @IsOptional()
   @IsBoolean()
   enabled?: boolean;

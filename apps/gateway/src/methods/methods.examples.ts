@@ -64,7 +64,10 @@ const mobilePayment: MethodView = {
 };
 
 export const paymentMethodsExample: MethodListView = { shopId: SHOP_ID, methods: [cardPayment, mobilePayment] };
-export const payoutMethodsExample: MethodListView = { shopId: SHOP_ID, methods: [uzcardPayout, walletPayout, usdtPayout] };
+export const payoutMethodsExample: MethodListView = {
+  shopId: SHOP_ID,
+  methods: [uzcardPayout, walletPayout, usdtPayout],
+};
 
 /** Operators also see disabled methods. */
 export const opsPayoutMethodsExample: MethodListView = {
@@ -101,7 +104,9 @@ export const createPayoutMethodExample = {
 };
 export const createdPayoutMethodExample: MethodView = uzcardPayout;
 
-export const updatePaymentMethodExample = { currencies: [{ currency: 'UZS' }, { currency: 'USD', minAmount: '1.00', maxAmount: '20000.00' }] };
+export const updatePaymentMethodExample = {
+  currencies: [{ currency: 'UZS' }, { currency: 'USD', minAmount: '1.00', maxAmount: '20000.00' }],
+};
 export const updatedPaymentMethodExample: MethodView = {
   ...cardPayment,
   currencies: [{ currency: 'UZS' }, { currency: 'USD', minAmount: '1.00', maxAmount: '20000.00' }],
@@ -109,4 +114,8 @@ export const updatedPaymentMethodExample: MethodView = {
 };
 
 export const updatePayoutMethodExample = { enabled: false };
-export const updatedPayoutMethodExample: MethodView = { ...uzcardPayout, enabled: false, updatedAt: '2026-06-03T10:00:00.000Z' };
+export const updatedPayoutMethodExample: MethodView = {
+  ...uzcardPayout,
+  enabled: false,
+  updatedAt: '2026-06-03T10:00:00.000Z',
+};

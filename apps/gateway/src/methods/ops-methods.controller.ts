@@ -1,10 +1,30 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Patch,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import {
-  CreateMethodCommand, DeleteMethodCommand, MethodCurrency, MethodDefinition, MethodDirection, MethodListView, MethodQueryTypes, MethodView, Topics,
+  CreateMethodCommand,
+  DeleteMethodCommand,
+  MethodCurrency,
+  MethodDefinition,
+  MethodDirection,
+  MethodListView,
+  MethodQueryTypes,
+  MethodView,
+  Topics,
   UpdateMethodCommand,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
@@ -18,11 +38,20 @@ import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateMethodDto, MethodCurrencyDto, MethodListDto, MethodViewDto, UpdateMethodDto } from './methods.dto';
 import {
-  createdPaymentMethodExample, createdPayoutMethodExample, createPaymentMethodExample, createPayoutMethodExample, opsPaymentMethodsExample,
-  opsPayoutMethodsExample, updatedPaymentMethodExample, updatedPayoutMethodExample, updatePaymentMethodExample, updatePayoutMethodExample,
+  createdPaymentMethodExample,
+  createdPayoutMethodExample,
+  createPaymentMethodExample,
+  createPayoutMethodExample,
+  opsPaymentMethodsExample,
+  opsPayoutMethodsExample,
+  updatedPaymentMethodExample,
+  updatedPayoutMethodExample,
+  updatePaymentMethodExample,
+  updatePayoutMethodExample,
 } from './methods.examples';
 
-const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+const uuid = (what: string) =>
+  new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
 const currencies = (list: MethodCurrencyDto[]): MethodCurrency[] =>
   list.map((c) => ({
@@ -45,7 +74,8 @@ abstract class OpsMethodsRoutes {
   ) {}
 
   private async shopMustExist(shopId: string): Promise<void> {
-    if (!(await this.dataSource.getRepository(ShopEntity).exists({ where: { id: shopId } }))) throw new ProblemException('notFound', 'No such shop.');
+    if (!(await this.dataSource.getRepository(ShopEntity).exists({ where: { id: shopId } })))
+      throw new ProblemException('notFound', 'No such shop.');
   }
 
   protected async doCreate(shopId: string, body: CreateMethodDto): Promise<MethodView> {
@@ -61,7 +91,14 @@ abstract class OpsMethodsRoutes {
     };
     // Rules across fields (brands only on cards, min ≤ max, …); the service checks them again on every change.
     const errors = checkMethodDefinition(def);
-    if (errors.length > 0) throw new ProblemException('validation', errors.length === 1 ? `${errors[0].path}: ${errors[0].message}` : `${errors.length} fields are invalid; see errors.`, errors);
+    if (errors.length > 0)
+      throw new ProblemException(
+        'validation',
+        errors.length === 1
+          ? `${errors[0].path}: ${errors[0].message}`
+          : `${errors.length} fields are invalid; see errors.`,
+        errors,
+      );
     const command: CreateMethodCommand = { methodId: randomUUID(), shopId, direction: this.direction, ...def };
     return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.create, command);
   }
@@ -119,7 +156,11 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
   }
 
   @Get()
-  @OpsEndpoint({ summary: "A shop's payment methods, disabled ones included", response: { example: opsPaymentMethodsExample, schema: METHOD_LIST_SCHEMA }, problems: [404, 503] })
+  @OpsEndpoint({
+    summary: "A shop's payment methods, disabled ones included",
+    response: { example: opsPaymentMethodsExample, schema: METHOD_LIST_SCHEMA },
+    problems: [404, 503],
+  })
   list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
     return this.doList(shopId);
   }
@@ -131,14 +172,25 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
     response: { example: updatedPaymentMethodExample, schema: METHOD_SCHEMA },
     problems: [404, 409, 503],
   })
-  update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
+  update(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('methodId', uuid('payment method')) methodId: string,
+    @Body() body: UpdateMethodDto,
+  ): Promise<MethodView> {
     return this.doUpdate(shopId, methodId, body);
   }
 
   @Delete(':methodId')
   @HttpCode(204)
-  @OpsEndpoint({ summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)', status: 204, problems: [404, 503] })
-  remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payment method')) methodId: string): Promise<void> {
+  @OpsEndpoint({
+    summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)',
+    status: 204,
+    problems: [404, 503],
+  })
+  remove(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('methodId', uuid('payment method')) methodId: string,
+  ): Promise<void> {
     return this.doDelete(shopId, methodId);
   }
 }
@@ -167,7 +219,11 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
   }
 
   @Get()
-  @OpsEndpoint({ summary: "A shop's payout methods, disabled ones included", response: { example: opsPayoutMethodsExample, schema: METHOD_LIST_SCHEMA }, problems: [404, 503] })
+  @OpsEndpoint({
+    summary: "A shop's payout methods, disabled ones included",
+    response: { example: opsPayoutMethodsExample, schema: METHOD_LIST_SCHEMA },
+    problems: [404, 503],
+  })
   list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
     return this.doList(shopId);
   }
@@ -179,14 +235,25 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
     response: { example: updatedPayoutMethodExample, schema: METHOD_SCHEMA },
     problems: [404, 409, 503],
   })
-  update(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string, @Body() body: UpdateMethodDto): Promise<MethodView> {
+  update(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('methodId', uuid('payout method')) methodId: string,
+    @Body() body: UpdateMethodDto,
+  ): Promise<MethodView> {
     return this.doUpdate(shopId, methodId, body);
   }
 
   @Delete(':methodId')
   @HttpCode(204)
-  @OpsEndpoint({ summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)', status: 204, problems: [404, 503] })
-  remove(@Param('shopId', uuid('shop')) shopId: string, @Param('methodId', uuid('payout method')) methodId: string): Promise<void> {
+  @OpsEndpoint({
+    summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)',
+    status: 204,
+    problems: [404, 503],
+  })
+  remove(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Param('methodId', uuid('payout method')) methodId: string,
+  ): Promise<void> {
     return this.doDelete(shopId, methodId);
   }
 }

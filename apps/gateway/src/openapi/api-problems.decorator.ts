@@ -12,10 +12,14 @@ export function ApiProblems(...statuses: ProblemStatus[]): MethodDecorator & Cla
   return applyDecorators(
     ...unique.map((status) => {
       const kinds = PROBLEM_STATUSES[status];
-      const examples = Object.fromEntries(kinds.map((kind) => [kind, { summary: ProblemTypes[kind].title, value: problemExample(kind) }]));
+      const examples = Object.fromEntries(
+        kinds.map((kind) => [kind, { summary: ProblemTypes[kind].title, value: problemExample(kind) }]),
+      );
       return ApiResponse({
         status,
-        description: kinds.map((kind) => `\`/problems/${ProblemTypes[kind].slug}\`: ${ProblemTypes[kind].title}`).join('; '),
+        description: kinds
+          .map((kind) => `\`/problems/${ProblemTypes[kind].slug}\`: ${ProblemTypes[kind].title}`)
+          .join('; '),
         content: { 'application/problem+json': { schema: { $ref: PROBLEM_REF }, examples } },
       });
     }),

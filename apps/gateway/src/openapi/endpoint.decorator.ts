@@ -31,8 +31,19 @@ function commonProblems(doc: EndpointDoc): ProblemStatus[] {
 function documented(doc: EndpointDoc, problems: ProblemStatus[]): MethodDecorator {
   const status = doc.status ?? 200;
   return applyDecorators(
-    ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}), ...(doc.deprecated ? { deprecated: true } : {}) }),
-    ...(doc.body ? [ApiBody({ type: doc.body.type, examples: { example: { summary: 'A valid request', value: doc.body.example } } })] : []),
+    ApiOperation({
+      summary: doc.summary,
+      ...(doc.description ? { description: doc.description } : {}),
+      ...(doc.deprecated ? { deprecated: true } : {}),
+    }),
+    ...(doc.body
+      ? [
+          ApiBody({
+            type: doc.body.type,
+            examples: { example: { summary: 'A valid request', value: doc.body.example } },
+          }),
+        ]
+      : []),
     successResponse(status, doc),
     ApiProblems(...problems),
   );
@@ -42,7 +53,11 @@ function successResponse(status: number, doc: EndpointDoc): MethodDecorator {
   if (status === 204) return ApiResponse({ status, description: doc.response?.description ?? 'Done; no body' });
   if (!doc.response) throw new Error(`"${doc.summary}": a ${status} answer needs a response example`);
   const { example, schema, description } = doc.response;
-  return ApiResponse({ status, description: description ?? 'Success', content: { 'application/json': { schema: schema ?? schemaOf(example), example } } });
+  return ApiResponse({
+    status,
+    description: description ?? 'Success',
+    content: { 'application/json': { schema: schema ?? schemaOf(example), example } },
+  });
 }
 
 /**
@@ -80,7 +95,9 @@ export function schemaOf(example: unknown): Record<string, unknown> {
     case 'object':
       return {
         type: 'object',
-        properties: Object.fromEntries(Object.entries(example as Record<string, unknown>).map(([k, v]) => [k, schemaOf(v)])),
+        properties: Object.fromEntries(
+          Object.entries(example as Record<string, unknown>).map(([k, v]) => [k, schemaOf(v)]),
+        ),
       };
     default:
       return {};

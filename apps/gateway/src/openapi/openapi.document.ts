@@ -14,10 +14,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'Every error is an RFC 9457 problem (application/problem+json, schema Problem); docs/errors.md lists the types.',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Shop API key: Authorization: Bearer sk_…' }, MERCHANT_AUTH)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator token (OPS_TOKEN); a shop key never opens /ops/v1' }, OPERATOR_AUTH)
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'Shop API key: Authorization: Bearer sk_…' },
+        MERCHANT_AUTH,
+      )
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'Operator token (OPS_TOKEN); a shop key never opens /ops/v1' },
+        OPERATOR_AUTH,
+      )
       .build(),
   );
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, [PROBLEM_SCHEMA]: problemSchema as never } };
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, [PROBLEM_SCHEMA]: problemSchema as never },
+  };
   return document;
 }

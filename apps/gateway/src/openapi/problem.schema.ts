@@ -8,7 +8,11 @@ export const problemSchema = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail'],
   properties: {
-    type: { type: 'string', description: 'Stable problem type; clients branch on it (docs/errors.md).', example: '/problems/validation-error' },
+    type: {
+      type: 'string',
+      description: 'Stable problem type; clients branch on it (docs/errors.md).',
+      example: '/problems/validation-error',
+    },
     title: { type: 'string', description: 'Short summary of the problem type.' },
     status: { type: 'integer', description: 'The HTTP status code.' },
     detail: { type: 'string', description: 'What went wrong with this request, for a human.' },
@@ -19,12 +23,20 @@ export const problemSchema = {
         type: 'object',
         required: ['path', 'message'],
         properties: {
-          path: { type: 'string', description: 'JSON path of the field in the request body.', example: 'order.cost.amount' },
+          path: {
+            type: 'string',
+            description: 'JSON path of the field in the request body.',
+            example: 'order.cost.amount',
+          },
           message: { type: 'string', example: 'must be a decimal string' },
         },
       },
     },
-    traceId: { type: 'string', format: 'uuid', description: '5xx only: quote it to support; the log has the cause under it.' },
+    traceId: {
+      type: 'string',
+      format: 'uuid',
+      description: '5xx only: quote it to support; the log has the cause under it.',
+    },
     retryable: { type: 'boolean', description: '503 only: the request may be retried with the same Idempotency-Key.' },
   },
   additionalProperties: true,
@@ -48,7 +60,10 @@ export const PROBLEM_STATUSES = {
 export type ProblemStatus = keyof typeof PROBLEM_STATUSES;
 
 const DETAILS: Record<ProblemKind, { detail: string; extra?: Record<string, unknown> }> = {
-  validation: { detail: 'order.cost.amount: must be a decimal string', extra: { errors: [{ path: 'order.cost.amount', message: 'must be a decimal string' }] } },
+  validation: {
+    detail: 'order.cost.amount: must be a decimal string',
+    extra: { errors: [{ path: 'order.cost.amount', message: 'must be a decimal string' }] },
+  },
   malformedBody: { detail: 'The request body could not be parsed as JSON.' },
   unauthorized: { detail: 'A valid shop API key is required: Authorization: Bearer <key>.' },
   forbidden: { detail: 'This shop id is not the shop of your API key.' },
@@ -59,14 +74,28 @@ const DETAILS: Record<ProblemKind, { detail: string; extra?: Record<string, unkn
   unsupportedMediaType: { detail: 'Send the body as application/json.' },
   unprocessable: { detail: 'The request is well-formed but cannot be done.' },
   rateLimited: { detail: 'Too many requests; retry after the Retry-After seconds.' },
-  idempotencyKeyReused: { detail: 'This Idempotency-Key was used for another request; use a new key for a new request.', extra: { errors: [{ path: "headers['Idempotency-Key']", message: 'was used for another request' }] } },
-  idempotencyInProgress: { detail: 'A request with this Idempotency-Key is still being processed; retry after the Retry-After seconds.' },
-  internal: { detail: 'An internal error occurred. It has been logged under the traceId of this answer; retry later.', extra: { traceId: '3f1c2a9e-6b7d-4f0e-9a51-2c8d7e6f5a40' } },
+  idempotencyKeyReused: {
+    detail: 'This Idempotency-Key was used for another request; use a new key for a new request.',
+    extra: { errors: [{ path: "headers['Idempotency-Key']", message: 'was used for another request' }] },
+  },
+  idempotencyInProgress: {
+    detail: 'A request with this Idempotency-Key is still being processed; retry after the Retry-After seconds.',
+  },
+  internal: {
+    detail: 'An internal error occurred. It has been logged under the traceId of this answer; retry later.',
+    extra: { traceId: '3f1c2a9e-6b7d-4f0e-9a51-2c8d7e6f5a40' },
+  },
   unavailable: { detail: 'The service is temporarily unavailable; retry later.', extra: { retryable: true } },
 };
 
 /** A realistic problem document of the kind, for the examples of the document. */
 export function problemExample(kind: ProblemKind): Record<string, unknown> {
   const t = ProblemTypes[kind];
-  return { type: problemTypeUri(kind), title: t.title, status: t.status, detail: DETAILS[kind].detail, ...(DETAILS[kind].extra ?? {}) };
+  return {
+    type: problemTypeUri(kind),
+    title: t.title,
+    status: t.status,
+    detail: DETAILS[kind].detail,
+    ...(DETAILS[kind].extra ?? {}),
+  };
 }

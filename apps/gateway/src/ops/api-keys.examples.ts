@@ -16,9 +16,18 @@ export const apiKeyExample: ApiKeyView = {
 };
 
 export const createApiKeyExample = { expiresAt: '2027-11-21T00:00:00Z' };
-export const createdApiKeyExample = { ...apiKeyExample, lastUsedAt: null, expiresAt: '2027-11-21T00:00:00.000Z', apiKey: 'sk_shown-once-store-it-safely-0000000000000000000' };
+export const createdApiKeyExample = {
+  ...apiKeyExample,
+  lastUsedAt: null,
+  expiresAt: '2027-11-21T00:00:00.000Z',
+  apiKey: 'sk_shown-once-store-it-safely-0000000000000000000',
+};
 export const apiKeyListExample = { items: [apiKeyExample] };
-export const revokedApiKeyExample: ApiKeyView = { ...apiKeyExample, status: 'revoked', revokedAt: '2026-11-21T11:00:00.000Z' };
+export const revokedApiKeyExample: ApiKeyView = {
+  ...apiKeyExample,
+  status: 'revoked',
+  revokedAt: '2026-11-21T11:00:00.000Z',
+};
 export const revokeApiKeyExample = { reason: 'Key leaked in a public repository' };
 export const rotateApiKeyExample = { overlapSeconds: 86400 };
 export const rotatedApiKeyExample = {

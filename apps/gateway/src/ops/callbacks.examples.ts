@@ -42,12 +42,31 @@ export const deliveryDetailExample: DeliveryDetailView = {
     occurredAt: '2026-11-21T10:00:01.000Z',
   },
   attemptLog: [
-    { attempt: 1, at: '2026-11-21T10:00:01.050Z', url: 'https://merchant.example.com/payments/callback', responseStatus: 503, error: null, latencyMs: 41 },
-    { attempt: 2, at: '2026-11-21T10:00:03.080Z', url: 'https://merchant.example.com/payments/callback', responseStatus: 200, error: null, latencyMs: 38 },
+    {
+      attempt: 1,
+      at: '2026-11-21T10:00:01.050Z',
+      url: 'https://merchant.example.com/payments/callback',
+      responseStatus: 503,
+      error: null,
+      latencyMs: 41,
+    },
+    {
+      attempt: 2,
+      at: '2026-11-21T10:00:03.080Z',
+      url: 'https://merchant.example.com/payments/callback',
+      responseStatus: 200,
+      error: null,
+      latencyMs: 38,
+    },
   ],
 };
 
 export const replayOneExample = { reason: 'Merchant fixed their endpoint; resend' };
-export const replayedDeliveryExample: DeliveryView = { ...deliveryExample, status: 'pending', nextAttemptAt: '2026-11-21T12:00:00.000Z', deliveredAt: null };
+export const replayedDeliveryExample: DeliveryView = {
+  ...deliveryExample,
+  status: 'pending',
+  nextAttemptAt: '2026-11-21T12:00:00.000Z',
+  deliveredAt: null,
+};
 export const replayManyExample = { shopId: SHOP_ID, status: 'failed', since: '2026-11-20T00:00:00Z' };
 export const replayResultExample: ReplayResult = { replayed: 1, deliveryIds: [deliveryExample.id] };

@@ -4,14 +4,26 @@ import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateApiKeyDto, RevokeApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
-import { apiKeyListExample, createApiKeyExample, createdApiKeyExample, revokeApiKeyExample, revokedApiKeyExample, rotateApiKeyExample, rotatedApiKeyExample } from './api-keys.examples';
+import {
+  apiKeyListExample,
+  createApiKeyExample,
+  createdApiKeyExample,
+  revokeApiKeyExample,
+  revokedApiKeyExample,
+  rotateApiKeyExample,
+  rotatedApiKeyExample,
+} from './api-keys.examples';
 
-const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+const uuid = (what: string) =>
+  new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
 function futureDate(value: string | undefined, path: string): Date | null {
   if (value === undefined) return null;
   const date = new Date(value);
-  if (!(date.getTime() > Date.now())) throw new ProblemException('validation', `${path}: must lie in the future`, [{ path, message: 'must lie in the future' }]);
+  if (!(date.getTime() > Date.now()))
+    throw new ProblemException('validation', `${path}: must lie in the future`, [
+      { path, message: 'must lie in the future' },
+    ]);
   return date;
 }
 
@@ -32,7 +44,10 @@ export class OpsApiKeysController {
     response: { example: createdApiKeyExample },
     problems: [404],
   })
-  async create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateApiKeyDto): Promise<ApiKeyView & { apiKey: string }> {
+  async create(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<ApiKeyView & { apiKey: string }> {
     const expiresAt = futureDate(body.expiresAt, 'expiresAt');
     await this.shop(shopId);
     const created = await this.keys.create(shopId, expiresAt);
@@ -40,7 +55,11 @@ export class OpsApiKeysController {
   }
 
   @Get()
-  @OpsEndpoint({ summary: "A shop's API keys: prefix, status and dates, never the key", response: { example: apiKeyListExample }, problems: [404] })
+  @OpsEndpoint({
+    summary: "A shop's API keys: prefix, status and dates, never the key",
+    response: { example: apiKeyListExample },
+    problems: [404],
+  })
   async list(@Param('shopId', uuid('shop')) shopId: string): Promise<{ items: ApiKeyView[] }> {
     await this.shop(shopId);
     return { items: await this.keys.list(shopId) };
@@ -60,8 +79,14 @@ export class OpsApiKeysController {
     @Body() body: RevokeApiKeyDto = {},
   ): Promise<ApiKeyView> {
     const revoked = await this.keys.revoke(shopId, keyId);
-    if (!revoked) throw new ProblemException('notFound', (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.');
-    this.logger.log(`API key ${revoked.prefix}… (${keyId}) of shop ${shopId} revoked${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`);
+    if (!revoked)
+      throw new ProblemException(
+        'notFound',
+        (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.',
+      );
+    this.logger.log(
+      `API key ${revoked.prefix}… (${keyId}) of shop ${shopId} revoked${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`,
+    );
     return revoked;
   }
 
@@ -85,11 +110,20 @@ export class OpsApiKeysController {
       case 'rotated':
         return { ...outcome.created, apiKey: outcome.key, previous: outcome.previous };
       case 'not_found':
-        throw new ProblemException('notFound', (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.');
+        throw new ProblemException(
+          'notFound',
+          (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.',
+        );
       case 'not_active':
-        throw new ProblemException('conflict', `The key is ${outcome.current.status}; only an active key can be rotated. Create a new key instead.`, undefined, {
-          keyId, currentStatus: outcome.current.status,
-        });
+        throw new ProblemException(
+          'conflict',
+          `The key is ${outcome.current.status}; only an active key can be rotated. Create a new key instead.`,
+          undefined,
+          {
+            keyId,
+            currentStatus: outcome.current.status,
+          },
+        );
     }
   }
 

@@ -1,10 +1,46 @@
-import { Body, Controller, Get, HttpCode, Inject, Logger, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Logger,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import {
-  DeliveryDetailView, DeliveryPage, DeliveryStatuses, DeliveryStatus, DeliveryView, ListDeliveriesQuery, MerchantCallbackCommandTypes, ReplayDeliveriesCommand,
-  ReplayResult, Topics,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import {
+  DeliveryDetailView,
+  DeliveryPage,
+  DeliveryStatuses,
+  DeliveryStatus,
+  DeliveryView,
+  ListDeliveriesQuery,
+  MerchantCallbackCommandTypes,
+  ReplayDeliveriesCommand,
+  ReplayResult,
+  Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
@@ -12,9 +48,18 @@ import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ask } from '../orders/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
-import { deliveryDetailExample, deliveryPageExample, replayedDeliveryExample, replayManyExample, replayOneExample, replayResultExample } from './callbacks.examples';
+import {
+  deliveryDetailExample,
+  deliveryPageExample,
+  replayedDeliveryExample,
+  replayManyExample,
+  replayOneExample,
+  replayResultExample,
+} from './callbacks.examples';
 
-const deliveryIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such delivery.') });
+const deliveryIdPipe = new ParseUUIDPipe({
+  exceptionFactory: () => new ProblemException('notFound', 'No such delivery.'),
+});
 
 export class ListDeliveriesDto {
   @ApiPropertyOptional({ format: 'uuid' })
@@ -47,7 +92,11 @@ export class ListDeliveriesDto {
 }
 
 export class ReplayDeliveriesDto {
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'The deliveries to replay; or give shopId with filters.' })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'The deliveries to replay; or give shopId with filters.',
+  })
   @ValidateIf((o: ReplayDeliveriesDto) => o.shopId === undefined || o.deliveryIds !== undefined)
   @IsDefined({ message: 'give deliveryIds, or a shopId with status and/or since' })
   @IsArray()
@@ -61,19 +110,28 @@ export class ReplayDeliveriesDto {
   @IsUUID('all', { message: 'must be a shop id (UUID)' })
   shopId?: string;
 
-  @ApiPropertyOptional({ enum: DeliveryStatuses, description: 'With shopId: only deliveries in this status (e.g. failed).' })
+  @ApiPropertyOptional({
+    enum: DeliveryStatuses,
+    description: 'With shopId: only deliveries in this status (e.g. failed).',
+  })
   @IsOptional()
   @IsIn(DeliveryStatuses)
   status?: DeliveryStatus;
 
-  @ApiPropertyOptional({ example: '2026-11-20T00:00:00Z', description: 'With shopId: only deliveries queued at or after this time.' })
+  @ApiPropertyOptional({
+    example: '2026-11-20T00:00:00Z',
+    description: 'With shopId: only deliveries queued at or after this time.',
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
   since?: string;
 }
 
 export class ReplayOneDto {
-  @ApiPropertyOptional({ example: 'Merchant fixed their endpoint; resend', description: "Why it is replayed; kept in the gateway's log for the audit trail." })
+  @ApiPropertyOptional({
+    example: 'Merchant fixed their endpoint; resend',
+    description: "Why it is replayed; kept in the gateway's log for the audit trail.",
+  })
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -97,7 +155,11 @@ export class OpsCallbacksController {
   constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
 
   @Get()
-  @OpsEndpoint({ summary: 'List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)', response: { example: deliveryPageExample }, problems: [400, 503] })
+  @OpsEndpoint({
+    summary: 'List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)',
+    response: { example: deliveryPageExample },
+    problems: [400, 503],
+  })
   list(@Query() q: ListDeliveriesDto): Promise<DeliveryPage> {
     const query: ListDeliveriesQuery = {
       limit: q.limit ?? 50,
@@ -106,7 +168,13 @@ export class OpsCallbacksController {
       ...(q.status ? { status: q.status } : {}),
       ...(q.cursor ? { cursor: q.cursor } : {}),
     };
-    return ask<DeliveryPage>(this.client, Topics.merchantCallbacksCommands, q.shopId ?? q.objectId ?? 'all', MerchantCallbackCommandTypes.list, query);
+    return ask<DeliveryPage>(
+      this.client,
+      Topics.merchantCallbacksCommands,
+      q.shopId ?? q.objectId ?? 'all',
+      MerchantCallbackCommandTypes.list,
+      query,
+    );
   }
 
   @Post('replay')
@@ -124,13 +192,29 @@ export class OpsCallbacksController {
       ...(body.status ? { status: body.status } : {}),
       ...(body.since ? { since: new Date(body.since).toISOString() } : {}),
     };
-    return ask<ReplayResult>(this.client, Topics.merchantCallbacksCommands, body.shopId ?? 'replay', MerchantCallbackCommandTypes.replayMany, command);
+    return ask<ReplayResult>(
+      this.client,
+      Topics.merchantCallbacksCommands,
+      body.shopId ?? 'replay',
+      MerchantCallbackCommandTypes.replayMany,
+      command,
+    );
   }
 
   @Get(':deliveryId')
-  @OpsEndpoint({ summary: 'One delivery with its body and every attempt (time, response status or error, latency)', response: { example: deliveryDetailExample }, problems: [404, 503] })
+  @OpsEndpoint({
+    summary: 'One delivery with its body and every attempt (time, response status or error, latency)',
+    response: { example: deliveryDetailExample },
+    problems: [404, 503],
+  })
   get(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryDetailView> {
-    return ask<DeliveryDetailView>(this.client, Topics.merchantCallbacksCommands, deliveryId, MerchantCallbackCommandTypes.get, { deliveryId });
+    return ask<DeliveryDetailView>(
+      this.client,
+      Topics.merchantCallbacksCommands,
+      deliveryId,
+      MerchantCallbackCommandTypes.get,
+      { deliveryId },
+    );
   }
 
   @Post(':deliveryId/replay')
@@ -141,8 +225,19 @@ export class OpsCallbacksController {
     response: { example: replayedDeliveryExample },
     problems: [404, 409, 503],
   })
-  replay(@Param('deliveryId', deliveryIdPipe) deliveryId: string, @Body() body: ReplayOneDto = {}): Promise<DeliveryView> {
-    this.logger.log(`replay of delivery ${deliveryId} requested${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`);
-    return ask<DeliveryView>(this.client, Topics.merchantCallbacksCommands, deliveryId, MerchantCallbackCommandTypes.replay, { deliveryId });
+  replay(
+    @Param('deliveryId', deliveryIdPipe) deliveryId: string,
+    @Body() body: ReplayOneDto = {},
+  ): Promise<DeliveryView> {
+    this.logger.log(
+      `replay of delivery ${deliveryId} requested${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`,
+    );
+    return ask<DeliveryView>(
+      this.client,
+      Topics.merchantCallbacksCommands,
+      deliveryId,
+      MerchantCallbackCommandTypes.replay,
+      { deliveryId },
+    );
   }
 }

@@ -13,9 +13,17 @@ import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
-import { companyExample, companySettingsExample, resolvedOrderExample, resolveOrderExample, shopSettingsExample, updateShopSettingsExample } from './ops.examples';
+import {
+  companyExample,
+  companySettingsExample,
+  resolvedOrderExample,
+  resolveOrderExample,
+  shopSettingsExample,
+  updateShopSettingsExample,
+} from './ops.examples';
 
-const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+const uuid = (what: string) =>
+  new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
 /** Technical support: shop and company settings, and manual resolution of orders in need_action. */
 @UseGuards(OpsAuthGuard)
@@ -29,7 +37,11 @@ export class OpsSettingsController {
   ) {}
 
   @Get('shops/:shopId/settings')
-  @OpsEndpoint({ summary: "A shop's settings (the callback secret is shown only when the shop is created)", response: { example: shopSettingsExample }, problems: [404] })
+  @OpsEndpoint({
+    summary: "A shop's settings (the callback secret is shown only when the shop is created)",
+    response: { example: shopSettingsExample },
+    problems: [404],
+  })
   async get(@Param('shopId', uuid('shop')) shopId: string): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
     const shop = await this.dataSource.getRepository(ShopEntity).findOne({ where: { id: shopId } });
     if (!shop) throw new ProblemException('notFound', 'No such shop.');
@@ -40,15 +52,21 @@ export class OpsSettingsController {
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
   @Patch('shops/:shopId/settings')
   @OpsEndpoint({
-    summary: "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
+    summary:
+      "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
     response: { example: shopSettingsExample, description: 'The settings after the change' },
     problems: [404],
   })
-  async update(@Param('shopId', uuid('shop')) shopId: string, @Body() body: UpdateShopSettingsDto): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
+  async update(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Body() body: UpdateShopSettingsDto,
+  ): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
     assertValid(callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config));
     return this.dataSource.transaction(async (m) => {
-      const shop = await m.getRepository(ShopEntity).findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
+      const shop = await m
+        .getRepository(ShopEntity)
+        .findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
       if (!shop) throw new ProblemException('notFound', 'No such shop.');
       if (body.amountDeviation) {
         shop.amountDeviationLowerPercent = body.amountDeviation.lowerPercent;
@@ -56,8 +74,10 @@ export class OpsSettingsController {
       }
       if (body.autoFinalizeNeedAction !== undefined) shop.autoFinalizeNeedAction = body.autoFinalizeNeedAction;
       if (body.callbackUrl !== undefined) shop.callbackUrl = body.callbackUrl;
-      if (body.processingTimeout?.defaultSeconds !== undefined) shop.processingTimeoutSeconds = body.processingTimeout.defaultSeconds;
-      if (body.processingTimeout?.byPaymentSetting) shop.processingTimeouts = { ...shop.processingTimeouts, ...body.processingTimeout.byPaymentSetting };
+      if (body.processingTimeout?.defaultSeconds !== undefined)
+        shop.processingTimeoutSeconds = body.processingTimeout.defaultSeconds;
+      if (body.processingTimeout?.byPaymentSetting)
+        shop.processingTimeouts = { ...shop.processingTimeouts, ...body.processingTimeout.byPaymentSetting };
       shop.settingsVersion += 1;
       await m.getRepository(ShopEntity).save(shop);
       const company = await m.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
@@ -74,11 +94,15 @@ export class OpsSettingsController {
   })
   async updateCompany(@Param('companyId', uuid('company')) companyId: string, @Body() body: UpdateCompanySettingsDto) {
     return this.dataSource.transaction(async (m) => {
-      const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId }, lock: { mode: 'pessimistic_write' } });
+      const company = await m
+        .getRepository(CompanyEntity)
+        .findOne({ where: { id: companyId }, lock: { mode: 'pessimistic_write' } });
       if (!company) throw new ProblemException('notFound', 'No such company.');
       company.useCustomerDataAsPayer = body.useCustomerDataAsPayer;
       await m.getRepository(CompanyEntity).save(company);
-      const shops = await m.getRepository(ShopEntity).find({ where: { companyId }, lock: { mode: 'pessimistic_write' } });
+      const shops = await m
+        .getRepository(ShopEntity)
+        .find({ where: { companyId }, lock: { mode: 'pessimistic_write' } });
       for (const shop of shops) {
         shop.settingsVersion += 1;
         await m.getRepository(ShopEntity).save(shop);
@@ -97,7 +121,11 @@ export class OpsSettingsController {
     problems: [404, 409, 503],
   })
   resolve(@Param('orderId', uuid('order')) orderId: string, @Body() body: ResolveOrderDto): Promise<OrderView> {
-    const command: ResolveOrderCommand = { orderId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
+    const command: ResolveOrderCommand = {
+      orderId,
+      action: body.action,
+      ...(body.note ? { operatorNote: body.note } : {}),
+    };
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.resolve, command);
   }
 }

@@ -27,10 +27,17 @@ export class OpsShopsController {
 
   @Post()
   @HttpCode(201)
-  @OpsEndpoint({ summary: 'Create a company', status: 201, body: { type: CreateCompanyDto, example: createCompanyExample }, response: { example: companyExample } })
+  @OpsEndpoint({
+    summary: 'Create a company',
+    status: 201,
+    body: { type: CreateCompanyDto, example: createCompanyExample },
+    response: { example: companyExample },
+  })
   async createCompany(@Body() body: CreateCompanyDto) {
     const company = this.dataSource.getRepository(CompanyEntity).create({
-      id: randomUUID(), name: body.name, useCustomerDataAsPayer: body.useCustomerDataAsPayer ?? false,
+      id: randomUUID(),
+      name: body.name,
+      useCustomerDataAsPayer: body.useCustomerDataAsPayer ?? false,
     });
     await this.dataSource.getRepository(CompanyEntity).insert(company);
     return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
@@ -52,15 +59,38 @@ export class OpsShopsController {
       const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId } });
       if (!company) throw new ProblemException('notFound', 'No such company.');
       const shop = m.getRepository(ShopEntity).create({
-        id: randomUUID(), companyId, name: body.name, callbackUrl: body.callbackUrl ?? null, callbackSecret: generateCallbackSecret(),
-        amountDeviationLowerPercent: '0', amountDeviationUpperPercent: '0', autoFinalizeNeedAction: false,
-        processingTimeoutSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS, processingTimeouts: {}, settingsVersion: 1,
+        id: randomUUID(),
+        companyId,
+        name: body.name,
+        callbackUrl: body.callbackUrl ?? null,
+        callbackSecret: generateCallbackSecret(),
+        amountDeviationLowerPercent: '0',
+        amountDeviationUpperPercent: '0',
+        autoFinalizeNeedAction: false,
+        processingTimeoutSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS,
+        processingTimeouts: {},
+        settingsVersion: 1,
       });
       await m.getRepository(ShopEntity).insert(shop);
       await this.publisher.publish(m, shop, company);
       const key = generateApiKey();
-      await m.getRepository(ApiKeyEntity).insert({ id: randomUUID(), shopId: shop.id, keyHash: key.hash, keyPrefix: key.prefix, expiresAt: null, revokedAt: null, lastUsedAt: null });
-      return { id: shop.id, companyId, name: shop.name, callbackUrl: shop.callbackUrl, apiKey: key.key, callbackSecret: shop.callbackSecret };
+      await m.getRepository(ApiKeyEntity).insert({
+        id: randomUUID(),
+        shopId: shop.id,
+        keyHash: key.hash,
+        keyPrefix: key.prefix,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+      return {
+        id: shop.id,
+        companyId,
+        name: shop.name,
+        callbackUrl: shop.callbackUrl,
+        apiKey: key.key,
+        callbackSecret: shop.callbackSecret,
+      };
     });
   }
 }

@@ -1,7 +1,15 @@
 import { Body, Controller, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { P2pCommandTypes, P2pView, PayoutCommandTypes, PayoutView, ResolveP2pCommand, ResolvePayoutCommand, Topics } from '@payments/contracts';
+import {
+  P2pCommandTypes,
+  P2pView,
+  PayoutCommandTypes,
+  PayoutView,
+  ResolveP2pCommand,
+  ResolvePayoutCommand,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
@@ -10,10 +18,14 @@ import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { resolvedP2pExample, resolvedPayoutExample, resolveTransferExample } from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
 
-const uuid = (what: string) => new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
+const uuid = (what: string) =>
+  new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
 
 export class ResolveTransferDto {
-  @ApiProperty({ enum: ['complete', 'fail'], description: 'What the operator found out from the provider: the money went out (complete) or it did not (fail).' })
+  @ApiProperty({
+    enum: ['complete', 'fail'],
+    description: 'What the operator found out from the provider: the money went out (complete) or it did not (fail).',
+  })
   @IsDefined()
   @IsIn(['complete', 'fail'])
   action: 'complete' | 'fail';
@@ -42,8 +54,15 @@ export class OpsTransfersController {
     response: { example: resolvedPayoutExample },
     problems: [404, 409, 503],
   })
-  resolvePayout(@Param('payoutId', uuid('payout')) payoutId: string, @Body() body: ResolveTransferDto): Promise<PayoutView> {
-    const command: ResolvePayoutCommand = { payoutId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
+  resolvePayout(
+    @Param('payoutId', uuid('payout')) payoutId: string,
+    @Body() body: ResolveTransferDto,
+  ): Promise<PayoutView> {
+    const command: ResolvePayoutCommand = {
+      payoutId,
+      action: body.action,
+      ...(body.note ? { operatorNote: body.note } : {}),
+    };
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.resolve, command);
   }
 
@@ -55,8 +74,15 @@ export class OpsTransfersController {
     response: { example: resolvedP2pExample },
     problems: [404, 409, 503],
   })
-  resolveP2p(@Param('p2pId', uuid('P2P transaction')) p2pId: string, @Body() body: ResolveTransferDto): Promise<P2pView> {
-    const command: ResolveP2pCommand = { p2pId, action: body.action, ...(body.note ? { operatorNote: body.note } : {}) };
+  resolveP2p(
+    @Param('p2pId', uuid('P2P transaction')) p2pId: string,
+    @Body() body: ResolveTransferDto,
+  ): Promise<P2pView> {
+    const command: ResolveP2pCommand = {
+      p2pId,
+      action: body.action,
+      ...(body.note ? { operatorNote: body.note } : {}),
+    };
     return ask<P2pView>(this.client, Topics.p2pCommands, p2pId, P2pCommandTypes.resolve, command);
   }
 }

@@ -1,7 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidateNested,
 } from 'class-validator';
 
 export class CreateCompanyDto {
@@ -24,7 +36,10 @@ export class CreateShopDto {
   @Length(1, 256)
   name: string;
 
-  @ApiPropertyOptional({ example: 'https://merchant.example.com/payments/callback', description: 'https, on a public address (http and local addresses only in local development).' })
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/payments/callback',
+    description: 'https, on a public address (http and local addresses only in local development).',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 2048)
@@ -34,26 +49,38 @@ export class CreateShopDto {
 const PERCENT = /^(0|[1-9][0-9]{0,2})(\.[0-9]{1,4})?$/;
 
 export class AmountDeviationDto {
-  @ApiProperty({ example: '2', description: 'How far below the order amount a reported amount is accepted, in percent.' })
+  @ApiProperty({
+    example: '2',
+    description: 'How far below the order amount a reported amount is accepted, in percent.',
+  })
   @IsDefined()
   @Matches(PERCENT, { message: 'must be a percentage as a decimal string, e.g. "2.5"' })
   lowerPercent: string;
 
-  @ApiProperty({ example: '5', description: 'How far above the order amount a reported amount is accepted, in percent.' })
+  @ApiProperty({
+    example: '5',
+    description: 'How far above the order amount a reported amount is accepted, in percent.',
+  })
   @IsDefined()
   @Matches(PERCENT, { message: 'must be a percentage as a decimal string, e.g. "2.5"' })
   upperPercent: string;
 }
 
 export class ProcessingTimeoutDto {
-  @ApiPropertyOptional({ example: 604800, description: 'Seconds from order creation; the spec default is 7 days. It can only be raised.' })
+  @ApiPropertyOptional({
+    example: 604800,
+    description: 'Seconds from order creation; the spec default is 7 days. It can only be raised.',
+  })
   @IsOptional()
   @IsInt()
   @Min(604800, { message: 'must be at least 604800 seconds (7 days): the timeout can be increased, not shortened' })
   @Max(31536000)
   defaultSeconds?: number;
 
-  @ApiPropertyOptional({ example: { bank_transfer: 1209600 }, description: 'Per payment setting (instrument type): seconds.' })
+  @ApiPropertyOptional({
+    example: { bank_transfer: 1209600 },
+    description: 'Per payment setting (instrument type): seconds.',
+  })
   @IsOptional()
   @IsObject()
   @IsTimeoutsByPaymentSetting()
@@ -121,8 +148,14 @@ function IsTimeoutsByPaymentSetting() {
       propertyName,
       validator: {
         validate: (v: unknown) =>
-          typeof v === 'object' && v !== null && Object.entries(v).every(([k, s]) => INSTRUMENTS.includes(k) && Number.isInteger(s) && (s as number) >= 604800 && (s as number) <= 31536000),
-        defaultMessage: () => `must map payment settings (${INSTRUMENTS.join(', ')}) to whole seconds between 604800 (7 days) and 31536000`,
+          typeof v === 'object' &&
+          v !== null &&
+          Object.entries(v).every(
+            ([k, s]) =>
+              INSTRUMENTS.includes(k) && Number.isInteger(s) && (s as number) >= 604800 && (s as number) <= 31536000,
+          ),
+        defaultMessage: () =>
+          `must map payment settings (${INSTRUMENTS.join(', ')}) to whole seconds between 604800 (7 days) and 31536000`,
       },
     });
 }

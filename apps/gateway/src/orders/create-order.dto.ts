@@ -1,7 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  Equals, IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested,
+  Equals,
+  IsDefined,
+  IsEmail,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../validation/money.validators';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
@@ -23,7 +34,8 @@ export class CostDto {
 
   @ApiPropertyOptional({
     example: 'TRC20',
-    description: 'Token standard (TRC20, ERC20, BEP20) of a token-based cryptocurrency given as crypto_currency_code; refused for native coins and fiat; not needed for asset codes.',
+    description:
+      'Token standard (TRC20, ERC20, BEP20) of a token-based cryptocurrency given as crypto_currency_code; refused for native coins and fiat; not needed for asset codes.',
   })
   // No @IsOptional: the validator itself decides whether the currency needs one.
   @IsTokenStandardForCurrency()
@@ -39,19 +51,28 @@ export class PaymentSettingsDto {
 
 export class WalletDataDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletId?: string;
-  @ApiPropertyOptional({ enum: WALLET_TYPES }) @IsOptional() @IsIn(WALLET_TYPES) walletType?: (typeof WALLET_TYPES)[number];
+  @ApiPropertyOptional({ enum: WALLET_TYPES })
+  @IsOptional()
+  @IsIn(WALLET_TYPES)
+  walletType?: (typeof WALLET_TYPES)[number];
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletName?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 256) walletHolderName?: string;
 }
 
 export class MerchantBalanceDto {
-  @ApiProperty({ example: 'USDT', description: 'Currency of the merchant balance (fiat or crypto), independent of order.cost.currency.' })
+  @ApiProperty({
+    example: 'USDT',
+    description: 'Currency of the merchant balance (fiat or crypto), independent of order.cost.currency.',
+  })
   @IsDefined()
   @IsString()
   @IsKnownCurrency()
   currency: string;
 
-  @ApiPropertyOptional({ example: 'TRC20', description: 'Token standard of a token-based balance currency; ignored for fiat.' })
+  @ApiPropertyOptional({
+    example: 'TRC20',
+    description: 'Token standard of a token-based balance currency; ignored for fiat.',
+  })
   @IsTokenStandardForCurrency({ ignoreForFiat: true })
   tokenStandard?: string;
 }
@@ -111,7 +132,10 @@ export class PayerDto {
   @MaxLength(256)
   name?: string;
 
-  @ApiPropertyOptional({ type: WalletDataDto, description: "The payer's e-wallet, for providers that accept digital wallets." })
+  @ApiPropertyOptional({
+    type: WalletDataDto,
+    description: "The payer's e-wallet, for providers that accept digital wallets.",
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
@@ -119,7 +143,8 @@ export class PayerDto {
   walletData?: WalletDataDto;
 
   @ApiPropertyOptional({
-    description: 'Bank transfer details (bankCode, accountName, accountNumber, …; the set is open). Used with instrumentType = bank_transfer; takes effect only where the company setting "Use customer data as payer information" is on.',
+    description:
+      'Bank transfer details (bankCode, accountName, accountNumber, …; the set is open). Used with instrumentType = bank_transfer; takes effect only where the company setting "Use customer data as payer information" is on.',
     example: { bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789' },
   })
   @IsOptional()

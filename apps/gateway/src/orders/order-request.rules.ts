@@ -23,9 +23,10 @@ export function crossFieldErrors(body: CreateOrderDto): FieldError[] {
 export function toCreateOrderCommand(orderId: string, shopId: string, body: CreateOrderDto): CreateOrderCommand {
   const balance = body.recipient?.merchantBalance;
   const balanceCurrency = balance ? findCurrency(balance.currency) : undefined;
-  const balanceTokenStandard = balance && balanceCurrency?.kind === 'found'
-    ? checkTokenStandard(balanceCurrency.currency, balance.tokenStandard)
-    : undefined;
+  const balanceTokenStandard =
+    balance && balanceCurrency?.kind === 'found'
+      ? checkTokenStandard(balanceCurrency.currency, balance.tokenStandard)
+      : undefined;
   return {
     orderId,
     shopId,
@@ -45,7 +46,9 @@ export function toCreateOrderCommand(orderId: string, shopId: string, body: Crea
           recipient: {
             merchantBalance: {
               currency: canonicalCurrency(balance.currency),
-              ...(balanceTokenStandard?.kind === 'ok' && balanceTokenStandard.tokenStandard ? { tokenStandard: balanceTokenStandard.tokenStandard } : {}),
+              ...(balanceTokenStandard?.kind === 'ok' && balanceTokenStandard.tokenStandard
+                ? { tokenStandard: balanceTokenStandard.tokenStandard }
+                : {}),
             },
           },
         }

@@ -3,7 +3,11 @@ import { statusOf } from '@payments/status-codes';
 
 /** Examples of the OpenAPI document: what a merchant sends and gets back. */
 export const createOrderExample = {
-  order: { merchantOrderId: 'shop-order-1001', cost: { amount: '100.00', currency: 'USD' }, description: 'Order #1001' },
+  order: {
+    merchantOrderId: 'shop-order-1001',
+    cost: { amount: '100.00', currency: 'USD' },
+    description: 'Order #1001',
+  },
   instrumentType: 'bank_transfer',
   payer: { email: 'payer@example.com', phone: '+998901234567' },
 };
@@ -15,7 +19,11 @@ export const orderExample: OrderView = {
   shopId: '5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d',
   status: 'registered',
   ...statusOf('1-01-01'),
-  order: { merchantOrderId: 'shop-order-1001', cost: { amount: '100.00', currency: 'USD' }, description: 'Order #1001' },
+  order: {
+    merchantOrderId: 'shop-order-1001',
+    cost: { amount: '100.00', currency: 'USD' },
+    description: 'Order #1001',
+  },
   customer: { id: '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d' },
   instrumentType: 'bank_transfer',
   payer: { email: 'payer@example.com', phone: '+998901234567' },
@@ -24,15 +32,38 @@ export const orderExample: OrderView = {
   updatedAt: '2026-06-09T10:00:00.000Z',
 };
 
-export const cancelledOrderExample: OrderView = { ...orderExample, status: 'cancelled', ...statusOf('1-08-01'), updatedAt: '2026-06-09T10:05:00.000Z' };
+export const cancelledOrderExample: OrderView = {
+  ...orderExample,
+  status: 'cancelled',
+  ...statusOf('1-08-01'),
+  updatedAt: '2026-06-09T10:05:00.000Z',
+};
 
 export const refundedOrderExample: OrderView = {
   ...orderExample,
   status: 'partially_refunded',
   ...statusOf('0-07-02'),
   data: {
-    payments: [{ paymentId: 'pay_4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b', provider: 'sandbox', status: 'success', amount: '100.00', currency: 'USD', ...statusOf('0-01-00'), createdAt: '2026-06-09T10:00:01.000Z', updatedAt: '2026-06-09T10:00:02.000Z' }],
-    refunds: [{ refundId: '9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f', amount: '40.00', currency: 'USD', createdAt: '2026-06-09T11:00:00.000Z' }],
+    payments: [
+      {
+        paymentId: 'pay_4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b',
+        provider: 'sandbox',
+        status: 'success',
+        amount: '100.00',
+        currency: 'USD',
+        ...statusOf('0-01-00'),
+        createdAt: '2026-06-09T10:00:01.000Z',
+        updatedAt: '2026-06-09T10:00:02.000Z',
+      },
+    ],
+    refunds: [
+      {
+        refundId: '9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f',
+        amount: '40.00',
+        currency: 'USD',
+        createdAt: '2026-06-09T11:00:00.000Z',
+      },
+    ],
   },
   updatedAt: '2026-06-09T11:00:00.000Z',
 };

@@ -3,7 +3,14 @@ import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
-import { CancelOrderCommand, GetOrderQuery, RefundOrderCommand, OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
+import {
+  CancelOrderCommand,
+  GetOrderQuery,
+  RefundOrderCommand,
+  OrderCommandTypes,
+  OrderView,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
@@ -14,7 +21,14 @@ import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from './domain-requests';
-import { cancelledOrderExample, createOrderExample, orderExample, orderRefExample, refundedOrderExample, refundExample } from './order.examples';
+import {
+  cancelledOrderExample,
+  createOrderExample,
+  orderExample,
+  orderRefExample,
+  refundedOrderExample,
+  refundExample,
+} from './order.examples';
 import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
 
 const orderIdPipe = new ParseUUIDPipe({
@@ -59,7 +73,11 @@ export class OrdersController {
     response: { example: orderExample, description: 'The order, registered' },
     problems: [409, 422, 503],
   })
-  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateOrderDto, @NewObjectId() orderId: string): Promise<OrderView> {
+  create(
+    @CurrentShop() shop: ShopPrincipal,
+    @Body() body: CreateOrderDto,
+    @NewObjectId() orderId: string,
+  ): Promise<OrderView> {
     const errors = [...crossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
     const command = toCreateOrderCommand(orderId, shop.shopId, body);
@@ -87,12 +105,20 @@ export class OrdersController {
     response: { example: refundedOrderExample, description: 'The order with its refunds' },
     problems: [404, 409, 422, 503],
   })
-  refund(@CurrentShop() shop: ShopPrincipal, @Body() body: RefundOrderDto, @NewObjectId() refundId: string): Promise<OrderView> {
+  refund(
+    @CurrentShop() shop: ShopPrincipal,
+    @Body() body: RefundOrderDto,
+    @NewObjectId() refundId: string,
+  ): Promise<OrderView> {
     const command: RefundOrderCommand = {
       refundId,
       orderId: body.orderId,
       shopId: shop.shopId,
-      cost: { amount: body.cost.amount, currency: canonicalCurrency(body.cost.currency), ...(body.cost.tokenStandard ? { tokenStandard: body.cost.tokenStandard } : {}) },
+      cost: {
+        amount: body.cost.amount,
+        currency: canonicalCurrency(body.cost.currency),
+        ...(body.cost.tokenStandard ? { tokenStandard: body.cost.tokenStandard } : {}),
+      },
     };
     return ask<OrderView>(this.client, Topics.ordersCommands, body.orderId, OrderCommandTypes.refund, command);
   }
@@ -107,7 +133,10 @@ export class OrdersController {
     summary: 'Reject order (deprecated): use POST /api/v1/order/cancel',
     deprecated: true,
     body: { type: OrderRefDto, example: orderRefExample },
-    response: { example: cancelledOrderExample, description: 'The order, cancelled; with Deprecation, Sunset and Link headers' },
+    response: {
+      example: cancelledOrderExample,
+      description: 'The order, cancelled; with Deprecation, Sunset and Link headers',
+    },
     problems: [404, 409, 503],
   })
   reject(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {

@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import {
+  IsDefined,
+  IsEmail,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { CostDto } from '../orders/create-order.dto';
 import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
 import { IsCardNumber } from '../validation/card-number.validator';
@@ -30,22 +40,41 @@ export class P2pDetailsDto {
 /** One side of a P2P transaction (docs/decisions.md). Card numbers are answered masked. */
 export class P2pPartyDto {
   @ApiPropertyOptional({ example: 'cust-42', description: "The merchant's own reference of its customer." })
-  @IsOptional() @IsString() @Length(1, 128) customerId?: string;
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  customerId?: string;
 
   @ApiPropertyOptional({ example: 'Jane Doe' })
-  @IsOptional() @IsString() @Length(1, 256) name?: string;
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  name?: string;
 
   @ApiPropertyOptional({ example: 'jane@example.com' })
-  @IsOptional() @IsEmail() @MaxLength(254) email?: string;
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string;
 
   @ApiPropertyOptional({ example: '+998901234567', description: 'E.164 phone number.' })
-  @IsOptional() @Matches(/^\+[1-9][0-9]{6,14}$/, { message: 'must be an E.164 phone number, e.g. +998901234567' }) phone?: string;
+  @IsOptional()
+  @Matches(/^\+[1-9][0-9]{6,14}$/, { message: 'must be an E.164 phone number, e.g. +998901234567' })
+  phone?: string;
 
-  @ApiPropertyOptional({ example: '8600123456789012', description: 'Card number (12 to 19 digits, Luhn-checked); answered masked.' })
-  @IsOptional() @IsCardNumber() cardNumber?: string;
+  @ApiPropertyOptional({
+    example: '8600123456789012',
+    description: 'Card number (12 to 19 digits, Luhn-checked); answered masked.',
+  })
+  @IsOptional()
+  @IsCardNumber()
+  cardNumber?: string;
 
   @ApiPropertyOptional({ example: 'wallet-7781', description: 'An e-wallet id at the provider.' })
-  @IsOptional() @IsString() @Length(1, 128) walletId?: string;
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  walletId?: string;
 }
 
 export class CreateP2pDto {
@@ -70,7 +99,10 @@ export class CreateP2pDto {
   @Type(() => P2pPartyDto)
   recipient?: P2pPartyDto;
 
-  @ApiPropertyOptional({ example: 'https://shop.example/callbacks/p2p', description: "Overrides the shop's callback URL for this transaction." })
+  @ApiPropertyOptional({
+    example: 'https://shop.example/callbacks/p2p',
+    description: "Overrides the shop's callback URL for this transaction.",
+  })
   @IsOptionalCallbackUrl()
   callbackUrl?: string;
 }

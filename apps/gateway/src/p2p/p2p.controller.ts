@@ -14,7 +14,9 @@ import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreateP2pDto, P2pPartyDto } from './create-p2p.dto';
 
-const p2pIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such P2P transaction.') });
+const p2pIdPipe = new ParseUUIDPipe({
+  exceptionFactory: () => new ProblemException('notFound', 'No such P2P transaction.'),
+});
 
 function party(dto: P2pPartyDto | undefined): P2pParty | undefined {
   return dto ? (JSON.parse(JSON.stringify(dto)) as P2pParty) : undefined;
@@ -38,9 +40,14 @@ export class P2pController {
     response: { example: p2pExample, description: 'The P2P transaction, registered' },
     problems: [409, 422, 503],
   })
-  create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreateP2pDto, @NewObjectId() p2pId: string): Promise<P2pView> {
+  create(
+    @CurrentShop() shop: ShopPrincipal,
+    @Body() body: CreateP2pDto,
+    @NewObjectId() p2pId: string,
+  ): Promise<P2pView> {
     const errors: FieldError[] = callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config);
-    if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+    if (errors.length > 0)
+      throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
     const sender = party(body.sender);
     const recipient = party(body.recipient);
     const command: CreateP2pCommand = {

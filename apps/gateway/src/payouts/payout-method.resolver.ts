@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MethodQueryTypes, PayoutInstrumentType, ResolvedPayoutMethod, ResolvePayoutMethodQuery, Topics } from '@payments/contracts';
+import {
+  MethodQueryTypes,
+  PayoutInstrumentType,
+  ResolvedPayoutMethod,
+  ResolvePayoutMethodQuery,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { checkPayee } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
@@ -35,13 +41,25 @@ export class PayoutMethodResolver {
       ...(body.walletType ? { walletType: body.walletType } : {}),
       amount: cost.amount,
     };
-    const resolved = await ask<ResolvedPayoutMethod>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.payoutResolve, query);
+    const resolved = await ask<ResolvedPayoutMethod>(
+      this.client,
+      Topics.methodsQueries,
+      shopId,
+      MethodQueryTypes.payoutResolve,
+      query,
+    );
     const errors: FieldError[] = [];
     if (body.instrumentType !== undefined && body.instrumentType !== resolved.method.instrumentType) {
-      errors.push({ path: 'instrumentType', message: `does not match the payout method ${resolved.method.code} (${resolved.method.instrumentType})` });
+      errors.push({
+        path: 'instrumentType',
+        message: `does not match the payout method ${resolved.method.code} (${resolved.method.instrumentType})`,
+      });
     }
     errors.push(...checkPayee(resolved.fields, body.payee));
     if (errors.length > 0) return { kind: 'invalid', errors };
-    return { kind: 'ok', route: { provider: resolved.method.provider, instrumentType: resolved.method.instrumentType } };
+    return {
+      kind: 'ok',
+      route: { provider: resolved.method.provider, instrumentType: resolved.method.instrumentType },
+    };
   }
 }

@@ -42,14 +42,22 @@ export class PayoutsController {
   @Post()
   @HttpCode(201)
   @MerchantEndpoint({
-    summary: "Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously",
+    summary:
+      "Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously",
     status: 201,
     body: { type: CreatePayoutDto, example: createPayoutExample },
     response: { example: payoutExample, description: 'The payout, registered' },
     problems: [409, 422, 503],
   })
-  async create(@CurrentShop() shop: ShopPrincipal, @Body() body: CreatePayoutDto, @NewObjectId() payoutId: string): Promise<PayoutView> {
-    const crossField = [...payoutCrossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
+  async create(
+    @CurrentShop() shop: ShopPrincipal,
+    @Body() body: CreatePayoutDto,
+    @NewObjectId() payoutId: string,
+  ): Promise<PayoutView> {
+    const crossField = [
+      ...payoutCrossFieldErrors(body),
+      ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config),
+    ];
     if (crossField.length > 0) throw invalid(crossField);
     // Nothing is stored or sent unless the method and the payee pass.
     const checked = await this.methods.check(shop.shopId, body);

@@ -6,7 +6,12 @@ import { orderExample } from '../orders/order.examples';
 const SHOP_ID = orderExample.shopId;
 
 export const createPayoutExample = {
-  payout: { merchantPayoutId: 'po-1001', method: 'wallet-payout', cost: { amount: '25.00', currency: 'USD' }, description: 'Cashback for order 1001' },
+  payout: {
+    merchantPayoutId: 'po-1001',
+    method: 'wallet-payout',
+    cost: { amount: '25.00', currency: 'USD' },
+    description: 'Cashback for order 1001',
+  },
   instrumentType: 'wallet',
   walletType: 'personal',
   payee: { walletId: 'w-1001', firstName: 'Jane', lastName: 'Doe' },
@@ -19,7 +24,12 @@ export const payoutExample: PayoutView = {
   status: 'registered',
   statusCode: '1-01-03',
   statusDescription: statusOf('1-01-03').statusDescription,
-  payout: { merchantPayoutId: 'po-1001', method: 'wallet-payout', cost: { amount: '25.00', currency: 'USD' }, description: 'Cashback for order 1001' },
+  payout: {
+    merchantPayoutId: 'po-1001',
+    method: 'wallet-payout',
+    cost: { amount: '25.00', currency: 'USD' },
+    description: 'Cashback for order 1001',
+  },
   instrumentType: 'wallet',
   walletType: 'personal',
   payee: { walletId: 'w-1001', firstName: 'Jane', lastName: 'Doe' },
@@ -56,5 +66,15 @@ export const p2pExample: P2pView = {
 };
 
 export const resolveTransferExample = { action: 'fail', note: 'Provider confirmed the payout was reversed' };
-export const resolvedPayoutExample: PayoutView = { ...payoutExample, status: 'failed', statusCode: '1-07-07', statusDescription: statusOf('1-07-07').statusDescription };
-export const resolvedP2pExample: P2pView = { ...p2pExample, status: 'completed', statusCode: '1-07-06', statusDescription: statusOf('1-07-06').statusDescription };
+export const resolvedPayoutExample: PayoutView = {
+  ...payoutExample,
+  status: 'failed',
+  statusCode: '1-07-07',
+  statusDescription: statusOf('1-07-07').statusDescription,
+};
+export const resolvedP2pExample: P2pView = {
+  ...p2pExample,
+  status: 'completed',
+  statusCode: '1-07-06',
+  statusDescription: statusOf('1-07-06').statusDescription,
+};

@@ -11,7 +11,10 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     shopId: shop.id,
     companyId: company.id,
     version: shop.settingsVersion,
-    amountDeviation: { lowerPercent: formatAmount(shop.amountDeviationLowerPercent), upperPercent: formatAmount(shop.amountDeviationUpperPercent) },
+    amountDeviation: {
+      lowerPercent: formatAmount(shop.amountDeviationLowerPercent),
+      upperPercent: formatAmount(shop.amountDeviationUpperPercent),
+    },
     autoFinalizeNeedAction: shop.autoFinalizeNeedAction,
     processingTimeout: { defaultSeconds: shop.processingTimeoutSeconds, byPaymentSetting: shop.processingTimeouts },
     useCustomerDataAsPayer: company.useCustomerDataAsPayer,
@@ -33,11 +36,13 @@ export class ShopSettingsPublisher {
 
   async publish(m: EntityManager, shop: ShopEntity, company: CompanyEntity): Promise<ShopSettingsSnapshot> {
     const snapshot = toSnapshot(shop, company);
-    await this.outbox.add(m, [{
-      topic: Topics.shopsSettings,
-      key: shop.id,
-      envelope: envelope({ type: ShopSettingsTypes.snapshot, payload: snapshot, occurredAt: new Date() }),
-    }]);
+    await this.outbox.add(m, [
+      {
+        topic: Topics.shopsSettings,
+        key: shop.id,
+        envelope: envelope({ type: ShopSettingsTypes.snapshot, payload: snapshot, occurredAt: new Date() }),
+      },
+    ]);
     return snapshot;
   }
 }

@@ -21,7 +21,12 @@ export class StatusCodesController {
       example: {
         statusCodes: [
           { code: '0-01-00', description: 'Operation completed successfully.', retryAllowed: false },
-          { code: '2-07-04', description: 'The provider reported an amount outside the allowed range, or a different currency; action is needed.', retryAllowed: false },
+          {
+            code: '2-07-04',
+            description:
+              'The provider reported an amount outside the allowed range, or a different currency; action is needed.',
+            retryAllowed: false,
+          },
         ],
       },
     },

@@ -9,14 +9,19 @@ import { GatewayConfig } from '../config';
  * P2P transaction's override). Not a class-validator decorator: whether http and local addresses
  * are allowed is configuration (local development), which decorators cannot see.
  */
-export function callbackUrlErrors(url: string | null | undefined, path: string, config: Pick<GatewayConfig, 'callbackUrlAllowInsecure'>): FieldError[] {
+export function callbackUrlErrors(
+  url: string | null | undefined,
+  path: string,
+  config: Pick<GatewayConfig, 'callbackUrlAllowInsecure'>,
+): FieldError[] {
   if (url === undefined || url === null) return [];
   const problem = callbackUrlProblem(url, { allowInsecure: config.callbackUrlAllowInsecure });
   return problem ? [{ path, message: problem }] : [];
 }
 
 export function assertValid(errors: FieldError[]): void {
-  if (errors.length > 0) throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+  if (errors.length > 0)
+    throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
 }
 
 /**
@@ -26,7 +31,10 @@ export function assertValid(errors: FieldError[]): void {
 export function IsOptionalCallbackUrl() {
   return applyDecorators(
     IsOptional(),
-    IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'must be an absolute http(s) URL' }),
+    IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+      { message: 'must be an absolute http(s) URL' },
+    ),
     MaxLength(2048),
   );
 }

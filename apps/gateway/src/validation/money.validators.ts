@@ -12,7 +12,9 @@ export function IsKnownCurrency(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) => typeof value === 'string' && findCurrency(value).kind === 'found',
         defaultMessage: (args: ValidationArguments) =>
-          typeof args.value === 'string' ? `"${args.value.slice(0, 32)}" is not a supported currency` : 'must be a currency code string',
+          typeof args.value === 'string'
+            ? `"${args.value.slice(0, 32)}" is not a supported currency`
+            : 'must be a currency code string',
       },
     });
 }
@@ -66,7 +68,11 @@ export function IsTokenStandardForCurrency(opts: { ignoreForFiat?: boolean } = {
     });
 }
 
-function checkSibling(value: unknown, args: ValidationArguments, opts: { ignoreForFiat?: boolean }): TokenStandardCheck {
+function checkSibling(
+  value: unknown,
+  args: ValidationArguments,
+  opts: { ignoreForFiat?: boolean },
+): TokenStandardCheck {
   const code = (args.object as { currency?: unknown }).currency;
   const found = typeof code === 'string' ? findCurrency(code) : undefined;
   // An unknown currency is reported on `currency`; nothing to say about its token standard.

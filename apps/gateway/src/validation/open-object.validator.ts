@@ -26,7 +26,8 @@ function problem(value: unknown, maxMembers: number, maxLength: number): string 
   if (entries.length > maxMembers) return `must have at most ${maxMembers} members`;
   for (const [k, v] of entries) {
     if (!KEY.test(k)) return `member "${k.slice(0, 64)}" has an invalid name`;
-    if (typeof v !== 'string' || v.length === 0 || v.length > maxLength) return `member ${k} must be a non-empty string of at most ${maxLength} characters`;
+    if (typeof v !== 'string' || v.length === 0 || v.length > maxLength)
+      return `member ${k} must be a non-empty string of at most ${maxLength} characters`;
   }
   return undefined;
 }

@@ -35,17 +35,34 @@ describe('callback sender', () => {
 
   it.each([
     [`http://127.0.0.1:1/cb`, 'callback URL refused: must be an https URL'],
-    ['https://10.0.0.1/cb', 'callback URL refused: must not point at a private, loopback, link-local or unique-local address'],
-    ['https://[::ffff:127.0.0.1]/cb', 'callback URL refused: must not point at a private, loopback, link-local or unique-local address'],
-  ])('when %s is posted to outside local development, then the attempt is refused without a request', async (url, reason) => {
-    const before = seen.length;
-    expect(await postCallback(url, '{}', {}, { timeoutMs: 1000, allowInsecure: false })).toEqual({ kind: 'error', reason });
-    expect(seen.length).toBe(before);
-  });
+    [
+      'https://10.0.0.1/cb',
+      'callback URL refused: must not point at a private, loopback, link-local or unique-local address',
+    ],
+    [
+      'https://[::ffff:127.0.0.1]/cb',
+      'callback URL refused: must not point at a private, loopback, link-local or unique-local address',
+    ],
+  ])(
+    'when %s is posted to outside local development, then the attempt is refused without a request',
+    async (url, reason) => {
+      const before = seen.length;
+      expect(await postCallback(url, '{}', {}, { timeoutMs: 1000, allowInsecure: false })).toEqual({
+        kind: 'error',
+        reason,
+      });
+      expect(seen.length).toBe(before);
+    },
+  );
 
   it('when the merchant answers, then its status is the result and the body and headers went out as given', async () => {
     answer = 503;
-    const result = await postCallback(`${base}/cb`, '{"a":1}', { 'x-event-id': 'e-1' }, { timeoutMs: 2000, allowInsecure: true });
+    const result = await postCallback(
+      `${base}/cb`,
+      '{"a":1}',
+      { 'x-event-id': 'e-1' },
+      { timeoutMs: 2000, allowInsecure: true },
+    );
     expect(result).toEqual({ kind: 'response', status: 503 });
     expect(seen.at(-1)).toMatchObject({ body: '{"a":1}', headers: { 'x-event-id': 'e-1', 'content-length': '7' } });
   });

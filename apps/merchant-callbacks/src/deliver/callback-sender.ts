@@ -24,7 +24,8 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
     if (err) return callback(err, []);
     const list = addresses as LookupAddress[];
     const bad = list.find((a) => isNonPublicAddress(a.address));
-    if (bad || list.length === 0) return callback(new RefusedTarget(`${hostname} resolves to a non-public address`), []);
+    if (bad || list.length === 0)
+      return callback(new RefusedTarget(`${hostname} resolves to a non-public address`), []);
     if (options.all) return callback(null, list);
     return callback(null, list[0].address, list[0].family);
   });
@@ -34,7 +35,12 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
  * Posts one callback. Never throws: every outcome, a refused target included, is an attempt
  * result for the log. Redirects are not followed; the response body is read and dropped.
  */
-export function postCallback(url: string, body: string, headers: Record<string, string>, opts: SendOptions): Promise<AttemptResult> {
+export function postCallback(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: SendOptions,
+): Promise<AttemptResult> {
   const problem = callbackUrlProblem(url, { allowInsecure: opts.allowInsecure });
   if (problem) return Promise.resolve({ kind: 'error', reason: `callback URL refused: ${problem}` });
   const target = new URL(url);
@@ -69,7 +75,10 @@ export function postCallback(url: string, body: string, headers: Record<string, 
       req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`));
     }, opts.timeoutMs);
     req.on('error', (err) => {
-      const reason = err instanceof RefusedTarget ? `callback URL refused: ${err.message}` : err.message || (err as NodeJS.ErrnoException).code || 'connection error';
+      const reason =
+        err instanceof RefusedTarget
+          ? `callback URL refused: ${err.message}`
+          : err.message || (err as NodeJS.ErrnoException).code || 'connection error';
       done({ kind: 'error', reason });
     });
     req.end(body);

@@ -64,7 +64,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const now = this.clock.now();
     const claimToken = randomUUID();
     const leaseUntil = new Date(now.getTime() + this.config.httpTimeoutMs + LEASE_MARGIN_MS);
-    const claimed = await this.deliveries.claimDue(now, leaseUntil, free, this.config.perShopConcurrency, claimToken, this.instanceId);
+    const claimed = await this.deliveries.claimDue(
+      now,
+      leaseUntil,
+      free,
+      this.config.perShopConcurrency,
+      claimToken,
+      this.instanceId,
+    );
     for (const d of claimed) {
       const run = this.deliver(d, claimToken).finally(() => this.inFlight.delete(d.id));
       this.inFlight.set(d.id, run);
@@ -83,9 +90,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const url = d.urlOverride ?? shop.callbackUrl;
       if (!url) {
         await this.dataSource.transaction(async (m) => {
-          if (await this.deliveries.lockClaimed(m, d.id, claimToken)) await this.deliveries.finish(m, d.id, 'skipped', this.clock.now(), 'the shop has no callback URL');
+          if (await this.deliveries.lockClaimed(m, d.id, claimToken))
+            await this.deliveries.finish(m, d.id, 'skipped', this.clock.now(), 'the shop has no callback URL');
         });
-        this.logger.log(`delivery ${d.id} (${d.objectId} #${d.sequence}) skipped: shop ${d.shopId} has no callback URL`);
+        this.logger.log(
+          `delivery ${d.id} (${d.objectId} #${d.sequence}) skipped: shop ${d.shopId} has no callback URL`,
+        );
         return;
       }
       const startedAt = this.clock.now();
@@ -115,9 +125,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const claim = await this.deliveries.lockClaimed(m, d.id, claimToken);
       if (!claim) return;
       if (now.getTime() - claim.windowStartedAt.getTime() > this.config.retry.windowMs) {
-        await this.deliveries.finish(m, d.id, 'failed', now, `no settings of shop ${d.shopId} arrived within the retry window`);
+        await this.deliveries.finish(
+          m,
+          d.id,
+          'failed',
+          now,
+          `no settings of shop ${d.shopId} arrived within the retry window`,
+        );
       } else {
-        await this.deliveries.reschedule(m, d.id, new Date(now.getTime() + UNKNOWN_SHOP_PAUSE_MS), now, 'waiting for the shop settings');
+        await this.deliveries.reschedule(
+          m,
+          d.id,
+          new Date(now.getTime() + UNKNOWN_SHOP_PAUSE_MS),
+          now,
+          'waiting for the shop settings',
+        );
       }
     });
   }
@@ -126,12 +148,27 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * One transaction: the attempt in the log, then delivered, the next retry, or failed. A 2xx (the
    * usual case) is one statement; the rest need the attempt count and window first.
    */
-  private async record(d: ClaimedDelivery, claimToken: string, url: string, at: Date, latencyMs: number, result: AttemptResult): Promise<void> {
+  private async record(
+    d: ClaimedDelivery,
+    claimToken: string,
+    url: string,
+    at: Date,
+    latencyMs: number,
+    result: AttemptResult,
+  ): Promise<void> {
     const now = this.clock.now();
     let summary: string;
     if (result.kind === 'response' && isDelivered(result)) {
-      const attempt = await this.deliveries.recordDelivered(d.id, claimToken, { at, url, responseStatus: result.status, latencyMs }, now);
-      summary = attempt === null ? 'claim lost (lease ran out); not recorded' : `delivered (HTTP ${result.status}, ${latencyMs} ms, attempt ${attempt})`;
+      const attempt = await this.deliveries.recordDelivered(
+        d.id,
+        claimToken,
+        { at, url, responseStatus: result.status, latencyMs },
+        now,
+      );
+      summary =
+        attempt === null
+          ? 'claim lost (lease ran out); not recorded'
+          : `delivered (HTTP ${result.status}, ${latencyMs} ms, attempt ${attempt})`;
     } else {
       summary = await this.recordFailure(d, claimToken, url, at, latencyMs, result, now);
     }
@@ -139,13 +176,22 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.logger.log(`delivery ${d.id} (${d.objectId} #${d.sequence}) to ${new URL(url).origin}: ${summary}`);
   }
 
-  private recordFailure(d: ClaimedDelivery, claimToken: string, url: string, at: Date, latencyMs: number, result: AttemptResult, now: Date): Promise<string> {
+  private recordFailure(
+    d: ClaimedDelivery,
+    claimToken: string,
+    url: string,
+    at: Date,
+    latencyMs: number,
+    result: AttemptResult,
+    now: Date,
+  ): Promise<string> {
     return this.dataSource.transaction(async (m) => {
       const claim = await this.deliveries.lockClaimed(m, d.id, claimToken);
       if (!claim) return 'claim lost (lease ran out); not recorded';
       const attempt = claim.attempts + 1;
       const responseStatus = result.kind === 'response' ? result.status : null;
-      const error = result.kind === 'error' ? result.reason.slice(0, 500) : isDelivered(result) ? null : `HTTP ${result.status}`;
+      const error =
+        result.kind === 'error' ? result.reason.slice(0, 500) : isDelivered(result) ? null : `HTTP ${result.status}`;
       await this.deliveries.logAttempt(m, d.id, { attempt, at, url, responseStatus, error, latencyMs });
       if (isDelivered(result)) {
         await this.deliveries.finish(m, d.id, 'delivered', now);

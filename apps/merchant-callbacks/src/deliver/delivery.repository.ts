@@ -104,7 +104,18 @@ export class DeliveryRepository {
       `INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10)
        ON CONFLICT (event_id) DO NOTHING`,
-      [id, d.eventId, d.body.type, d.body.objectType, d.body.objectId, d.body.shopId, d.body.sequence, d.urlOverride, JSON.stringify(d.body), now],
+      [
+        id,
+        d.eventId,
+        d.body.type,
+        d.body.objectType,
+        d.body.objectId,
+        d.body.shopId,
+        d.body.sequence,
+        d.urlOverride,
+        JSON.stringify(d.body),
+        now,
+      ],
     );
     this.notify(m);
     return id;
@@ -118,7 +129,14 @@ export class DeliveryRepository {
    * - per shop, at most `perShop` in flight, counting those already claimed, so a shop whose
    *   endpoint hangs holds only its own slots.
    */
-  async claimDue(now: Date, leaseUntil: Date, limit: number, perShop: number, claimToken: string, claimedBy: string): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    perShop: number,
+    claimToken: string,
+    claimedBy: string,
+  ): Promise<ClaimedDelivery[]> {
     const t = this.table;
     // The outer statement is a SELECT: TypeORM answers an UPDATE ... RETURNING as [rows, count].
     const rows: DeliveryRow[] = await this.dataSource.query(
@@ -173,7 +191,12 @@ export class DeliveryRepository {
    * null when the claim was lost and nothing was recorded. Wakes the worker (the object's next
    * callback may go now).
    */
-  async recordDelivered(id: string, claimToken: string, a: { at: Date; url: string; responseStatus: number; latencyMs: number }, now: Date): Promise<number | null> {
+  async recordDelivered(
+    id: string,
+    claimToken: string,
+    a: { at: Date; url: string; responseStatus: number; latencyMs: number },
+    now: Date,
+  ): Promise<number | null> {
     const rows: { attempt: number }[] = await this.dataSource.query(
       `WITH done AS (
          UPDATE ${this.table}
@@ -192,12 +215,18 @@ export class DeliveryRepository {
   }
 
   /** Locks a claimed row to record an outcome, if the claim is still this one's (its lease may have run out). */
-  async lockClaimed(m: EntityManager, id: string, claimToken: string): Promise<{ attempts: number; windowStartedAt: Date } | null> {
+  async lockClaimed(
+    m: EntityManager,
+    id: string,
+    claimToken: string,
+  ): Promise<{ attempts: number; windowStartedAt: Date } | null> {
     const rows: { attempts: number; window_started_at: Date }[] = await m.query(
       `SELECT attempts, window_started_at FROM ${this.table} WHERE id = $1 AND status = 'pending' AND claim_token = $2 FOR UPDATE`,
       [id, claimToken],
     );
-    return rows.length === 1 ? { attempts: Number(rows[0].attempts), windowStartedAt: rows[0].window_started_at } : null;
+    return rows.length === 1
+      ? { attempts: Number(rows[0].attempts), windowStartedAt: rows[0].window_started_at }
+      : null;
   }
 
   async logAttempt(m: EntityManager, id: string, a: Omit<DeliveryAttemptView, 'at'> & { at: Date }): Promise<void> {
@@ -211,7 +240,13 @@ export class DeliveryRepository {
     );
   }
 
-  async finish(m: EntityManager, id: string, status: 'delivered' | 'failed' | 'skipped', now: Date, error?: string): Promise<void> {
+  async finish(
+    m: EntityManager,
+    id: string,
+    status: 'delivered' | 'failed' | 'skipped',
+    now: Date,
+    error?: string,
+  ): Promise<void> {
     await m.query(
       `UPDATE ${this.table}
           SET status = $2, claim_token = NULL, next_attempt_at = NULL, updated_at = $3,
@@ -264,20 +299,36 @@ export class DeliveryRepository {
       params,
     );
     const page = rows.slice(0, q.limit);
-    return { items: page.map(toDeliveryView), nextCursor: rows.length > q.limit ? String(page[page.length - 1].position) : null };
+    return {
+      items: page.map(toDeliveryView),
+      nextCursor: rows.length > q.limit ? String(page[page.length - 1].position) : null,
+    };
   }
 
   async find(id: string): Promise<{ view: DeliveryView; body: string; attempts: DeliveryAttemptView[] } | null> {
     const rows: DeliveryRow[] = await this.dataSource.query(`SELECT * FROM ${this.table} WHERE id = $1`, [id]);
     if (rows.length === 0) return null;
-    const attempts: { attempt: number; at: Date; url: string; response_status: number | null; error: string | null; latency_ms: number }[] = await this.dataSource.query(
-      `SELECT * FROM ${this.attemptsTable} WHERE delivery_id = $1 ORDER BY attempt`,
-      [id],
-    );
+    const attempts: {
+      attempt: number;
+      at: Date;
+      url: string;
+      response_status: number | null;
+      error: string | null;
+      latency_ms: number;
+    }[] = await this.dataSource.query(`SELECT * FROM ${this.attemptsTable} WHERE delivery_id = $1 ORDER BY attempt`, [
+      id,
+    ]);
     return {
       view: toDeliveryView(rows[0]),
       body: rows[0].body,
-      attempts: attempts.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), url: a.url, responseStatus: a.response_status, error: a.error, latencyMs: a.latency_ms })),
+      attempts: attempts.map((a) => ({
+        attempt: a.attempt,
+        at: a.at.toISOString(),
+        url: a.url,
+        responseStatus: a.response_status,
+        error: a.error,
+        latencyMs: a.latency_ms,
+      })),
     };
   }
 
@@ -285,7 +336,12 @@ export class DeliveryRepository {
    * Queues deliveries again, due now, with a fresh retry window; the body (and so the eventId)
    * stays the same. A delivery in flight right now is left alone. Answers the ids replayed.
    */
-  async replay(m: EntityManager, filter: { ids?: string[]; shopId?: string; status?: DeliveryStatus; since?: Date }, now: Date, limit: number): Promise<string[]> {
+  async replay(
+    m: EntityManager,
+    filter: { ids?: string[]; shopId?: string; status?: DeliveryStatus; since?: Date },
+    now: Date,
+    limit: number,
+  ): Promise<string[]> {
     const where: string[] = [`NOT (status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > $1)`];
     const params: unknown[] = [now];
     const add = (sql: string, v: unknown) => {

@@ -46,7 +46,9 @@ export class Init1764200000000 implements MigrationInterface {
         CONSTRAINT deliveries_status CHECK (status IN ('pending','delivered','failed','skipped'))
       )`);
     await q.query(`CREATE INDEX deliveries_due ON "${s}".deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX deliveries_object_pending ON "${s}".deliveries (object_type, object_id, sequence) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX deliveries_object_pending ON "${s}".deliveries (object_type, object_id, sequence) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX deliveries_shop ON "${s}".deliveries (shop_id, position)`);
     await q.query(`CREATE INDEX deliveries_object ON "${s}".deliveries (object_id, position)`);
     await q.query(`

@@ -3,8 +3,19 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  DeliveryDetailView, DeliveryPage, deliveryRef, DeliveryView, Envelope, errorReply, listDeliveriesQuery, MerchantCallbackCommandTypes, okReply,
-  parsePayload, replayDeliveriesCommand, ReplayResult, Reply,
+  DeliveryDetailView,
+  DeliveryPage,
+  deliveryRef,
+  DeliveryView,
+  Envelope,
+  errorReply,
+  listDeliveriesQuery,
+  MerchantCallbackCommandTypes,
+  okReply,
+  parsePayload,
+  replayDeliveriesCommand,
+  ReplayResult,
+  Reply,
 } from '@payments/contracts';
 import { DeliveryRepository } from '../deliver/delivery.repository';
 import { CLOCK, Clock } from '../tokens';
@@ -39,10 +50,17 @@ export class DeliveriesHandler {
   @MessagePattern(MerchantCallbackCommandTypes.replay)
   async replay(@Payload() message: Envelope): Promise<Reply<DeliveryView>> {
     const { deliveryId } = parsePayload(deliveryRef, message.payload, message.type);
-    const replayed = await this.dataSource.transaction((m) => this.deliveries.replay(m, { ids: [deliveryId] }, this.clock.now(), 1));
+    const replayed = await this.dataSource.transaction((m) =>
+      this.deliveries.replay(m, { ids: [deliveryId] }, this.clock.now(), 1),
+    );
     const found = await this.deliveries.find(deliveryId);
     if (!found) return errorReply({ code: 'not_found', detail: `delivery ${deliveryId} does not exist` });
-    if (replayed.length === 0) return errorReply({ code: 'conflict', detail: `delivery ${deliveryId} is being sent right now; replay it once the attempt is recorded`, extensions: { status: found.view.status } });
+    if (replayed.length === 0)
+      return errorReply({
+        code: 'conflict',
+        detail: `delivery ${deliveryId} is being sent right now; replay it once the attempt is recorded`,
+        extensions: { status: found.view.status },
+      });
     return okReply(found.view);
   }
 
@@ -50,10 +68,19 @@ export class DeliveriesHandler {
   async replayMany(@Payload() message: Envelope): Promise<Reply<ReplayResult>> {
     const c = parsePayload(replayDeliveriesCommand, message.payload, message.type);
     if (!c.deliveryIds && !c.shopId) {
-      return errorReply({ code: 'invalid', detail: 'name the deliveries (deliveryIds) or a shop (shopId)', errors: [{ path: 'shopId', message: 'is required without deliveryIds' }] });
+      return errorReply({
+        code: 'invalid',
+        detail: 'name the deliveries (deliveryIds) or a shop (shopId)',
+        errors: [{ path: 'shopId', message: 'is required without deliveryIds' }],
+      });
     }
     const ids = await this.dataSource.transaction((m) =>
-      this.deliveries.replay(m, { ids: c.deliveryIds, shopId: c.shopId, status: c.status, since: c.since ? new Date(c.since) : undefined }, this.clock.now(), REPLAY_LIMIT),
+      this.deliveries.replay(
+        m,
+        { ids: c.deliveryIds, shopId: c.shopId, status: c.status, since: c.since ? new Date(c.since) : undefined },
+        this.clock.now(),
+        REPLAY_LIMIT,
+      ),
     );
     return okReply({ replayed: ids.length, deliveryIds: ids });
   }

@@ -5,8 +5,7 @@ import type { ShopCallbackSettingsSnapshot } from '@payments/contracts';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
 export type ShopCallbackSettings =
-  | { kind: 'unknown' }
-  | { kind: 'known'; callbackUrl: string | null; callbackSecret: string | null };
+  { kind: 'unknown' } | { kind: 'known'; callbackUrl: string | null; callbackSecret: string | null };
 
 /** This service's copy of each shop's callback URL and secret, fed by `shops.settings`. */
 @Injectable()

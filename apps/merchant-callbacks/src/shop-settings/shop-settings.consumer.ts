@@ -26,7 +26,9 @@ export class ShopSettingsConsumer {
     await this.dataSource.transaction(async (m) => {
       if (!(await this.shops.upsert(m, snapshot))) return;
       this.deliveries.notify(m);
-      this.logger.log(`shop ${snapshot.shopId} callback settings v${snapshot.version} applied (${snapshot.callbackUrl ? 'callback URL set' : 'no callback URL'})`);
+      this.logger.log(
+        `shop ${snapshot.shopId} callback settings v${snapshot.version} applied (${snapshot.callbackUrl ? 'callback URL set' : 'no callback URL'})`,
+      );
     });
   }
 }

@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Envelope, listMethodsQuery, MethodDirection, MethodListView, MethodQueryTypes, okReply, parsePayload, Reply } from '@payments/contracts';
+import {
+  Envelope,
+  listMethodsQuery,
+  MethodDirection,
+  MethodListView,
+  MethodQueryTypes,
+  okReply,
+  parsePayload,
+  Reply,
+} from '@payments/contracts';
 import { MethodRepository } from '../method.repository';
 import { toMethodView } from '../method-view';
 

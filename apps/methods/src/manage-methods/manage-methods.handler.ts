@@ -3,8 +3,19 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  createMethodCommand, deleteMethodCommand, Envelope, errorReply, MethodCurrency, MethodDefinition, MethodDirection, MethodQueryTypes, MethodView,
-  okReply, parsePayload, Reply, updateMethodCommand,
+  createMethodCommand,
+  deleteMethodCommand,
+  Envelope,
+  errorReply,
+  MethodCurrency,
+  MethodDefinition,
+  MethodDirection,
+  MethodQueryTypes,
+  MethodView,
+  okReply,
+  parsePayload,
+  Reply,
+  updateMethodCommand,
 } from '@payments/contracts';
 import { checkMethodDefinition } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
@@ -13,7 +24,8 @@ import { MethodRepository } from '../method.repository';
 import { toDefinition, toMethodView } from '../method-view';
 import { CLOCK, Clock } from '../tokens';
 
-const canonical = (currencies: MethodCurrency[]): MethodCurrency[] => currencies.map((c) => ({ ...c, currency: canonicalCurrency(c.currency) }));
+const canonical = (currencies: MethodCurrency[]): MethodCurrency[] =>
+  currencies.map((c) => ({ ...c, currency: canonicalCurrency(c.currency) }));
 
 function invalid(errors: { path: string; message: string }[]): Reply<never> {
   return errorReply({ code: 'invalid', detail: `${errors[0].path}: ${errors[0].message}`, errors });
@@ -28,7 +40,8 @@ function codeTaken(direction: MethodDirection, code: string, methodId: string): 
   });
 }
 
-const notFound = (direction: MethodDirection): Reply<never> => errorReply({ code: 'not_found', detail: `No such ${direction} method.` });
+const notFound = (direction: MethodDirection): Reply<never> =>
+  errorReply({ code: 'not_found', detail: `No such ${direction} method.` });
 
 /**
  * Operators' changes. Each command is idempotent: a create carries the id the gateway assigned (a
@@ -78,7 +91,10 @@ export class ManageMethodsHandler {
       });
       if (await this.methods.insertIfAbsent(m, cmd.direction, method)) return okReply(toMethodView(method));
       const racing = await this.methods.findCodeOwner(m, cmd.direction, cmd.shopId, cmd.code);
-      if (racing) return racing.id === cmd.methodId ? okReply(toMethodView(racing)) : codeTaken(cmd.direction, cmd.code, racing.id);
+      if (racing)
+        return racing.id === cmd.methodId
+          ? okReply(toMethodView(racing))
+          : codeTaken(cmd.direction, cmd.code, racing.id);
       // The id belongs to another shop's method: ids are random UUIDs, so this is a bug upstream.
       throw new Error(`method id ${cmd.methodId} collides with a method of another shop`);
     });

@@ -1,6 +1,13 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ContractViolation, Envelope, parsePayload, providerEvent, ProviderEventTypes, UUID_PATTERN } from '@payments/contracts';
+import {
+  ContractViolation,
+  Envelope,
+  parsePayload,
+  providerEvent,
+  ProviderEventTypes,
+  UUID_PATTERN,
+} from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import { foldProviderEvent } from '@payments/orders-domain';
@@ -28,7 +35,8 @@ export class ProviderEventConsumer {
   async apply(@Payload() message: Envelope): Promise<void> {
     const event = parsePayload(providerEvent, message.payload, message.type);
     if (event.kind !== 'payment') return; // payouts and P2P have their own services
-    if (!UUID_PATTERN.test(event.reference)) throw new ContractViolation(`reference "${event.reference}" is not an order id`);
+    if (!UUID_PATTERN.test(event.reference))
+      throw new ContractViolation(`reference "${event.reference}" is not an order id`);
     const now = this.clock.now();
 
     const outcome = await this.inbox.process(message, async (m) => {
@@ -40,14 +48,21 @@ export class ProviderEventConsumer {
 
       // A callback that does not name our payment id (a manual or legacy one) belongs to the attempt
       // we sent to that provider, not to a second one.
-      const paymentId = event.paymentId ?? (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ?? `${event.providerCode}-${order.id}`;
+      const paymentId =
+        event.paymentId ??
+        (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ??
+        `${event.providerCode}-${order.id}`;
       const known = await this.orders.findAttempt(m, order.id, paymentId);
-      const attempt = known ?? m.getRepository(PaymentAttemptEntity).create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
+      const attempt =
+        known ??
+        m
+          .getRepository(PaymentAttemptEntity)
+          .create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
       if (result.kind === 'noop' && attempt.status !== undefined) return result;
       attempt.status = event.status;
       attempt.amount = formatAmount(event.amount);
       attempt.currency = event.currency;
-      attempt.statusCode = result.kind === 'transition' ? result.statusCode : attempt.statusCode ?? null;
+      attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
       attempt.updatedAt = now;
       // The order row is locked, so nobody records this attempt meanwhile: update or insert, no re-read.
       if (known) await this.orders.updateAttempt(m, attempt);
@@ -59,6 +74,7 @@ export class ProviderEventConsumer {
     });
 
     if (outcome.kind === 'duplicate') this.logger.log(`provider event ${message.eventId} already applied`);
-    else if (outcome.result.kind === 'noop') this.logger.log(`order ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
+    else if (outcome.result.kind === 'noop')
+      this.logger.log(`order ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
   }
 }

@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { cancelOrderCommand, Envelope, errorReply, okReply, OrderCommandTypes, OrderView, parsePayload, Reply } from '@payments/contracts';
+import {
+  cancelOrderCommand,
+  Envelope,
+  errorReply,
+  okReply,
+  OrderCommandTypes,
+  OrderView,
+  parsePayload,
+  Reply,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { cancelOrder } from '@payments/orders-domain';
 import { OrderRepository } from '../order.repository';
@@ -26,11 +35,16 @@ export class CancelOrderHandler {
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
       const order = await this.orders.findForUpdate(m, cmd.orderId);
-      if (!order || order.shopId !== cmd.shopId) return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
+      if (!order || order.shopId !== cmd.shopId)
+        return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
       if (order.status === 'cancelled') return okReply(toOrderView(order, await this.orders.payments(order.id, m)));
       const result = cancelOrder(order);
       if (result.kind === 'rejected') {
-        return errorReply({ code: 'conflict', detail: `the order cannot be cancelled: ${result.reason}`, extensions: { orderId: order.id, currentStatus: order.status } });
+        return errorReply({
+          code: 'conflict',
+          detail: `the order cannot be cancelled: ${result.reason}`,
+          extensions: { orderId: order.id, currentStatus: order.status },
+        });
       }
       await applyTransition(this.outbox, m, order, result, now, message);
       return okReply(toOrderView(order, await this.orders.payments(order.id, m)));

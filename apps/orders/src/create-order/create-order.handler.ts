@@ -3,7 +3,14 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  createOrderCommand, Envelope, errorReply, okReply, OrderCommandTypes, OrderView, parsePayload, Reply,
+  createOrderCommand,
+  Envelope,
+  errorReply,
+  okReply,
+  OrderCommandTypes,
+  OrderView,
+  parsePayload,
+  Reply,
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { findCurrency, formatAmount, isCrypto } from '@payments/money';
@@ -27,7 +34,10 @@ function merchantOrderIdTaken(merchantOrderId: string, orderId: string): Reply<n
 }
 
 /** `payer.bankTransferData` takes effect only where the company uses customer data as payer information. */
-function effectivePayer(payer: Record<string, unknown> | undefined, useCustomerDataAsPayer: boolean): Record<string, unknown> | undefined {
+function effectivePayer(
+  payer: Record<string, unknown> | undefined,
+  useCustomerDataAsPayer: boolean,
+): Record<string, unknown> | undefined {
   if (!payer || useCustomerDataAsPayer || !('bankTransferData' in payer)) return payer;
   const { bankTransferData: _ignored, ...rest } = payer;
   return rest;
@@ -62,7 +72,12 @@ export class CreateOrderHandler {
     const crypto = isCryptoCode(cmd.cost.currency);
     return this.dataSource.transaction(async (m) => {
       const settings = await this.shopSettings.forShop(m, cmd.shopId);
-      const { same: existing, taken } = await this.orders.findSameOrTaken(m, cmd.orderId, cmd.shopId, cmd.merchantOrderId);
+      const { same: existing, taken } = await this.orders.findSameOrTaken(
+        m,
+        cmd.orderId,
+        cmd.shopId,
+        cmd.merchantOrderId,
+      );
       if (existing) return okReply(toOrderView(existing, await this.orders.payments(existing.id, m)));
       if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);

@@ -40,7 +40,12 @@ export class CustomerRepository {
       return rows[0].id;
     }
     const id = randomUUID();
-    await m.query(`INSERT INTO "${s}".customers (id, shop_id, email, phone) VALUES ($1, $2, $3, $4)`, [id, shopId, payer.email ?? null, payer.phone ?? null]);
+    await m.query(`INSERT INTO "${s}".customers (id, shop_id, email, phone) VALUES ($1, $2, $3, $4)`, [
+      id,
+      shopId,
+      payer.email ?? null,
+      payer.phone ?? null,
+    ]);
     return id;
   }
 }

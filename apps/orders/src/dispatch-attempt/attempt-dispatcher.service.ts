@@ -5,7 +5,15 @@ import type { OrderStatus } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
 import { assertNever } from '@payments/orders-domain';
-import { ClaimedDispatch, DEFAULT_DISPATCHER_OPTIONS as SHARED_DEFAULTS, DispatchDecision, DispatchHandler, DispatcherOptions, ProviderDispatcher, RetryPolicy } from '@payments/provider-dispatch';
+import {
+  ClaimedDispatch,
+  DEFAULT_DISPATCHER_OPTIONS as SHARED_DEFAULTS,
+  DispatchDecision,
+  DispatchHandler,
+  DispatcherOptions,
+  ProviderDispatcher,
+  RetryPolicy,
+} from '@payments/provider-dispatch';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
 import { PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
@@ -47,7 +55,11 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
     @Inject(ATTEMPT_DISPATCHER_OPTIONS) private readonly options: AttemptDispatcherOptions,
   ) {
-    this.policy = { maxSends: config.providerMaxAttempts, backoffMs: config.providerRetryBackoffMs, maxBackoffMs: 300_000 };
+    this.policy = {
+      maxSends: config.providerMaxAttempts,
+      backoffMs: config.providerRetryBackoffMs,
+      maxBackoffMs: 300_000,
+    };
     this.dispatcher = new ProviderDispatcher({
       name: 'dispatching',
       dataSource,
@@ -91,7 +103,10 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     if (row.provider !== this.provider.code) {
-      return Promise.resolve({ kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` });
+      return Promise.resolve({
+        kind: 'unavailable',
+        reason: `no adapter for provider "${row.provider}" in this instance`,
+      });
     }
     return this.provider.startPayment(
       {
@@ -106,7 +121,12 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** The order (locked, re-read), the attempt and the event, in the dispatcher's transaction. */
-  async record(m: EntityManager, row: ClaimedDispatch, answer: ProviderAnswer, ctx: { sends: number; now: Date }): Promise<DispatchDecision> {
+  async record(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    answer: ProviderAnswer,
+    ctx: { sends: number; now: Date },
+  ): Promise<DispatchDecision> {
     const order = await this.orders.findForUpdate(m, row.referenceId);
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
     const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy);
@@ -118,17 +138,20 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         return { kind: 'drop', reason: outcome.reason };
       case 'record': {
         // A callback that arrived first already recorded this attempt; it knows more than we do.
-        await this.orders.insertAttemptIfAbsent(m, m.getRepository(PaymentAttemptEntity).create({
-          orderId: order.id,
-          paymentId: row.dispatchId,
-          provider: row.provider,
-          status: outcome.attempt.status,
-          amount: order.amount,
-          currency: order.currency,
-          statusCode: outcome.attempt.statusCode,
-          createdAt: ctx.now,
-          updatedAt: ctx.now,
-        }));
+        await this.orders.insertAttemptIfAbsent(
+          m,
+          m.getRepository(PaymentAttemptEntity).create({
+            orderId: order.id,
+            paymentId: row.dispatchId,
+            provider: row.provider,
+            status: outcome.attempt.status,
+            amount: order.amount,
+            currency: order.currency,
+            statusCode: outcome.attempt.statusCode,
+            createdAt: ctx.now,
+            updatedAt: ctx.now,
+          }),
+        );
         if (outcome.order) await applyTransition(this.outbox, m, order, outcome.order, ctx.now);
         return {
           kind: 'finish',

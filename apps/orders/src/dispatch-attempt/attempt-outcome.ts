@@ -15,7 +15,12 @@ export interface OrderMove {
 
 export type AttemptOutcome =
   /** Record the attempt in `data.payments[]` and, when the order still waits for it, move the order. */
-  | { kind: 'record'; dispatch: Exclude<DispatchStatus, 'pending' | 'skipped'>; attempt: { status: 'pending' | 'failed'; statusCode: StatusCode }; order: OrderMove | null }
+  | {
+      kind: 'record';
+      dispatch: Exclude<DispatchStatus, 'pending' | 'skipped'>;
+      attempt: { status: 'pending' | 'failed'; statusCode: StatusCode };
+      order: OrderMove | null;
+    }
   /** Send the same attempt again later. */
   | { kind: 'retry'; delayMs: number }
   /** Nothing reached the provider and the order no longer waits for this attempt. */
@@ -35,14 +40,31 @@ export function shouldSend(orderStatus: OrderStatus): boolean {
  * (the provider can be faster than our bookkeeping), the attempt is recorded and the order stays
  * where the callback put it.
  */
-export function decideAttemptOutcome(order: OrderFacts, answer: ProviderAnswer, sends: number, policy: RetryPolicy): AttemptOutcome {
+export function decideAttemptOutcome(
+  order: OrderFacts,
+  answer: ProviderAnswer,
+  sends: number,
+  policy: RetryPolicy,
+): AttemptOutcome {
   const waiting = shouldSend(order.status);
   switch (answer.kind) {
     case 'accepted': {
       // The same rule as a provider's `pending` report: registered → in_progress (1-01-02).
-      const fold = foldProviderEvent(order, { status: 'pending', amount: order.amount, currency: order.currency, tokenStandard: order.tokenStandard }, STRICT_RULES);
-      const move = waiting && fold.kind === 'transition' ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason } : null;
-      return { kind: 'record', dispatch: 'accepted', attempt: { status: 'pending', statusCode: '1-01-02' }, order: move };
+      const fold = foldProviderEvent(
+        order,
+        { status: 'pending', amount: order.amount, currency: order.currency, tokenStandard: order.tokenStandard },
+        STRICT_RULES,
+      );
+      const move =
+        waiting && fold.kind === 'transition'
+          ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason }
+          : null;
+      return {
+        kind: 'record',
+        dispatch: 'accepted',
+        attempt: { status: 'pending', statusCode: '1-01-02' },
+        order: move,
+      };
     }
     case 'timed_out':
       // The provider may have the payment: never sent again; its callback resolves the order.
@@ -55,7 +77,12 @@ export function decideAttemptOutcome(order: OrderFacts, answer: ProviderAnswer, 
     case 'unavailable':
       if (!waiting) return { kind: 'drop', reason: `order is ${order.status}; not sent again (${answer.reason})` };
       if (sends < policy.maxSends) return { kind: 'retry', delayMs: retryDelayMs(sends, policy) };
-      return { kind: 'record', dispatch: 'gave_up', attempt: { status: 'failed', statusCode: '2-01-01' }, order: { status: 'failed', statusCode: '2-01-01', needActionReason: null } };
+      return {
+        kind: 'record',
+        dispatch: 'gave_up',
+        attempt: { status: 'failed', statusCode: '2-01-01' },
+        order: { status: 'failed', statusCode: '2-01-01', needActionReason: null },
+      };
     case 'refused':
       return {
         kind: 'record',

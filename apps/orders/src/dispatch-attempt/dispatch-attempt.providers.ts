@@ -1,12 +1,21 @@
 import { Provider } from '@nestjs/common';
 import { OrdersConfig } from '../config';
-import { ATTEMPT_DISPATCHER_OPTIONS, AttemptDispatcher, AttemptDispatcherOptions, DEFAULT_DISPATCHER_OPTIONS, defaultInstanceId } from './attempt-dispatcher.service';
+import {
+  ATTEMPT_DISPATCHER_OPTIONS,
+  AttemptDispatcher,
+  AttemptDispatcherOptions,
+  DEFAULT_DISPATCHER_OPTIONS,
+  defaultInstanceId,
+} from './attempt-dispatcher.service';
 import { PAYMENT_PROVIDER } from './payment-provider';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
 import { SandboxPaymentProvider } from './sandbox-payment.provider';
 
 /** Everything the orders module needs to send payment attempts to the provider. */
-export function dispatchAttemptProviders(config: OrdersConfig, opts: Partial<AttemptDispatcherOptions> = {}): Provider[] {
+export function dispatchAttemptProviders(
+  config: OrdersConfig,
+  opts: Partial<AttemptDispatcherOptions> = {},
+): Provider[] {
   const options: AttemptDispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, instanceId: defaultInstanceId(), ...opts };
   return [
     ProviderDispatchRepository,

@@ -20,7 +20,13 @@ export class ProviderDispatchRepository {
     @Inject(ORDERS_CONFIG) config: OrdersConfig,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {
-    this.queue = new DispatchQueue(dataSource, { schema: config.schema, table: 'provider_dispatches', idColumn: 'payment_id', referenceColumn: 'order_id', aggregateTable: 'orders' });
+    this.queue = new DispatchQueue(dataSource, {
+      schema: config.schema,
+      table: 'provider_dispatches',
+      idColumn: 'payment_id',
+      referenceColumn: 'order_id',
+      aggregateTable: 'orders',
+    });
   }
 
   /**
@@ -29,7 +35,18 @@ export class ProviderDispatchRepository {
    */
   async enqueue(m: EntityManager, order: OrderEntity, now: Date): Promise<string> {
     const paymentId = `pay_${randomUUID()}`;
-    await this.queue.enqueue(m, { dispatchId: paymentId, referenceId: order.id, provider: this.provider.code, amount: order.amount, currency: order.currency, tokenStandard: order.tokenStandard }, now);
+    await this.queue.enqueue(
+      m,
+      {
+        dispatchId: paymentId,
+        referenceId: order.id,
+        provider: this.provider.code,
+        amount: order.amount,
+        currency: order.currency,
+        tokenStandard: order.tokenStandard,
+      },
+      now,
+    );
     return paymentId;
   }
 }

@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Envelope, errorReply, getOrderQuery, okReply, OrderCommandTypes, OrderView, parsePayload, Reply } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  getOrderQuery,
+  okReply,
+  OrderCommandTypes,
+  OrderView,
+  parsePayload,
+  Reply,
+} from '@payments/contracts';
 import { OrderRepository } from '../order.repository';
 import { toOrderView } from '../order-view';
 

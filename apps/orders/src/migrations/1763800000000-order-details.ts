@@ -14,6 +14,8 @@ export class OrderDetails1763800000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     const s = q.connection.driver.schema ?? 'orders';
-    await q.query(`ALTER TABLE "${s}".orders DROP COLUMN instrument_type, DROP COLUMN payment_settings, DROP COLUMN recipient, DROP COLUMN is_crypto`);
+    await q.query(
+      `ALTER TABLE "${s}".orders DROP COLUMN instrument_type, DROP COLUMN payment_settings, DROP COLUMN recipient, DROP COLUMN is_crypto`,
+    );
   }
 }

@@ -28,7 +28,9 @@ export class ProviderDispatch1763900000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT provider_dispatches_status CHECK (status IN ('pending','accepted','timed_out','refused','gave_up','skipped'))
       )`);
-    await q.query(`CREATE INDEX provider_dispatches_due ON "${s}".provider_dispatches (next_attempt_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX provider_dispatches_due ON "${s}".provider_dispatches (next_attempt_at) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX provider_dispatches_order ON "${s}".provider_dispatches (order_id)`);
   }
 

@@ -24,8 +24,12 @@ export class ShopSettingsTimeoutsCustomers1764000000000 implements MigrationInte
         phone text,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE UNIQUE INDEX customers_external ON "${s}".customers (shop_id, external_id) WHERE external_id IS NOT NULL`);
-    await q.query(`CREATE UNIQUE INDEX customers_contact ON "${s}".customers (shop_id, lower(email), phone) WHERE external_id IS NULL AND email IS NOT NULL AND phone IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX customers_external ON "${s}".customers (shop_id, external_id) WHERE external_id IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX customers_contact ON "${s}".customers (shop_id, lower(email), phone) WHERE external_id IS NULL AND email IS NOT NULL AND phone IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

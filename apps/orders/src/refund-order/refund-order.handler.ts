@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Envelope, errorReply, okReply, OrderCommandTypes, OrderView, parsePayload, Reply, refundOrderCommand } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  okReply,
+  OrderCommandTypes,
+  OrderView,
+  parsePayload,
+  Reply,
+  refundOrderCommand,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import { refund } from '@payments/orders-domain';
@@ -33,10 +42,14 @@ export class RefundOrderHandler {
     const s = this.config.schema;
     return this.dataSource.transaction(async (m) => {
       const order = await this.orders.findForUpdate(m, cmd.orderId);
-      if (!order || order.shopId !== cmd.shopId) return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
+      if (!order || order.shopId !== cmd.shopId)
+        return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
       const seen: unknown[] = await m.query(`SELECT 1 FROM "${s}".refunds WHERE id = $1`, [cmd.refundId]);
       if (seen.length > 0) return okReply(await this.view(m, order.id));
-      const [{ total }] = await m.query(`SELECT COALESCE(sum(amount), 0)::text AS total FROM "${s}".refunds WHERE order_id = $1`, [order.id]);
+      const [{ total }] = await m.query(
+        `SELECT COALESCE(sum(amount), 0)::text AS total FROM "${s}".refunds WHERE order_id = $1`,
+        [order.id],
+      );
       const result = refund(order, total, cmd.cost);
       if (result.kind === 'rejected') {
         const code = result.field ? 'unprocessable' : 'conflict';
@@ -47,9 +60,10 @@ export class RefundOrderHandler {
           extensions: { orderId: order.id, currentStatus: order.status },
         });
       }
-      await m.query(`INSERT INTO "${s}".refunds (id, order_id, amount, currency, created_at) VALUES ($1, $2, $3, $4, $5)`, [
-        cmd.refundId, order.id, formatAmount(cmd.cost.amount), order.currency, now,
-      ]);
+      await m.query(
+        `INSERT INTO "${s}".refunds (id, order_id, amount, currency, created_at) VALUES ($1, $2, $3, $4, $5)`,
+        [cmd.refundId, order.id, formatAmount(cmd.cost.amount), order.currency, now],
+      );
       await applyTransition(this.outbox, m, order, result, now, message);
       return okReply(await this.view(m, order.id));
     });

@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Envelope, errorReply, okReply, OrderCommandTypes, OrderView, parsePayload, Reply, resolveOrderCommand } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  okReply,
+  OrderCommandTypes,
+  OrderView,
+  parsePayload,
+  Reply,
+  resolveOrderCommand,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { resolveByOperator } from '@payments/orders-domain';
 import { OrderRepository } from '../order.repository';
@@ -28,7 +37,12 @@ export class ResolveOrderHandler {
       const order = await this.orders.findForUpdate(m, cmd.orderId);
       if (!order) return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
       const result = resolveByOperator(order, cmd.action);
-      if (result.kind === 'rejected') return errorReply({ code: 'conflict', detail: result.reason, extensions: { orderId: order.id, currentStatus: order.status } });
+      if (result.kind === 'rejected')
+        return errorReply({
+          code: 'conflict',
+          detail: result.reason,
+          extensions: { orderId: order.id, currentStatus: order.status },
+        });
       await applyTransition(this.outbox, m, order, result, now, message);
       return okReply(toOrderView(order, await this.orders.payments(order.id, m)));
     });

@@ -29,7 +29,11 @@ export class ShopSettingsConsumer {
       await m.query(
         `UPDATE "${s}".orders SET processing_deadline = created_at + make_interval(secs => COALESCE(($2::jsonb ->> instrument_type)::int, $3::int))
          WHERE shop_id = $1 AND NOT is_crypto AND status IN ('registered', 'in_progress', 'need_action')`,
-        [snapshot.shopId, JSON.stringify(snapshot.processingTimeout.byPaymentSetting), snapshot.processingTimeout.defaultSeconds],
+        [
+          snapshot.shopId,
+          JSON.stringify(snapshot.processingTimeout.byPaymentSetting),
+          snapshot.processingTimeout.defaultSeconds,
+        ],
       );
       this.logger.log(`shop ${snapshot.shopId} settings v${snapshot.version} applied`);
     });

@@ -23,10 +23,17 @@ export class ShopSettingsRepository {
   constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
 
   async forShop(m: EntityManager, shopId: string): Promise<OrderShopSettings> {
-    const rows: { settings: ShopSettingsSnapshot }[] = await m.query(`SELECT settings FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`, [shopId]);
+    const rows: { settings: ShopSettingsSnapshot }[] = await m.query(
+      `SELECT settings FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
+      [shopId],
+    );
     if (rows.length === 0) return DEFAULT_SHOP_SETTINGS;
     const s = rows[0].settings;
-    return { rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction }, timeouts: s.processingTimeout, useCustomerDataAsPayer: s.useCustomerDataAsPayer };
+    return {
+      rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction },
+      timeouts: s.processingTimeout,
+      useCustomerDataAsPayer: s.useCustomerDataAsPayer,
+    };
   }
 
   /** Stores a snapshot unless a newer one is already there; true when stored. */

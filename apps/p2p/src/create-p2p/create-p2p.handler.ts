@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { createP2pCommand, Envelope, errorReply, okReply, parsePayload, P2pCommandTypes, P2pView, Reply } from '@payments/contracts';
+import {
+  createP2pCommand,
+  Envelope,
+  errorReply,
+  okReply,
+  parsePayload,
+  P2pCommandTypes,
+  P2pView,
+  Reply,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import { DispatchQueue, ProviderClient } from '@payments/provider-dispatch';

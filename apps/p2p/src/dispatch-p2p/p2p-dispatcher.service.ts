@@ -6,7 +6,14 @@ import type { TransferStatus } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
 import {
-  ClaimedDispatch, DispatchDecision, DispatchHandler, DispatcherOptions, DispatchQueue, ProviderAnswer, ProviderClient, ProviderDispatcher,
+  ClaimedDispatch,
+  DispatchDecision,
+  DispatchHandler,
+  DispatcherOptions,
+  DispatchQueue,
+  ProviderAnswer,
+  ProviderClient,
+  ProviderDispatcher,
 } from '@payments/provider-dispatch';
 import { assertNever, decideSendOutcome, shouldSendTransfer } from '@payments/transfers-domain';
 import { P2P_CONFIG, P2pConfig } from '../config';
@@ -27,7 +34,18 @@ export interface P2pDispatcherOptions extends DispatcherOptions {
 /** Queues a new P2P transaction for the provider, in the transaction that creates it. */
 export async function enqueueP2p(queue: DispatchQueue, m: EntityManager, p2p: P2pEntity, now: Date): Promise<string> {
   const dispatchId = `p2p_${randomUUID()}`;
-  await queue.enqueue(m, { dispatchId, referenceId: p2p.id, provider: p2p.provider, amount: p2p.amount, currency: p2p.currency, tokenStandard: p2p.tokenStandard }, now);
+  await queue.enqueue(
+    m,
+    {
+      dispatchId,
+      referenceId: p2p.id,
+      provider: p2p.provider,
+      amount: p2p.amount,
+      currency: p2p.currency,
+      tokenStandard: p2p.tokenStandard,
+    },
+    now,
+  );
   return dispatchId;
 }
 
@@ -83,7 +101,10 @@ export class P2pDispatcher implements OnApplicationBootstrap, BeforeApplicationS
 
   send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     if (row.provider !== this.provider.code) {
-      return Promise.resolve({ kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` });
+      return Promise.resolve({
+        kind: 'unavailable',
+        reason: `no adapter for provider "${row.provider}" in this instance`,
+      });
     }
     return this.provider.start(
       {
@@ -98,7 +119,12 @@ export class P2pDispatcher implements OnApplicationBootstrap, BeforeApplicationS
     );
   }
 
-  async record(m: EntityManager, row: ClaimedDispatch, answer: ProviderAnswer, ctx: { lastSend: boolean; now: Date }): Promise<DispatchDecision> {
+  async record(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    answer: ProviderAnswer,
+    ctx: { lastSend: boolean; now: Date },
+  ): Promise<DispatchDecision> {
     const p2p = await this.p2p.findForUpdate(m, row.referenceId);
     if (!p2p) throw new Error(`p2p ${row.referenceId} of dispatch ${row.dispatchId} does not exist`);
     const outcome = decideSendOutcome('p2p', p2p, answer.kind, ctx.lastSend);
@@ -110,7 +136,11 @@ export class P2pDispatcher implements OnApplicationBootstrap, BeforeApplicationS
       case 'record': {
         if (outcome.move) await applyTransition(this.outbox, m, p2p, outcome.move, ctx.now);
         const error = answer.kind === 'accepted' ? '' : ` (${answer.reason})`;
-        return { kind: 'finish', status: outcome.dispatch, summary: `${outcome.dispatch}${error}; p2p ${outcome.move ? `→ ${outcome.move.status} ${outcome.move.statusCode}` : `stays ${p2p.status}`}` };
+        return {
+          kind: 'finish',
+          status: outcome.dispatch,
+          summary: `${outcome.dispatch}${error}; p2p ${outcome.move ? `→ ${outcome.move.status} ${outcome.move.statusCode}` : `stays ${p2p.status}`}`,
+        };
       }
       default:
         return assertNever(outcome);

@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Envelope, errorReply, getP2pQuery, okReply, parsePayload, P2pCommandTypes, P2pView, Reply } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  getP2pQuery,
+  okReply,
+  parsePayload,
+  P2pCommandTypes,
+  P2pView,
+  Reply,
+} from '@payments/contracts';
 import { P2pRepository } from '../p2p.repository';
 import { toP2pView } from '../p2p-view';
 

@@ -32,7 +32,14 @@ export class Init1764200000001 implements MigrationInterface {
         CONSTRAINT transactions_merchant_p2p_id UNIQUE (shop_id, merchant_p2p_id),
         CONSTRAINT transactions_status CHECK (status IN ('registered','in_progress','need_action','completed','failed'))
       )`);
-    for (const sql of dispatchQueueDdl({ schema: s, table: 'provider_dispatches', idColumn: 'dispatch_id', referenceColumn: 'p2p_id', aggregateTable: 'transactions' })) await q.query(sql);
+    for (const sql of dispatchQueueDdl({
+      schema: s,
+      table: 'provider_dispatches',
+      idColumn: 'dispatch_id',
+      referenceColumn: 'p2p_id',
+      aggregateTable: 'transactions',
+    }))
+      await q.query(sql);
   }
 
   async down(q: QueryRunner): Promise<void> {

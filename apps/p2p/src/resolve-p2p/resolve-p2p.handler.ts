@@ -2,7 +2,16 @@ import { Controller, Inject, Logger } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Envelope, errorReply, okReply, parsePayload, P2pCommandTypes, P2pView, Reply, resolveP2pCommand } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  okReply,
+  parsePayload,
+  P2pCommandTypes,
+  P2pView,
+  Reply,
+  resolveP2pCommand,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { resolveByOperator } from '@payments/transfers-domain';
 import { P2pRepository } from '../p2p.repository';
@@ -30,9 +39,12 @@ export class ResolveP2pHandler {
       const p2p = await this.transactions.findForUpdate(m, cmd.p2pId);
       if (!p2p) return errorReply({ code: 'not_found', detail: `P2P transaction ${cmd.p2pId} does not exist` });
       const result = resolveByOperator('p2p', p2p, cmd.action);
-      if (result.kind === 'rejected') return errorReply({ code: 'conflict', detail: result.reason, extensions: { currentStatus: p2p.status } });
+      if (result.kind === 'rejected')
+        return errorReply({ code: 'conflict', detail: result.reason, extensions: { currentStatus: p2p.status } });
       await applyTransition(this.outbox, m, p2p, result, now, message);
-      this.logger.log(`P2P transaction ${p2p.id}: ${cmd.action} by an operator → ${result.status} ${result.statusCode}`);
+      this.logger.log(
+        `P2P transaction ${p2p.id}: ${cmd.action} by an operator → ${result.status} ${result.statusCode}`,
+      );
       return okReply(toP2pView(p2p));
     });
   }

@@ -1,6 +1,13 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ContractViolation, Envelope, parsePayload, providerEvent, ProviderEventTypes, UUID_PATTERN } from '@payments/contracts';
+import {
+  ContractViolation,
+  Envelope,
+  parsePayload,
+  providerEvent,
+  ProviderEventTypes,
+  UUID_PATTERN,
+} from '@payments/contracts';
 import { Inbox, Outbox } from '@payments/messaging';
 import { foldTransferEvent } from '@payments/transfers-domain';
 import { PayoutRepository } from '../payout.repository';
@@ -23,7 +30,8 @@ export class ProviderEventConsumer {
   async apply(@Payload() message: Envelope): Promise<void> {
     const event = parsePayload(providerEvent, message.payload, message.type);
     if (event.kind !== 'payout') return; // orders and P2P have their own services
-    if (!UUID_PATTERN.test(event.reference)) throw new ContractViolation(`reference "${event.reference}" is not a payout id`);
+    if (!UUID_PATTERN.test(event.reference))
+      throw new ContractViolation(`reference "${event.reference}" is not a payout id`);
     const now = this.clock.now();
 
     const outcome = await this.inbox.process(message, async (m) => {
@@ -35,7 +43,11 @@ export class ProviderEventConsumer {
     });
 
     if (outcome.kind === 'duplicate') this.logger.log(`provider event ${message.eventId} already applied`);
-    else if (outcome.result.kind === 'noop') this.logger.log(`payout ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
-    else this.logger.log(`payout ${event.reference}: ${event.status} → ${outcome.result.status} ${outcome.result.statusCode}`);
+    else if (outcome.result.kind === 'noop')
+      this.logger.log(`payout ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
+    else
+      this.logger.log(
+        `payout ${event.reference}: ${event.status} → ${outcome.result.status} ${outcome.result.statusCode}`,
+      );
   }
 }

@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { createPayoutCommand, Envelope, errorReply, okReply, parsePayload, PayoutCommandTypes, PayoutView, Reply } from '@payments/contracts';
+import {
+  createPayoutCommand,
+  Envelope,
+  errorReply,
+  okReply,
+  parsePayload,
+  PayoutCommandTypes,
+  PayoutView,
+  Reply,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import { DispatchQueue } from '@payments/provider-dispatch';

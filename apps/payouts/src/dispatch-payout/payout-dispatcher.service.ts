@@ -6,7 +6,14 @@ import type { TransferStatus } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
 import {
-  ClaimedDispatch, DispatchDecision, DispatchHandler, DispatcherOptions, DispatchQueue, ProviderAnswer, ProviderClient, ProviderDispatcher,
+  ClaimedDispatch,
+  DispatchDecision,
+  DispatchHandler,
+  DispatcherOptions,
+  DispatchQueue,
+  ProviderAnswer,
+  ProviderClient,
+  ProviderDispatcher,
 } from '@payments/provider-dispatch';
 import { assertNever, decideSendOutcome, shouldSendTransfer } from '@payments/transfers-domain';
 import { PAYOUTS_CONFIG, PayoutsConfig } from '../config';
@@ -25,9 +32,25 @@ export interface PayoutDispatcherOptions extends DispatcherOptions {
 }
 
 /** Queues a new payout for the provider, in the transaction that creates it. */
-export async function enqueuePayout(queue: DispatchQueue, m: EntityManager, payout: PayoutEntity, now: Date): Promise<string> {
+export async function enqueuePayout(
+  queue: DispatchQueue,
+  m: EntityManager,
+  payout: PayoutEntity,
+  now: Date,
+): Promise<string> {
   const dispatchId = `pout_${randomUUID()}`;
-  await queue.enqueue(m, { dispatchId, referenceId: payout.id, provider: payout.provider, amount: payout.amount, currency: payout.currency, tokenStandard: payout.tokenStandard }, now);
+  await queue.enqueue(
+    m,
+    {
+      dispatchId,
+      referenceId: payout.id,
+      provider: payout.provider,
+      amount: payout.amount,
+      currency: payout.currency,
+      tokenStandard: payout.tokenStandard,
+    },
+    now,
+  );
   return dispatchId;
 }
 
@@ -83,7 +106,10 @@ export class PayoutDispatcher implements OnApplicationBootstrap, BeforeApplicati
 
   send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     if (row.provider !== this.provider.code) {
-      return Promise.resolve({ kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` });
+      return Promise.resolve({
+        kind: 'unavailable',
+        reason: `no adapter for provider "${row.provider}" in this instance`,
+      });
     }
     return this.provider.start(
       {
@@ -98,7 +124,12 @@ export class PayoutDispatcher implements OnApplicationBootstrap, BeforeApplicati
     );
   }
 
-  async record(m: EntityManager, row: ClaimedDispatch, answer: ProviderAnswer, ctx: { lastSend: boolean; now: Date }): Promise<DispatchDecision> {
+  async record(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    answer: ProviderAnswer,
+    ctx: { lastSend: boolean; now: Date },
+  ): Promise<DispatchDecision> {
     const payout = await this.payouts.findForUpdate(m, row.referenceId);
     if (!payout) throw new Error(`payout ${row.referenceId} of dispatch ${row.dispatchId} does not exist`);
     const outcome = decideSendOutcome('payout', payout, answer.kind, ctx.lastSend);
@@ -110,7 +141,11 @@ export class PayoutDispatcher implements OnApplicationBootstrap, BeforeApplicati
       case 'record': {
         if (outcome.move) await applyTransition(this.outbox, m, payout, outcome.move, ctx.now);
         const error = answer.kind === 'accepted' ? '' : ` (${answer.reason})`;
-        return { kind: 'finish', status: outcome.dispatch, summary: `${outcome.dispatch}${error}; payout ${outcome.move ? `→ ${outcome.move.status} ${outcome.move.statusCode}` : `stays ${payout.status}`}` };
+        return {
+          kind: 'finish',
+          status: outcome.dispatch,
+          summary: `${outcome.dispatch}${error}; payout ${outcome.move ? `→ ${outcome.move.status} ${outcome.move.statusCode}` : `stays ${payout.status}`}`,
+        };
       }
       default:
         return assertNever(outcome);

@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Envelope, errorReply, getPayoutQuery, okReply, parsePayload, PayoutCommandTypes, PayoutView, Reply } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  getPayoutQuery,
+  okReply,
+  parsePayload,
+  PayoutCommandTypes,
+  PayoutView,
+  Reply,
+} from '@payments/contracts';
 import { PayoutRepository } from '../payout.repository';
 import { toPayoutView } from '../payout-view';
 

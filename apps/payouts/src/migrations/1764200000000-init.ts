@@ -35,7 +35,14 @@ export class Init1764200000000 implements MigrationInterface {
         CONSTRAINT payouts_merchant_payout_id UNIQUE (shop_id, merchant_payout_id),
         CONSTRAINT payouts_status CHECK (status IN ('registered','in_progress','need_action','completed','failed'))
       )`);
-    for (const sql of dispatchQueueDdl({ schema: s, table: 'provider_dispatches', idColumn: 'dispatch_id', referenceColumn: 'payout_id', aggregateTable: 'payouts' })) await q.query(sql);
+    for (const sql of dispatchQueueDdl({
+      schema: s,
+      table: 'provider_dispatches',
+      idColumn: 'dispatch_id',
+      referenceColumn: 'payout_id',
+      aggregateTable: 'payouts',
+    }))
+      await q.query(sql);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -2,7 +2,16 @@ import { Controller, Inject, Logger } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Envelope, errorReply, okReply, parsePayload, PayoutCommandTypes, PayoutView, Reply, resolvePayoutCommand } from '@payments/contracts';
+import {
+  Envelope,
+  errorReply,
+  okReply,
+  parsePayload,
+  PayoutCommandTypes,
+  PayoutView,
+  Reply,
+  resolvePayoutCommand,
+} from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { resolveByOperator } from '@payments/transfers-domain';
 import { PayoutRepository } from '../payout.repository';
@@ -30,7 +39,8 @@ export class ResolvePayoutHandler {
       const payout = await this.payouts.findForUpdate(m, cmd.payoutId);
       if (!payout) return errorReply({ code: 'not_found', detail: `payout ${cmd.payoutId} does not exist` });
       const result = resolveByOperator('payout', payout, cmd.action);
-      if (result.kind === 'rejected') return errorReply({ code: 'conflict', detail: result.reason, extensions: { currentStatus: payout.status } });
+      if (result.kind === 'rejected')
+        return errorReply({ code: 'conflict', detail: result.reason, extensions: { currentStatus: payout.status } });
       await applyTransition(this.outbox, m, payout, result, now, message);
       this.logger.log(`payout ${payout.id}: ${cmd.action} by an operator → ${result.status} ${result.statusCode}`);
       return okReply(toPayoutView(payout));

@@ -42,17 +42,26 @@ describe('parseSandboxCallback', () => {
     ['payout', 'failed'],
     ['p2p', 'pending'],
   ])('when the kind is %s and the status %s, then both are kept', (kind, status) => {
-    expect(parseSandboxCallback(JSON.stringify(aCallback({ kind, status })))).toMatchObject({ kind: 'ok', event: { kind, status } });
+    expect(parseSandboxCallback(JSON.stringify(aCallback({ kind, status })))).toMatchObject({
+      kind: 'ok',
+      event: { kind, status },
+    });
   });
 
-  it.each(['paymentId', 'tokenStandard', 'reason'])('when the optional %s is absent, then the callback is valid without it', (field) => {
-    const r = parseSandboxCallback(JSON.stringify(without(field)));
-    expect(r.kind).toBe('ok');
-    if (r.kind === 'ok') expect(r.event[field as keyof typeof r.event]).toBeUndefined();
-  });
+  it.each(['paymentId', 'tokenStandard', 'reason'])(
+    'when the optional %s is absent, then the callback is valid without it',
+    (field) => {
+      const r = parseSandboxCallback(JSON.stringify(without(field)));
+      expect(r.kind).toBe('ok');
+      if (r.kind === 'ok') expect(r.event[field as keyof typeof r.event]).toBeUndefined();
+    },
+  );
 
   it.each(['USDT_TRON', 'BTC', 'USD'])('when the currency is %s, then it is accepted', (currency) => {
-    expect(parseSandboxCallback(JSON.stringify(aCallback({ currency })))).toMatchObject({ kind: 'ok', event: { currency } });
+    expect(parseSandboxCallback(JSON.stringify(aCallback({ currency })))).toMatchObject({
+      kind: 'ok',
+      event: { currency },
+    });
   });
 
   it.each([

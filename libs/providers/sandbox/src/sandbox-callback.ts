@@ -1,6 +1,4 @@
-import {
-  decimal, literal, obj, optional, ProviderEvent, ProviderEventKinds, str,
-} from '@payments/contracts';
+import { decimal, literal, obj, optional, ProviderEvent, ProviderEventKinds, str } from '@payments/contracts';
 
 export const SANDBOX_PROVIDER_CODE = 'sandbox';
 
@@ -27,8 +25,7 @@ const sandboxCallback = obj({
 });
 
 export type SandboxParse =
-  | { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> }
-  | { kind: 'invalid'; reason: string };
+  { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'invalid'; reason: string };
 
 /** Parses a verified sandbox callback body into our provider event. */
 export function parseSandboxCallback(rawBody: string): SandboxParse {
