@@ -195,6 +195,31 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     expect(await eventsOf(order.id)).toEqual(expect.arrayContaining(['registered', 'need_action', 'completed']));
   });
 
+  it('when an order needs action for another currency, then no follow-up callback resolves it, even with auto-finalization on', async () => {
+    const shop = await shopWith({ autoFinalizeNeedAction: true });
+    const order = await anOrder(shop);
+    await callback(order.id, { currency: 'EUR' });
+    expect((await until(shop, order.id, 'need_action')).statusCode).toBe('2-07-04');
+    const followUps = [await callback(order.id, { amount: '100.99' }), await callback(order.id, { status: 'failed' })];
+    // Both follow-ups reached the orders service (its inbox holds them) and changed nothing.
+    await eventually(
+      async () => {
+        const r = await db.query(`SELECT count(*)::int AS n FROM orders.inbox WHERE event_id = ANY($1::uuid[])`, [
+          followUps,
+        ]);
+        return r.rows[0].n === 2 ? true : undefined;
+      },
+      15000,
+      'both follow-up callbacks applied',
+    );
+    const still = await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey });
+    expect(still.body).toMatchObject({ status: 'need_action', statusCode: '2-07-04' });
+    const events = await eventsOf(order.id);
+    expect(events.at(-1)).toBe('need_action');
+    expect(events).not.toEqual(expect.arrayContaining(['completed']));
+    expect(events).not.toEqual(expect.arrayContaining(['failed']));
+  });
+
   describe('cancel, and the deprecated reject', () => {
     let shop: TestShop;
     beforeAll(async () => {

@@ -113,6 +113,11 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
   const waitsForMismatch =
     order.status === 'need_action' &&
     (order.needActionReason === 'amount_mismatch' || order.needActionReason === 'currency_mismatch');
+  // "A currency change is never accepted automatically" (spec section 3): automatic finalization
+  // covers the amount mismatch only, so an order waiting for a currency decision stays with the
+  // operator whatever the provider reports next.
+  const operatorOnly =
+    waitsForMismatch && (order.needActionReason === 'currency_mismatch' || !rules.autoFinalizeNeedAction);
 
   switch (report.status) {
     case 'pending':
@@ -125,15 +130,20 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
       return { kind: 'noop', reason: waitsForMismatch ? 'awaiting_operator' : 'no_change' };
 
     case 'failed':
-      if (waitsForMismatch && !rules.autoFinalizeNeedAction) return { kind: 'noop', reason: 'awaiting_operator' };
+      if (operatorOnly) return { kind: 'noop', reason: 'awaiting_operator' };
       return { kind: 'transition', status: 'failed', statusCode: '2-07-01', needActionReason: null };
 
     case 'success': {
       const match = compare(order, report, rules);
+      if (order.needActionReason === 'currency_mismatch' && waitsForMismatch) {
+        return match.kind === 'currency_mismatch'
+          ? { kind: 'noop', reason: 'still_mismatched' }
+          : { kind: 'noop', reason: 'awaiting_operator' };
+      }
       if (match.kind === 'amount_mismatch' || match.kind === 'currency_mismatch')
         return needAction(order, match.kind, report);
       // The follow-up with the right amount: resolved only where the shop allows it.
-      if (waitsForMismatch && !rules.autoFinalizeNeedAction) return { kind: 'noop', reason: 'awaiting_operator' };
+      if (operatorOnly) return { kind: 'noop', reason: 'awaiting_operator' };
       if (match.kind === 'within_range') {
         return {
           kind: 'transition',
