@@ -14,7 +14,8 @@ import {
   ProviderClient,
   ProviderDispatcher,
 } from '@payments/provider-dispatch';
-import { assertNever, decideSendOutcome, shouldSendTransfer } from '@payments/transfers-domain';
+import { assertNever } from '@payments/exhaustive';
+import { decideSendOutcome, shouldSendTransfer } from '@payments/transfers-domain';
 import type { TransferServiceConfig } from './transfer-config';
 import type { TransferKindSpec } from './transfer-kind';
 import { TransferRepository } from './transfer.repository';
