@@ -78,7 +78,7 @@ export class CreateOrderHandler {
         cmd.shopId,
         cmd.merchantOrderId,
       );
-      if (existing) return okReply(toOrderView(existing, await this.orders.payments(existing.id, m)));
+      if (existing) return okReply(toOrderView(existing, await this.orders.payments(m, existing.id)));
       if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
       const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);
@@ -112,8 +112,8 @@ export class CreateOrderHandler {
         await this.dispatches.enqueue(m, order, now); // sent to the provider after commit, off the merchant's request
         return okReply(toOrderView(order, []));
       }
-      const same = await this.orders.findOfShop(cmd.orderId, cmd.shopId, m);
-      if (same) return okReply(toOrderView(same, await this.orders.payments(same.id, m)));
+      const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
+      if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
       const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
       if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
       // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
