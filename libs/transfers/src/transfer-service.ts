@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Topics } from '@payments/contracts';
-import { KafkaTransport, OutboxRelayService, RethrowRpcErrors } from '@payments/messaging';
-import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { KafkaTransport, listenWithKafka, OutboxRelayService } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import type { TransferServiceConfig } from './transfer-config';
 import { TransferDispatcher } from './transfer-dispatcher.service';
 import type { TransferKindSpec } from './transfer-kind';
@@ -26,20 +26,16 @@ export async function startTransferService(
 ): Promise<RunningTransferService> {
   const logger = createLogger(kind.service, config.logFormat);
   const app = await createHttpApp(TransferModule.register({ kind, config, options }), { logger });
-  const transport = new KafkaTransport({
-    kafka: config.kafka,
-    groupId: config.consumerGroup,
-    topics: [kind.topics.commands, Topics.providerEvents],
-  });
-  installProblemHandling(app);
-  const microservice = app.connectMicroservice(
-    { strategy: transport },
-    { inheritAppConfig: false, deferInitialization: true },
+  const transport = await listenWithKafka(
+    app,
+    {
+      kafka: config.kafka,
+      groupId: config.consumerGroup,
+      topics: [kind.topics.commands, Topics.providerEvents],
+    },
+    httpPort,
+    host,
   );
-  microservice.useGlobalFilters(new RethrowRpcErrors());
-  await app.startAllMicroservices();
-  await app.listen(httpPort, host);
-  await transport.whenJoined();
   return {
     app,
     transport,
