@@ -122,10 +122,6 @@ export class OrderRepository {
     return result.raw.length === 1;
   }
 
-  save(m: EntityManager, order: OrderEntity): Promise<OrderEntity> {
-    return m.getRepository(OrderEntity).save(order);
-  }
-
   /** Records a new attempt (the caller holds the order's lock, so nobody records it meanwhile). */
   async insertAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<void> {
     await m.getRepository(PaymentAttemptEntity).insert(attempt as QueryDeepPartialEntity<PaymentAttemptEntity>);

@@ -60,7 +60,7 @@ export class TransferWrites {
     if (move.reportedCurrency !== undefined) t.reportedCurrency = move.reportedCurrency;
     t.sequence += 1;
     t.updatedAt = now;
-    await this.transfers.save(m, t);
+    await this.transfers.writeTransition(m, t);
     await this.publish(m, t, previous, now, causedBy);
   }
 

@@ -81,7 +81,19 @@ export class TransferRepository {
     return result.raw.length === 1;
   }
 
-  save(m: EntityManager, t: TransferEntity): Promise<TransferEntity> {
-    return this.rows(m).save(t);
+  /** Writes what a status transition changes on a locked, known transfer, without save()'s re-read. */
+  async writeTransition(m: EntityManager, t: TransferEntity): Promise<void> {
+    await this.rows(m).update(
+      { id: t.id },
+      {
+        status: t.status,
+        statusCode: t.statusCode,
+        needActionReason: t.needActionReason,
+        reportedAmount: t.reportedAmount,
+        reportedCurrency: t.reportedCurrency,
+        sequence: t.sequence,
+        updatedAt: t.updatedAt,
+      },
+    );
   }
 }
