@@ -29,6 +29,7 @@ import { StatusCodesController } from './status-codes/status-codes.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
 import { GATEWAY_OUTBOX, RATE_LIMITER, REQUEST_CLIENT } from './tokens';
 import { ApiKeyRepository } from './auth/api-key.repository';
+import { ShopRepository } from './shops/shop.repository';
 import { RateLimiter } from './auth/rate-limiter';
 import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-idempotency-and-key-use';
 import { OpsApiKeysController } from './ops/ops-api-keys.controller';
@@ -86,6 +87,7 @@ export class GatewayModule {
         },
         { provide: GATEWAY_CONFIG, useValue: config },
         ApiKeyRepository,
+        ShopRepository,
         { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst) },
         IdempotencyRepository,
         IdempotencyPurgeService,

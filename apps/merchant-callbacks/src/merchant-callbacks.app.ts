@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Topics } from '@payments/contracts';
-import { KafkaTransport, RethrowRpcErrors } from '@payments/messaging';
-import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { KafkaTransport, listenWithKafka } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
 import { MerchantCallbacksModule, MerchantCallbacksModuleOptions } from './merchant-callbacks.module';
 
@@ -21,25 +21,21 @@ export async function startMerchantCallbacks(
 ): Promise<RunningMerchantCallbacks> {
   const logger = createLogger('merchant-callbacks', config.logFormat);
   const app = await createHttpApp(MerchantCallbacksModule.register(config, opts), { logger });
-  const transport = new KafkaTransport({
-    kafka: config.kafka,
-    groupId: config.consumerGroup,
-    topics: [
-      Topics.ordersEvents,
-      Topics.payoutsEvents,
-      Topics.p2pEvents,
-      Topics.shopsSettings,
-      Topics.merchantCallbacksCommands,
-    ],
-  });
-  installProblemHandling(app);
-  const microservice = app.connectMicroservice(
-    { strategy: transport },
-    { inheritAppConfig: false, deferInitialization: true },
+  const transport = await listenWithKafka(
+    app,
+    {
+      kafka: config.kafka,
+      groupId: config.consumerGroup,
+      topics: [
+        Topics.ordersEvents,
+        Topics.payoutsEvents,
+        Topics.p2pEvents,
+        Topics.shopsSettings,
+        Topics.merchantCallbacksCommands,
+      ],
+    },
+    httpPort,
+    host,
   );
-  microservice.useGlobalFilters(new RethrowRpcErrors());
-  await app.startAllMicroservices();
-  await app.listen(httpPort, host);
-  await transport.whenJoined();
   return { app, transport, port: boundPort(app), close: () => app.close() };
 }

@@ -1,6 +1,6 @@
 import { Topics } from '@payments/contracts';
-import { KafkaTransport, RethrowRpcErrors } from '@payments/messaging';
-import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { KafkaTransport, listenWithKafka } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MethodsConfig } from './config';
 import { MethodsModule, MethodsModuleOptions } from './methods.module';
@@ -21,19 +21,15 @@ export async function startMethods(
 ): Promise<RunningMethods> {
   const logger = createLogger('methods', config.logFormat);
   const app = await createHttpApp(MethodsModule.register(config, opts), { logger });
-  const transport = new KafkaTransport({
-    kafka: config.kafka,
-    groupId: config.consumerGroup,
-    topics: [Topics.methodsQueries],
-  });
-  installProblemHandling(app);
-  const microservice = app.connectMicroservice(
-    { strategy: transport },
-    { inheritAppConfig: false, deferInitialization: true },
+  const transport = await listenWithKafka(
+    app,
+    {
+      kafka: config.kafka,
+      groupId: config.consumerGroup,
+      topics: [Topics.methodsQueries],
+    },
+    httpPort,
+    host,
   );
-  microservice.useGlobalFilters(new RethrowRpcErrors());
-  await app.startAllMicroservices();
-  await app.listen(httpPort, host);
-  await transport.whenJoined();
   return { app, transport, port: boundPort(app), close: () => app.close() };
 }

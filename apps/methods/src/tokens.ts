@@ -1,8 +1,4 @@
 export const METHODS_CONFIG = Symbol('METHODS_CONFIG');
-export const CLOCK = Symbol('CLOCK');
-
-/** The only source of "now" in the service, replaceable in tests. */
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
+// The one Clock of all services (libs/platform), under the names this service has always imported.
+export { CLOCK, systemClock } from '@payments/platform';
+export type { Clock } from '@payments/platform';

@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
 export interface RefundRow {
@@ -11,16 +11,35 @@ export interface RefundRow {
   createdAt: Date;
 }
 
+/**
+ * Writes what a status transition changes on a locked, known order, without save()'s re-read. A
+ * function rather than a method: the one transition writer (orders-outbox `applyTransition`) is one.
+ */
+export async function writeTransitionedOrder(m: EntityManager, order: OrderEntity): Promise<void> {
+  await m.getRepository(OrderEntity).update(
+    { id: order.id },
+    {
+      status: order.status,
+      statusCode: order.statusCode,
+      needActionReason: order.needActionReason,
+      reportedAmount: order.reportedAmount,
+      amount: order.amount,
+      sequence: order.sequence,
+      updatedAt: order.updatedAt,
+    },
+  );
+}
+
 @Injectable()
 export class OrderRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
 
   /** Locks the order row for the rest of the transaction: one change at a time per order. */
   findForUpdate(m: EntityManager, id: string): Promise<OrderEntity | null> {
     return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  findOfShop(id: string, shopId: string, m: EntityManager = this.dataSource.manager): Promise<OrderEntity | null> {
+  findOfShop(m: EntityManager, id: string, shopId: string): Promise<OrderEntity | null> {
     return m.getRepository(OrderEntity).findOne({ where: { id, shopId } });
   }
 
@@ -28,18 +47,66 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { shopId, merchantOrderId } });
   }
 
-  payments(orderId: string, m: EntityManager = this.dataSource.manager): Promise<PaymentAttemptEntity[]> {
+  payments(m: EntityManager, orderId: string): Promise<PaymentAttemptEntity[]> {
     return m
       .getRepository(PaymentAttemptEntity)
       .find({ where: { orderId }, order: { createdAt: 'ASC', paymentId: 'ASC' } });
   }
 
-  async refunds(orderId: string, m: EntityManager = this.dataSource.manager): Promise<RefundRow[]> {
+  async refunds(m: EntityManager, orderId: string): Promise<RefundRow[]> {
     const rows: { id: string; amount: string; currency: string; created_at: Date }[] = await m.query(
-      `SELECT id, amount::text, currency, created_at FROM "${m.connection.driver.schema ?? 'orders'}".refunds WHERE order_id = $1 ORDER BY created_at, id`,
+      `SELECT id, amount::text, currency, created_at FROM "${this.config.schema}".refunds WHERE order_id = $1 ORDER BY created_at, id`,
       [orderId],
     );
     return rows.map((r) => ({ refundId: r.id, amount: r.amount, currency: r.currency, createdAt: r.created_at }));
+  }
+
+  async refundExists(m: EntityManager, refundId: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT 1 FROM "${this.config.schema}".refunds WHERE id = $1`, [refundId]);
+    return rows.length > 0;
+  }
+
+  /** What the order's refunds add up to so far, as a decimal string. */
+  async refundedTotal(m: EntityManager, orderId: string): Promise<string> {
+    const [{ total }]: { total: string }[] = await m.query(
+      `SELECT COALESCE(sum(amount), 0)::text AS total FROM "${this.config.schema}".refunds WHERE order_id = $1`,
+      [orderId],
+    );
+    return total;
+  }
+
+  async insertRefund(m: EntityManager, orderId: string, refund: RefundRow): Promise<void> {
+    await m.query(
+      `INSERT INTO "${this.config.schema}".refunds (id, order_id, amount, currency, created_at) VALUES ($1, $2, $3, $4, $5)`,
+      [refund.refundId, orderId, refund.amount, refund.currency, refund.createdAt],
+    );
+  }
+
+  /** Locks up to `limit` open orders whose processing deadline has passed, skipping those another instance holds. */
+  claimExpired(m: EntityManager, now: Date, limit: number): Promise<OrderEntity[]> {
+    return m
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
+      .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
+      .orderBy('o.processing_deadline', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  /** Recomputes the processing deadline of the shop's open, non-crypto orders from its new timeouts. */
+  async reapplyProcessingTimeouts(
+    m: EntityManager,
+    shopId: string,
+    timeouts: { byPaymentSetting: Record<string, number>; defaultSeconds: number },
+  ): Promise<void> {
+    await m.query(
+      `UPDATE "${this.config.schema}".orders SET processing_deadline = created_at + make_interval(secs => COALESCE(($2::jsonb ->> instrument_type)::int, $3::int))
+       WHERE shop_id = $1 AND NOT is_crypto AND status IN ('registered', 'in_progress', 'need_action')`,
+      [shopId, JSON.stringify(timeouts.byPaymentSetting), timeouts.defaultSeconds],
+    );
   }
 
   /** Inserts unless the id or the shop's merchant order id is taken; true when inserted. */
@@ -53,10 +120,6 @@ export class OrderRepository {
       .returning(['id'])
       .execute();
     return result.raw.length === 1;
-  }
-
-  save(m: EntityManager, order: OrderEntity): Promise<OrderEntity> {
-    return m.getRepository(OrderEntity).save(order);
   }
 
   /** Records a new attempt (the caller holds the order's lock, so nobody records it meanwhile). */
@@ -120,7 +183,7 @@ export class OrderRepository {
    */
   async latestDispatchedPaymentId(m: EntityManager, orderId: string, provider: string): Promise<string | null> {
     const rows: { payment_id: string }[] = await m.query(
-      `SELECT payment_id FROM "${m.connection.driver.schema ?? 'orders'}".provider_dispatches WHERE order_id = $1 AND provider = $2 ORDER BY created_at DESC, payment_id DESC LIMIT 1`,
+      `SELECT payment_id FROM "${this.config.schema}".provider_dispatches WHERE order_id = $1 AND provider = $2 ORDER BY created_at DESC, payment_id DESC LIMIT 1`,
       [orderId, provider],
     );
     return rows[0]?.payment_id ?? null;

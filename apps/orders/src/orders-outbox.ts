@@ -2,6 +2,7 @@ import { EntityManager } from 'typeorm';
 import { envelope, Envelope, OrderEventTypes, OrderStatus, Topics } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { OrderEntity } from './order.entity';
+import { writeTransitionedOrder } from './order.repository';
 import { toStatusChanged } from './order-view';
 
 /** Records an order's status change in the outbox, in the transaction that made it. */
@@ -53,18 +54,6 @@ export async function applyTransition(
   if (t.acceptedAmount !== undefined) order.amount = t.acceptedAmount;
   order.sequence += 1;
   order.updatedAt = now;
-  // The order is locked and known: write what a transition changes, without save()'s re-read.
-  await m.getRepository(OrderEntity).update(
-    { id: order.id },
-    {
-      status: order.status,
-      statusCode: order.statusCode,
-      needActionReason: order.needActionReason,
-      reportedAmount: order.reportedAmount,
-      amount: order.amount,
-      sequence: order.sequence,
-      updatedAt: order.updatedAt,
-    },
-  );
+  await writeTransitionedOrder(m, order);
   await publishStatusChange(outbox, m, order, previous, now, causedBy);
 }

@@ -1,6 +1,6 @@
 import { Topics } from '@payments/contracts';
-import { KafkaTransport, OutboxRelayService, RethrowRpcErrors } from '@payments/messaging';
-import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { KafkaTransport, listenWithKafka, OutboxRelayService } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OrdersConfig } from './config';
 import { OrdersModule, OrdersModuleOptions } from './orders.module';
@@ -22,20 +22,16 @@ export async function startOrders(
 ): Promise<RunningOrders> {
   const logger = createLogger('orders', config.logFormat);
   const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
-  const transport = new KafkaTransport({
-    kafka: config.kafka,
-    groupId: config.consumerGroup,
-    topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
-  });
-  installProblemHandling(app);
-  const microservice = app.connectMicroservice(
-    { strategy: transport },
-    { inheritAppConfig: false, deferInitialization: true },
+  const transport = await listenWithKafka(
+    app,
+    {
+      kafka: config.kafka,
+      groupId: config.consumerGroup,
+      topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
+    },
+    httpPort,
+    host,
   );
-  microservice.useGlobalFilters(new RethrowRpcErrors());
-  await app.startAllMicroservices();
-  await app.listen(httpPort, host);
-  await transport.whenJoined();
   return {
     app,
     transport,

@@ -10,3 +10,4 @@ export * from './pg-listen';
 export * from './notified-worker';
 export * from './batching-sender';
 export * from './local-wake';
+export * from './kafka-service';

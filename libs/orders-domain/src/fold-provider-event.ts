@@ -1,7 +1,8 @@
 import type { OrderStatus, ProviderStatus } from '@payments/contracts';
 import { amountOf, Amount, currencyIdentity } from '@payments/money';
 import type { StatusCode } from '@payments/status-codes';
-import { assertNever, isFinal } from './order-status';
+import { assertNever } from '@payments/exhaustive';
+import { isFinal } from './order-status';
 
 export type NeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout';
 

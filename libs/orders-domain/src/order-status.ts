@@ -12,7 +12,3 @@ export const FINAL_STATUSES: ReadonlySet<OrderStatus> = new Set([
 export function isFinal(status: OrderStatus): boolean {
   return FINAL_STATUSES.has(status);
 }
-
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
-}

@@ -43,6 +43,14 @@ export class EnvReader {
     return n;
   }
 
+  /** An absolute http(s) URL. */
+  httpUrl(name: string, fallback: string): string {
+    const v = this.string(name, fallback);
+    if (!/^https?:\/\/[^/]/.test(v) || !URL.canParse(v))
+      this.problems.push(`${name} must be an http(s) URL, got "${v}"`);
+    return v;
+  }
+
   bool(name: string, fallback: boolean): boolean {
     const raw = this.env[name];
     if (raw === undefined || raw === '') return fallback;

@@ -1,3 +1,4 @@
+export * from './clock';
 export * from './config';
 export * from './database';
 export * from './problem';

@@ -3,3 +3,4 @@ export * from './sandbox-provider.client';
 export * from './retry-policy';
 export * from './dispatch-queue';
 export * from './provider-dispatcher';
+export * from './provider-config';

@@ -1,7 +1,8 @@
 import type { ProviderStatus, TransferStatus } from '@payments/contracts';
 import { amountOf, currencyIdentity } from '@payments/money';
 import type { StatusCode } from '@payments/status-codes';
-import { assertNever, TRANSFER_CODES, TransferKind } from './transfer-codes';
+import { assertNever } from '@payments/exhaustive';
+import { TRANSFER_CODES, TransferKind } from './transfer-codes';
 
 export type TransferNeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout';
 

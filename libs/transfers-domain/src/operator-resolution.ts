@@ -1,7 +1,8 @@
 import type { TransferStatus } from '@payments/contracts';
 import type { StatusCode } from '@payments/status-codes';
 import type { TransferFacts } from './fold-transfer-event';
-import { assertNever, TRANSFER_CODES, TransferKind } from './transfer-codes';
+import { assertNever } from '@payments/exhaustive';
+import { TRANSFER_CODES, TransferKind } from './transfer-codes';
 
 /** What an operator found out from the provider about a payout or P2P transaction in need_action. */
 export type OperatorDecision = 'complete' | 'fail';

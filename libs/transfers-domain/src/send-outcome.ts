@@ -1,7 +1,8 @@
 import type { TransferStatus } from '@payments/contracts';
 import type { StatusCode } from '@payments/status-codes';
 import { foldTransferEvent, TransferFacts, TransferNeedActionReason } from './fold-transfer-event';
-import { assertNever, TRANSFER_CODES, TransferKind } from './transfer-codes';
+import { assertNever } from '@payments/exhaustive';
+import { TRANSFER_CODES, TransferKind } from './transfer-codes';
 
 /** The four things one send to a provider can come to (libs/provider-dispatch `ProviderAnswer`). */
 export type SendAnswerKind = 'accepted' | 'timed_out' | 'unavailable' | 'refused';

@@ -28,7 +28,3 @@ export const TRANSFER_CODES: Readonly<Record<TransferKind, TransferCodes>> = {
   payout: { ...shared, registered: '1-01-03', inProgress: '1-01-04', declined: '2-07-05' },
   p2p: { ...shared, registered: '1-01-05', inProgress: '1-01-06', declined: '2-07-06' },
 };
-
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
-}

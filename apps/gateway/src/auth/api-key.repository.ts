@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { generateApiKey } from './api-keys';
 
@@ -85,11 +85,6 @@ export class ApiKeyRepository {
     });
   }
 
-  async shopExists(shopId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM "${this.s}".shops WHERE id = $1`, [shopId]);
-    return rows.length > 0;
-  }
-
   async list(shopId: string): Promise<ApiKeyView[]> {
     const rows: KeyRow[] = await this.dataSource.query(
       `SELECT ${this.columns()} FROM "${this.s}".api_keys k WHERE k.shop_id = $1 ORDER BY k.created_at, k.id`,
@@ -98,9 +93,14 @@ export class ApiKeyRepository {
     return rows.map(toView);
   }
 
-  async create(shopId: string, expiresAt: Date | null): Promise<{ key: string; view: ApiKeyView }> {
+  create(shopId: string, expiresAt: Date | null): Promise<{ key: string; view: ApiKeyView }> {
+    return this.createIn(this.dataSource.manager, shopId, expiresAt);
+  }
+
+  /** A new key of the shop, in the caller's transaction (the first key, with its shop). */
+  async createIn(m: EntityManager, shopId: string, expiresAt: Date | null): Promise<{ key: string; view: ApiKeyView }> {
     const key = generateApiKey();
-    const rows: KeyRow[] = await this.dataSource.query(
+    const rows: KeyRow[] = await m.query(
       `INSERT INTO "${this.s}".api_keys AS k (id, shop_id, key_hash, key_prefix, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${this.columns()}`,
       [randomUUID(), shopId, key.hash, key.prefix, expiresAt],
     );

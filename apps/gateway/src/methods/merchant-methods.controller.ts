@@ -13,7 +13,7 @@ import { canonicalCurrency } from '@payments/money';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { OwnShopId } from '../auth/own-shop-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { ask } from '../orders/domain-requests';
+import { ask } from '../messaging/domain-requests';
 import { REQUEST_CLIENT } from '../tokens';
 import { MethodListDto, PayoutFieldsRequestDto, PayoutFieldsResponseDto } from './methods.dto';
 import {

@@ -12,8 +12,6 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import {
   CreateMethodCommand,
@@ -32,8 +30,8 @@ import { checkMethodDefinition } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
-import { ask } from '../orders/domain-requests';
-import { ShopEntity } from '../shops/shop.entity';
+import { ask } from '../messaging/domain-requests';
+import { ShopRepository } from '../shops/shop.repository';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateMethodDto, MethodCurrencyDto, MethodListDto, MethodViewDto, UpdateMethodDto } from './methods.dto';
@@ -69,13 +67,12 @@ abstract class OpsMethodsRoutes {
   protected abstract readonly direction: MethodDirection;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly shops: ShopRepository,
     private readonly client: KafkaRequestClient,
   ) {}
 
   private async shopMustExist(shopId: string): Promise<void> {
-    if (!(await this.dataSource.getRepository(ShopEntity).exists({ where: { id: shopId } })))
-      throw new ProblemException('notFound', 'No such shop.');
+    if (!(await this.shops.exists(shopId))) throw new ProblemException('notFound', 'No such shop.');
   }
 
   protected async doCreate(shopId: string, body: CreateMethodDto): Promise<MethodView> {
@@ -138,8 +135,8 @@ abstract class OpsMethodsRoutes {
 export class OpsPaymentMethodsController extends OpsMethodsRoutes {
   protected readonly direction = 'payment' as const;
 
-  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
-    super(dataSource, client);
+  constructor(shops: ShopRepository, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
+    super(shops, client);
   }
 
   @Post()
@@ -201,8 +198,8 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
 export class OpsPayoutMethodsController extends OpsMethodsRoutes {
   protected readonly direction = 'payout' as const;
 
-  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
-    super(dataSource, client);
+  constructor(shops: ShopRepository, @Inject(REQUEST_CLIENT) client: KafkaRequestClient) {
+    super(shops, client);
   }
 
   @Post()

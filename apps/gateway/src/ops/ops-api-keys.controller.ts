@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Logger, Param, ParseUUIDPipe, Post, Us
 import { ProblemException } from '@payments/platform';
 import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { ShopRepository } from '../shops/shop.repository';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateApiKeyDto, RevokeApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
 import {
@@ -33,7 +34,10 @@ function futureDate(value: string | undefined, path: string): Date | null {
 export class OpsApiKeysController {
   private readonly logger = new Logger(OpsApiKeysController.name);
 
-  constructor(private readonly keys: ApiKeyRepository) {}
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly shops: ShopRepository,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -80,10 +84,7 @@ export class OpsApiKeysController {
   ): Promise<ApiKeyView> {
     const revoked = await this.keys.revoke(shopId, keyId);
     if (!revoked)
-      throw new ProblemException(
-        'notFound',
-        (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.',
-      );
+      throw new ProblemException('notFound', (await this.shops.exists(shopId)) ? 'No such API key.' : 'No such shop.');
     this.logger.log(
       `API key ${revoked.prefix}… (${keyId}) of shop ${shopId} revoked${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`,
     );
@@ -112,7 +113,7 @@ export class OpsApiKeysController {
       case 'not_found':
         throw new ProblemException(
           'notFound',
-          (await this.keys.shopExists(shopId)) ? 'No such API key.' : 'No such shop.',
+          (await this.shops.exists(shopId)) ? 'No such API key.' : 'No such shop.',
         );
       case 'not_active':
         throw new ProblemException(
@@ -128,6 +129,6 @@ export class OpsApiKeysController {
   }
 
   private async shop(shopId: string): Promise<void> {
-    if (!(await this.keys.shopExists(shopId))) throw new ProblemException('notFound', 'No such shop.');
+    if (!(await this.shops.exists(shopId))) throw new ProblemException('notFound', 'No such shop.');
   }
 }

@@ -7,9 +7,9 @@ import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
-import { ask } from '../orders/domain-requests';
+import { ask } from '../messaging/domain-requests';
 import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '../shops/shop-settings.publisher';
-import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { ShopRepository } from '../shops/shop.repository';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
@@ -31,6 +31,7 @@ const uuid = (what: string) =>
 export class OpsSettingsController {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly shops: ShopRepository,
     private readonly publisher: ShopSettingsPublisher,
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -43,10 +44,9 @@ export class OpsSettingsController {
     problems: [404],
   })
   async get(@Param('shopId', uuid('shop')) shopId: string): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
-    const shop = await this.dataSource.getRepository(ShopEntity).findOne({ where: { id: shopId } });
-    if (!shop) throw new ProblemException('notFound', 'No such shop.');
-    const company = await this.dataSource.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
-    return withoutSecret(toSnapshot(shop, company));
+    const found = await this.shops.findWithCompany(shopId);
+    if (!found) throw new ProblemException('notFound', 'No such shop.');
+    return withoutSecret(toSnapshot(found.shop, found.company));
   }
 
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
@@ -64,9 +64,7 @@ export class OpsSettingsController {
   ): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
     assertValid(callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config));
     return this.dataSource.transaction(async (m) => {
-      const shop = await m
-        .getRepository(ShopEntity)
-        .findOne({ where: { id: shopId }, lock: { mode: 'pessimistic_write' } });
+      const shop = await this.shops.findShopForUpdate(m, shopId);
       if (!shop) throw new ProblemException('notFound', 'No such shop.');
       if (body.amountDeviation) {
         shop.amountDeviationLowerPercent = body.amountDeviation.lowerPercent;
@@ -79,9 +77,8 @@ export class OpsSettingsController {
       if (body.processingTimeout?.byPaymentSetting)
         shop.processingTimeouts = { ...shop.processingTimeouts, ...body.processingTimeout.byPaymentSetting };
       shop.settingsVersion += 1;
-      await m.getRepository(ShopEntity).save(shop);
-      const company = await m.getRepository(CompanyEntity).findOneOrFail({ where: { id: shop.companyId } });
-      return withoutSecret(await this.publisher.publish(m, shop, company));
+      await this.shops.saveShop(m, shop);
+      return withoutSecret(await this.publisher.publish(m, shop, await this.shops.companyOf(m, shop)));
     });
   }
 
@@ -94,18 +91,13 @@ export class OpsSettingsController {
   })
   async updateCompany(@Param('companyId', uuid('company')) companyId: string, @Body() body: UpdateCompanySettingsDto) {
     return this.dataSource.transaction(async (m) => {
-      const company = await m
-        .getRepository(CompanyEntity)
-        .findOne({ where: { id: companyId }, lock: { mode: 'pessimistic_write' } });
+      const company = await this.shops.findCompanyForUpdate(m, companyId);
       if (!company) throw new ProblemException('notFound', 'No such company.');
       company.useCustomerDataAsPayer = body.useCustomerDataAsPayer;
-      await m.getRepository(CompanyEntity).save(company);
-      const shops = await m
-        .getRepository(ShopEntity)
-        .find({ where: { companyId }, lock: { mode: 'pessimistic_write' } });
-      for (const shop of shops) {
+      await this.shops.saveCompany(m, company);
+      for (const shop of await this.shops.shopsOfCompanyForUpdate(m, companyId)) {
         shop.settingsVersion += 1;
-        await m.getRepository(ShopEntity).save(shop);
+        await this.shops.saveShop(m, shop);
         await this.publisher.publish(m, shop, company);
       }
       return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };

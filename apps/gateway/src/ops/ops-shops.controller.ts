@@ -3,12 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ProblemException } from '@payments/platform';
-import { generateApiKey, generateCallbackSecret } from '../auth/api-keys';
+import { ApiKeyRepository } from '../auth/api-key.repository';
+import { generateCallbackSecret } from '../auth/api-keys';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
-import { ApiKeyEntity, CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { CompanyEntity, ShopEntity } from '../shops/shop.entity';
+import { ShopRepository } from '../shops/shop.repository';
 import { DEFAULT_PROCESSING_TIMEOUT_SECONDS } from '@payments/contracts';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CreateCompanyDto, CreateShopDto } from './ops.dto';
@@ -21,6 +23,8 @@ const idPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException(
 export class OpsShopsController {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly shops: ShopRepository,
+    private readonly keys: ApiKeyRepository,
     private readonly publisher: ShopSettingsPublisher,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
@@ -34,12 +38,12 @@ export class OpsShopsController {
     response: { example: companyExample },
   })
   async createCompany(@Body() body: CreateCompanyDto) {
-    const company = this.dataSource.getRepository(CompanyEntity).create({
+    const company = Object.assign(new CompanyEntity(), {
       id: randomUUID(),
       name: body.name,
       useCustomerDataAsPayer: body.useCustomerDataAsPayer ?? false,
-    });
-    await this.dataSource.getRepository(CompanyEntity).insert(company);
+    } satisfies Partial<CompanyEntity>);
+    await this.shops.insertCompany(company);
     return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
   }
 
@@ -56,9 +60,9 @@ export class OpsShopsController {
   async createShop(@Param('companyId', idPipe) companyId: string, @Body() body: CreateShopDto) {
     assertValid(callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config));
     return this.dataSource.transaction(async (m) => {
-      const company = await m.getRepository(CompanyEntity).findOne({ where: { id: companyId } });
+      const company = await this.shops.findCompany(m, companyId);
       if (!company) throw new ProblemException('notFound', 'No such company.');
-      const shop = m.getRepository(ShopEntity).create({
+      const shop = Object.assign(new ShopEntity(), {
         id: randomUUID(),
         companyId,
         name: body.name,
@@ -70,19 +74,10 @@ export class OpsShopsController {
         processingTimeoutSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS,
         processingTimeouts: {},
         settingsVersion: 1,
-      });
-      await m.getRepository(ShopEntity).insert(shop);
+      } satisfies Partial<ShopEntity>);
+      await this.shops.insertShop(m, shop);
       await this.publisher.publish(m, shop, company);
-      const key = generateApiKey();
-      await m.getRepository(ApiKeyEntity).insert({
-        id: randomUUID(),
-        shopId: shop.id,
-        keyHash: key.hash,
-        keyPrefix: key.prefix,
-        expiresAt: null,
-        revokedAt: null,
-        lastUsedAt: null,
-      });
+      const key = await this.keys.createIn(m, shop.id, null);
       return {
         id: shop.id,
         companyId,

@@ -20,7 +20,7 @@ import { REQUEST_CLIENT } from '../tokens';
 import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { ask } from './domain-requests';
+import { ask } from '../messaging/domain-requests';
 import {
   cancelledOrderExample,
   createOrderExample,

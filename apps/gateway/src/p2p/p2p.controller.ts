@@ -4,7 +4,7 @@ import { CreateP2pCommand, GetP2pQuery, P2pCommandTypes, P2pParty, P2pView, Topi
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../orders/domain-requests';
+import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';

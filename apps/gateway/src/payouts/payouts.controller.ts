@@ -4,7 +4,7 @@ import { CreatePayoutCommand, GetPayoutQuery, PayoutCommandTypes, PayoutView, To
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../orders/domain-requests';
+import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  CreateMethodCommand,
   createMethodCommand,
   deleteMethodCommand,
   Envelope,
@@ -15,6 +16,7 @@ import {
   okReply,
   parsePayload,
   Reply,
+  UpdateMethodCommand,
   updateMethodCommand,
 } from '@payments/contracts';
 import { checkMethodDefinition } from '@payments/methods-domain';
@@ -43,6 +45,48 @@ function codeTaken(direction: MethodDirection, code: string, methodId: string): 
 const notFound = (direction: MethodDirection): Reply<never> =>
   errorReply({ code: 'not_found', detail: `No such ${direction} method.` });
 
+function definitionOf(cmd: CreateMethodCommand): MethodDefinition {
+  return {
+    code: cmd.code,
+    instrumentType: cmd.instrumentType,
+    ...(cmd.cardBrands ? { cardBrands: cmd.cardBrands } : {}),
+    ...(cmd.walletTypes ? { walletTypes: cmd.walletTypes } : {}),
+    currencies: canonical(cmd.currencies),
+    provider: cmd.provider,
+    enabled: cmd.enabled,
+  };
+}
+
+/** A new method row, not yet stored. */
+function newMethod(cmd: CreateMethodCommand, def: MethodDefinition, now: Date): MethodEntity {
+  return Object.assign(new (entityOf(cmd.direction))(), {
+    id: cmd.methodId,
+    shopId: cmd.shopId,
+    code: def.code,
+    instrumentType: def.instrumentType,
+    cardBrands: def.instrumentType === 'card' ? (def.cardBrands ?? []) : null,
+    currencies: def.currencies,
+    provider: def.provider,
+    walletTypes: def.walletTypes ?? [],
+    enabled: def.enabled,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<MethodEntity>);
+}
+
+/** The method as an update would leave it: what is given replaces, the rest stays. */
+function withChanges(current: MethodDefinition, cmd: UpdateMethodCommand): MethodDefinition {
+  return {
+    ...current,
+    ...(cmd.code !== undefined ? { code: cmd.code } : {}),
+    ...(cmd.cardBrands !== undefined ? { cardBrands: cmd.cardBrands } : {}),
+    ...(cmd.walletTypes !== undefined ? { walletTypes: cmd.walletTypes } : {}),
+    ...(cmd.currencies !== undefined ? { currencies: canonical(cmd.currencies) } : {}),
+    ...(cmd.provider !== undefined ? { provider: cmd.provider } : {}),
+    ...(cmd.enabled !== undefined ? { enabled: cmd.enabled } : {}),
+  };
+}
+
 /**
  * Operators' changes. Each command is idempotent: a create carries the id the gateway assigned (a
  * resent one answers the method it made), an update sets values, a delete of a deleted method is
@@ -59,15 +103,7 @@ export class ManageMethodsHandler {
   @MessagePattern(MethodQueryTypes.create)
   async create(@Payload() message: Envelope): Promise<Reply<MethodView>> {
     const cmd = parsePayload(createMethodCommand, message.payload, message.type);
-    const def: MethodDefinition = {
-      code: cmd.code,
-      instrumentType: cmd.instrumentType,
-      ...(cmd.cardBrands ? { cardBrands: cmd.cardBrands } : {}),
-      ...(cmd.walletTypes ? { walletTypes: cmd.walletTypes } : {}),
-      currencies: canonical(cmd.currencies),
-      provider: cmd.provider,
-      enabled: cmd.enabled,
-    };
+    const def = definitionOf(cmd);
     const errors = checkMethodDefinition(def);
     if (errors.length > 0) return invalid(errors);
     const now = this.clock.now();
@@ -76,19 +112,7 @@ export class ManageMethodsHandler {
       if (existing && existing.shopId === cmd.shopId) return okReply(toMethodView(existing));
       const owner = await this.methods.findCodeOwner(m, cmd.direction, cmd.shopId, cmd.code);
       if (owner) return codeTaken(cmd.direction, cmd.code, owner.id);
-      const method = m.getRepository(entityOf(cmd.direction)).create({
-        id: cmd.methodId,
-        shopId: cmd.shopId,
-        code: def.code,
-        instrumentType: def.instrumentType,
-        cardBrands: def.instrumentType === 'card' ? (def.cardBrands ?? []) : null,
-        currencies: def.currencies,
-        provider: def.provider,
-        walletTypes: def.walletTypes ?? [],
-        enabled: def.enabled,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const method = newMethod(cmd, def, now);
       if (await this.methods.insertIfAbsent(m, cmd.direction, method)) return okReply(toMethodView(method));
       const racing = await this.methods.findCodeOwner(m, cmd.direction, cmd.shopId, cmd.code);
       if (racing)
@@ -107,16 +131,7 @@ export class ManageMethodsHandler {
     return this.dataSource.transaction(async (m) => {
       const method = await this.methods.findById(m, cmd.direction, cmd.methodId, true);
       if (!method || method.shopId !== cmd.shopId) return notFound(cmd.direction);
-      const current = toDefinition(method);
-      const next: MethodDefinition = {
-        ...current,
-        ...(cmd.code !== undefined ? { code: cmd.code } : {}),
-        ...(cmd.cardBrands !== undefined ? { cardBrands: cmd.cardBrands } : {}),
-        ...(cmd.walletTypes !== undefined ? { walletTypes: cmd.walletTypes } : {}),
-        ...(cmd.currencies !== undefined ? { currencies: canonical(cmd.currencies) } : {}),
-        ...(cmd.provider !== undefined ? { provider: cmd.provider } : {}),
-        ...(cmd.enabled !== undefined ? { enabled: cmd.enabled } : {}),
-      };
+      const next = withChanges(toDefinition(method), cmd);
       const errors = checkMethodDefinition(next);
       if (errors.length > 0) return invalid(errors);
       if (next.code !== method.code) {

@@ -1,18 +1,20 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
+import { EntityManager } from 'typeorm';
 import {
   ContractViolation,
   Envelope,
   parsePayload,
+  ProviderEvent,
   providerEvent,
   ProviderEventTypes,
   UUID_PATTERN,
 } from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
-import { foldProviderEvent } from '@payments/orders-domain';
+import { FoldResult, foldProviderEvent } from '@payments/orders-domain';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
-import { PaymentAttemptEntity } from '../order.entity';
+import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { applyTransition } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX } from '../tokens';
@@ -45,30 +47,8 @@ export class ProviderEventConsumer {
 
       const { rules } = await this.shopSettings.forShop(m, order.shopId);
       const result = foldProviderEvent(order, event, rules);
-
-      // A callback that does not name our payment id (a manual or legacy one) belongs to the attempt
-      // we sent to that provider, not to a second one.
-      const paymentId =
-        event.paymentId ??
-        (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ??
-        `${event.providerCode}-${order.id}`;
-      const known = await this.orders.findAttempt(m, order.id, paymentId);
-      const attempt =
-        known ??
-        m
-          .getRepository(PaymentAttemptEntity)
-          .create({ orderId: order.id, paymentId, provider: event.providerCode, createdAt: now });
-      if (result.kind === 'noop' && attempt.status !== undefined) return result;
-      attempt.status = event.status;
-      attempt.amount = formatAmount(event.amount);
-      attempt.currency = event.currency;
-      attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
-      attempt.updatedAt = now;
-      // The order row is locked, so nobody records this attempt meanwhile: update or insert, no re-read.
-      if (known) await this.orders.updateAttempt(m, attempt);
-      else await this.orders.insertAttempt(m, attempt);
+      await this.recordAttempt(m, order, event, result, now);
       if (result.kind === 'noop') return result;
-
       await applyTransition(this.outbox, m, order, result, now, message);
       return result;
     });
@@ -76,5 +56,41 @@ export class ProviderEventConsumer {
     if (outcome.kind === 'duplicate') this.logger.log(`provider event ${message.eventId} already applied`);
     else if (outcome.result.kind === 'noop')
       this.logger.log(`order ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
+  }
+
+  /**
+   * The provider's report on the attempt it names. A callback that does not name our payment id (a
+   * manual or legacy one) belongs to the attempt we sent to that provider, not to a second one. A
+   * repeated report that changes nothing leaves a known attempt as it is.
+   */
+  private async recordAttempt(
+    m: EntityManager,
+    order: OrderEntity,
+    event: ProviderEvent,
+    result: FoldResult,
+    now: Date,
+  ): Promise<void> {
+    const paymentId =
+      event.paymentId ??
+      (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ??
+      `${event.providerCode}-${order.id}`;
+    const known = await this.orders.findAttempt(m, order.id, paymentId);
+    if (known && result.kind === 'noop') return;
+    const attempt =
+      known ??
+      Object.assign(new PaymentAttemptEntity(), {
+        orderId: order.id,
+        paymentId,
+        provider: event.providerCode,
+        createdAt: now,
+      } satisfies Partial<PaymentAttemptEntity>);
+    attempt.status = event.status;
+    attempt.amount = formatAmount(event.amount);
+    attempt.currency = event.currency;
+    attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
+    attempt.updatedAt = now;
+    // The order row is locked, so nobody records this attempt meanwhile: update or insert, no re-read.
+    if (known) await this.orders.updateAttempt(m, attempt);
+    else await this.orders.insertAttempt(m, attempt);
   }
 }

@@ -37,7 +37,7 @@ export class CancelOrderHandler {
       const order = await this.orders.findForUpdate(m, cmd.orderId);
       if (!order || order.shopId !== cmd.shopId)
         return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
-      if (order.status === 'cancelled') return okReply(toOrderView(order, await this.orders.payments(order.id, m)));
+      if (order.status === 'cancelled') return okReply(toOrderView(order, await this.orders.payments(m, order.id)));
       const result = cancelOrder(order);
       if (result.kind === 'rejected') {
         return errorReply({
@@ -47,7 +47,7 @@ export class CancelOrderHandler {
         });
       }
       await applyTransition(this.outbox, m, order, result, now, message);
-      return okReply(toOrderView(order, await this.orders.payments(order.id, m)));
+      return okReply(toOrderView(order, await this.orders.payments(m, order.id)));
     });
   }
 }

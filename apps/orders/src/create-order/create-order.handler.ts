@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  CreateOrderCommand,
   createOrderCommand,
   Envelope,
   errorReply,
@@ -17,7 +18,7 @@ import { findCurrency, formatAmount, isCrypto } from '@payments/money';
 import { CustomerRepository, PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
-import { processingDeadline } from '@payments/orders-domain';
+import { processingDeadline, TimeoutSettings } from '@payments/orders-domain';
 import { OrderRepository } from '../order.repository';
 import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
 import { toOrderView } from '../order-view';
@@ -48,6 +49,42 @@ function isCryptoCode(code: string): boolean {
   return found.kind === 'found' && isCrypto(found.currency);
 }
 
+/** A new order in `registered`, not yet stored. */
+function registeredOrder(
+  cmd: CreateOrderCommand,
+  payer: Record<string, unknown> | undefined,
+  customerId: string,
+  timeouts: TimeoutSettings,
+  now: Date,
+): OrderEntity {
+  const crypto = isCryptoCode(cmd.cost.currency);
+  return Object.assign(new OrderEntity(), {
+    id: cmd.orderId,
+    shopId: cmd.shopId,
+    merchantOrderId: cmd.merchantOrderId,
+    status: 'registered',
+    statusCode: '1-01-01',
+    amount: formatAmount(cmd.cost.amount),
+    originalAmount: formatAmount(cmd.cost.amount),
+    reportedAmount: null,
+    currency: cmd.cost.currency,
+    tokenStandard: cmd.cost.tokenStandard ?? null,
+    needActionReason: null,
+    description: cmd.description ?? null,
+    payer: payer ?? null,
+    customerId,
+    processingDeadline: processingDeadline(now, crypto, cmd.instrumentType ?? null, timeouts),
+    instrumentType: cmd.instrumentType ?? null,
+    paymentSettings: cmd.paymentSettings ?? null,
+    recipient: cmd.recipient ?? null,
+    callbackUrl: cmd.callbackUrl ?? null,
+    isCrypto: crypto,
+    sequence: 1,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<OrderEntity>);
+}
+
 @Controller()
 export class CreateOrderHandler {
   constructor(
@@ -69,7 +106,6 @@ export class CreateOrderHandler {
   async create(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const cmd = parsePayload(createOrderCommand, message.payload, message.type);
     const now = this.clock.now();
-    const crypto = isCryptoCode(cmd.cost.currency);
     return this.dataSource.transaction(async (m) => {
       const settings = await this.shopSettings.forShop(m, cmd.shopId);
       const { same: existing, taken } = await this.orders.findSameOrTaken(
@@ -78,42 +114,18 @@ export class CreateOrderHandler {
         cmd.shopId,
         cmd.merchantOrderId,
       );
-      if (existing) return okReply(toOrderView(existing, await this.orders.payments(existing.id, m)));
+      if (existing) return okReply(toOrderView(existing, await this.orders.payments(m, existing.id)));
       if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
       const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);
-      const order = m.getRepository(OrderEntity).create({
-        id: cmd.orderId,
-        shopId: cmd.shopId,
-        merchantOrderId: cmd.merchantOrderId,
-        status: 'registered',
-        statusCode: '1-01-01',
-        amount: formatAmount(cmd.cost.amount),
-        originalAmount: formatAmount(cmd.cost.amount),
-        reportedAmount: null,
-        currency: cmd.cost.currency,
-        tokenStandard: cmd.cost.tokenStandard ?? null,
-        needActionReason: null,
-        description: cmd.description ?? null,
-        payer: payer ?? null,
-        customerId,
-        processingDeadline: processingDeadline(now, crypto, cmd.instrumentType ?? null, settings.timeouts),
-        instrumentType: cmd.instrumentType ?? null,
-        paymentSettings: cmd.paymentSettings ?? null,
-        recipient: cmd.recipient ?? null,
-        callbackUrl: cmd.callbackUrl ?? null,
-        isCrypto: crypto,
-        sequence: 1,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const order = registeredOrder(cmd, payer, customerId, settings.timeouts, now);
       if (await this.orders.insertIfAbsent(m, order)) {
         await publishStatusChange(this.outbox, m, order, null, now, message);
         await this.dispatches.enqueue(m, order, now); // sent to the provider after commit, off the merchant's request
         return okReply(toOrderView(order, []));
       }
-      const same = await this.orders.findOfShop(cmd.orderId, cmd.shopId, m);
-      if (same) return okReply(toOrderView(same, await this.orders.payments(same.id, m)));
+      const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
+      if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
       const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
       if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
       // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OrderStatus } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatInCurrency } from '@payments/money';
-import { assertNever } from '@payments/orders-domain';
+import { assertNever } from '@payments/exhaustive';
 import {
   ClaimedDispatch,
   DEFAULT_DISPATCHER_OPTIONS as SHARED_DEFAULTS,

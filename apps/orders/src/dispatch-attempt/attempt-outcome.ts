@@ -1,5 +1,6 @@
 import type { OrderStatus } from '@payments/contracts';
-import { assertNever, foldProviderEvent, NeedActionReason, OrderFacts, STRICT_RULES } from '@payments/orders-domain';
+import { assertNever } from '@payments/exhaustive';
+import { foldProviderEvent, NeedActionReason, OrderFacts, STRICT_RULES } from '@payments/orders-domain';
 import type { StatusCode } from '@payments/status-codes';
 import { DispatchStatus, RetryPolicy, retryDelayMs } from '@payments/provider-dispatch';
 import type { ProviderAnswer } from './payment-provider';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Outbox } from '@payments/messaging';
 import { expireOrder } from '@payments/orders-domain';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
-import { OrderEntity } from '../order.entity';
+import { OrderRepository } from '../order.repository';
 import { applyTransition } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
 
@@ -21,6 +21,7 @@ export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnAppli
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
@@ -52,16 +53,7 @@ export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnAppli
     let total = 0;
     for (;;) {
       const failed = await this.dataSource.transaction(async (m) => {
-        const due = await m
-          .getRepository(OrderEntity)
-          .createQueryBuilder('o')
-          .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
-          .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
-          .orderBy('o.processing_deadline', 'ASC')
-          .limit(batchSize)
-          .setLock('pessimistic_write')
-          .setOnLocked('skip_locked')
-          .getMany();
+        const due = await this.orders.claimExpired(m, now, batchSize);
         let n = 0;
         for (const order of due) {
           const result = expireOrder(order, now);

@@ -14,12 +14,21 @@ import {
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
-import { refund } from '@payments/orders-domain';
-import { ORDERS_CONFIG, OrdersConfig } from '../config';
+import { refund, RefundResult } from '@payments/orders-domain';
+import { OrderEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { toOrderView } from '../order-view';
 import { applyTransition } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+
+function refundRejected(order: OrderEntity, result: Extract<RefundResult, { kind: 'rejected' }>): Reply<never> {
+  return errorReply({
+    code: result.field ? 'unprocessable' : 'conflict',
+    detail: `the refund cannot be made: ${result.reason}`,
+    ...(result.field ? { errors: [{ path: result.field, message: result.reason }] } : {}),
+    extensions: { orderId: order.id, currentStatus: order.status },
+  });
+}
 
 @Controller()
 export class RefundOrderHandler {
@@ -28,7 +37,6 @@ export class RefundOrderHandler {
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
   ) {}
 
   /**
@@ -39,31 +47,20 @@ export class RefundOrderHandler {
   async refund(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const cmd = parsePayload(refundOrderCommand, message.payload, message.type);
     const now = this.clock.now();
-    const s = this.config.schema;
     return this.dataSource.transaction(async (m) => {
       const order = await this.orders.findForUpdate(m, cmd.orderId);
       if (!order || order.shopId !== cmd.shopId)
         return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
-      const seen: unknown[] = await m.query(`SELECT 1 FROM "${s}".refunds WHERE id = $1`, [cmd.refundId]);
-      if (seen.length > 0) return okReply(await this.view(m, order.id));
-      const [{ total }] = await m.query(
-        `SELECT COALESCE(sum(amount), 0)::text AS total FROM "${s}".refunds WHERE order_id = $1`,
-        [order.id],
-      );
-      const result = refund(order, total, cmd.cost);
-      if (result.kind === 'rejected') {
-        const code = result.field ? 'unprocessable' : 'conflict';
-        return errorReply({
-          code,
-          detail: `the refund cannot be made: ${result.reason}`,
-          ...(result.field ? { errors: [{ path: result.field, message: result.reason }] } : {}),
-          extensions: { orderId: order.id, currentStatus: order.status },
-        });
-      }
-      await m.query(
-        `INSERT INTO "${s}".refunds (id, order_id, amount, currency, created_at) VALUES ($1, $2, $3, $4, $5)`,
-        [cmd.refundId, order.id, formatAmount(cmd.cost.amount), order.currency, now],
-      );
+      if (await this.orders.refundExists(m, cmd.refundId)) return okReply(await this.view(m, order.id));
+      const result = refund(order, await this.orders.refundedTotal(m, order.id), cmd.cost);
+      if (result.kind === 'rejected') return refundRejected(order, result);
+      const amount = formatAmount(cmd.cost.amount);
+      await this.orders.insertRefund(m, order.id, {
+        refundId: cmd.refundId,
+        amount,
+        currency: order.currency,
+        createdAt: now,
+      });
       await applyTransition(this.outbox, m, order, result, now, message);
       return okReply(await this.view(m, order.id));
     });
@@ -71,6 +68,6 @@ export class RefundOrderHandler {
 
   private async view(m: EntityManager, orderId: string): Promise<OrderView> {
     const order = await this.orders.findForUpdate(m, orderId);
-    return toOrderView(order!, await this.orders.payments(orderId, m), await this.orders.refunds(orderId, m));
+    return toOrderView(order!, await this.orders.payments(m, orderId), await this.orders.refunds(m, orderId));
   }
 }

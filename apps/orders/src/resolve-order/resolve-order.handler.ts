@@ -44,7 +44,7 @@ export class ResolveOrderHandler {
           extensions: { orderId: order.id, currentStatus: order.status },
         });
       await applyTransition(this.outbox, m, order, result, now, message);
-      return okReply(toOrderView(order, await this.orders.payments(order.id, m)));
+      return okReply(toOrderView(order, await this.orders.payments(m, order.id)));
     });
   }
 }

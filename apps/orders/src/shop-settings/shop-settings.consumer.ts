@@ -1,9 +1,9 @@
-import { Controller, Inject, Logger } from '@nestjs/common';
+import { Controller, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Envelope, parsePayload, shopSettingsSnapshot, ShopSettingsTypes } from '@payments/contracts';
-import { ORDERS_CONFIG, OrdersConfig } from '../config';
+import { OrderRepository } from '../order.repository';
 import { ShopSettingsRepository } from './shop-settings.repository';
 
 @Controller()
@@ -13,7 +13,7 @@ export class ShopSettingsConsumer {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly settings: ShopSettingsRepository,
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    private readonly orders: OrderRepository,
   ) {}
 
   /**
@@ -25,16 +25,7 @@ export class ShopSettingsConsumer {
     const snapshot = parsePayload(shopSettingsSnapshot, message.payload, message.type);
     await this.dataSource.transaction(async (m) => {
       if (!(await this.settings.upsert(m, snapshot))) return;
-      const s = this.config.schema;
-      await m.query(
-        `UPDATE "${s}".orders SET processing_deadline = created_at + make_interval(secs => COALESCE(($2::jsonb ->> instrument_type)::int, $3::int))
-         WHERE shop_id = $1 AND NOT is_crypto AND status IN ('registered', 'in_progress', 'need_action')`,
-        [
-          snapshot.shopId,
-          JSON.stringify(snapshot.processingTimeout.byPaymentSetting),
-          snapshot.processingTimeout.defaultSeconds,
-        ],
-      );
+      await this.orders.reapplyProcessingTimeouts(m, snapshot.shopId, snapshot.processingTimeout);
       this.logger.log(`shop ${snapshot.shopId} settings v${snapshot.version} applied`);
     });
   }

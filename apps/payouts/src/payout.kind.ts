@@ -1,0 +1,71 @@
+import {
+  createPayoutCommand,
+  getPayoutQuery,
+  parsePayload,
+  PayoutCommandTypes,
+  PayoutEventTypes,
+  PayoutView,
+  resolvePayoutCommand,
+  Topics,
+} from '@payments/contracts';
+import { defineTransferKind } from '@payments/transfers';
+import { maskDetails } from '@payments/transfers-domain';
+import { Init1764200000000 } from './migrations/1764200000000-init';
+import { PayoutEntity } from './payout.entity';
+
+/** Payouts: money to a payee through the shop's payout method, on the one transfer pipeline. */
+export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
+  kind: 'payout',
+  service: 'payouts',
+  noun: 'payout',
+  entity: PayoutEntity,
+  migrations: [Init1764200000000],
+  merchantIdField: 'merchantPayoutId',
+  idField: 'payoutId',
+  topics: { commands: Topics.payoutsCommands, events: Topics.payoutsEvents },
+  commandTypes: PayoutCommandTypes,
+  statusChangedType: PayoutEventTypes.statusChanged,
+  dispatch: { idPrefix: 'pout', referenceColumn: 'payout_id' },
+  parseCreate(message) {
+    const cmd = parsePayload(createPayoutCommand, message.payload, message.type);
+    return {
+      id: cmd.payoutId,
+      shopId: cmd.shopId,
+      merchantId: cmd.merchantPayoutId,
+      provider: cmd.provider, // the payout method's provider, as `methods` resolved it
+      cost: cmd.cost,
+      description: cmd.description,
+      callbackUrl: cmd.callbackUrl,
+      own: {
+        method: cmd.method,
+        cryptoTokenStandard: cmd.cryptoTokenStandard ?? null,
+        instrumentType: cmd.instrumentType ?? null,
+        walletType: cmd.walletType ?? null,
+        payee: cmd.payee,
+      },
+    };
+  },
+  parseGet(message) {
+    const q = parsePayload(getPayoutQuery, message.payload, message.type);
+    return { id: q.payoutId, shopId: q.shopId };
+  },
+  parseResolve(message) {
+    const cmd = parsePayload(resolvePayoutCommand, message.payload, message.type);
+    return { id: cmd.payoutId, action: cmd.action };
+  },
+  view: (p, parts) => ({
+    ...parts.head,
+    payout: {
+      merchantPayoutId: p.merchantPayoutId,
+      method: p.method,
+      cost: parts.cost,
+      ...parts.reported,
+      ...(p.cryptoTokenStandard ? { cryptoTokenStandard: p.cryptoTokenStandard } : {}),
+      ...parts.description,
+    },
+    ...(p.instrumentType ? { instrumentType: p.instrumentType } : {}),
+    ...(p.walletType ? { walletType: p.walletType } : {}),
+    payee: maskDetails(p.payee),
+    ...parts.tail,
+  }),
+});

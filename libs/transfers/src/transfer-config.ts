@@ -1,0 +1,23 @@
+import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+import { ProviderConfig, readProviderConfig } from '@payments/provider-dispatch';
+
+export interface TransferServiceConfig extends CommonConfig, ProviderConfig {
+  schema: string;
+  consumerGroup: string;
+}
+
+/** Reads a transfer service's configuration; the service's name is the default schema and consumer group. */
+export function loadTransferConfig(
+  env: EnvReader,
+  service: string,
+  names: { schema: string; consumerGroup: string },
+): TransferServiceConfig {
+  const config: TransferServiceConfig = {
+    ...readCommonConfig(env, service),
+    schema: env.string(names.schema, service),
+    consumerGroup: env.string(names.consumerGroup, service),
+    ...readProviderConfig(env),
+  };
+  env.done(service);
+  return config;
+}

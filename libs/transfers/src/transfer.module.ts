@@ -1,0 +1,125 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  Inbox,
+  Outbox,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  OutboxRelayServiceOptions,
+} from '@payments/messaging';
+import {
+  CLOCK,
+  Clock,
+  HealthController,
+  openServiceDatabase,
+  serviceDataSourceOptions,
+  systemClock,
+} from '@payments/platform';
+import {
+  DEFAULT_DISPATCHER_OPTIONS,
+  defaultInstanceId,
+  DispatchQueue,
+  SandboxProviderClient,
+} from '@payments/provider-dispatch';
+import { CreateTransferHandler } from './create-transfer.handler';
+import { GetTransferHandler } from './get-transfer.handler';
+import { ProviderEventConsumer } from './provider-event.consumer';
+import { ResolveTransferHandler } from './resolve-transfer.handler';
+import type { TransferServiceConfig } from './transfer-config';
+import { TransferDispatcher, TransferDispatcherOptions } from './transfer-dispatcher.service';
+import type { TransferKindSpec } from './transfer-kind';
+import { transferController } from './transfer.controller';
+import { TransferRepository } from './transfer.repository';
+import { TransferWrites } from './transfer-writes';
+import {
+  TRANSFER_CONFIG,
+  TRANSFER_DISPATCH_QUEUE,
+  TRANSFER_DISPATCHER_OPTIONS,
+  TRANSFER_INBOX,
+  TRANSFER_KIND,
+  TRANSFER_OUTBOX,
+  TRANSFER_PROVIDER,
+} from './tokens';
+
+export interface TransferModuleOptions {
+  clock?: Clock;
+  relay?: Partial<OutboxRelayServiceOptions>;
+  /** The provider dispatcher: turn off its auto-start, poll faster, or replace the provider adapter. */
+  dispatch?: Partial<TransferDispatcherOptions>;
+}
+
+export interface TransferModuleRegistration {
+  kind: TransferKindSpec<any>;
+  config: TransferServiceConfig;
+  options?: TransferModuleOptions;
+}
+
+/** One transfer service (payouts, P2P): its database, handlers, dispatcher and outbox relay. */
+@Module({})
+export class TransferModule {
+  static register({ kind, config, options = {} }: TransferModuleRegistration): DynamicModule {
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [kind.entity], migrations: kind.migrations };
+    const dispatch: TransferDispatcherOptions = {
+      ...DEFAULT_DISPATCHER_OPTIONS,
+      instanceId: defaultInstanceId(),
+      ...options.dispatch,
+    };
+    return {
+      module: TransferModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [transferController(kind), HealthController],
+      providers: [
+        TransferRepository,
+        TransferWrites,
+        CreateTransferHandler,
+        GetTransferHandler,
+        ResolveTransferHandler,
+        ProviderEventConsumer,
+        TransferDispatcher,
+        OutboxRelayService,
+        { provide: TRANSFER_KIND, useValue: kind },
+        { provide: TRANSFER_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: TRANSFER_OUTBOX, useValue: new Outbox(config.schema) },
+        {
+          provide: TRANSFER_INBOX,
+          useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),
+          inject: [DataSource],
+        },
+        { provide: TRANSFER_DISPATCHER_OPTIONS, useValue: dispatch },
+        {
+          provide: TRANSFER_PROVIDER,
+          useValue: dispatch.provider ?? new SandboxProviderClient(config.sandboxProviderUrl),
+        },
+        {
+          provide: TRANSFER_DISPATCH_QUEUE,
+          useFactory: (ds: DataSource) =>
+            new DispatchQueue(ds, {
+              schema: config.schema,
+              table: 'provider_dispatches',
+              idColumn: 'dispatch_id',
+              referenceColumn: kind.dispatch.referenceColumn,
+              aggregateTable: ds.getMetadata(kind.entity).tableName,
+            }),
+          inject: [DataSource],
+        },
+        {
+          provide: OUTBOX_RELAY_OPTIONS,
+          useValue: {
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+            kafka: config.kafka,
+            failpoint: config.failpoint,
+            ...options.relay,
+          } satisfies OutboxRelayServiceOptions,
+        },
+      ],
+    };
+  }
+}
