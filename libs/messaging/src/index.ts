@@ -10,3 +10,5 @@ export * from './pg-listen';
 export * from './notified-worker';
 export * from './batching-sender';
 export * from './local-wake';
+export * from './work-queue';
+export * from './queue-worker';
