@@ -11,8 +11,8 @@ export interface QueueWorkerOptions<T> {
   queue: WorkQueue<unknown>;
   /** Items this instance works at once; a slot is claimed again as soon as it frees. */
   concurrency: number;
-  /** How long a claimed item is held: the work's own timeout plus a margin. */
-  leaseMs: number;
+  /** The longest one item's work may take (its HTTP timeout); the lease adds a margin to it. */
+  workTimeoutMs: number;
   /** Names this instance in `claimed_by`, for operators. */
   instanceId: string;
   clock: { now(): Date };
@@ -30,6 +30,12 @@ export interface QueueWorkerOptions<T> {
   minIdleMs: number;
   logger: LoggerService;
 }
+
+/**
+ * A claimed item comes back to the queue this long after its work should have ended: time to
+ * record the outcome of work that ended at its timeout, on a loaded machine.
+ */
+const LEASE_MARGIN_MS = 30_000;
 
 /**
  * The worker pool of a `WorkQueue`. It claims what its free slots allow, starts the work without
@@ -84,7 +90,7 @@ export class QueueWorker<T> {
     const claimToken = randomUUID();
     const items = await this.o.claim({
       now,
-      leaseUntil: new Date(now.getTime() + this.o.leaseMs),
+      leaseUntil: new Date(now.getTime() + this.o.workTimeoutMs + LEASE_MARGIN_MS),
       limit: free,
       claimToken,
       claimedBy: this.o.instanceId,

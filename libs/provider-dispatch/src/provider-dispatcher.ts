@@ -52,7 +52,8 @@ export interface ProviderDispatcherDeps {
   name: string;
   dataSource: DataSource;
   databaseUrl: string;
-  schema: string;
+  /** @deprecated unused: the queue names its own tables and wake-up channel. Kept so callers compile unchanged. */
+  schema?: string;
   queue: DispatchQueue;
   handler: DispatchHandler;
   clock: { now(): Date };
@@ -61,9 +62,6 @@ export interface ProviderDispatcherDeps {
   options: DispatcherOptions;
   logger: LoggerService;
 }
-
-/** A claimed row comes back to the queue this long after its provider call should have ended. */
-const LEASE_MARGIN_MS = 30_000;
 
 /**
  * Sends queued requests to the provider, asynchronously from the merchant's request, as the
@@ -82,7 +80,7 @@ export class ProviderDispatcher {
       databaseUrl: d.databaseUrl,
       queue: d.queue.work,
       concurrency: d.options.batchSize,
-      leaseMs: d.providerTimeoutMs + LEASE_MARGIN_MS,
+      workTimeoutMs: d.providerTimeoutMs,
       instanceId: d.options.instanceId,
       clock: d.clock,
       claim: (r) => d.queue.claimDue(r.now, r.leaseUntil, r.limit, r.claimToken, r.claimedBy),

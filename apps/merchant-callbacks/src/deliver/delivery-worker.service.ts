@@ -9,8 +9,6 @@ import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from
 import { postCallback } from './callback-sender';
 import { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
 
-/** A claimed delivery comes back to the queue this long after its HTTP call should have ended. */
-const LEASE_MARGIN_MS = 30_000;
 /** How long a delivery waits for its shop's settings to arrive on `shops.settings`. */
 const UNKNOWN_SHOP_PAUSE_MS = 1000;
 
@@ -39,7 +37,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       databaseUrl: config.databaseUrl,
       queue: deliveries.work,
       concurrency: config.concurrency,
-      leaseMs: config.httpTimeoutMs + LEASE_MARGIN_MS,
+      workTimeoutMs: config.httpTimeoutMs,
       instanceId: workerInstanceId(),
       clock,
       claim: (r) =>
