@@ -1,3 +1,5 @@
+import { backoffMs } from '@payments/backoff';
+
 /**
  * When a failed callback is tried again. Exponential backoff from `baseMs`, doubling up to `capMs`,
  * with "equal jitter" (half fixed, half random) so that the callbacks a dead merchant piled up do
@@ -24,9 +26,7 @@ export function nextRetry(
   now: Date,
   random: number,
 ): RetryDecision {
-  const exponential = policy.baseMs * 2 ** Math.min(attempt - 1, 40);
-  const ceiling = Math.min(policy.capMs, exponential);
-  const delayMs = Math.max(1, Math.round(ceiling / 2 + (ceiling / 2) * random));
+  const delayMs = backoffMs(attempt, { baseMs: policy.baseMs, capMs: policy.capMs, jitter: 'equal' }, random);
   const at = new Date(now.getTime() + delayMs);
   if (at.getTime() - windowStart.getTime() > policy.windowMs) return { kind: 'give_up' };
   return { kind: 'retry', at, delayMs };

@@ -11,3 +11,5 @@ export * from './notified-worker';
 export * from './batching-sender';
 export * from './local-wake';
 export * from './kafka-service';
+export * from './work-queue';
+export * from './queue-worker';

@@ -1,6 +1,7 @@
 import { CustomTransportStrategy, Server, BaseRpcContext } from '@nestjs/microservices';
 import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHeaders } from '@payments/contracts';
+import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
@@ -223,7 +224,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       message.headers ?? {},
     ]);
     const maxAttempts = this.opts.maxAttempts ?? 5;
-    const backoffMs = this.opts.retryBackoffMs ?? 200;
+    const backoff = { baseMs: this.opts.retryBackoffMs ?? 200 };
     for (let attempt = 1, outage = 0; ;) {
       try {
         const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), {
@@ -241,7 +242,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
             this.logger.warn(
               `${env.type} ${env.eventId}: database or broker unreachable (${reason}); retrying until it is back (try ${outage})`,
             );
-          await new Promise((r) => setTimeout(r, Math.min(backoffMs * 2 ** Math.min(outage - 1, 10), 5000)));
+          await new Promise((r) => setTimeout(r, backoffMs(outage, { ...backoff, capMs: 5000 })));
           // Stay in the group while waiting; a heartbeat that fails (broker down) changes nothing here.
           await heartbeat().catch(() => undefined);
           continue;
@@ -254,7 +255,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         // Shutting down: leave the offset uncommitted, the message comes back after the restart.
         if (this.stopping) throw err;
         this.logger.warn(`${env.type} ${env.eventId} failed (attempt ${attempt}/${maxAttempts}): ${reason}`);
-        await new Promise((r) => setTimeout(r, backoffMs * 2 ** (attempt - 1)));
+        await new Promise((r) => setTimeout(r, backoffMs(attempt, backoff)));
         attempt++;
       }
     }

@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { Client } from 'pg';
+import { backoffMs } from '@payments/backoff';
 import { onLocalWake } from './local-wake';
 import { listenToChannel } from './pg-listen';
 
@@ -15,6 +16,9 @@ export interface NotifiedWorkerOptions {
   idleDelayMs: () => Promise<number> | number;
   logger: LoggerService;
 }
+
+/** A failing round is retried after 100 ms, doubling up to 5 s while it keeps failing. */
+const ROUND_BACKOFF = { baseMs: 100, capMs: 5000 };
 
 /**
  * The loop of a database-queued worker (outbox relay, attempt dispatcher): a round, then sleep
@@ -71,19 +75,19 @@ export class NotifiedWorker {
   }
 
   private async run(): Promise<void> {
-    let backoff = 100;
+    let failures = 0;
     while (this.running) {
       try {
         this.notified = false;
         const more = await this.opts.round();
-        backoff = 100;
+        failures = 0;
         if (!this.listener && this.running) await this.listen();
         if (more || this.notified) continue;
         await this.sleep(await this.opts.idleDelayMs());
       } catch (err) {
-        this.opts.logger.warn(`${this.opts.name} failed, retrying in ${backoff} ms: ${(err as Error).message}`);
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, 5000);
+        const delayMs = backoffMs(++failures, ROUND_BACKOFF);
+        this.opts.logger.warn(`${this.opts.name} failed, retrying in ${delayMs} ms: ${(err as Error).message}`);
+        await this.sleep(delayMs);
       }
     }
   }

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { wakeAfterCommit } from '@payments/messaging';
+import { WorkQueue } from '@payments/messaging';
 
 /** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
 export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
@@ -76,46 +76,53 @@ export function dispatchQueueDdl(t: DispatchQueueTable): string[] {
 }
 
 interface ClaimedRow {
-  dispatch_id: string;
-  reference_id: string;
   provider: string;
   amount: string;
   currency: string;
   token_standard: string | null;
   sends: number;
   aggregate_status: string;
+  [column: string]: unknown;
 }
 
 /**
- * A queue of requests to send to a provider. Rows are claimed with a lease (`next_attempt_at`
- * moved past the provider call) and a claim token, so the call itself runs outside any
- * transaction and a crashed dispatcher's rows come back once the lease has run out; the
- * provider's idempotency by dispatch id makes that resend safe.
+ * A queue of requests to send to a provider, on the shared work queue of libs/messaging: rows are
+ * claimed with a lease (`next_attempt_at` moved past the provider call) and a claim token, so the
+ * call itself runs outside any transaction and a crashed dispatcher's rows come back once the
+ * lease has run out; the provider's idempotency by dispatch id makes that resend safe. A claim
+ * counts a send (`sends`) and reads the aggregate's status with it.
  */
 export class DispatchQueue {
-  private readonly table: string;
+  readonly work: WorkQueue<ClaimedRow>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly t: DispatchQueueTable,
   ) {
-    this.table = `"${t.schema}".${t.table}`;
+    this.work = new WorkQueue<ClaimedRow>(dataSource, {
+      table: `"${t.schema}".${t.table}`,
+      idColumn: t.idColumn,
+      orderColumn: t.idColumn,
+      claimCountColumn: 'sends',
+      claimJoin: {
+        join: `JOIN "${t.schema}".${t.aggregateTable} a ON a.id = c.${t.referenceColumn}`,
+        columns: 'a.status AS aggregate_status',
+      },
+      channel: dispatchChannel(t.schema),
+    });
   }
 
   /** Queues a request in the caller's transaction; the dispatcher of this process is woken at commit. */
   async enqueue(m: EntityManager, d: NewDispatch, now: Date): Promise<void> {
     await m.query(
-      `INSERT INTO ${this.table} (${this.t.idColumn}, ${this.t.referenceColumn}, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
+      `INSERT INTO ${this.work.t.table} (${this.t.idColumn}, ${this.t.referenceColumn}, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7, $7)`,
       [d.dispatchId, d.referenceId, d.provider, d.amount, d.currency, d.tokenStandard, now],
     );
-    wakeAfterCommit(m, dispatchChannel(this.t.schema));
+    this.work.wake(m);
   }
 
-  /**
-   * Claims up to `limit` due rows that no other dispatcher holds (FOR UPDATE SKIP LOCKED): one
-   * statement, so the claim commits before any provider call starts.
-   */
+  /** Claims up to `limit` due rows that no other dispatcher holds, in one statement committed before any provider call. */
   async claimDue(
     now: Date,
     leaseUntil: Date,
@@ -123,30 +130,10 @@ export class DispatchQueue {
     claimToken: string,
     claimedBy: string,
   ): Promise<ClaimedDispatch[]> {
-    const { idColumn: id, referenceColumn: ref } = this.t;
-    // The outer statement is a SELECT: TypeORM answers an UPDATE ... RETURNING as [rows, count].
-    const rows: ClaimedRow[] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT ${id} FROM ${this.table}
-          WHERE status = 'pending' AND next_attempt_at <= $1
-          ORDER BY next_attempt_at, ${id}
-          LIMIT $2
-          FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE ${this.table} d
-            SET sends = d.sends + 1, next_attempt_at = $3, claim_token = $4, claimed_by = $5, updated_at = $1
-           FROM due
-          WHERE d.${id} = due.${id}
-         RETURNING d.${id} AS dispatch_id, d.${ref} AS reference_id, d.provider, d.amount, d.currency, d.token_standard, d.sends
-       )
-       SELECT c.*, a.status AS aggregate_status
-         FROM claimed c JOIN "${this.t.schema}".${this.t.aggregateTable} a ON a.id = c.reference_id
-        ORDER BY c.dispatch_id`,
-      [now, limit, leaseUntil, claimToken, claimedBy],
-    );
+    const rows = await this.work.claim({ now, leaseUntil, limit, claimToken, claimedBy });
     return rows.map((r) => ({
-      dispatchId: r.dispatch_id,
-      referenceId: r.reference_id,
+      dispatchId: r[this.t.idColumn] as string,
+      referenceId: r[this.t.referenceColumn] as string,
       provider: r.provider,
       amount: r.amount,
       currency: r.currency,
@@ -161,11 +148,8 @@ export class DispatchQueue {
    * ran out and another dispatcher re-claimed the row, that one records the outcome instead.
    */
   async lockClaimed(m: EntityManager, dispatchId: string, claimToken: string): Promise<{ sends: number } | null> {
-    const rows: { sends: number }[] = await m.query(
-      `SELECT sends FROM ${this.table} WHERE ${this.t.idColumn} = $1 AND status = 'pending' AND claim_token = $2 FOR UPDATE`,
-      [dispatchId, claimToken],
-    );
-    return rows.length === 1 ? { sends: Number(rows[0].sends) } : null;
+    const row = await this.work.lockClaimed<{ sends: number }>(m, dispatchId, claimToken, 'sends');
+    return row ? { sends: Number(row.sends) } : null;
   }
 
   async finish(
@@ -175,26 +159,18 @@ export class DispatchQueue {
     now: Date,
     details: { providerPaymentId?: string; error?: string } = {},
   ): Promise<void> {
-    await m.query(
-      `UPDATE ${this.table}
-          SET status = $2, claim_token = NULL, provider_payment_id = COALESCE($3, provider_payment_id), last_error = COALESCE($4, last_error), updated_at = $5
-        WHERE ${this.t.idColumn} = $1`,
-      [dispatchId, status, details.providerPaymentId ?? null, details.error ?? null, now],
-    );
+    await this.work.finish(m, dispatchId, status, now, {
+      provider_payment_id: details.providerPaymentId,
+      last_error: details.error,
+    });
   }
 
   async reschedule(m: EntityManager, dispatchId: string, at: Date, error: string, now: Date): Promise<void> {
-    await m.query(
-      `UPDATE ${this.table} SET next_attempt_at = $2, claim_token = NULL, last_error = $3, updated_at = $4 WHERE ${this.t.idColumn} = $1`,
-      [dispatchId, at, error, now],
-    );
+    await this.work.retryAt(m, dispatchId, at, now, { last_error: error });
   }
 
   /** When the next pending row falls due (claimed rows count at the end of their lease). */
-  async nextDueAt(): Promise<Date | null> {
-    const rows: { at: Date | null }[] = await this.dataSource.query(
-      `SELECT min(next_attempt_at) AS at FROM ${this.table} WHERE status = 'pending'`,
-    );
-    return rows[0]?.at ?? null;
+  nextDueAt(): Promise<Date | null> {
+    return this.work.nextDueAt();
   }
 }

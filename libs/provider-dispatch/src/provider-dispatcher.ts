@@ -1,9 +1,7 @@
 import { LoggerService } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DataSource, EntityManager } from 'typeorm';
-import { NotifiedWorker } from '@payments/messaging';
-import { ClaimedDispatch, dispatchChannel, DispatchQueue, DispatchStatus } from './dispatch-queue';
+import { QueueWorker, workerInstanceId } from '@payments/messaging';
+import { ClaimedDispatch, DispatchQueue, DispatchStatus } from './dispatch-queue';
 import type { ProviderAnswer } from './provider-answer';
 import { RetryPolicy, retryDelayMs } from './retry-policy';
 
@@ -12,7 +10,7 @@ export interface DispatcherOptions {
   autoStart: boolean;
   /** Look for due rows at least this often, in case a NOTIFY was missed. */
   pollIntervalMs: number;
-  /** Rows claimed (and sent concurrently) per round. */
+  /** Rows sent at once by this instance; a slot is claimed again as soon as its send is recorded. */
   batchSize: number;
   /** Names this instance in `claimed_by`, for operators. */
   instanceId: string;
@@ -54,7 +52,8 @@ export interface ProviderDispatcherDeps {
   name: string;
   dataSource: DataSource;
   databaseUrl: string;
-  schema: string;
+  /** @deprecated unused: the queue names its own tables and wake-up channel. Kept so callers compile unchanged. */
+  schema?: string;
   queue: DispatchQueue;
   handler: DispatchHandler;
   clock: { now(): Date };
@@ -64,26 +63,31 @@ export interface ProviderDispatcherDeps {
   logger: LoggerService;
 }
 
-/** A claimed row comes back to the queue this long after its provider call should have ended. */
-const LEASE_MARGIN_MS = 30_000;
-
 /**
- * Sends queued requests to the provider, asynchronously from the merchant's request. Several
- * instances may run it at once: rows are claimed with FOR UPDATE SKIP LOCKED, the provider is
- * called outside any transaction with a per-call timeout, and the outcome is recorded in one
- * transaction (dispatch row, aggregate, outbox) by the service's handler. Woken by NOTIFY when a
- * row is committed; polls as a fallback and for retries that fall due.
+ * Sends queued requests to the provider, asynchronously from the merchant's request, as the
+ * worker of the service's dispatch queue (libs/messaging QueueWorker). Several instances may run
+ * it at once: rows are claimed with a lease, the provider is called outside any transaction with
+ * a per-call timeout, and the outcome is recorded in one transaction (dispatch row, aggregate,
+ * outbox) by the service's handler. Woken when this process commits a row; polls as a fallback
+ * and sleeps until retries fall due.
  */
 export class ProviderDispatcher {
-  private readonly worker: NotifiedWorker;
+  private readonly worker: QueueWorker<ClaimedDispatch>;
 
   constructor(private readonly d: ProviderDispatcherDeps) {
-    this.worker = new NotifiedWorker({
+    this.worker = new QueueWorker<ClaimedDispatch>({
       name: d.name,
       databaseUrl: d.databaseUrl,
-      channel: dispatchChannel(d.schema),
-      round: async () => (await this.dispatchDue()) >= d.options.batchSize,
-      idleDelayMs: () => this.untilNextDue(),
+      queue: d.queue.work,
+      concurrency: d.options.batchSize,
+      workTimeoutMs: d.providerTimeoutMs,
+      instanceId: d.options.instanceId,
+      clock: d.clock,
+      claim: (r) => d.queue.claimDue(r.now, r.leaseUntil, r.limit, r.claimToken, r.claimedBy),
+      idOf: (row) => row.dispatchId,
+      work: (row, claimToken) => this.dispatchOne(row, claimToken),
+      pollIntervalMs: d.options.pollIntervalMs,
+      minIdleMs: 10,
       logger: d.logger,
     });
   }
@@ -92,25 +96,14 @@ export class ProviderDispatcher {
     return this.worker.start();
   }
 
-  /** Stops after the round in flight: its provider calls end within their timeout and are recorded. */
+  /** Stops claiming; the provider calls in flight end within their timeout and are recorded. */
   stop(): Promise<void> {
     return this.worker.stop();
   }
 
   /** Claims the rows due now, sends them and records the outcomes; returns how many it claimed. */
-  async dispatchDue(): Promise<number> {
-    const now = this.d.clock.now();
-    const claimToken = randomUUID();
-    const leaseUntil = new Date(now.getTime() + this.d.providerTimeoutMs + LEASE_MARGIN_MS);
-    const claimed = await this.d.queue.claimDue(
-      now,
-      leaseUntil,
-      this.d.options.batchSize,
-      claimToken,
-      this.d.options.instanceId,
-    );
-    await Promise.all(claimed.map((row) => this.dispatchOne(row, claimToken)));
-    return claimed.length;
+  dispatchDue(): Promise<number> {
+    return this.worker.workDue();
   }
 
   private async dispatchOne(row: ClaimedDispatch, claimToken: string): Promise<void> {
@@ -171,16 +164,8 @@ export class ProviderDispatcher {
     });
     this.d.logger.log(`${row.dispatchId} of ${row.referenceId}: ${summary}`);
   }
-
-  /** How long to sleep: until the next retry falls due, or the poll interval, whichever is sooner. */
-  private async untilNextDue(): Promise<number> {
-    const poll = this.d.options.pollIntervalMs;
-    const next = await this.d.queue.nextDueAt();
-    if (!next) return poll;
-    return Math.max(10, Math.min(poll, next.getTime() - this.d.clock.now().getTime()));
-  }
 }
 
 export function defaultInstanceId(): string {
-  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  return workerInstanceId();
 }

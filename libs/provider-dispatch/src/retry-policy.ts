@@ -1,3 +1,5 @@
+import { backoffMs } from '@payments/backoff';
+
 export interface RetryPolicy {
   /** Sends before a request the provider keeps refusing (unavailable) is given up. */
   maxSends: number;
@@ -7,5 +9,5 @@ export interface RetryPolicy {
 }
 
 export function retryDelayMs(sends: number, policy: RetryPolicy): number {
-  return Math.min(policy.backoffMs * 2 ** Math.max(0, sends - 1), policy.maxBackoffMs);
+  return backoffMs(sends, { baseMs: policy.backoffMs, capMs: policy.maxBackoffMs });
 }

@@ -1,34 +1,29 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { sign } from '@payments/callback-signature';
-import { NotifiedWorker } from '@payments/messaging';
+import { QueueWorker, workerInstanceId } from '@payments/messaging';
 import { AttemptResult, isDelivered, nextRetry } from '@payments/merchant-callbacks-domain';
 import { ShopCallbackSettingsRepository } from '../shop-settings/shop-callback-settings.repository';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 import { postCallback } from './callback-sender';
-import { ClaimedDelivery, deliveryChannel, DeliveryRepository } from './delivery.repository';
+import { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
 
-/** A claimed delivery comes back to the queue this long after its HTTP call should have ended. */
-const LEASE_MARGIN_MS = 30_000;
 /** How long a delivery waits for its shop's settings to arrive on `shops.settings`. */
 const UNKNOWN_SHOP_PAUSE_MS = 1000;
 
 /**
- * The delivery worker pool. It claims due deliveries up to the free slots (bounded overall and
- * per shop), starts their HTTP calls without waiting for them, and goes back to claiming: a
- * merchant that hangs holds its own slots until the timeout, never the loop or other shops'.
- * Each outcome is recorded in one transaction (attempt log, delivery state) whose commit wakes
- * the loop, so a freed slot or the next callback of the same object goes out at once.
+ * The delivery worker pool, on the shared QueueWorker of libs/messaging. It claims due
+ * deliveries up to the free slots (bounded overall and per shop), starts their HTTP calls
+ * without waiting for them, and goes back to claiming: a merchant that hangs holds its own slots
+ * until the timeout, never the loop or other shops'. Each outcome is recorded in one transaction
+ * (attempt log, delivery state); the freed slot runs the loop again, so the next callback of the
+ * same object goes out at once.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
-  private readonly worker: NotifiedWorker;
-  private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly instanceId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly worker: QueueWorker<ClaimedDelivery>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -37,12 +32,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MERCHANT_CALLBACKS_CONFIG) private readonly config: MerchantCallbacksConfig,
   ) {
-    this.worker = new NotifiedWorker({
+    this.worker = new QueueWorker<ClaimedDelivery>({
       name: 'delivering callbacks',
       databaseUrl: config.databaseUrl,
-      channel: deliveryChannel(config.schema),
-      round: () => this.round(),
-      idleDelayMs: () => this.untilNextDue(),
+      queue: deliveries.work,
+      concurrency: config.concurrency,
+      workTimeoutMs: config.httpTimeoutMs,
+      instanceId: workerInstanceId(),
+      clock,
+      claim: (r) =>
+        deliveries.claimDue(r.now, r.leaseUntil, r.limit, config.perShopConcurrency, r.claimToken, r.claimedBy),
+      idOf: (d) => d.id,
+      work: (d, claimToken) => this.deliver(d, claimToken),
+      pollIntervalMs: config.pollIntervalMs,
+      // Rows held back by a busy shop count as due: look again no more often than every 100 ms.
+      minIdleMs: 100,
       logger: this.logger,
     });
   }
@@ -52,31 +56,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Stops claiming, then lets the calls in flight finish (each ends within its timeout) and be recorded. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
-    await Promise.allSettled([...this.inFlight.values()]);
-  }
-
-  /** Claims what the free slots allow and starts sending; answers true when slots and work remain. */
-  private async round(): Promise<boolean> {
-    const free = this.config.concurrency - this.inFlight.size;
-    if (free <= 0) return false;
-    const now = this.clock.now();
-    const claimToken = randomUUID();
-    const leaseUntil = new Date(now.getTime() + this.config.httpTimeoutMs + LEASE_MARGIN_MS);
-    const claimed = await this.deliveries.claimDue(
-      now,
-      leaseUntil,
-      free,
-      this.config.perShopConcurrency,
-      claimToken,
-      this.instanceId,
-    );
-    for (const d of claimed) {
-      const run = this.deliver(d, claimToken).finally(() => this.inFlight.delete(d.id));
-      this.inFlight.set(d.id, run);
-    }
-    return claimed.length === free && this.inFlight.size < this.config.concurrency;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.worker.stop();
   }
 
   private async deliver(d: ClaimedDelivery, claimToken: string): Promise<void> {
@@ -205,14 +186,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       await this.deliveries.reschedule(m, d.id, next.at, now);
       return `attempt ${attempt} failed (${error}); next in ${next.delayMs} ms`;
     });
-  }
-
-  /** Until the next delivery falls due, or the poll interval, whichever is sooner (and not busier than every 100 ms: rows held back by a busy shop count as due). */
-  private async untilNextDue(): Promise<number> {
-    const poll = this.config.pollIntervalMs;
-    if (this.inFlight.size >= this.config.concurrency) return poll;
-    const next = await this.deliveries.nextDueAt();
-    if (!next) return poll;
-    return Math.max(Math.min(poll, 100), Math.min(poll, next.getTime() - this.clock.now().getTime()));
   }
 }

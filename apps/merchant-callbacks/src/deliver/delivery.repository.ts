@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { wakeAfterCommit } from '@payments/messaging';
+import { WorkQueue } from '@payments/messaging';
 import type { DeliveryAttemptView, DeliveryStatus, DeliveryView, ListDeliveriesQuery } from '@payments/contracts';
 import type { CallbackBody } from '@payments/merchant-callbacks-domain';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
@@ -75,26 +75,37 @@ export function toDeliveryView(r: DeliveryRow): DeliveryView {
 }
 
 /**
- * The queue of callbacks to merchants and their delivery log. Rows are claimed with a lease
- * (`next_attempt_at` moved past the HTTP call) and a claim token, so the call runs outside any
- * transaction and a crashed worker's rows come back when the lease has run out.
+ * The queue of callbacks to merchants and their delivery log, on the shared work queue of
+ * libs/messaging: rows are claimed with a lease (`next_attempt_at` moved past the HTTP call) and a
+ * claim token, so the call runs outside any transaction and a crashed worker's rows come back
+ * when the lease has run out. The queue keeps each object's callbacks in sequence order and each
+ * shop's calls in flight under its limit.
  */
 @Injectable()
 export class DeliveryRepository {
   readonly table: string;
+  readonly work: WorkQueue<DeliveryRow>;
   private readonly attemptsTable: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(MERCHANT_CALLBACKS_CONFIG) private readonly config: MerchantCallbacksConfig,
+    @Inject(MERCHANT_CALLBACKS_CONFIG) config: MerchantCallbacksConfig,
   ) {
     this.table = `"${config.schema}".deliveries`;
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
+    this.work = new WorkQueue<DeliveryRow>(dataSource, {
+      table: this.table,
+      idColumn: 'id',
+      orderColumn: 'position',
+      ordering: { keyColumns: ['object_type', 'object_id'], sequenceColumn: 'sequence' },
+      groupColumn: 'shop_id',
+      channel: deliveryChannel(config.schema),
+    });
   }
 
   /** Wakes this process's delivery worker when the caller's transaction commits. */
   notify(m: EntityManager): void {
-    wakeAfterCommit(m, deliveryChannel(this.config.schema));
+    this.work.wake(m);
   }
 
   /** Records one delivery per event, in the consumer's inbox transaction; the worker is woken at commit. */
@@ -122,12 +133,10 @@ export class DeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries that no worker holds (FOR UPDATE SKIP LOCKED), in one
-   * statement, with two rules:
-   * - per object, sequence order: a delivery waits while an earlier one of the same object is
-   *   still pending (in flight or waiting for its retry);
-   * - per shop, at most `perShop` in flight, counting those already claimed, so a shop whose
-   *   endpoint hangs holds only its own slots.
+   * Claims up to `limit` due deliveries that no worker holds, in one statement: per object in
+   * sequence order (a delivery waits while an earlier one of its object is pending, in flight or
+   * waiting for its retry), and at most `perShop` of a shop in flight, so a shop whose endpoint
+   * hangs holds only its own slots.
    */
   async claimDue(
     now: Date,
@@ -137,41 +146,7 @@ export class DeliveryRepository {
     claimToken: string,
     claimedBy: string,
   ): Promise<ClaimedDelivery[]> {
-    const t = this.table;
-    // The outer statement is a SELECT: TypeORM answers an UPDATE ... RETURNING as [rows, count].
-    const rows: DeliveryRow[] = await this.dataSource.query(
-      `WITH inflight AS (
-         SELECT shop_id, count(*)::int AS n FROM ${t}
-          WHERE status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
-          GROUP BY shop_id
-       ), ready AS (
-         SELECT d.id, d.shop_id, d.next_attempt_at, d.position,
-                row_number() OVER (PARTITION BY d.shop_id ORDER BY d.next_attempt_at, d.position) AS rn
-           FROM ${t} d
-          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-            AND NOT EXISTS (
-              SELECT 1 FROM ${t} e
-               WHERE e.status = 'pending' AND e.object_type = d.object_type AND e.object_id = d.object_id
-                 AND (e.sequence < d.sequence OR (e.sequence = d.sequence AND e.position < d.position)))
-       ), picked AS (
-         SELECT r.id FROM ready r LEFT JOIN inflight i ON i.shop_id = r.shop_id
-          WHERE r.rn + COALESCE(i.n, 0) <= $2
-          ORDER BY r.next_attempt_at, r.position
-          LIMIT $3
-       ), locked AS (
-         SELECT d.id FROM ${t} d
-          WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND d.next_attempt_at <= $1
-          FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE ${t} d
-            SET next_attempt_at = $4, claim_token = $5, claimed_by = $6, updated_at = $1
-           FROM locked
-          WHERE d.id = locked.id
-         RETURNING d.*
-       )
-       SELECT * FROM claimed ORDER BY position`,
-      [now, perShop, limit, leaseUntil, claimToken, claimedBy],
-    );
+    const rows = await this.work.claim({ now, leaseUntil, limit, perGroup: perShop, claimToken, claimedBy });
     return rows.map((r) => ({
       id: r.id,
       eventId: r.event_id,
@@ -188,8 +163,7 @@ export class DeliveryRepository {
   /**
    * The common outcome in one statement: a 2xx answer ends the delivery and logs its attempt, if
    * the claim is still this one's (its lease may have run out). Answers the attempt number, or
-   * null when the claim was lost and nothing was recorded. Wakes the worker (the object's next
-   * callback may go now).
+   * null when the claim was lost and nothing was recorded.
    */
   async recordDelivered(
     id: string,
@@ -210,7 +184,6 @@ export class DeliveryRepository {
        RETURNING attempt`,
       [id, claimToken, a.url, a.responseStatus, a.at, now, a.latencyMs],
     );
-    this.notify(this.dataSource.manager);
     return rows.length === 1 ? Number(rows[0].attempt) : null;
   }
 
@@ -220,13 +193,13 @@ export class DeliveryRepository {
     id: string,
     claimToken: string,
   ): Promise<{ attempts: number; windowStartedAt: Date } | null> {
-    const rows: { attempts: number; window_started_at: Date }[] = await m.query(
-      `SELECT attempts, window_started_at FROM ${this.table} WHERE id = $1 AND status = 'pending' AND claim_token = $2 FOR UPDATE`,
-      [id, claimToken],
+    const row = await this.work.lockClaimed<{ attempts: number; window_started_at: Date }>(
+      m,
+      id,
+      claimToken,
+      'attempts, window_started_at',
     );
-    return rows.length === 1
-      ? { attempts: Number(rows[0].attempts), windowStartedAt: rows[0].window_started_at }
-      : null;
+    return row ? { attempts: Number(row.attempts), windowStartedAt: row.window_started_at } : null;
   }
 
   async logAttempt(m: EntityManager, id: string, a: Omit<DeliveryAttemptView, 'at'> & { at: Date }): Promise<void> {
@@ -247,37 +220,23 @@ export class DeliveryRepository {
     now: Date,
     error?: string,
   ): Promise<void> {
-    await m.query(
-      `UPDATE ${this.table}
-          SET status = $2, claim_token = NULL, next_attempt_at = NULL, updated_at = $3,
-              delivered_at = CASE WHEN $2 = 'delivered' THEN $3 ELSE delivered_at END,
-              last_error = COALESCE($4, last_error)
-        WHERE id = $1`,
-      [id, status, now, error ?? null],
-    );
-    this.notify(m);
+    await this.work.finish(m, id, status, now, {
+      next_attempt_at: null,
+      delivered_at: status === 'delivered' ? now : undefined,
+      last_error: error,
+    });
   }
 
   async reschedule(m: EntityManager, id: string, at: Date, now: Date, error?: string): Promise<void> {
-    await m.query(
-      `UPDATE ${this.table} SET next_attempt_at = $2, claim_token = NULL, updated_at = $3, last_error = COALESCE($4, last_error) WHERE id = $1`,
-      [id, at, now, error ?? null],
-    );
-    this.notify(m);
+    await this.work.retryAt(m, id, at, now, { last_error: error });
   }
 
   /**
-   * When the next delivery that could be claimed falls due: unclaimed, and not waiting behind an
-   * earlier one of its object (that one's outcome wakes the worker).
+   * When the next delivery falls due that a claim could take (one waiting behind an earlier
+   * delivery of its object does not count: that one's outcome wakes the worker).
    */
-  async nextDueAt(): Promise<Date | null> {
-    const t = this.table;
-    const rows: { at: Date | null }[] = await this.dataSource.query(
-      `SELECT min(d.next_attempt_at) AS at FROM ${t} d
-        WHERE d.status = 'pending' AND d.claim_token IS NULL
-          AND NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.status = 'pending' AND e.object_type = d.object_type AND e.object_id = d.object_id AND e.sequence < d.sequence)`,
-    );
-    return rows[0]?.at ?? null;
+  nextDueAt(): Promise<Date | null> {
+    return this.work.nextDueAt();
   }
 
   // Operators
@@ -342,7 +301,7 @@ export class DeliveryRepository {
     now: Date,
     limit: number,
   ): Promise<string[]> {
-    const where: string[] = [`NOT (status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > $1)`];
+    const where: string[] = [`NOT ${WorkQueue.inFlight('d', '$1')}`];
     const params: unknown[] = [now];
     const add = (sql: string, v: unknown) => {
       params.push(v);
@@ -355,7 +314,7 @@ export class DeliveryRepository {
     params.push(limit);
     const rows: { id: string }[] = await m.query(
       `WITH target AS (
-         SELECT id FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $${params.length} FOR UPDATE SKIP LOCKED
+         SELECT id FROM ${this.table} d WHERE ${where.join(' AND ')} ORDER BY position LIMIT $${params.length} FOR UPDATE SKIP LOCKED
        ), replayed AS (
          UPDATE ${this.table} d SET status = 'pending', next_attempt_at = $1, window_started_at = $1, claim_token = NULL, updated_at = $1
            FROM target WHERE d.id = target.id RETURNING d.id, d.position
