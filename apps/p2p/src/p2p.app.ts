@@ -22,7 +22,7 @@ export async function startP2p(
   opts: P2pModuleOptions = {},
   host = '127.0.0.1',
 ): Promise<RunningP2p> {
-  const logger = createLogger('p2p', config.logFormat);
+  const logger = createLogger('p2p', config);
   const app = await createHttpApp(P2pModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
     kafka: config.kafka,

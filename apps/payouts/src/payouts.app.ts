@@ -22,7 +22,7 @@ export async function startPayouts(
   opts: PayoutsModuleOptions = {},
   host = '127.0.0.1',
 ): Promise<RunningPayouts> {
-  const logger = createLogger('payouts', config.logFormat);
+  const logger = createLogger('payouts', config);
   const app = await createHttpApp(PayoutsModule.register(config, opts), { logger });
   const transport = new KafkaTransport({
     kafka: config.kafka,

@@ -10,7 +10,7 @@ import {
   ProducerConfig,
   TopicMessages,
 } from 'kafkajs';
-import type { KafkaConfig } from '@payments/platform';
+import type { KafkaConfig, LogLevelName } from '@payments/platform';
 
 const toNest = (level: logLevel) => (entry: LogEntry) => {
   const logger = new Logger(`kafkajs:${entry.namespace}`);
@@ -18,14 +18,28 @@ const toNest = (level: logLevel) => (entry: LogEntry) => {
   const extra =
     Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
-  else logger.warn(`${message}${extra}`);
+  else if (level === logLevel.WARN) logger.warn(`${message}${extra}`);
+  else if (level === logLevel.INFO) logger.log(`${message}${extra}`);
+  else logger.debug(`${message}${extra}`);
+};
+
+/**
+ * kafkajs's own level for a LOG_LEVEL. Its `info` lines (every join, rebalance and commit) are
+ * framework detail, shown from `debug` on; its `debug` (every request) never.
+ */
+const KAFKAJS_LEVEL: Record<LogLevelName, logLevel> = {
+  debug: logLevel.INFO,
+  info: logLevel.WARN,
+  warn: logLevel.WARN,
+  error: logLevel.ERROR,
+  silent: logLevel.NOTHING,
 };
 
 export function createKafka(config: KafkaConfig, clientIdSuffix = ''): Kafka {
   return new Kafka({
     clientId: config.clientId + clientIdSuffix,
     brokers: config.brokers,
-    logLevel: logLevel.WARN,
+    logLevel: KAFKAJS_LEVEL[config.logLevel ?? 'info'],
     logCreator: toNest,
     // A broker restart must not take the service down: keep trying to reconnect.
     retry: { initialRetryTime: 200, retries: 15, maxRetryTime: 5000 },
