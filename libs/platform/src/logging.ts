@@ -37,7 +37,8 @@ export function createLogger(
   return new ConsoleLogger(app, {
     logLevels: NEST_LEVELS[logLevel],
     prefix: app,
-    colors: process.stdout.isTTY,
+    // Escape codes only on a terminal: `npm start` writes the lines to .run/logs files.
+    colors: process.stdout.isTTY === true,
   });
 }
 
