@@ -53,6 +53,8 @@ module.exports = {
       globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
     },
   ],
+  // One line a test file and the totals; console output only from files that failed.
+  reporters: ['<rootDir>/libs/testing/src/quiet-reporter.js', 'summary'],
   testTimeout: 60000,
   // Component tests start services against one broker; two workers fit two cores.
   maxWorkers: 2,
