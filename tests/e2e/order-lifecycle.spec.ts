@@ -6,6 +6,7 @@ import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { untilStatus } from '../support/wait';
 
 /**
  * Orders through the running services: shop settings from the operator API reach the fold, the
@@ -86,14 +87,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
   const get = (shop: TestShop, id: string) => http('GET', `${gw()}/order/${id}`, { token: shop.apiKey });
   const until = (shop: TestShop, id: string, status: string) =>
-    eventually(
-      async () => {
-        const r = await get(shop, id);
-        return r.body.status === status ? r.body : undefined;
-      },
-      15000,
-      `order ${id} ${status}`,
-    );
+    untilStatus(async () => (await get(shop, id)).body, status, `order ${id} ${status}`);
   const eventsOf = async (orderId: string) =>
     (
       await db.query(`SELECT envelope->'payload'->>'status' AS status FROM orders.outbox WHERE key = $1 ORDER BY id`, [
