@@ -12,11 +12,17 @@ import {
 } from 'kafkajs';
 import type { KafkaConfig, LogLevelName } from '@payments/platform';
 
-const toNest = (level: logLevel) => (entry: LogEntry) => {
+/**
+ * kafkajs's lines through Nest's logger, at the level of each line. A failed response to one
+ * request (namespace Connection: a rebalance, a topic that already exists) is kafkajs's detail:
+ * it retries, and what still fails is thrown to our code, which logs it. So those are debug.
+ */
+const toNest = () => (entry: LogEntry) => {
   const logger = new Logger(`kafkajs:${entry.namespace}`);
   const { message, ...rest } = entry.log;
   const extra =
     Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
+  const level = entry.namespace === 'Connection' ? logLevel.DEBUG : entry.level;
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
   else if (level === logLevel.WARN) logger.warn(`${message}${extra}`);
   else if (level === logLevel.INFO) logger.log(`${message}${extra}`);
