@@ -4,7 +4,7 @@ import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
-import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { aShop, anOrder as createOrder, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -48,18 +48,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     return shop;
   }
 
-  async function anOrder(
+  const anOrder = (
     shop: TestShop,
     over: Parameters<typeof anOrderRequest>[0] = {},
     extra: Record<string, unknown> = {},
-  ) {
-    const res = await http('POST', `${gw()}/order`, {
-      token: shop.apiKey,
-      body: { ...anOrderRequest({ amount: '100.99', ...over }), ...extra },
-    });
-    expect(res.status).toBe(201);
-    return res.body as { id: string };
-  }
+  ) => createOrder(gw(), shop, over, extra);
 
   /** Sends a signed sandbox callback; answers the eventId our services give it. */
   async function callback(orderId: string, body: Record<string, unknown>): Promise<string> {
