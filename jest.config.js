@@ -1,4 +1,10 @@
-/** One jest run for the whole monorepo: pure tests and component tests against real Kafka and PostgreSQL. */
+/**
+ * Two jest projects. `unit`: tests that need neither Kafka nor PostgreSQL (the pure libraries and
+ * every other self-contained test); they start nothing and run in seconds. `component`: tests that
+ * run against the real broker and database — everything under tests/ and every file named
+ * `*.component.spec.ts` — with a global set-up that makes sure both are there.
+ * `npx jest --selectProjects unit` runs the first alone, without a broker.
+ */
 const swc = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -10,7 +16,7 @@ const swc = {
   sourceMaps: 'inline',
 };
 
-module.exports = {
+const shared = {
   testEnvironment: 'node',
   rootDir: __dirname,
   transform: {
@@ -28,13 +34,27 @@ module.exports = {
     '^@payments/providers/(.*)$': '<rootDir>/libs/providers/$1/src/index.ts',
     '^@payments/(.*)$': '<rootDir>/libs/$1/src/index.ts',
   },
-  testMatch: [
-    '<rootDir>/tests/**/*.spec.ts',
-    '<rootDir>/apps/**/*.spec.ts',
-    '<rootDir>/libs/**/*.spec.ts',
-    '<rootDir>/tools/**/*.spec.ts',
+};
+
+const everySpec = ['apps', 'libs', 'tools', 'tests'].map((dir) => `<rootDir>/${dir}/**/*.spec.ts`);
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: everySpec,
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/', '\\.component\\.spec\\.ts$'],
+    },
+    {
+      ...shared,
+      displayName: 'component',
+      testMatch: ['<rootDir>/tests/**/*.spec.ts', '<rootDir>/{apps,libs,tools}/**/*.component.spec.ts'],
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
+    },
   ],
-  globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
+  // One line a test file and the totals; console output only from files that failed.
+  reporters: ['<rootDir>/libs/testing/src/quiet-reporter.js', 'summary'],
   testTimeout: 60000,
   // Component tests start services against one broker; two workers fit two cores.
   maxWorkers: 2,

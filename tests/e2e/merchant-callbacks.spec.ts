@@ -11,7 +11,7 @@ import { statusOf } from '@payments/status-codes';
 import { eventually, http, testKafka, TopicReader, uniqueName } from '@payments/testing';
 import { verifyCallback } from '../../examples/merchant-callback-verify/verify';
 import { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver';
-import { anOrderRequest } from '../support/merchant';
+import { anOrder as createOrder, anOrderRequest } from '../support/merchant';
 import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 
 interface Shop {
@@ -83,17 +83,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     return { shopId: res.body.id, apiKey: res.body.apiKey, callbackSecret: res.body.callbackSecret };
   }
 
-  async function anOrder(
-    shop: Shop,
-    extra: Record<string, unknown> = {},
-  ): Promise<{ id: string; order: { merchantOrderId: string } }> {
-    const res = await http('POST', `${gw()}/order`, {
-      token: shop.apiKey,
-      body: { ...anOrderRequest({ amount: '100.99' }), ...extra },
-    });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const anOrder = (shop: Shop, extra: Record<string, unknown> = {}) => createOrder(gw(), shop, {}, extra);
 
   /** The sandbox provider reports the payment of an order as a success. */
   async function paid(orderId: string): Promise<void> {

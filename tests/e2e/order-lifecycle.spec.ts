@@ -4,8 +4,9 @@ import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
-import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { aShop, anOrder as createOrder, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { untilStatus } from '../support/wait';
 
 /**
  * Orders through the running services: shop settings from the operator API reach the fold, the
@@ -47,18 +48,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     return shop;
   }
 
-  async function anOrder(
+  const anOrder = (
     shop: TestShop,
     over: Parameters<typeof anOrderRequest>[0] = {},
     extra: Record<string, unknown> = {},
-  ) {
-    const res = await http('POST', `${gw()}/order`, {
-      token: shop.apiKey,
-      body: { ...anOrderRequest({ amount: '100.99', ...over }), ...extra },
-    });
-    expect(res.status).toBe(201);
-    return res.body as { id: string };
-  }
+  ) => createOrder(gw(), shop, over, extra);
 
   /** Sends a signed sandbox callback; answers the eventId our services give it. */
   async function callback(orderId: string, body: Record<string, unknown>): Promise<string> {
@@ -86,14 +80,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
   const get = (shop: TestShop, id: string) => http('GET', `${gw()}/order/${id}`, { token: shop.apiKey });
   const until = (shop: TestShop, id: string, status: string) =>
-    eventually(
-      async () => {
-        const r = await get(shop, id);
-        return r.body.status === status ? r.body : undefined;
-      },
-      15000,
-      `order ${id} ${status}`,
-    );
+    untilStatus(async () => (await get(shop, id)).body, status, `order ${id} ${status}`);
   const eventsOf = async (orderId: string) =>
     (
       await db.query(`SELECT envelope->'payload'->>'status' AS status FROM orders.outbox WHERE key = $1 ORDER BY id`, [

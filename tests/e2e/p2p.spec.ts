@@ -4,6 +4,8 @@ import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest } from '../support/transfers';
+import * as provider from '../support/provider';
+import * as wait from '../support/wait';
 
 /**
  * P2P transactions through the running services: gateway → p2p.commands → p2p, sent to the
@@ -42,34 +44,11 @@ describe('P2P transactions: from the merchant request to the provider callback a
   }
 
   const until = (id: string, status: string) =>
-    eventually(
-      async () => {
-        const r = await get(id);
-        return r.body.status === status ? r.body : undefined;
-      },
-      15000,
-      `P2P ${id} ${status}`,
-    );
-
-  async function dispatchOf(p2pId: string): Promise<{ dispatch_id: string; status: string; sends: number }> {
-    const rows = (
-      await db.query('SELECT dispatch_id, status, sends FROM p2p.provider_dispatches WHERE p2p_id = $1', [p2pId])
-    ).rows;
-    expect(rows).toHaveLength(1);
-    return rows[0];
-  }
-
-  const published = (p2pId: string) =>
-    events
-      .on(`${stack.prefix}p2p.events`)
-      .filter((m) => m.key === p2pId)
-      .map((m) => m.json);
+    wait.untilStatus(async () => (await get(id)).body, status, `P2P ${id} ${status}`);
+  const dispatchOf = (p2pId: string) => provider.dispatchOf(db, 'p2p', p2pId);
+  const published = (p2pId: string) => wait.published(events, `${stack.prefix}p2p.events`, p2pId);
   const publishedCount = (p2pId: string, n: number) =>
-    eventually(
-      async () => (published(p2pId).length >= n ? published(p2pId) : undefined),
-      15000,
-      `${n} events of ${p2pId}`,
-    );
+    wait.publishedCount(events, `${stack.prefix}p2p.events`, p2pId, n);
 
   it('when a P2P transaction is requested, then it is registered, sent once, and the provider callback completes it, with events 1..3 on p2p.events', async () => {
     const created = await create({ amount: '50.99', extra: { callbackUrl: 'https://shop.example/p2p-callbacks' } });

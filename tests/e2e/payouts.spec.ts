@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
@@ -7,6 +6,8 @@ import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { SandboxPayments } from '../../apps/provider-sandbox/src/sandbox-payments';
 import { aPayoutRequest, TRON_ADDRESS, withPayoutMethods } from '../support/transfers';
+import * as provider from '../support/provider';
+import * as wait from '../support/wait';
 
 /**
  * Payouts through the running services: gateway → payouts.commands → payouts, which sends each
@@ -48,69 +49,17 @@ describe('payouts: from the merchant request to the provider callback and the fi
     return res.body;
   }
 
-  const until = (id: string, status: string, timeoutMs = 15000) =>
-    eventually(
-      async () => {
-        const r = await get(id);
-        return r.body.status === status ? r.body : undefined;
-      },
-      timeoutMs,
-      `payout ${id} ${status}`,
-    );
-
-  async function dispatchOf(payoutId: string): Promise<{ dispatch_id: string; status: string; sends: number }> {
-    const rows = (
-      await db.query('SELECT dispatch_id, status, sends FROM payouts.provider_dispatches WHERE payout_id = $1', [
-        payoutId,
-      ])
-    ).rows;
-    expect(rows).toHaveLength(1);
-    return rows[0];
-  }
-
-  const sandboxPayment = async (payoutId: string, dispatchId: string) => {
-    const res = await http('GET', `${stack.sandbox!.url}/payments/${payoutId}/${dispatchId}?kind=payout`);
-    return res.status === 200 ? res.body : undefined;
-  };
-
-  /** The payout's status changes as published on payouts.events: [sequence, previousStatus, status, statusCode]. */
-  const published = (payoutId: string) =>
-    events
-      .on(`${stack.prefix}payouts.events`)
-      .filter((m) => m.key === payoutId)
-      .map((m) => m.json);
+  const until = (id: string, status: string, timeoutMs?: number) =>
+    wait.untilStatus(async () => (await get(id)).body, status, `payout ${id} ${status}`, timeoutMs);
+  const dispatchOf = (payoutId: string) => provider.dispatchOf(db, 'payout', payoutId);
+  const sandboxPayment = (payoutId: string, dispatchId: string) =>
+    provider.sandboxPayment(stack.sandbox!.url, 'payout', payoutId, dispatchId);
+  const published = (payoutId: string) => wait.published(events, `${stack.prefix}payouts.events`, payoutId);
   const publishedCount = (payoutId: string, n: number) =>
-    eventually(
-      async () => (published(payoutId).length >= n ? published(payoutId) : undefined),
-      15000,
-      `${n} events of ${payoutId}`,
-    );
-
+    wait.publishedCount(events, `${stack.prefix}payouts.events`, payoutId, n);
   /** Waits until the sandbox delivered `count` callbacks and payouts consumed every one of them. */
-  async function callbacksApplied(payoutId: string, dispatchId: string, count: number): Promise<void> {
-    const sent = await eventually(
-      async () => {
-        const p = await sandboxPayment(payoutId, dispatchId);
-        return p?.callbacks.length === count &&
-          p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200)
-          ? p.callbacks
-          : undefined;
-      },
-      15000,
-      `${count} callbacks delivered for ${payoutId}`,
-    );
-    const ids = [...new Set(sent.map((c: { eventId: string }) => callbackEventId('sandbox', c.eventId)))];
-    await eventually(
-      async () => {
-        const r = await db.query('SELECT count(*)::int AS n FROM payouts.inbox WHERE event_id = ANY($1::uuid[])', [
-          ids,
-        ]);
-        return r.rows[0].n === ids.length ? true : undefined;
-      },
-      15000,
-      `callbacks of ${payoutId} consumed`,
-    );
-  }
+  const callbacksApplied = (payoutId: string, dispatchId: string, count: number) =>
+    provider.callbacksApplied(db, stack.sandbox!.url, 'payout', payoutId, dispatchId, count);
 
   const simulate = (body: Record<string, unknown>) =>
     http('POST', `${stack.sandbox!.url}/simulate/callback`, { body: { kind: 'payout', ...body } });
@@ -556,14 +505,6 @@ describe('payouts: from the merchant request to the provider callback and the fi
   });
 });
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('payouts, with the dispatcher driven by the test (rounds on demand, a clock it moves)', () => {
   let stack: TestStack;
   let shop: TestShop;
@@ -576,7 +517,7 @@ describe('payouts, with the dispatcher driven by the test (rounds on demand, a c
       services: ['gateway', 'methods', 'payouts'],
       payouts: { clock, dispatch: { autoStart: false } },
       extraEnv: {
-        SANDBOX_PROVIDER_URL: `http://127.0.0.1:${await closedPort()}`,
+        SANDBOX_PROVIDER_URL: `http://127.0.0.1:${await provider.closedPort()}`,
         PROVIDER_MAX_ATTEMPTS: '2',
         PROVIDER_RETRY_BACKOFF_MS: '60000',
       },

@@ -1,8 +1,6 @@
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { callbackEventId } from '@payments/apps/callbacks-ingest';
-import { eventually, http } from '@payments/testing';
+import { http } from '@payments/testing';
 // Not exported by the orders app's index: the tests drive the dispatcher and wrap the real adapter.
 import { AttemptDispatcher } from '../../apps/orders/src/dispatch-attempt/attempt-dispatcher.service';
 import type {
@@ -13,6 +11,8 @@ import type {
 import { SandboxPaymentProvider } from '../../apps/orders/src/dispatch-attempt/sandbox-payment.provider';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
+import * as providerSupport from '../support/provider';
+import { untilStatus } from '../support/wait';
 
 interface Dispatch {
   payment_id: string;
@@ -41,22 +41,9 @@ function helpers(get: () => { stack: TestStack; shop: TestShop; db: Client }) {
 
   const read = async (id: string) => (await http('GET', `${gw()}/order/${id}`, { token: get().shop.apiKey })).body;
 
-  const until = (id: string, status: string, timeoutMs = 15000) =>
-    eventually(
-      async () => {
-        const order = await read(id);
-        return order.status === status ? order : undefined;
-      },
-      timeoutMs,
-      `order ${id} ${status}`,
-    );
-
-  async function dispatchOf(orderId: string): Promise<Dispatch> {
-    const rows = (await get().db.query('SELECT * FROM orders.provider_dispatches WHERE order_id = $1', [orderId]))
-      .rows as Dispatch[];
-    expect(rows).toHaveLength(1);
-    return rows[0];
-  }
+  const until = (id: string, status: string, timeoutMs?: number) =>
+    untilStatus(() => read(id), status, `order ${id} ${status}`, timeoutMs);
+  const dispatchOf = (orderId: string) => providerSupport.dispatchOf<Dispatch>(get().db, 'order', orderId);
 
   /** The order's status changes as they left through the outbox: [sequence, status, statusCode]. */
   async function eventsOf(orderId: string): Promise<[number, string, string][]> {
@@ -67,41 +54,11 @@ function helpers(get: () => { stack: TestStack; shop: TestShop; db: Client }) {
     return rows.rows.map((r) => [r.p.sequence, r.p.status, r.p.statusCode]);
   }
 
-  async function sandboxPayment(orderId: string, paymentId: string) {
-    const res = await http('GET', `${sandboxUrl()}/payments/${orderId}/${paymentId}`);
-    return res.status === 200 ? res.body : undefined;
-  }
-
+  const sandboxPayment = (orderId: string, paymentId: string) =>
+    providerSupport.sandboxPayment(sandboxUrl(), 'order', orderId, paymentId);
   /** Waits until the sandbox delivered `count` callbacks for the attempt and orders consumed every one of them. */
-  async function callbacksApplied(
-    orderId: string,
-    paymentId: string,
-    count: number,
-  ): Promise<{ eventId: string; status: string; responseStatus: number; responseBody: string }[]> {
-    const sent = await eventually(
-      async () => {
-        const p = await sandboxPayment(orderId, paymentId);
-        return p?.callbacks.length === count &&
-          p.callbacks.every((c: { responseStatus?: number }) => c.responseStatus === 200)
-          ? p.callbacks
-          : undefined;
-      },
-      15000,
-      `${count} callbacks delivered for ${orderId}`,
-    );
-    const eventIds = [...new Set(sent.map((c: { eventId: string }) => callbackEventId('sandbox', c.eventId)))];
-    await eventually(
-      async () => {
-        const r = await get().db.query('SELECT count(*)::int AS n FROM orders.inbox WHERE event_id = ANY($1::uuid[])', [
-          eventIds,
-        ]);
-        return r.rows[0].n === eventIds.length ? true : undefined;
-      },
-      15000,
-      `callbacks of ${orderId} consumed by orders`,
-    );
-    return sent;
-  }
+  const callbacksApplied = (orderId: string, paymentId: string, count: number) =>
+    providerSupport.callbacksApplied(get().db, sandboxUrl(), 'order', orderId, paymentId, count);
 
   const simulate = (body: Record<string, unknown>) => http('POST', `${sandboxUrl()}/simulate/callback`, { body });
 
@@ -348,14 +305,6 @@ describe('provider attempts: orders sends each attempt to the provider sandbox, 
   });
 });
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('provider attempts, with the dispatcher driven by the test (rounds on demand, a clock it moves)', () => {
   let stack: TestStack;
   let shop: TestShop;
@@ -390,7 +339,7 @@ describe('provider attempts, with the dispatcher driven by the test (rounds on d
   });
 
   it('when the provider refuses connections, then the attempt is sent again with backoff, and after the last send the order fails with 2-01-01', async () => {
-    provider = new SandboxPaymentProvider(`http://127.0.0.1:${await closedPort()}`);
+    provider = new SandboxPaymentProvider(`http://127.0.0.1:${await providerSupport.closedPort()}`);
     const id = await h.create('30.00');
 
     await dispatcher.dispatchDue();

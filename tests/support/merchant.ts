@@ -44,3 +44,18 @@ export function anOrderRequest(
     ...(overrides.extra ?? {}),
   };
 }
+
+/** Creates an order of 100.99 (override any part) for `shop`; it must be answered 201. */
+export async function anOrder(
+  gatewayUrl: string,
+  shop: { apiKey: string },
+  over: Parameters<typeof anOrderRequest>[0] = {},
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; order: { merchantOrderId: string } } & Record<string, any>> {
+  const res = await http('POST', `${gatewayUrl}/order`, {
+    token: shop.apiKey,
+    body: { ...anOrderRequest({ amount: '100.99', ...over }), ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}

@@ -60,6 +60,8 @@ export class TestStack {
       OPS_TOKEN: TEST_OPS_TOKEN,
       SANDBOX_CALLBACK_SECRET: TEST_SANDBOX_SECRET,
       LOG_FORMAT: 'pretty',
+      // A green run prints test results, not framework start-up; TEST_LOG_LEVEL=debug shows everything.
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       // Short provider timings, so the slow-provider scenario (.31) times out in a second.
       PROVIDER_TIMEOUT_MS: '1000',
       SANDBOX_SLOW_MS: '3000',

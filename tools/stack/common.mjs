@@ -85,9 +85,10 @@ export async function ensureContractTopics(brokers, prefix = '') {
 
 /**
  * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
- * every line) or, with `logFile`, to that file. Returns null when the service is not built.
+ * every line) or, with `logFile`, to that file, and then also to `echo(line)` where one is given
+ * (`npm start -- --logs` follows the files on the console). Returns null when the service is not built.
  */
-export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
+export function startService(name, env, { logFile, nodeArgs = [], echo } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
   const child = spawn(process.execPath, [...nodeArgs, '-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
@@ -96,7 +97,12 @@ export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const file = logFile ? createWriteStream(logFile) : undefined;
-  const say = file ? (line) => file.write(line + '\n') : (line) => console.log(line);
+  const say = file
+    ? (line) => {
+        file.write(line + '\n');
+        echo?.(line);
+      }
+    : (line) => console.log(line);
   const pipe = (stream) => {
     let buf = '';
     stream.on('data', (d) => {
@@ -111,6 +117,12 @@ export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
   pipe(child.stdout);
   pipe(child.stderr);
   return child;
+}
+
+/** The last `n` lines of a file (a service's log, shown when it failed to start). */
+export function lastLines(file, n = 20) {
+  if (!existsSync(file)) return '';
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
 }
 
 export async function waitForHttp(url, timeoutMs = 60000) {

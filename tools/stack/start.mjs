@@ -1,6 +1,7 @@
 // `npm start`: installs what is missing, starts Kafka and PostgreSQL where none is configured,
-// compiles, runs every service with readable logs, seeds a demo company and shop and prints its
-// API key with a copy-paste example. Ctrl-C stops everything it started.
+// compiles, runs every service with its log in .run/logs/<service>.log, seeds a demo company and
+// shop and prints its API key with a copy-paste example. Ctrl-C stops everything it started.
+// `npm start -- --logs` then follows every service's log on the console.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,9 @@ import {
   ensureContractTopics,
   ensureInfra,
   ensureInstalled,
+  lastLines,
   log,
+  logger,
   ROOT,
   startService,
   waitForHttp,
@@ -26,7 +29,12 @@ const ports = {
   p2p: Number(process.env.P2P_HTTP_PORT ?? 3050),
 };
 const runDir = path.join(ROOT, '.run');
-mkdirSync(runDir, { recursive: true });
+const logsDir = path.join(runDir, 'logs');
+mkdirSync(logsDir, { recursive: true });
+const logFile = (name) => path.join(logsDir, `${name}.log`);
+const followLogs = process.argv.includes('--logs');
+/** Set once the summary is out: from then on `--logs` echoes every service line to the console. */
+let following = false;
 
 function localOpsToken() {
   if (process.env.OPS_TOKEN) return process.env.OPS_TOKEN;
@@ -38,7 +46,7 @@ function localOpsToken() {
 ensureInstalled();
 build();
 const infra = await ensureInfra();
-await ensureContractTopics(infra.env.KAFKA_BROKERS);
+await ensureContractTopics(infra.env.KAFKA_BROKERS, process.env.KAFKA_TOPIC_PREFIX ?? '');
 
 const opsToken = localOpsToken();
 const env = {
@@ -92,10 +100,16 @@ process.on('SIGTERM', () => void shutdown(0));
   'payouts',
   'p2p',
 ].forEach((name) => {
-  const child = startService(name, env);
+  const say = logger(name, 90);
+  const child = startService(name, env, {
+    logFile: logFile(name),
+    echo: followLogs ? (line) => following && say(line) : undefined,
+  });
   child.on('exit', (code, signal) => {
     if (!stopping) {
-      log(`${name} exited (${signal ?? code}); stopping everything`);
+      const file = path.relative(ROOT, logFile(name));
+      log(`${name} exited (${signal ?? code}); the end of ${file}:\n${lastLines(logFile(name))}`);
+      log('stopping everything');
       void shutdown(1);
     }
   });
@@ -103,15 +117,29 @@ process.on('SIGTERM', () => void shutdown(0));
 });
 
 const gateway = `http://127.0.0.1:${ports.gateway}`;
-await Promise.all([
-  waitForHttp(`${gateway}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.ingest}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.orders}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.methods}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.merchantCallbacks}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.payouts}/health`),
-  waitForHttp(`http://127.0.0.1:${ports.p2p}/health`),
-]);
+const health = [
+  ['gateway', ports.gateway],
+  ['callbacks-ingest', ports.ingest],
+  ['orders', ports.orders],
+  ['methods', ports.methods],
+  ['merchant-callbacks', ports.merchantCallbacks],
+  ['payouts', ports.payouts],
+  ['p2p', ports.p2p],
+];
+try {
+  await Promise.all(
+    health.map(([name, port]) =>
+      waitForHttp(`http://127.0.0.1:${port}/health`).catch((err) => {
+        throw new Error(
+          `${name}: ${err.message}; the end of ${path.relative(ROOT, logFile(name))}:\n${lastLines(logFile(name))}`,
+        );
+      }),
+    ),
+  );
+} catch (err) {
+  log(err.message);
+  await shutdown(1);
+}
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
 async function seedDemo() {
@@ -197,15 +225,35 @@ async function seedDemoMethods(shopId) {
   }
 }
 await seedDemoMethods(demo.shopId);
+const relLog = (name) => path.relative(ROOT, logFile(name));
+/** The summary's service lines: name, URL, what else is there (one entry, one line). */
+const serviceLines = [
+  ['gateway', gateway, `OpenAPI: ${gateway}/docs`],
+  ['callbacks-ingest', `http://127.0.0.1:${ports.ingest}`],
+  ['provider-sandbox', `http://127.0.0.1:${ports.sandbox}`],
+  [
+    'merchant-callbacks',
+    `http://127.0.0.1:${ports.merchantCallbacks}`,
+    `health; callback log: ${gateway}/ops/v1/callbacks`,
+  ],
+  ['Kafka', infra.env.KAFKA_BROKERS],
+  ['PostgreSQL', infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')],
+];
+const table = (rows) =>
+  rows
+    .map(([name, url, note]) => `   ${name.padEnd(19)} ${url.padEnd(24)}${note ? ` (${note})` : ''}`.trimEnd())
+    .join('\n');
+const logsHint = followLogs
+  ? " Every service's log follows below (the files stay in .run/logs/)."
+  : ` Logs: one file per service in .run/logs/ (LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}), e.g. tail -f ${relLog('orders')}
+   (every service's on this console: npm start -- --logs)`;
+
 console.log(`
 ────────────────────────────────────────────────────────────────────────────
  Payments is running.
-   gateway           ${gateway}        (OpenAPI: ${gateway}/docs)
-   callbacks-ingest  http://127.0.0.1:${ports.ingest}
-   provider-sandbox  http://127.0.0.1:${ports.sandbox}
-   merchant-callbacks http://127.0.0.1:${ports.merchantCallbacks}  (health; callback log: ${gateway}/ops/v1/callbacks)
-   Kafka             ${infra.env.KAFKA_BROKERS}
-   PostgreSQL        ${infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')}
+${table(serviceLines)}
+
+${logsHint}
 
  Demo shop ${demo.shopId}
    API key       ${demo.apiKey}
@@ -245,3 +293,4 @@ console.log(`
  Ctrl-C stops everything npm start started.
 ────────────────────────────────────────────────────────────────────────────
 `);
+following = followLogs;

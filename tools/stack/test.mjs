@@ -1,7 +1,9 @@
 // `npm test`: installs what is missing, makes sure Kafka and PostgreSQL run, then type-checks,
-// lints and runs every jest test against them, then the bounded fault suite (`test:faults
-// --quick`: its safe scenarios on the same broker and database, a and c on a broker and a
-// PostgreSQL of its own). Arguments are passed to jest (and then the fault suite is skipped).
+// lints and runs every jest test against them (the unit and component projects) and the node:test
+// files of tools/ and examples/, then the bounded fault suite (`test:faults --quick`: its safe
+// scenarios on the same broker and database, a and c on a broker and a PostgreSQL of its own).
+// Arguments are passed to jest (and then the other steps are skipped).
+// A step that passes prints one line; a failing one prints its whole output.
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -14,14 +16,34 @@ const infra = await ensureInfra();
 const env = { ...process.env, ...infra.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
 let failed = false;
 
-function step(name, cmd, args) {
-  log(`${name}…`);
+/**
+ * Runs one step. `quiet` steps keep their output unless they fail; the others (jest, the fault
+ * suite) stream theirs, which is already one line a test file or scenario.
+ */
+function step(name, cmd, args, { quiet = false } = {}) {
+  if (!quiet) log(`${name}…`);
   const t = Date.now();
-  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', env });
+  const r = spawnSync(cmd, args, {
+    cwd: ROOT,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (quiet && r.status !== 0) process.stdout.write(`${r.stdout ?? ''}${r.stderr ?? ''}`);
   log(`${name}: ${r.status === 0 ? 'ok' : `failed (exit ${r.status})`} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   if (r.status !== 0) failed = true;
-  return r.status;
+  return r;
 }
+
+/** The node:test files (dependency-free on purpose: the example is for merchants to copy). */
+const NODE_TESTS = ['tools/faults/reconcile.test.mjs', 'examples/merchant-callback-verify/verify.test.js'];
+/** Totals of a TAP run (`# pass 9`), added to jest's in the closing lines. */
+function tapTotals(out) {
+  const n = (key) => Number(out.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+  return { passed: n('pass'), failed: n('fail') + n('cancelled'), skipped: n('skipped') + n('todo') };
+}
+let nodeTests = { passed: 0, failed: 0, skipped: 0 };
 
 const bin = (p) => path.join(ROOT, 'node_modules', p);
 const results = path.join(ROOT, '.run', 'jest-results.json');
@@ -29,18 +51,32 @@ mkdirSync(path.dirname(results), { recursive: true });
 rmSync(results, { force: true });
 try {
   if (jestArgs.length === 0) {
-    step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+    const quiet = { quiet: true };
+    step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], quiet);
     // The module-boundary rule reads Nx's project graph, which `nx show projects` computes and caches.
-    step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects']);
-    step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
-    step('format (prettier --check)', process.execPath, [
-      bin('prettier/bin/prettier.cjs'),
-      '--check',
-      '--log-level=warn',
-      '.',
-    ]);
+    step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects'], quiet);
+    step(
+      'lint (module boundaries included)',
+      process.execPath,
+      [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0'],
+      quiet,
+    );
+    step(
+      'format (prettier --check)',
+      process.execPath,
+      [bin('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.'],
+      quiet,
+    );
+    const tap = step(
+      'node:test (tools, examples)',
+      process.execPath,
+      ['--test', '--test-reporter=tap', ...NODE_TESTS],
+      quiet,
+    );
+    nodeTests = tapTotals(tap.stdout ?? '');
+    if (nodeTests.passed === 0) failed = true;
   }
-  const jestStatus = step('jest', process.execPath, [
+  const { status: jestStatus } = step('jest', process.execPath, [
     bin('jest/bin/jest.js'),
     '--json',
     `--outputFile=${results}`,
@@ -59,9 +95,10 @@ try {
 
 if (existsSync(results)) {
   const r = JSON.parse(readFileSync(results, 'utf8'));
-  const failedTests = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  const failedTests = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) + nodeTests.failed;
+  const passedTests = r.numPassedTests + nodeTests.passed;
   console.log(`\nsuites: ${r.numPassedTestSuites} passed, ${r.numFailedTestSuites} failed`);
-  console.log(`tests: ${r.numPassedTests} passed, ${failedTests} failed, ${r.numPendingTests} skipped`);
+  console.log(`tests: ${passedTests} passed, ${failedTests} failed, ${r.numPendingTests + nodeTests.skipped} skipped`);
   if (r.numTotalTests === 0) failed = true;
 } else {
   console.log('\ntests: 0 passed, 1 failed (jest produced no results)');

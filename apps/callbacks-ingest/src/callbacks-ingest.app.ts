@@ -19,7 +19,7 @@ export async function startCallbacksIngest(
   relay: Partial<OutboxRelayServiceOptions> = {},
 ): Promise<RunningCallbacksIngest> {
   const app = await createHttpApp(CallbacksIngestModule.register(config, relay), {
-    logger: createLogger('callbacks-ingest', config.logFormat),
+    logger: createLogger('callbacks-ingest', config),
     bodyLimitBytes: 256 * 1024,
   });
   installProblemHandling(app);

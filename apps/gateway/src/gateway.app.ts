@@ -25,7 +25,7 @@ export async function startGateway(
   host = '127.0.0.1',
 ): Promise<RunningGateway> {
   const app = await createHttpApp(GatewayModule.register(config), {
-    logger: createLogger('gateway', config.logFormat),
+    logger: createLogger('gateway', config),
     bodyLimitBytes: config.bodyLimitBytes,
   });
   installProblemHandling(app);

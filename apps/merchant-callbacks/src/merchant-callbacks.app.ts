@@ -19,7 +19,7 @@ export async function startMerchantCallbacks(
   opts: MerchantCallbacksModuleOptions = {},
   host = '127.0.0.1',
 ): Promise<RunningMerchantCallbacks> {
-  const logger = createLogger('merchant-callbacks', config.logFormat);
+  const logger = createLogger('merchant-callbacks', config);
   const app = await createHttpApp(MerchantCallbacksModule.register(config, opts), { logger });
   const transport = await listenWithKafka(
     app,

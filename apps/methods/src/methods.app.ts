@@ -19,7 +19,7 @@ export async function startMethods(
   host = '127.0.0.1',
   opts: MethodsModuleOptions = {},
 ): Promise<RunningMethods> {
-  const logger = createLogger('methods', config.logFormat);
+  const logger = createLogger('methods', config);
   const app = await createHttpApp(MethodsModule.register(config, opts), { logger });
   const transport = await listenWithKafka(
     app,

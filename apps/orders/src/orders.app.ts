@@ -20,7 +20,7 @@ export async function startOrders(
   opts: OrdersModuleOptions = {},
   host = '127.0.0.1',
 ): Promise<RunningOrders> {
-  const logger = createLogger('orders', config.logFormat);
+  const logger = createLogger('orders', config);
   const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
   const transport = await listenWithKafka(
     app,

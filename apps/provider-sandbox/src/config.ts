@@ -1,12 +1,11 @@
-import { EnvReader } from '@payments/platform';
+import { EnvReader, LogConfig, readLogConfig } from '@payments/platform';
 
-export interface SandboxConfig {
+export interface SandboxConfig extends LogConfig {
   callbacksUrl: string;
   secret: string;
   callbackDelayMs: number;
   /** How long the `.31` scenario holds its answer to a payment request. */
   slowMs: number;
-  logFormat: 'pretty' | 'json';
 }
 
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
@@ -15,7 +14,7 @@ export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
     secret: env.string('SANDBOX_CALLBACK_SECRET', 'sandbox-local-secret'),
     callbackDelayMs: env.int('SANDBOX_CALLBACK_DELAY_MS', 200, { min: 0, max: 600000 }),
     slowMs: env.int('SANDBOX_SLOW_MS', 15000, { min: 0, max: 600000 }),
-    logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
+    ...readLogConfig(env),
   };
   env.done('provider-sandbox');
   return config;

@@ -22,7 +22,7 @@ export async function startSandbox(
   host = '127.0.0.1',
 ): Promise<RunningSandbox> {
   const app = await createHttpApp(SandboxModule.register(config), {
-    logger: createLogger('provider-sandbox', config.logFormat),
+    logger: createLogger('provider-sandbox', config),
   });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());

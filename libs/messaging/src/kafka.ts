@@ -10,22 +10,42 @@ import {
   ProducerConfig,
   TopicMessages,
 } from 'kafkajs';
-import type { KafkaConfig } from '@payments/platform';
+import type { KafkaConfig, LogLevelName } from '@payments/platform';
 
-const toNest = (level: logLevel) => (entry: LogEntry) => {
+/**
+ * kafkajs's lines through Nest's logger, at the level of each line. A failed response to one
+ * request (namespace Connection: a rebalance, a topic that already exists) is kafkajs's detail:
+ * it retries, and what still fails is thrown to our code, which logs it. So those are debug.
+ */
+const toNest = () => (entry: LogEntry) => {
   const logger = new Logger(`kafkajs:${entry.namespace}`);
   const { message, ...rest } = entry.log;
   const extra =
     Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
+  const level = entry.namespace === 'Connection' ? logLevel.DEBUG : entry.level;
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
-  else logger.warn(`${message}${extra}`);
+  else if (level === logLevel.WARN) logger.warn(`${message}${extra}`);
+  else if (level === logLevel.INFO) logger.log(`${message}${extra}`);
+  else logger.debug(`${message}${extra}`);
+};
+
+/**
+ * kafkajs's own level for a LOG_LEVEL. Its `info` lines (every join, rebalance and commit) are
+ * framework detail, shown from `debug` on; its `debug` (every request) never.
+ */
+const KAFKAJS_LEVEL: Record<LogLevelName, logLevel> = {
+  debug: logLevel.INFO,
+  info: logLevel.WARN,
+  warn: logLevel.WARN,
+  error: logLevel.ERROR,
+  silent: logLevel.NOTHING,
 };
 
 export function createKafka(config: KafkaConfig, clientIdSuffix = ''): Kafka {
   return new Kafka({
     clientId: config.clientId + clientIdSuffix,
     brokers: config.brokers,
-    logLevel: logLevel.WARN,
+    logLevel: KAFKAJS_LEVEL[config.logLevel ?? 'info'],
     logCreator: toNest,
     // A broker restart must not take the service down: keep trying to reconnect.
     retry: { initialRetryTime: 200, retries: 15, maxRetryTime: 5000 },

@@ -83,6 +83,28 @@ export interface KafkaConfig {
   topicPrefix: string;
   /** Replication factor of topics a service creates itself (the gateway's reply topic). */
   replicationFactor: number;
+  /** kafkajs logs nothing below this (LOG_LEVEL); `info` where not given. */
+  logLevel?: LogLevelName;
+}
+
+/** LOG_LEVEL: what a service logs, from the most to the least: `debug` also shows framework detail. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+export type LogFormat = 'pretty' | 'json';
+
+export interface LogConfig {
+  /** LOG_LEVEL, `info` by default (tests run at `warn`). */
+  logLevel: LogLevelName;
+  /** LOG_FORMAT: `pretty` lines for people, or `json` (one pino object a line) for log shippers. */
+  logFormat: LogFormat;
+}
+
+/** The logging settings of every service, the sandbox included (it has no database or broker). */
+export function readLogConfig(env: EnvReader): LogConfig {
+  return {
+    logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
+  };
 }
 
 /**
@@ -96,15 +118,16 @@ export interface Failpoint {
   afterRows: number;
 }
 
-export interface CommonConfig {
+export interface CommonConfig extends LogConfig {
   databaseUrl: string;
   kafka: KafkaConfig;
-  logFormat: 'pretty' | 'json';
   failpoint?: Failpoint;
 }
 
 export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig {
+  const log = readLogConfig(env);
   return {
+    ...log,
     databaseUrl: env.string('DATABASE_URL'),
     kafka: {
       brokers: env
@@ -115,8 +138,8 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       clientId: env.string('KAFKA_CLIENT_ID', clientId),
       topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
+      logLevel: log.logLevel,
     },
-    logFormat: env.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'pretty'),
     failpoint: readFailpoint(env),
   };
 }

@@ -4,15 +4,20 @@ import { Client } from 'pg';
 import { topicSpecs } from '@payments/contracts';
 import { createTopicsAndWait } from '@payments/messaging';
 
+// The `unit` jest project starts no infrastructure: a test that reaches for it belongs in `component`.
+const NEEDS_INFRA =
+  'run the tests with `npm test`, and name a test that needs Kafka or PostgreSQL *.component.spec.ts ' +
+  '(the jest project `component` makes sure both run)';
+
 export function testBrokers(): string[] {
   const brokers = process.env.KAFKA_BROKERS;
-  if (!brokers) throw new Error('KAFKA_BROKERS is not set; run the tests with `npm test`');
+  if (!brokers) throw new Error(`KAFKA_BROKERS is not set; ${NEEDS_INFRA}`);
   return brokers.split(',');
 }
 
 export function adminDatabaseUrl(): string {
   const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is not set; run the tests with `npm test`');
+  if (!url) throw new Error(`DATABASE_URL is not set; ${NEEDS_INFRA}`);
   return url;
 }
 

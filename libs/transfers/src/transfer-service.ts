@@ -24,7 +24,7 @@ export async function startTransferService(
   options: TransferModuleOptions = {},
   host = '127.0.0.1',
 ): Promise<RunningTransferService> {
-  const logger = createLogger(kind.service, config.logFormat);
+  const logger = createLogger(kind.service, config);
   const app = await createHttpApp(TransferModule.register({ kind, config, options }), { logger });
   const transport = await listenWithKafka(
     app,
