@@ -6,14 +6,16 @@ import { UUID_PATTERN, validate } from './schema';
  * The one envelope of every Kafka message (ARCHITECTURE.md section 2). The payload is checked
  * afterwards by its handler's schema, chosen by `type`.
  */
+const OCCURRED_AT = 'must be an ISO timestamp';
+
 export const envelopeSchema = z
   .object({
     eventId: z.string({ error: 'must be a UUID' }).regex(UUID_PATTERN, { error: 'must be a UUID' }),
     type: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
     version: z.int({ error: 'must be an integer' }),
-    occurredAt: z
-      .string({ error: 'must be an ISO timestamp' })
-      .refine((v) => !Number.isNaN(Date.parse(v)), { error: 'must be an ISO timestamp' }),
+    // Date.parse is checked by parseEnvelope after the schema: a refine here halves the speed of
+    // every consumed message (it turns off zod's compiled fast path for the whole envelope).
+    occurredAt: z.string({ error: OCCURRED_AT }).meta({ format: 'date-time' }),
     correlationId: z.string({ error: 'must be a string' }).describe('The eventId of the message that began the chain'),
     causationId: z
       .string({ error: 'must be a string or null' })
@@ -62,5 +64,7 @@ export function parseEnvelope(raw: Buffer | string | null): EnvelopeParse {
   }
   if (typeof value !== 'object' || value === null) return { kind: 'invalid', reason: 'value is not an object' };
   const r = validate(envelopeSchema, value, '');
-  return r.ok ? { kind: 'ok', envelope: r.value } : { kind: 'invalid', reason: r.error };
+  if (!r.ok) return { kind: 'invalid', reason: r.error };
+  if (Number.isNaN(Date.parse(r.value.occurredAt))) return { kind: 'invalid', reason: `occurredAt ${OCCURRED_AT}` };
+  return { kind: 'ok', envelope: r.value };
 }

@@ -37,9 +37,10 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; error: string 
  * (dead-letter headers stay short); unknown members are dropped, not refused.
  */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, root: string): Validation<z.output<S>> {
-  const r = schema.safeParse(value, { error: message });
+  const r = schema.safeParse(value);
   if (r.success) return { ok: true, value: r.data };
-  const first = r.error.issues[0];
+  // Parsed again for the reason: parse options turn off zod's compiled fast path (5x slower).
+  const first = schema.safeParse(value, { error: message }).error!.issues[0];
   return { ok: false, error: `${pathOf(root, first.path)} ${first.message}` };
 }
 
