@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { UUID_PATTERN, validate } from './schema';
 
+const OCCURRED_AT = 'must be an ISO timestamp';
+
 /**
  * The one envelope of every Kafka message (ARCHITECTURE.md section 2). The payload is checked
  * afterwards by its handler's schema, chosen by `type`.
  */
-const OCCURRED_AT = 'must be an ISO timestamp';
-
 export const envelopeSchema = z
   .object({
     eventId: z.string({ error: 'must be a UUID' }).regex(UUID_PATTERN, { error: 'must be a UUID' }),
@@ -21,7 +21,7 @@ export const envelopeSchema = z
       .string({ error: 'must be a string or null' })
       .nullable()
       .describe('The eventId of the message this one is caused by; null for a first message'),
-    payload: z.looseObject({}, { error: 'must be an object' }),
+    payload: z.looseObject({}, { error: 'must be an object' }).describe("Checked by the schema of the message's type"),
   })
   .describe('The envelope of every Kafka message; the key is the aggregate id');
 
