@@ -1,24 +1,8 @@
-import { array, Check, int, literal, obj, optional, str, uuid } from './schema';
+import { z } from 'zod';
+import { optional, uuid } from './schema';
 
-// merchant-callbacks reads payouts.events and p2p.events with their producers' own checkers
-// (payoutStatusChanged in payouts.ts, p2pStatusChanged in p2p.ts): one contract, one checker.
-
-/**
- * What merchant-callbacks reads from a `shops.settings` snapshot: the callback URL and the secret
- * that signs the callbacks (the shared `shopSettingsSnapshot` checker drops the secret).
- */
-export interface ShopCallbackSettingsSnapshot {
-  shopId: string;
-  version: number;
-  callbackUrl: string | null;
-  callbackSecret?: string;
-}
-export const shopCallbackSettings: Check<ShopCallbackSettingsSnapshot> = obj({
-  shopId: uuid(),
-  version: int(),
-  callbackUrl: (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str()(v, p)),
-  callbackSecret: optional(str({ min: 1 })),
-}) as Check<ShopCallbackSettingsSnapshot>;
+// merchant-callbacks reads orders.events, payouts.events, p2p.events and shops.settings with their
+// producers' own schemas (orders.ts, payouts.ts, p2p.ts, shops.ts): one contract, one schema.
 
 /** Operators' requests on `merchant-callbacks.commands` (request-reply from the gateway). */
 export const MerchantCallbackCommandTypes = {
@@ -31,82 +15,79 @@ export const MerchantCallbackCommandTypes = {
 export const DeliveryStatuses = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DeliveryStatuses)[number];
 
-export interface ListDeliveriesQuery {
-  shopId?: string;
-  objectId?: string;
-  status?: DeliveryStatus;
-  limit: number;
-  /** Opaque; the `nextCursor` of the previous page. */
-  cursor?: string;
-}
-export const listDeliveriesQuery: Check<ListDeliveriesQuery> = obj({
-  shopId: optional(uuid()),
-  objectId: optional(uuid()),
-  status: optional(literal(...DeliveryStatuses)),
-  limit: int(),
-  cursor: optional(str({ pattern: /^[0-9]{1,19}$/ })),
-}) as Check<ListDeliveriesQuery>;
+const deliveryStatus = z.enum(DeliveryStatuses);
 
-export interface DeliveryRef {
-  deliveryId: string;
-}
-export const deliveryRef: Check<DeliveryRef> = obj({ deliveryId: uuid() });
+export const listDeliveriesQuery = z
+  .object({
+    shopId: optional(uuid()),
+    objectId: optional(uuid()),
+    status: optional(deliveryStatus),
+    limit: z.int(),
+    cursor: optional(
+      z
+        .string()
+        .regex(/^[0-9]{1,19}$/, { error: 'must be a cursor from a previous page' })
+        .describe('Opaque; the nextCursor of the previous page'),
+    ),
+  })
+  .describe('Lists merchant-callback deliveries, newest first, a page at a time');
+export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuery>;
 
-/** Replays the deliveries named by id, or those of a shop matching a status and/or a start time. */
-export interface ReplayDeliveriesCommand {
-  deliveryIds?: string[];
-  shopId?: string;
-  status?: DeliveryStatus;
-  /** ISO timestamp: deliveries queued at or after it. */
-  since?: string;
-}
-export const replayDeliveriesCommand: Check<ReplayDeliveriesCommand> = obj({
-  deliveryIds: optional(array(uuid())),
-  shopId: optional(uuid()),
-  status: optional(literal(...DeliveryStatuses)),
-  since: optional(str({ pattern: /^\d{4}-\d{2}-\d{2}T/ })),
-}) as Check<ReplayDeliveriesCommand>;
+export const deliveryRef = z.object({ deliveryId: uuid() }).describe('Names one delivery');
+export type DeliveryRef = z.infer<typeof deliveryRef>;
 
-export interface DeliveryView {
-  id: string;
-  eventId: string;
-  type: string;
-  objectType: string;
-  objectId: string;
-  shopId: string;
-  sequence: number;
-  status: DeliveryStatus;
-  /** Where it went (or goes next); null until known, and for skipped deliveries. */
-  url: string | null;
-  attempts: number;
-  lastResponseStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-}
+export const replayDeliveriesCommand = z
+  .object({
+    deliveryIds: optional(z.array(uuid())),
+    shopId: optional(uuid()),
+    status: optional(deliveryStatus),
+    since: optional(
+      z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}T/, { error: 'must be an ISO timestamp' })
+        .describe('Deliveries queued at or after it'),
+    ),
+  })
+  .describe('Replays the deliveries named by id, or those of a shop matching a status and/or a start time');
+export type ReplayDeliveriesCommand = z.infer<typeof replayDeliveriesCommand>;
 
-export interface DeliveryAttemptView {
-  attempt: number;
-  at: string;
-  url: string;
-  responseStatus: number | null;
-  error: string | null;
-  latencyMs: number;
-}
+export const deliveryView = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  type: z.string(),
+  objectType: z.string(),
+  objectId: z.string(),
+  shopId: z.string(),
+  sequence: z.int(),
+  status: deliveryStatus,
+  url: z.string().nullable().describe('Where it went (or goes next); null until known, and for skipped deliveries'),
+  attempts: z.int(),
+  lastResponseStatus: z.int().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  deliveredAt: z.string().nullable(),
+});
+export type DeliveryView = z.infer<typeof deliveryView>;
 
-export interface DeliveryDetailView extends DeliveryView {
-  /** The body as it is sent (the signature is made fresh at each attempt). */
-  body: unknown;
-  attemptLog: DeliveryAttemptView[];
-}
+export const deliveryAttemptView = z.object({
+  attempt: z.int(),
+  at: z.string(),
+  url: z.string(),
+  responseStatus: z.int().nullable(),
+  error: z.string().nullable(),
+  latencyMs: z.number(),
+});
+export type DeliveryAttemptView = z.infer<typeof deliveryAttemptView>;
 
-export interface DeliveryPage {
-  items: DeliveryView[];
-  nextCursor: string | null;
-}
+export const deliveryDetailView = deliveryView.extend({
+  body: z.unknown().describe('The body as it is sent (the signature is made fresh at each attempt)'),
+  attemptLog: z.array(deliveryAttemptView),
+});
+export type DeliveryDetailView = z.infer<typeof deliveryDetailView>;
 
-export interface ReplayResult {
-  replayed: number;
-  deliveryIds: string[];
-}
+export const deliveryPage = z.object({ items: z.array(deliveryView), nextCursor: z.string().nullable() });
+export type DeliveryPage = z.infer<typeof deliveryPage>;
+
+export const replayResult = z.object({ replayed: z.int(), deliveryIds: z.array(z.string()) });
+export type ReplayResult = z.infer<typeof replayResult>;

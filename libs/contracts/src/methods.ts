@@ -1,4 +1,5 @@
-import { array, bool, Check, decimal, literal, obj, optional, str, uuid } from './schema';
+import { z } from 'zod';
+import { decimal, optional, uuid } from './schema';
 
 /**
  * `methods.queries`: the gateway (and the payouts service) ask the methods service which payment
@@ -28,82 +29,83 @@ export type WalletType = (typeof WalletTypes)[number];
 export const MethodDirections = ['payment', 'payout'] as const;
 export type MethodDirection = (typeof MethodDirections)[number];
 
-/** One currency a method offers, with optional limits per operation (decimal strings). */
-export interface MethodCurrency {
-  currency: string;
-  tokenStandard?: string;
-  minAmount?: string;
-  maxAmount?: string;
-}
+const walletType = z.enum(WalletTypes);
+const direction = z.enum(MethodDirections);
+const instrumentType = z.enum(MethodInstrumentTypes);
+const code = z.string().min(1).max(64);
+const provider = z.string().min(1).max(64);
 
-/**
- * A method as merchants see it. `walletTypes` is present only when at least one is configured
- * (spec 2.5); `cardBrands` only on card methods.
- */
-export interface MethodView {
-  id: string;
-  code: string;
-  instrumentType: MethodInstrumentType;
-  cardBrands?: CardBrand[];
-  walletTypes?: WalletType[];
-  currencies: MethodCurrency[];
-  provider: string;
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/** One currency a method offers, with optional limits per operation (decimal strings). */
+export const methodCurrency = z.object({
+  currency: z.string().min(1).max(32),
+  tokenStandard: optional(z.string().max(16)),
+  minAmount: optional(decimal()),
+  maxAmount: optional(decimal()),
+});
+export type MethodCurrency = z.infer<typeof methodCurrency>;
+
+export const methodView = z
+  .object({
+    id: z.string(),
+    code: z.string(),
+    instrumentType,
+    cardBrands: z.array(z.enum(CardBrands)).optional().describe('Only on card methods'),
+    walletTypes: z.array(walletType).optional().describe('Present only when at least one is configured (spec 2.5)'),
+    currencies: z.array(methodCurrency),
+    provider: z.string(),
+    enabled: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('A payment or payout method as merchants see it');
+export type MethodView = z.infer<typeof methodView>;
 export type PaymentMethodView = MethodView;
 export type PayoutMethodView = MethodView;
 
-export interface MethodListView {
-  shopId: string;
-  methods: MethodView[];
-}
+export const methodListView = z.object({ shopId: z.string(), methods: z.array(methodView) });
+export type MethodListView = z.infer<typeof methodListView>;
 
 /** One payee field a payout needs: where it goes in the payout body and what it must look like. */
-export interface PayoutFieldSpec {
-  /** JSON path in the create-payout body, e.g. `payee.cardNumber`. */
-  path: string;
-  type: 'string';
-  /** A stable name of the format (`pan`, `e164`, `iban`, `bic`, `tron-address`, `evm-address`, …). */
-  format: string;
-  /** An ECMAScript regular expression the whole value matches; some formats check more (Luhn, IBAN checksum). */
-  pattern?: string;
-  required: boolean;
-  description: string;
-}
-
-const walletType = literal(...WalletTypes);
-
-export interface ListMethodsQuery {
-  shopId: string;
-  /** Operators see disabled methods too; merchants never do. */
-  includeDisabled?: boolean;
-}
-export const listMethodsQuery: Check<ListMethodsQuery> = obj({ shopId: uuid(), includeDisabled: optional(bool()) });
-
-export interface PayoutFieldsQuery {
-  shopId: string;
-  method: string;
-  currency: string;
-  tokenStandard?: string;
-  walletType?: WalletType;
-}
-export const payoutFieldsQuery: Check<PayoutFieldsQuery> = obj({
-  shopId: uuid(),
-  method: str({ min: 1, max: 64 }),
-  currency: str({ min: 1, max: 32 }),
-  tokenStandard: optional(str({ max: 16 })),
-  walletType: optional(walletType),
+export const payoutFieldSpec = z.object({
+  path: z.string().describe('JSON path in the create-payout body, e.g. payee.cardNumber'),
+  type: z.literal('string'),
+  format: z.string().describe('A stable name of the format (pan, e164, iban, bic, tron-address, evm-address, ...)'),
+  pattern: z
+    .string()
+    .optional()
+    .describe('An ECMAScript regular expression the whole value matches; some formats check more'),
+  required: z.boolean(),
+  description: z.string(),
 });
+export type PayoutFieldSpec = z.infer<typeof payoutFieldSpec>;
 
-export interface PayoutFieldsView {
-  method: string;
-  currency: string;
-  tokenStandard?: string;
-  walletType?: WalletType;
-  fields: PayoutFieldSpec[];
-}
+export const listMethodsQuery = z
+  .object({
+    shopId: uuid(),
+    includeDisabled: optional(z.boolean().describe('Operators see disabled methods too; merchants never do')),
+  })
+  .describe("Lists a shop's payment or payout methods");
+export type ListMethodsQuery = z.infer<typeof listMethodsQuery>;
+
+export const payoutFieldsQuery = z
+  .object({
+    shopId: uuid(),
+    method: code,
+    currency: z.string().min(1).max(32),
+    tokenStandard: optional(z.string().max(16)),
+    walletType: optional(walletType),
+  })
+  .describe('Which payee fields a payout with this method, currency and wallet type needs');
+export type PayoutFieldsQuery = z.infer<typeof payoutFieldsQuery>;
+
+export const payoutFieldsView = z.object({
+  method: z.string(),
+  currency: z.string(),
+  tokenStandard: z.string().optional(),
+  walletType: walletType.optional(),
+  fields: z.array(payoutFieldSpec),
+});
+export type PayoutFieldsView = z.infer<typeof payoutFieldsView>;
 
 /**
  * What the payouts service asks before it accepts a payout: is this method usable for this
@@ -111,85 +113,41 @@ export interface PayoutFieldsView {
  * `unprocessable` with `errors[]` naming `payout.method`, `payout.cost.currency`, `walletType` or
  * `payout.cost.amount`.
  */
-export interface ResolvePayoutMethodQuery extends PayoutFieldsQuery {
-  amount: string;
-}
-export const resolvePayoutMethodQuery: Check<ResolvePayoutMethodQuery> = obj({
-  shopId: uuid(),
-  method: str({ min: 1, max: 64 }),
-  currency: str({ min: 1, max: 32 }),
-  tokenStandard: optional(str({ max: 16 })),
-  walletType: optional(walletType),
-  amount: decimal(),
-});
+export const resolvePayoutMethodQuery = payoutFieldsQuery
+  .extend({ amount: decimal() })
+  .describe('Is this payout method usable for this currency, wallet type and amount, and with which fields');
+export type ResolvePayoutMethodQuery = z.infer<typeof resolvePayoutMethodQuery>;
 
-export interface ResolvedPayoutMethod {
-  method: PayoutMethodView;
-  fields: PayoutFieldSpec[];
-}
+export const resolvedPayoutMethod = z.object({ method: methodView, fields: z.array(payoutFieldSpec) });
+export type ResolvedPayoutMethod = z.infer<typeof resolvedPayoutMethod>;
 
 /** The definition operators give; checked by `checkMethodDefinition` in `@payments/methods-domain`. */
-export interface MethodDefinition {
-  code: string;
-  instrumentType: MethodInstrumentType;
-  cardBrands?: CardBrand[];
-  walletTypes?: WalletType[];
-  currencies: MethodCurrency[];
-  provider: string;
-  enabled: boolean;
-}
-
-const methodCurrency: Check<MethodCurrency> = obj({
-  currency: str({ min: 1, max: 32 }),
-  tokenStandard: optional(str({ max: 16 })),
-  minAmount: optional(decimal()),
-  maxAmount: optional(decimal()),
+export const methodDefinition = z.object({
+  code,
+  instrumentType,
+  cardBrands: optional(z.array(z.enum(CardBrands))),
+  walletTypes: optional(z.array(walletType)),
+  currencies: z.array(methodCurrency),
+  provider,
+  enabled: z.boolean(),
 });
+export type MethodDefinition = z.infer<typeof methodDefinition>;
+
+const methodRef = { methodId: uuid(), shopId: uuid(), direction };
 
 /** Created with the id the gateway assigned, so a resent command finds the method it made. */
-export interface CreateMethodCommand extends MethodDefinition {
-  methodId: string;
-  shopId: string;
-  direction: MethodDirection;
-}
-export const createMethodCommand: Check<CreateMethodCommand> = obj({
-  methodId: uuid(),
-  shopId: uuid(),
-  direction: literal(...MethodDirections),
-  code: str({ min: 1, max: 64 }),
-  instrumentType: literal(...MethodInstrumentTypes),
-  cardBrands: optional(array(literal(...CardBrands))),
-  walletTypes: optional(array(walletType)),
-  currencies: array(methodCurrency),
-  provider: str({ min: 1, max: 64 }),
-  enabled: bool(),
-});
+export const createMethodCommand = methodDefinition
+  .extend(methodRef)
+  .describe('Creates a payment or payout method of a shop, with the id the gateway assigned');
+export type CreateMethodCommand = z.infer<typeof createMethodCommand>;
 
 /** Changes what is given and keeps the rest; the result is checked as a whole. */
-export interface UpdateMethodCommand extends Partial<Omit<MethodDefinition, 'instrumentType'>> {
-  methodId: string;
-  shopId: string;
-  direction: MethodDirection;
-}
-export const updateMethodCommand: Check<UpdateMethodCommand> = obj({
-  methodId: uuid(),
-  shopId: uuid(),
-  direction: literal(...MethodDirections),
-  code: optional(str({ min: 1, max: 64 })),
-  cardBrands: optional(array(literal(...CardBrands))),
-  walletTypes: optional(array(walletType)),
-  currencies: optional(array(methodCurrency)),
-  provider: optional(str({ min: 1, max: 64 })),
-  enabled: optional(bool()),
-});
+export const updateMethodCommand = methodDefinition
+  .omit({ instrumentType: true })
+  .partial()
+  .extend(methodRef)
+  .describe('Changes what is given of a method and keeps the rest');
+export type UpdateMethodCommand = z.infer<typeof updateMethodCommand>;
 
-export interface DeleteMethodCommand {
-  methodId: string;
-  shopId: string;
-  direction: MethodDirection;
-}
-export const deleteMethodCommand: Check<DeleteMethodCommand> = obj({
-  methodId: uuid(),
-  shopId: uuid(),
-  direction: literal(...MethodDirections),
-});
+export const deleteMethodCommand = z.object(methodRef).describe('Deletes a method of a shop');
+export type DeleteMethodCommand = z.infer<typeof deleteMethodCommand>;

@@ -1,4 +1,5 @@
-import { Check, decimal, int, literal, obj, optional, record, str, uuid } from './schema';
+import { z } from 'zod';
+import { decimal, optional, uuid } from './schema';
 
 export const OrderStatuses = [
   'registered',
@@ -11,14 +12,16 @@ export const OrderStatuses = [
   'failed',
 ] as const;
 export type OrderStatus = (typeof OrderStatuses)[number];
+const orderStatus = z.enum(OrderStatuses);
 
-export interface CostDto {
-  amount: string;
-  currency: string;
-  tokenStandard?: string;
-}
-
-const cost = obj({ amount: decimal(), currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) });
+export const costDto = z
+  .object({
+    amount: decimal(),
+    currency: z.string().min(1).max(32),
+    tokenStandard: optional(z.string().max(16)),
+  })
+  .describe('An amount of money: a decimal string, its currency and, for a crypto token, its standard');
+export type CostDto = z.infer<typeof costDto>;
 
 /** Message types on `orders.commands`. */
 export const OrderCommandTypes = {
@@ -29,151 +32,127 @@ export const OrderCommandTypes = {
   refund: 'order.refund',
 } as const;
 
-export interface CancelOrderCommand {
-  orderId: string;
-  shopId: string;
-}
-export const cancelOrderCommand: Check<CancelOrderCommand> = obj({ orderId: uuid(), shopId: uuid() });
+export const cancelOrderCommand = z.object({ orderId: uuid(), shopId: uuid() }).describe('Cancels an unpaid order');
+export type CancelOrderCommand = z.infer<typeof cancelOrderCommand>;
 
-/** A partial or full refund of a paid order. */
-export interface RefundOrderCommand {
-  refundId: string;
-  orderId: string;
-  shopId: string;
-  cost: CostDto;
-}
-export const refundOrderCommand: Check<RefundOrderCommand> = obj({
-  refundId: uuid(),
-  orderId: uuid(),
-  shopId: uuid(),
-  cost,
-});
+export const refundOrderCommand = z
+  .object({ refundId: uuid(), orderId: uuid(), shopId: uuid(), cost: costDto })
+  .describe('A partial or full refund of a paid order');
+export type RefundOrderCommand = z.infer<typeof refundOrderCommand>;
 
-/** An operator's decision on an order in need_action. */
-export interface ResolveOrderCommand {
-  orderId: string;
-  action: 'accept_reported_amount' | 'fail';
-  operatorNote?: string;
-}
-export const resolveOrderCommand: Check<ResolveOrderCommand> = obj({
-  orderId: uuid(),
-  action: literal('accept_reported_amount', 'fail'),
-  operatorNote: optional(str({ max: 1024 })),
-});
+export const resolveOrderCommand = z
+  .object({
+    orderId: uuid(),
+    action: z.enum(['accept_reported_amount', 'fail']),
+    operatorNote: optional(z.string().max(1024)),
+  })
+  .describe("An operator's decision on an order in need_action");
+export type ResolveOrderCommand = z.infer<typeof resolveOrderCommand>;
 
 export const InstrumentTypes = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'] as const;
 export type InstrumentType = (typeof InstrumentTypes)[number];
 
-export interface MerchantBalance {
-  currency: string;
-  tokenStandard?: string;
-}
-
-export interface CreateOrderCommand {
-  orderId: string;
-  shopId: string;
-  merchantOrderId: string;
-  cost: CostDto;
-  description?: string;
-  instrumentType?: InstrumentType;
-  paymentSettings?: { walletType?: 'personal' | 'company' };
-  payer?: Record<string, unknown>;
-  recipient?: { merchantBalance?: MerchantBalance };
-  /** Overrides the shop's callback URL for this order's callbacks (checked by the gateway). */
-  callbackUrl?: string;
-}
-export const createOrderCommand: Check<CreateOrderCommand> = obj({
-  orderId: uuid(),
-  shopId: uuid(),
-  merchantOrderId: str({ min: 1, max: 128 }),
-  cost,
-  description: optional(str({ max: 1024 })),
-  instrumentType: optional(literal(...InstrumentTypes)),
-  paymentSettings: optional(obj({ walletType: optional(literal('personal', 'company')) })),
-  payer: optional(record()),
-  recipient: optional(
-    obj({
-      merchantBalance: optional(obj({ currency: str({ min: 1, max: 32 }), tokenStandard: optional(str({ max: 16 })) })),
-    }),
-  ),
-  callbackUrl: optional(str({ min: 1, max: 2048 })),
+export const merchantBalance = z.object({
+  currency: z.string().min(1).max(32),
+  tokenStandard: optional(z.string().max(16)),
 });
+export type MerchantBalance = z.infer<typeof merchantBalance>;
 
-export interface GetOrderQuery {
-  orderId: string;
-  shopId: string;
-}
-export const getOrderQuery: Check<GetOrderQuery> = obj({ orderId: uuid(), shopId: uuid() });
+const walletType = z.enum(['personal', 'company']);
 
-export interface PaymentAttemptView {
-  paymentId: string;
-  provider: string;
-  status: string;
-  amount?: string;
-  currency?: string;
-  statusCode?: string;
-  statusDescription?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export const createOrderCommand = z
+  .object({
+    orderId: uuid(),
+    shopId: uuid(),
+    merchantOrderId: z.string().min(1).max(128),
+    cost: costDto,
+    description: optional(z.string().max(1024)),
+    instrumentType: optional(z.enum(InstrumentTypes)),
+    paymentSettings: optional(z.object({ walletType: optional(walletType) })),
+    payer: optional(z.record(z.string(), z.unknown())),
+    recipient: optional(z.object({ merchantBalance: optional(merchantBalance) })),
+    callbackUrl: optional(
+      z
+        .string()
+        .min(1)
+        .max(2048)
+        .describe("Overrides the shop's callback URL for this order's callbacks (checked by the gateway)"),
+    ),
+  })
+  .describe('A payment order the gateway has checked, with the id it assigned');
+export type CreateOrderCommand = z.infer<typeof createOrderCommand>;
 
-export interface RefundView {
-  refundId: string;
-  amount: string;
-  currency: string;
-  createdAt: string;
-}
+export const getOrderQuery = z.object({ orderId: uuid(), shopId: uuid() }).describe('Reads one order of a shop');
+export type GetOrderQuery = z.infer<typeof getOrderQuery>;
 
-/** The order as merchants see it; answered by `order.get` and `order.create`. */
-export interface OrderView {
-  id: string;
-  shopId: string;
-  status: OrderStatus;
-  statusCode?: string;
-  statusDescription?: string;
-  order: {
-    merchantOrderId: string;
-    cost: CostDto;
-    originalCost?: CostDto;
-    reportedCost?: CostDto;
-    description?: string;
-  };
-  customer?: { id: string };
-  instrumentType?: InstrumentType;
-  paymentSettings?: { walletType?: 'personal' | 'company' };
-  payer?: Record<string, unknown>;
-  recipient?: { merchantBalance?: MerchantBalance };
-  data: { payments: PaymentAttemptView[]; refunds?: RefundView[] };
-  createdAt: string;
-  updatedAt: string;
-}
+export const paymentAttemptView = z.object({
+  paymentId: z.string(),
+  provider: z.string(),
+  status: z.string(),
+  amount: z.string().optional(),
+  currency: z.string().optional(),
+  statusCode: z.string().optional(),
+  statusDescription: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type PaymentAttemptView = z.infer<typeof paymentAttemptView>;
+
+export const refundView = z.object({
+  refundId: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  createdAt: z.string(),
+});
+export type RefundView = z.infer<typeof refundView>;
+
+export const orderView = z
+  .object({
+    id: z.string(),
+    shopId: z.string(),
+    status: orderStatus,
+    statusCode: z.string().optional(),
+    statusDescription: z.string().optional(),
+    order: z.object({
+      merchantOrderId: z.string(),
+      cost: costDto,
+      originalCost: costDto.optional(),
+      reportedCost: costDto.optional(),
+      description: z.string().optional(),
+    }),
+    customer: z.object({ id: z.string() }).optional(),
+    instrumentType: z.enum(InstrumentTypes).optional(),
+    paymentSettings: z.object({ walletType: walletType.optional() }).optional(),
+    payer: z.record(z.string(), z.unknown()).optional(),
+    recipient: z.object({ merchantBalance: merchantBalance.optional() }).optional(),
+    data: z.object({ payments: z.array(paymentAttemptView), refunds: z.array(refundView).optional() }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('The order as merchants see it; answered by order.get and order.create');
+export type OrderView = z.infer<typeof orderView>;
 
 /** Message types on `orders.events`. */
 export const OrderEventTypes = { statusChanged: 'order.status_changed' } as const;
 
-export interface OrderStatusChanged {
-  orderId: string;
-  shopId: string;
-  merchantOrderId: string;
-  /** Per-order sequence, starting at 1 with the order's creation, so merchants can drop stale callbacks. */
-  sequence: number;
-  status: OrderStatus;
-  previousStatus: OrderStatus | null;
-  statusCode?: string;
-  statusDescription?: string;
-  cost: CostDto;
-  /** The order's own callback URL, when the merchant gave one; else the shop's applies. */
-  callbackUrl?: string;
-}
-export const orderStatusChanged: Check<OrderStatusChanged> = obj({
-  orderId: uuid(),
-  shopId: uuid(),
-  merchantOrderId: str(),
-  sequence: int(),
-  status: literal(...OrderStatuses),
-  previousStatus: (v, p) => (v === null ? { ok: true, value: null } : literal(...OrderStatuses)(v, p)),
-  statusCode: optional(str()),
-  statusDescription: optional(str()),
-  cost,
-  callbackUrl: optional(str({ min: 1, max: 2048 })),
-}) as Check<OrderStatusChanged>;
+export const orderStatusChanged = z
+  .object({
+    orderId: uuid(),
+    shopId: uuid(),
+    merchantOrderId: z.string(),
+    sequence: z.int().describe("Per order, 1 at the order's creation, so merchants can drop stale callbacks"),
+    status: orderStatus,
+    previousStatus: orderStatus.nullable().describe('null at creation'),
+    statusCode: optional(z.string()),
+    statusDescription: optional(z.string()),
+    cost: costDto,
+    callbackUrl: optional(
+      z
+        .string()
+        .min(1)
+        .max(2048)
+        .describe("The order's own callback URL, when the merchant gave one; else the shop's applies"),
+    ),
+  })
+  .describe('An order changed status; merchant-callbacks turns it into the merchant callback');
+export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;

@@ -1,8 +1,8 @@
-import { Check, literal, int, obj, optional, str, uuid } from './schema';
+import { z } from 'zod';
+import { optional, uuid } from './schema';
 import {
   perObjectCallbackUrl,
   previousTransferStatus,
-  TransferCost,
   transferCost,
   TransferStatus,
   transferStatus,
@@ -20,103 +20,78 @@ export const P2pEventTypes = { statusChanged: 'p2p.status_changed' } as const;
  * One side of a P2P transaction (docs/decisions.md): the merchant's customer reference, contact
  * data, and where the money comes from or goes to (a card number or a wallet id).
  */
-export interface P2pParty {
-  customerId?: string;
-  name?: string;
-  email?: string;
-  phone?: string;
-  cardNumber?: string;
-  walletId?: string;
-}
+export const p2pParty = z
+  .object({
+    customerId: optional(z.string().min(1).max(128)),
+    name: optional(z.string().max(256)),
+    email: optional(z.string().max(254)),
+    phone: optional(z.string().max(16)),
+    cardNumber: optional(z.string().regex(/^[0-9]{12,19}$/, { error: 'must be 12 to 19 digits' })),
+    walletId: optional(z.string().max(128)),
+  })
+  .describe('One side of a P2P transaction: customer reference, contact data, card number or wallet id');
+export type P2pParty = z.infer<typeof p2pParty>;
 
-export interface CreateP2pCommand {
-  p2pId: string;
-  shopId: string;
-  merchantP2pId: string;
-  cost: TransferCost;
-  description?: string;
-  sender?: P2pParty;
-  recipient?: P2pParty;
-  callbackUrl?: string;
-}
+export const createP2pCommand = z
+  .object({
+    p2pId: uuid(),
+    shopId: uuid(),
+    merchantP2pId: z.string().min(1).max(128),
+    cost: transferCost,
+    description: optional(z.string().max(1024)),
+    sender: optional(p2pParty),
+    recipient: optional(p2pParty),
+    callbackUrl: optional(perObjectCallbackUrl()),
+  })
+  .describe('A P2P transaction the gateway has checked, with the id it assigned');
+export type CreateP2pCommand = z.infer<typeof createP2pCommand>;
 
-const party: Check<P2pParty> = obj({
-  customerId: optional(str({ min: 1, max: 128 })),
-  name: optional(str({ max: 256 })),
-  email: optional(str({ max: 254 })),
-  phone: optional(str({ max: 16 })),
-  cardNumber: optional(str({ pattern: /^[0-9]{12,19}$/ })),
-  walletId: optional(str({ max: 128 })),
-});
+export const getP2pQuery = z.object({ p2pId: uuid(), shopId: uuid() }).describe('Reads one P2P transaction of a shop');
+export type GetP2pQuery = z.infer<typeof getP2pQuery>;
 
-export const createP2pCommand: Check<CreateP2pCommand> = obj({
-  p2pId: uuid(),
-  shopId: uuid(),
-  merchantP2pId: str({ min: 1, max: 128 }),
-  cost: transferCost,
-  description: optional(str({ max: 1024 })),
-  sender: optional(party),
-  recipient: optional(party),
-  callbackUrl: optional(perObjectCallbackUrl()),
-});
+export const p2pView = z
+  .object({
+    id: z.string(),
+    shopId: z.string(),
+    status: transferStatus,
+    statusCode: z.string().optional(),
+    statusDescription: z.string().optional(),
+    p2p: z.object({
+      merchantP2pId: z.string(),
+      cost: transferCost,
+      reportedCost: transferCost.optional(),
+      description: z.string().optional(),
+    }),
+    sender: p2pParty.optional(),
+    recipient: p2pParty.optional(),
+    callbackUrl: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('The P2P transaction as merchants see it; card numbers are masked');
+export type P2pView = z.infer<typeof p2pView>;
 
-export interface GetP2pQuery {
-  p2pId: string;
-  shopId: string;
-}
-export const getP2pQuery: Check<GetP2pQuery> = obj({ p2pId: uuid(), shopId: uuid() });
+export const p2pStatusChanged = z
+  .object({
+    p2pId: uuid(),
+    shopId: uuid(),
+    merchantP2pId: z.string(),
+    sequence: z.int().describe('Per P2P transaction, 1 at creation'),
+    status: transferStatus,
+    previousStatus: previousTransferStatus,
+    statusCode: optional(z.string()),
+    statusDescription: optional(z.string()),
+    cost: transferCost,
+    callbackUrl: optional(z.string()),
+  })
+  .describe('p2p.events, keyed by p2pId; merchant-callbacks turns it into the merchant callback');
+export type P2pStatusChanged = z.infer<typeof p2pStatusChanged>;
 
-/** The P2P transaction as merchants see it; card numbers are masked. */
-export interface P2pView {
-  id: string;
-  shopId: string;
-  status: P2pStatus;
-  statusCode?: string;
-  statusDescription?: string;
-  p2p: { merchantP2pId: string; cost: TransferCost; reportedCost?: TransferCost; description?: string };
-  sender?: P2pParty;
-  recipient?: P2pParty;
-  callbackUrl?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** `p2p.events`, keyed by p2pId; merchant-callbacks turns it into the merchant's callback. */
-export interface P2pStatusChanged {
-  p2pId: string;
-  shopId: string;
-  merchantP2pId: string;
-  /** Per P2P transaction, 1 at creation. */
-  sequence: number;
-  status: P2pStatus;
-  /** null at creation. */
-  previousStatus: P2pStatus | null;
-  statusCode?: string;
-  statusDescription?: string;
-  cost: TransferCost;
-  callbackUrl?: string;
-}
-export const p2pStatusChanged: Check<P2pStatusChanged> = obj({
-  p2pId: uuid(),
-  shopId: uuid(),
-  merchantP2pId: str(),
-  sequence: int(),
-  status: transferStatus,
-  previousStatus: previousTransferStatus,
-  statusCode: optional(str()),
-  statusDescription: optional(str()),
-  cost: transferCost,
-  callbackUrl: optional(str()),
-}) as Check<P2pStatusChanged>;
-
-/** An operator's decision on a P2P transaction in need_action, after checking with the provider. */
-export interface ResolveP2pCommand {
-  p2pId: string;
-  action: 'complete' | 'fail';
-  operatorNote?: string;
-}
-export const resolveP2pCommand: Check<ResolveP2pCommand> = obj({
-  p2pId: uuid(),
-  action: literal('complete', 'fail'),
-  operatorNote: optional(str({ max: 1024 })),
-});
+export const resolveP2pCommand = z
+  .object({
+    p2pId: uuid(),
+    action: z.enum(['complete', 'fail']),
+    operatorNote: optional(z.string().max(1024)),
+  })
+  .describe("An operator's decision on a P2P transaction in need_action, after checking with the provider");
+export type ResolveP2pCommand = z.infer<typeof resolveP2pCommand>;

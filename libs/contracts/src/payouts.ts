@@ -1,8 +1,8 @@
-import { Check, literal, obj, optional, record, str, uuid, int } from './schema';
+import { z } from 'zod';
+import { optional, uuid } from './schema';
 import {
   perObjectCallbackUrl,
   previousTransferStatus,
-  TransferCost,
   transferCost,
   TransferStatus,
   transferStatus,
@@ -19,110 +19,83 @@ export const PayoutEventTypes = { statusChanged: 'payout.status_changed' } as co
 export const PayoutInstrumentTypes = ['card', 'wallet', 'bank_transfer', 'mobile_top_up', 'crypto'] as const;
 export type PayoutInstrumentType = (typeof PayoutInstrumentTypes)[number];
 
+const walletType = z.enum(['personal', 'company']);
+
 /**
  * A payout the gateway has already checked: its method resolved through `methods` (the provider
  * and instrument type come from there) and its payee checked against the method's fields.
  */
-export interface CreatePayoutCommand {
-  payoutId: string;
-  shopId: string;
-  merchantPayoutId: string;
-  /** The payout method code of the shop. */
-  method: string;
-  /** The provider the method sends through (from `methods`); `sandbox` locally. */
-  provider: string;
-  cost: TransferCost;
-  /** Existing field, unchanged: kept and answered as given, independent of `cost.tokenStandard`. */
-  cryptoTokenStandard?: string;
-  description?: string;
-  instrumentType?: PayoutInstrumentType;
-  walletType?: 'personal' | 'company';
-  payee: Record<string, unknown>;
-  callbackUrl?: string;
-}
-export const createPayoutCommand: Check<CreatePayoutCommand> = obj({
-  payoutId: uuid(),
-  shopId: uuid(),
-  merchantPayoutId: str({ min: 1, max: 128 }),
-  method: str({ min: 1, max: 64 }),
-  provider: str({ min: 1, max: 64 }),
-  cost: transferCost,
-  cryptoTokenStandard: optional(str({ max: 16 })),
-  description: optional(str({ max: 1024 })),
-  instrumentType: optional(literal(...PayoutInstrumentTypes)),
-  walletType: optional(literal('personal', 'company')),
-  payee: record(),
-  callbackUrl: optional(perObjectCallbackUrl()),
-});
+export const createPayoutCommand = z
+  .object({
+    payoutId: uuid(),
+    shopId: uuid(),
+    merchantPayoutId: z.string().min(1).max(128),
+    method: z.string().min(1).max(64).describe('The payout method code of the shop'),
+    provider: z.string().min(1).max(64).describe('The provider the method sends through (from methods)'),
+    cost: transferCost,
+    cryptoTokenStandard: optional(
+      z.string().max(16).describe('Kept and answered as given, independent of cost.tokenStandard'),
+    ),
+    description: optional(z.string().max(1024)),
+    instrumentType: optional(z.enum(PayoutInstrumentTypes)),
+    walletType: optional(walletType),
+    payee: z.record(z.string(), z.unknown()),
+    callbackUrl: optional(perObjectCallbackUrl()),
+  })
+  .describe('A payout the gateway has checked: method resolved, payee checked against its fields');
+export type CreatePayoutCommand = z.infer<typeof createPayoutCommand>;
 
-export interface GetPayoutQuery {
-  payoutId: string;
-  shopId: string;
-}
-export const getPayoutQuery: Check<GetPayoutQuery> = obj({ payoutId: uuid(), shopId: uuid() });
+export const getPayoutQuery = z.object({ payoutId: uuid(), shopId: uuid() }).describe('Reads one payout of a shop');
+export type GetPayoutQuery = z.infer<typeof getPayoutQuery>;
 
-/** The payout as merchants see it; answered by `payout.create` and `payout.get`. */
-export interface PayoutView {
-  id: string;
-  shopId: string;
-  status: PayoutStatus;
-  statusCode?: string;
-  statusDescription?: string;
-  payout: {
-    merchantPayoutId: string;
-    method: string;
-    cost: TransferCost;
-    /** What the provider reported, while the payout waits in need_action for a mismatch. */
-    reportedCost?: TransferCost;
-    cryptoTokenStandard?: string;
-    description?: string;
-  };
-  instrumentType?: PayoutInstrumentType;
-  walletType?: 'personal' | 'company';
-  /** The payee as given, with card and account numbers masked. */
-  payee: Record<string, unknown>;
-  callbackUrl?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export const payoutView = z
+  .object({
+    id: z.string(),
+    shopId: z.string(),
+    status: transferStatus,
+    statusCode: z.string().optional(),
+    statusDescription: z.string().optional(),
+    payout: z.object({
+      merchantPayoutId: z.string(),
+      method: z.string(),
+      cost: transferCost,
+      reportedCost: transferCost
+        .optional()
+        .describe('What the provider reported, while the payout waits in need_action for a mismatch'),
+      cryptoTokenStandard: z.string().optional(),
+      description: z.string().optional(),
+    }),
+    instrumentType: z.enum(PayoutInstrumentTypes).optional(),
+    walletType: walletType.optional(),
+    payee: z.record(z.string(), z.unknown()).describe('The payee as given, with card and account numbers masked'),
+    callbackUrl: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('The payout as merchants see it; answered by payout.create and payout.get');
+export type PayoutView = z.infer<typeof payoutView>;
 
-/** `payouts.events`, keyed by payoutId; merchant-callbacks turns it into the merchant's callback. */
-export interface PayoutStatusChanged {
-  payoutId: string;
-  shopId: string;
-  merchantPayoutId: string;
-  /** Per payout, 1 at creation, so merchants can drop stale callbacks. */
-  sequence: number;
-  status: PayoutStatus;
-  /** null at creation. */
-  previousStatus: PayoutStatus | null;
-  statusCode?: string;
-  statusDescription?: string;
-  cost: TransferCost;
-  /** The per-payout override of the shop's callback URL, when the merchant gave one. */
-  callbackUrl?: string;
-}
-export const payoutStatusChanged: Check<PayoutStatusChanged> = obj({
-  payoutId: uuid(),
-  shopId: uuid(),
-  merchantPayoutId: str(),
-  sequence: int(),
-  status: transferStatus,
-  previousStatus: previousTransferStatus,
-  statusCode: optional(str()),
-  statusDescription: optional(str()),
-  cost: transferCost,
-  callbackUrl: optional(str()),
-}) as Check<PayoutStatusChanged>;
+export const payoutStatusChanged = z
+  .object({
+    payoutId: uuid(),
+    shopId: uuid(),
+    merchantPayoutId: z.string(),
+    sequence: z.int().describe('Per payout, 1 at creation, so merchants can drop stale callbacks'),
+    status: transferStatus,
+    previousStatus: previousTransferStatus,
+    statusCode: optional(z.string()),
+    statusDescription: optional(z.string()),
+    cost: transferCost,
+    callbackUrl: optional(z.string().describe("The payout's own callback URL, when the merchant gave one")),
+  })
+  .describe('payouts.events, keyed by payoutId; merchant-callbacks turns it into the merchant callback');
+export type PayoutStatusChanged = z.infer<typeof payoutStatusChanged>;
 
-/** An operator's decision on a payout in need_action, after checking with the provider. */
-export interface ResolvePayoutCommand {
-  payoutId: string;
-  action: 'complete' | 'fail';
-  operatorNote?: string;
-}
-export const resolvePayoutCommand: Check<ResolvePayoutCommand> = obj({
-  payoutId: uuid(),
-  action: literal('complete', 'fail'),
-  operatorNote: optional(str({ max: 1024 })),
-});
+export const resolvePayoutCommand = z
+  .object({
+    payoutId: uuid(),
+    action: z.enum(['complete', 'fail']),
+    operatorNote: optional(z.string().max(1024)),
+  })
+  .describe("An operator's decision on a payout in need_action, after checking with the provider");
+export type ResolvePayoutCommand = z.infer<typeof resolvePayoutCommand>;

@@ -1,40 +1,50 @@
-import { Check, bool, int, obj, record, str, uuid } from './schema';
+import { z } from 'zod';
+import { optional, uuid } from './schema';
 
 /** `shops.settings` (compacted, keyed by shop id): the whole current settings of one shop. */
 export const ShopSettingsTypes = { snapshot: 'shop.settings' } as const;
 
-export interface ShopSettingsSnapshot {
-  shopId: string;
-  companyId: string;
-  /** Grows with every change; consumers ignore a snapshot older than the one they have. */
-  version: number;
-  /** Allowed deviation of a reported amount, in percent of the order amount (decimal strings). */
-  amountDeviation: { lowerPercent: string; upperPercent: string };
-  autoFinalizeNeedAction: boolean;
-  /** Processing timeout of payment orders, and overrides per payment setting (instrument type). */
-  processingTimeout: { defaultSeconds: number; byPaymentSetting: Record<string, number> };
-  /** The company setting "Use customer data as payer information". */
-  useCustomerDataAsPayer: boolean;
-  callbackUrl: string | null;
-  /**
-   * Signs the shop's callbacks. `shops.settings` is an internal topic; only merchant-callbacks
-   * reads the secret (`shopCallbackSettings`): this checker leaves it out, so other consumers
-   * never store it. Optional: snapshots published before it existed still parse.
-   */
-  callbackSecret?: string;
-}
-
 export const DEFAULT_PROCESSING_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
-export const shopSettingsSnapshot: Check<ShopSettingsSnapshot> = obj({
-  shopId: uuid(),
-  companyId: uuid(),
-  version: int(),
-  amountDeviation: obj({ lowerPercent: str(), upperPercent: str() }),
-  autoFinalizeNeedAction: bool(),
-  processingTimeout: obj({ defaultSeconds: int(), byPaymentSetting: record() }) as Check<
-    ShopSettingsSnapshot['processingTimeout']
-  >,
-  useCustomerDataAsPayer: bool(),
-  callbackUrl: (v, p) => (v === null || v === undefined ? { ok: true, value: null } : str()(v, p)),
-}) as Check<ShopSettingsSnapshot>;
+/** A `shops.settings` snapshot as the gateway publishes it, secret included. */
+export const shopSettingsPublished = z
+  .object({
+    shopId: uuid(),
+    companyId: uuid(),
+    version: z.int().describe('Grows with every change; consumers ignore a snapshot older than the one they have'),
+    amountDeviation: z
+      .object({ lowerPercent: z.string(), upperPercent: z.string() })
+      .describe('Allowed deviation of a reported amount, in percent of the order amount (decimal strings)'),
+    autoFinalizeNeedAction: z.boolean(),
+    processingTimeout: z
+      .object({ defaultSeconds: z.int(), byPaymentSetting: z.record(z.string(), z.int()) })
+      .describe('Processing timeout of payment orders, and overrides per payment setting (instrument type)'),
+    useCustomerDataAsPayer: z.boolean().describe('The company setting "Use customer data as payer information"'),
+    // A snapshot that leaves it out means "no callback URL" too.
+    callbackUrl: z.string().nullable().default(null).describe("The shop's callback URL; null when none is set"),
+    callbackSecret: optional(
+      z
+        .string()
+        .min(1)
+        .describe(
+          "Signs the shop's callbacks; only merchant-callbacks reads it. Optional: snapshots published before it existed still parse",
+        ),
+    ),
+  })
+  .describe('The whole current settings of one shop (compacted topic, keyed by shop id)');
+export type ShopSettingsSnapshot = z.infer<typeof shopSettingsPublished>;
+
+/**
+ * What every consumer but merchant-callbacks reads: the snapshot without the secret.
+ * `shops.settings` is an internal topic, but a consumer that never parses the secret never stores it.
+ */
+export const shopSettingsSnapshot = shopSettingsPublished.omit({ callbackSecret: true });
+
+/** What merchant-callbacks reads from a snapshot: the callback URL and the secret that signs the callbacks. */
+export const shopCallbackSettings = shopSettingsPublished.pick({
+  shopId: true,
+  version: true,
+  callbackUrl: true,
+  callbackSecret: true,
+});
+export type ShopCallbackSettingsSnapshot = z.infer<typeof shopCallbackSettings>;

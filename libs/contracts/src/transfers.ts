@@ -1,4 +1,5 @@
-import { Check, decimal, literal, obj, optional, str } from './schema';
+import { z } from 'zod';
+import { costDto, CostDto } from './orders';
 
 /**
  * What payouts and P2P transactions share: money going out to someone, with one status set.
@@ -8,21 +9,17 @@ import { Check, decimal, literal, obj, optional, str } from './schema';
 export const TransferStatuses = ['registered', 'in_progress', 'need_action', 'completed', 'failed'] as const;
 export type TransferStatus = (typeof TransferStatuses)[number];
 
-export interface TransferCost {
-  amount: string;
-  currency: string;
-  tokenStandard?: string;
-}
-
-export const transferCost: Check<TransferCost> = obj({
-  amount: decimal(),
-  currency: str({ min: 1, max: 32 }),
-  tokenStandard: optional(str({ max: 16 })),
-});
+/** The same money shape as an order's cost: one schema. */
+export const transferCost = costDto;
+export type TransferCost = CostDto;
 
 /** An http(s) URL given per object, overriding the shop's callback URL (checked at the HTTP edge). */
-export const perObjectCallbackUrl = (): Check<string> => str({ min: 8, max: 2048, pattern: /^https?:\/\/[^\s]+$/i });
+export const perObjectCallbackUrl = () =>
+  z
+    .string()
+    .min(8)
+    .max(2048)
+    .regex(/^https?:\/\/[^\s]+$/i, { error: 'must be an http(s) URL' });
 
-export const transferStatus = literal(...TransferStatuses);
-export const previousTransferStatus: Check<TransferStatus | null> = (v, p) =>
-  v === null ? { ok: true, value: null } : transferStatus(v, p);
+export const transferStatus = z.enum(TransferStatuses);
+export const previousTransferStatus = transferStatus.nullable().describe('null at creation');

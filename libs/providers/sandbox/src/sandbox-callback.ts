@@ -1,4 +1,5 @@
-import { decimal, literal, obj, optional, ProviderEvent, ProviderEventKinds, str } from '@payments/contracts';
+import { decimal, optional, ProviderEvent, ProviderEventKinds, validate } from '@payments/contracts';
+import { z } from 'zod';
 
 export const SANDBOX_PROVIDER_CODE = 'sandbox';
 
@@ -12,16 +13,20 @@ const STATUS_MAP: Record<SandboxStatus, ProviderEvent['status']> = {
   pending: 'pending',
 };
 
-const sandboxCallback = obj({
-  eventId: str({ min: 1, max: 128 }),
-  kind: literal(...ProviderEventKinds),
-  reference: str({ min: 1, max: 128 }),
-  paymentId: optional(str({ min: 1, max: 128 })),
-  status: literal(...SANDBOX_STATUSES),
+const sandboxCallback = z.object({
+  eventId: z.string().min(1).max(128),
+  kind: z.enum(ProviderEventKinds),
+  reference: z.string().min(1).max(128),
+  paymentId: optional(z.string().min(1).max(128)),
+  status: z.enum(SANDBOX_STATUSES),
   amount: decimal(),
-  currency: str({ min: 1, max: 32, pattern: /^[A-Z0-9_]+$/ }),
-  tokenStandard: optional(str({ min: 1, max: 16 })),
-  reason: optional(str({ max: 512 })),
+  currency: z
+    .string()
+    .min(1)
+    .max(32)
+    .regex(/^[A-Z0-9_]+$/, { error: 'must be upper-case letters, digits or _' }),
+  tokenStandard: optional(z.string().min(1).max(16)),
+  reason: optional(z.string().max(512)),
 });
 
 export type SandboxParse =
@@ -35,7 +40,7 @@ export function parseSandboxCallback(rawBody: string): SandboxParse {
   } catch {
     return { kind: 'invalid', reason: 'body is not JSON' };
   }
-  const r = sandboxCallback(json, '');
+  const r = validate(sandboxCallback, json, '');
   if (!r.ok) return { kind: 'invalid', reason: r.error };
   const c = r.value;
   return {
