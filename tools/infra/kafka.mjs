@@ -27,6 +27,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pidAlive, pidRuns, readPid, sleep, withLock } from './process.mjs';
 
 const SCRIPT_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_ROOT_DIR = path.resolve(SCRIPT_DIR, '..', '..');
@@ -42,7 +43,6 @@ const LOCK_TIMEOUT_MS = 300_000; // a cold mvn resolve + first start can take a 
 const JVM_HEAP = ['-Xmx512m', '-Xms256m'];
 
 const defaultLog = (msg) => process.stderr.write(`[kafka] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** All file locations, derived from rootDir (the jars) and runDir (one broker's config, data, pid, log). */
 export function kafkaPaths(rootDir = DEFAULT_ROOT_DIR, runDir = path.join(rootDir, '.run', 'kafka')) {
@@ -89,43 +89,9 @@ function tcpCheck(host, port, timeoutMs = 1000) {
   });
 }
 
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if (e.code === 'EPERM') return true;
-    return false;
-  }
-  // Zombie (exited, not yet reaped by its parent) counts as dead.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state === 'Z' || state === 'X') return false;
-  } catch {
-    /* no /proc (macOS): trust kill(0) */
-  }
-  return true;
-}
-
 /** true if pid is alive and (where /proc exists) really is a kafka.Kafka JVM; guards against pid reuse. */
 function isKafkaPid(pid) {
-  if (!pidAlive(pid)) return false;
-  try {
-    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmd.includes('kafka.Kafka');
-  } catch {
-    return true;
-  }
-}
-
-function readPid(file) {
-  try {
-    const pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(pid) ? pid : null;
-  } catch {
-    return null;
-  }
+  return pidRuns(pid, 'kafka.Kafka');
 }
 
 function tail(file, lines = 60) {
@@ -445,38 +411,6 @@ async function warmUp(brokers, rootDir, log) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// lock, so parallel callers (e.g. several test runners) don't start two brokers
-
-async function withLock(paths, log, fn) {
-  fs.mkdirSync(paths.runDir, { recursive: true });
-  const t0 = Date.now();
-  let announced = false;
-  for (;;) {
-    try {
-      fs.writeFileSync(paths.lockFile, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = readPid(paths.lockFile);
-      if (holder === null || !pidAlive(holder)) {
-        fs.rmSync(paths.lockFile, { force: true }); // stale lock from a killed run
-        continue;
-      }
-      if (Date.now() - t0 > LOCK_TIMEOUT_MS)
-        throw new Error(`timed out waiting for ${paths.lockFile} (held by pid ${holder})`);
-      if (!announced) log(`waiting for another ensure (pid ${holder}) to finish ...`);
-      announced = true;
-      await sleep(500);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    if (readPid(paths.lockFile) === process.pid) fs.rmSync(paths.lockFile, { force: true });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // public API
 
 /**
@@ -534,7 +468,8 @@ export async function stopKafka({
  *
  * @param {{ rootDir?: string, log?: (msg: string) => void, timeoutMs?: number, port?: number,
  *   controllerPort?: number, runDir?: string, heap?: string[], keepData?: boolean }} [opts]
- * @returns {Promise<{ brokers: string, startedByUs: boolean, stop: () => Promise<void> }>}
+ * @returns {Promise<{ brokers: string, startedByUs: boolean, pid?: number, stop: () => Promise<void> }>}
+ *          pid: the broker's JVM (leader of its own process group) when this call started it.
  *          stop() stops the broker only if this call started it; otherwise it is a no-op.
  */
 export async function ensureKafka({
@@ -565,7 +500,8 @@ export async function ensureKafka({
     return { brokers, startedByUs: false, stop: noop };
   }
 
-  return withLock(paths, log, async () => {
+  // the lock: parallel callers (several test runners) must not start two brokers
+  return withLock(paths.lockFile, { log, timeoutMs: LOCK_TIMEOUT_MS }, async () => {
     // re-check under the lock: someone may have just started it, or it is still starting
     if ((await tcpCheck(KAFKA_HOST, port)) && (await probeKafka(brokers, rootDir))) {
       log(`reusing broker at ${brokers} (started by a concurrent caller)`);
@@ -646,6 +582,7 @@ export async function ensureKafka({
     return {
       brokers,
       startedByUs: true,
+      pid: readPid(paths.pidFile) ?? undefined,
       stop: async () => {
         await stopKafka({ rootDir, runDir, log });
       },
@@ -694,7 +631,8 @@ export async function ensureTopics(
         if (!errs.every((x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
       }
       created.push(...missing.map((t) => t.topic));
-      log(`created topics: ${created.join(', ')}`);
+      // One line, not every name: a run creates two dozen topics under its prefix.
+      log(`created ${created.length} topic(s)${commonPrefix(created)}`);
     }
     // wait for leaders on all requested topics (also covers topics created concurrently by others)
     const names = topics.map((t) => t.topic);
@@ -724,6 +662,12 @@ export async function ensureTopics(
   } finally {
     await admin.disconnect().catch(() => {});
   }
+}
+
+/** " under <prefix>" when every name shares a run prefix ("bench…." up to the first dot). @param {string[]} names */
+function commonPrefix(names) {
+  const first = names[0]?.slice(0, names[0].indexOf('.') + 1);
+  return first && names.every((n) => n.startsWith(first)) ? ` under ${first}` : '';
 }
 
 /** Status snapshot for the CLI and for debugging. */
