@@ -7,10 +7,16 @@
 //   FAULTS_ONLY=a,c                     only these scenarios (ids as in the table of docs/faults.md)
 //   FAULTS_ORDERS=120 FAULTS_WORKERS=6  load per scenario
 //
+//   --no-build                          dist/ is compiled already
+//
 // b, d, e, f and g only kill or duplicate what the suite itself started, so they run on the shared
 // infrastructure (KAFKA_BROKERS / DATABASE_URL). a and c crash a broker or a PostgreSQL: each
-// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own, and stops it
-// again however the run ends (finally, SIGINT/SIGTERM, exit).
+// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own.
+//
+// It exits when done, and stops and removes whatever it started or created — services, its own
+// broker and PostgreSQL, each scenario's database, topics and consumer groups — also on ^C or
+// SIGTERM (a second one kills at once); a watchdog stops its processes should the suite itself be
+// killed. Leftovers of crashed runs older than an hour go at the next start.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -19,7 +25,9 @@ import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
 import { freePort, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
 import { ensureKafka, stopKafka } from '../infra/kafka.mjs';
-import { createDatabase, dropDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
+import { createDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
+import { readPid, startRun, stopChild } from '../infra/process.mjs';
+import { removeScratch, scratchNames, sweepLeftovers } from '../infra/scratch.mjs';
 import { request } from '../bench/load.mjs';
 import { ordersOf, reconcile } from './reconcile.mjs';
 
@@ -105,48 +113,11 @@ async function untilAnswered(agent, url, spec, deadline, answers) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the suite started and must stop however it ends: service processes, its own broker and
-// PostgreSQL. Both infra processes are detached (their own session), so a ^C never reaches them.
+// What the suite started it stops however it ends (tools/infra/process.mjs). Its own broker and
+// PostgreSQL are detached (their own session), so a ^C reaches the suite, which stops them in order.
 
-const liveChildren = new Set();
-const ownedInfra = new Map(); // name → { stop(): Promise, killNow(): void }
-
-async function releaseAll() {
-  for (const c of liveChildren) c.kill('SIGKILL');
-  for (const [name, o] of ownedInfra) {
-    ownedInfra.delete(name);
-    await o.stop().catch((err) => log(`could not stop the suite's ${name}: ${err.message}`));
-  }
-}
-
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    log(`${signal}: stopping what the suite started`);
-    releaseAll().finally(() => process.exit(1));
-  });
-}
-// Last resort (an uncaught error, process.exit elsewhere): synchronous kills only.
-process.on('exit', () => {
-  for (const c of liveChildren) c.kill('SIGKILL');
-  for (const o of ownedInfra.values()) o.killNow();
-});
-
-function pidIn(file, line = 0) {
-  try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[line], 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-function killPid(pid, signal) {
-  try {
-    if (pid) process.kill(pid, signal);
-  } catch {
-    /* gone */
-  }
-}
+const run = startRun({ name: 'fault suite', log });
+const BUILD = !process.argv.includes('--no-build');
 
 /** A port outside the ephemeral range, so no client connection takes it while its server is down. */
 async function stablePort(avoid = []) {
@@ -171,19 +142,28 @@ async function startOwnKafka() {
   rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
   const port = await stablePort();
   const opts = { ...base, port, controllerPort: await stablePort([port]), heap: OWN_KAFKA_HEAP, keepData: true };
-  ownedInfra.set('kafka', {
-    stop: () => stopKafka(base),
-    killNow: () => killPid(pidIn(path.join(OWN_KAFKA_DIR, 'broker.pid')), 'SIGKILL'),
+  const pidFile = path.join(OWN_KAFKA_DIR, 'broker.pid');
+  const own = () => run.own(readPid(pidFile) ?? undefined, { group: true });
+  const stop = run.defer("stop the suite's broker", async () => {
+    const pid = readPid(pidFile);
+    await stopKafka(base);
+    run.disown(pid ?? undefined);
+    rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
   });
   const { brokers } = await ensureKafka(opts);
+  own();
   return {
     brokers,
-    crash: () => stopKafka({ ...base, signal: 'SIGKILL' }),
-    restart: () => ensureKafka(opts),
-    stop: async () => {
-      ownedInfra.delete('kafka');
-      await stopKafka(base);
+    crash: async () => {
+      const pid = readPid(pidFile);
+      await stopKafka({ ...base, signal: 'SIGKILL' });
+      run.disown(pid ?? undefined);
     },
+    restart: async () => {
+      await ensureKafka(opts);
+      own();
+    },
+    stop,
   };
 }
 
@@ -195,19 +175,28 @@ async function startOwnPostgres() {
   // durable: synchronous_commit = on, as in production; with the dev default (off) a crash loses
   // the last commits PostgreSQL had already acknowledged, and c reports them lost.
   const opts = { ...base, port: await stablePort(), durable: true };
-  ownedInfra.set('postgres', {
-    stop: () => stopEmbeddedPostgres(base),
-    killNow: () => killPid(pidIn(path.join(OWN_PG_DIR, 'postmaster.pid')), 'SIGQUIT'), // immediate shutdown
+  const pidFile = path.join(OWN_PG_DIR, 'postmaster.pid');
+  // SIGINT is the postmaster's fast shutdown.
+  const own = () => run.own(readPid(pidFile) ?? undefined, { signal: 'SIGINT' });
+  const stop = run.defer("stop the suite's PostgreSQL", async () => {
+    const pid = readPid(pidFile);
+    await stopEmbeddedPostgres(base);
+    run.disown(pid ?? undefined);
   });
   const { adminUrl } = await ensurePostgres(opts);
+  own();
   return {
     adminUrl,
-    crash: () => stopEmbeddedPostgres({ ...base, mode: 'immediate' }),
-    restart: () => ensurePostgres(opts),
-    stop: async () => {
-      ownedInfra.delete('postgres');
-      await stopEmbeddedPostgres(base);
+    crash: async () => {
+      const pid = readPid(pidFile);
+      await stopEmbeddedPostgres({ ...base, mode: 'immediate' });
+      run.disown(pid ?? undefined);
     },
+    restart: async () => {
+      await ensurePostgres(opts);
+      own();
+    },
+    stop,
   };
 }
 
@@ -242,8 +231,15 @@ async function main() {
   // Never ensureInstalled(): node_modules may be a symlink shared with other checkouts, and npm ci
   // through it would empty theirs.
   const started = Date.now();
-  build();
+  if (BUILD) build();
   const infra = await ensureInfra();
+  run.defer('stop the broker and database the suite started', async () => {
+    await infra.stop();
+    for (const p of infra.processes) run.disown(p.pid);
+  });
+  for (const p of infra.processes) run.own(p.pid, p);
+  const swept = await sweepLeftovers({ brokers: infra.env.KAFKA_BROKERS, databaseUrl: infra.env.DATABASE_URL });
+  if (swept) log(swept);
   const logDir = path.join(ROOT, '.run', 'faults');
   mkdirSync(logDir, { recursive: true });
   const ids = ONLY ?? (QUICK ? QUICK_IDS : SCENARIOS.map((s) => s.id));
@@ -253,11 +249,9 @@ async function main() {
   const chosen = SCENARIOS.filter((s) => ids.includes(s.id));
   log(`${chosen.length} scenario(s), ${ORDERS} orders and ${WORKERS} workers each`);
   const results = [];
-  try {
-    for (const sc of chosen) results.push(await runScenario(sc, infra, logDir));
-  } finally {
-    await releaseAll();
-    await infra.stop();
+  for (const sc of chosen) {
+    if (run.finishing) break;
+    results.push(await runScenario(sc, infra, logDir));
   }
   console.log(
     '\n| scenario | acknowledged orders | acknowledged callbacks | lost | duplicated | recovery: first success | recovery: settled |',
@@ -271,16 +265,16 @@ async function main() {
   const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (failed.length) {
     console.log(`\nFAILED (${took}): ${failed.map((r) => `${r.name}${r.error ? ` (${r.error})` : ''}`).join('; ')}`);
-    process.exit(1);
+    return 1;
   }
   console.log(`\nall ${results.length} scenarios: 0 lost, 0 duplicated (${took})`);
+  return 0;
 }
 
 async function runScenario(sc, infra, logDir) {
   const t0 = Date.now();
   log(`— ${sc.name}`);
-  const prefix = `faults${Date.now().toString(36)}.`;
-  const dbName = `payments_faults_${process.pid}_${Date.now().toString(36)}`;
+  const { prefix, database: dbName } = scratchNames('faults');
   const result = { name: sc.name, orders: 0, callbacks: 0, lost: 0, duplicated: 0 };
   const ownKafka = sc.crashKafka ? await startOwnKafka().catch((err) => ({ error: err })) : undefined;
   const ownPostgres = sc.crashPostgres ? await startOwnPostgres().catch((err) => ({ error: err })) : undefined;
@@ -288,15 +282,36 @@ async function runScenario(sc, infra, logDir) {
   if (setupError) {
     result.error = `the suite's own ${ownKafka?.error ? 'broker' : 'PostgreSQL'} did not start: ${setupError.message}`;
     log(`  error: ${result.error}`);
-    await releaseAll();
+    await ownKafka?.stop?.();
+    await ownPostgres?.stop?.();
     return result;
   }
   const infraEnv = { ...infra.env, ...(ownKafka ? { KAFKA_BROKERS: ownKafka.brokers } : {}) };
   const adminDbUrl = ownPostgres?.adminUrl ?? infra.env.DATABASE_URL;
-  await createDatabase(adminDbUrl, dbName);
-  const dbUrl = adminDbUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+  /** @type {Map<string, import('node:child_process').ChildProcess & { logFile?: string }>} */
+  const children = new Map();
+  /** @type {Awaited<ReturnType<typeof startReceiver>> | undefined} */
+  let receiver;
+  let finishing = false;
+  // However the scenario ends (an interrupt included): its services, merchant, database, topics
+  // and groups go, then the broker or PostgreSQL of its own.
+  const cleanUp = run.defer(`clean up scenario ${sc.id}`, async () => {
+    finishing = true;
+    await Promise.all([...children.values()].map((c) => stopChild(c)));
+    await receiver?.close();
+    const k = await removeScratch({
+      brokers: ownKafka ? undefined : infra.env.KAFKA_BROKERS,
+      databaseUrl: ownPostgres ? undefined : adminDbUrl,
+      prefix,
+      database: dbName,
+    });
+    if (k?.left.length) log(`  consumer groups still busy, left for the next run's sweep: ${k.left.join(', ')}`);
+    await ownKafka?.stop();
+    await ownPostgres?.stop();
+  });
+  const dbUrl = await createDatabase(adminDbUrl, dbName);
   await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
-  const receiver = await startReceiver();
+  receiver = await startReceiver();
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([n]) => [n, await freePort()])));
   const env = systemEnv({
     infraEnv,
@@ -307,25 +322,22 @@ async function runScenario(sc, infra, logDir) {
     sandboxSecret: SANDBOX_SECRET,
     instanceId: 'faults',
   });
-  const children = new Map();
-  const start = (name, extraEnv = {}) => {
+  const start = (/** @type {string} */ name, extraEnv = {}) => {
+    if (run.finishing) throw new Error('interrupted');
     const logFile = path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`);
-    const child = startService(name, { ...env, ...extraEnv }, { logFile });
+    const child = /** @type {import('node:child_process').ChildProcess & { logFile?: string }} */ (
+      startService(name, { ...env, ...extraEnv }, { logFile })
+    );
     child.logFile = logFile;
-    liveChildren.add(child);
-    child.once('exit', () => liveChildren.delete(child));
+    run.own(child.pid);
+    child.once('exit', () => run.disown(child.pid));
     children.set(name, child);
     return child;
   };
-  let finishing = false;
-  const stop = (name, signal) =>
-    new Promise((resolve) => {
-      const c = children.get(name);
-      if (!c || c.exitCode !== null || c.signalCode) return resolve();
-      c.once('exit', resolve);
-      c.kill(signal);
-      setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-    });
+  const stop = async (/** @type {string} */ name, /** @type {NodeJS.Signals} */ sig) => {
+    const c = children.get(name);
+    if (c) await stopChild(c, sig);
+  };
   const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS * 3 });
   let injected;
   try {
@@ -343,7 +355,7 @@ async function runScenario(sc, infra, logDir) {
         FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)),
       });
       armed.once('exit', (code, signal) => {
-        if (finishing) return;
+        if (finishing || run.finishing) return;
         faultAt = Date.now();
         failpointFired = signal === 'SIGKILL';
         // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
@@ -507,13 +519,7 @@ async function runScenario(sc, infra, logDir) {
     finishing = true;
     agent.destroy();
     await injected?.catch(() => undefined);
-    await Promise.all([...children.keys()].map((n) => stop(n, 'SIGTERM')));
-    await receiver.close();
-    await dropDatabase(adminDbUrl, dbName).catch(() => undefined);
-    if (ownKafka) await ownKafka.stop().catch((err) => log(`  could not stop the suite's broker: ${err.message}`));
-    else await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
-    if (ownPostgres)
-      await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
+    await cleanUp();
   }
   return result;
 }
@@ -534,21 +540,4 @@ async function countPublished(dbUrl, schema, ids) {
   }
 }
 
-/** The run's topics go again: the broker may be the shared one. */
-async function deleteTopics(brokers, prefix) {
-  const { createRequire } = await import('node:module');
-  const { Kafka, logLevel } = createRequire(import.meta.url)('kafkajs');
-  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (topics.length) await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+void run.main(main);

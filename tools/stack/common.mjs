@@ -62,6 +62,11 @@ export async function ensureInfra() {
     env: { KAFKA_BROKERS: kafka.brokers, DATABASE_URL: pg.url },
     startedKafka: kafka.startedByUs,
     startedPostgres: pg.startedByUs,
+    /** What this call started, for a run's watchdog (tools/infra/process.mjs). */
+    processes: [
+      ...(kafka.pid ? [{ pid: kafka.pid, group: true }] : []),
+      ...(pg.pid ? [{ pid: pg.pid, signal: /** @type {const} */ ('SIGINT') }] : []),
+    ],
     async stop() {
       if (kafka.startedByUs) await kafka.stop();
       if (pg.startedByUs) await pg.stop();
