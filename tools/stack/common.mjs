@@ -95,9 +95,10 @@ export async function ensureContractTopics(brokers, prefix = '') {
 export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
-  const child = spawn(process.execPath, [...nodeArgs, '-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
+  // tsconfig-paths resolves the @payments/* imports to dist/libs (tsconfig.dist.json says how).
+  const child = spawn(process.execPath, [...nodeArgs, '-r', 'tsconfig-paths/register', main], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const file = logFile ? createWriteStream(logFile) : undefined;
