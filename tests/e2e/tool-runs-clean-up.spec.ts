@@ -150,9 +150,15 @@ async function databasesLeft(kind: string, pid: number): Promise<string[]> {
 
 async function expectNothingLeft(run: Finished, kind: 'bench' | 'faults') {
   const prefix = prefixOf(run);
-  expect(processesLeft(run, prefix)).toEqual([]);
-  expect(await kafkaLeft(prefix)).toEqual({ topics: [], groups: [] });
-  expect(await databasesLeft(kind, run.pid)).toEqual([]);
+  const left = {
+    processes: processesLeft(run, prefix),
+    ...(await kafkaLeft(prefix)),
+    databases: await databasesLeft(kind, run.pid),
+  };
+  const nothing = { processes: [], topics: [], groups: [], databases: [] };
+  // The run's last lines say why, when something is left.
+  const tail = JSON.stringify(left) === JSON.stringify(nothing) ? [] : run.lines.slice(-8);
+  expect({ left, tail }).toEqual({ left: nothing, tail: [] });
 }
 
 const bench = ['tools/bench/bench.mjs', ['--smoke', '--no-build']] as const;

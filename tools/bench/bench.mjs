@@ -77,9 +77,9 @@ async function startMerchantReceiver() {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   return {
-    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
     completedAt,
     received: () => received,
     close: () => new Promise((r) => server.close(r)),

@@ -69,9 +69,9 @@ async function startReceiver() {
       res.writeHead(200).end();
     });
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   return {
-    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
     deliveries,
     state,
     close: () => new Promise((r) => server.close(r)),
@@ -102,7 +102,8 @@ async function untilAnswered(agent, url, spec, deadline, answers) {
       if (res.status < 500 && res.status !== 409 && res.status !== 429)
         throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
       outcome = String(res.status);
-    } catch (err) {
+    } catch (e) {
+      const err = /** @type {Error} */ (e);
       if (err.message?.includes('→')) throw err;
       outcome = err.message === 'client timeout' ? 'timeout' : 'no answer';
     }
@@ -275,15 +276,19 @@ async function runScenario(sc, infra, logDir) {
   const t0 = Date.now();
   log(`— ${sc.name}`);
   const { prefix, database: dbName } = scratchNames('faults');
+  /** @type {{ name: string, orders: number, callbacks: number, lost: number, duplicated: number, error?: string, firstOk?: string, settledIn?: string }} */
   const result = { name: sc.name, orders: 0, callbacks: 0, lost: 0, duplicated: 0 };
-  const ownKafka = sc.crashKafka ? await startOwnKafka().catch((err) => ({ error: err })) : undefined;
-  const ownPostgres = sc.crashPostgres ? await startOwnPostgres().catch((err) => ({ error: err })) : undefined;
-  const setupError = ownKafka?.error ?? ownPostgres?.error;
-  if (setupError) {
-    result.error = `the suite's own ${ownKafka?.error ? 'broker' : 'PostgreSQL'} did not start: ${setupError.message}`;
+  /** @type {Awaited<ReturnType<typeof startOwnKafka>> | undefined} */
+  let ownKafka;
+  /** @type {Awaited<ReturnType<typeof startOwnPostgres>> | undefined} */
+  let ownPostgres;
+  try {
+    if (sc.crashKafka) ownKafka = await startOwnKafka();
+    if (sc.crashPostgres) ownPostgres = await startOwnPostgres();
+  } catch (err) {
+    result.error = `the suite's own ${sc.crashKafka ? 'broker' : 'PostgreSQL'} did not start: ${/** @type {Error} */ (err).message}`;
     log(`  error: ${result.error}`);
-    await ownKafka?.stop?.();
-    await ownPostgres?.stop?.();
+    await ownKafka?.stop();
     return result;
   }
   const infraEnv = { ...infra.env, ...(ownKafka ? { KAFKA_BROKERS: ownKafka.brokers } : {}) };
@@ -339,10 +344,13 @@ async function runScenario(sc, infra, logDir) {
     if (c) await stopChild(c, sig);
   };
   const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS * 3 });
+  /** @type {Promise<void> | undefined} */
   let injected;
   try {
+    /** @type {number | null} */
     let faultAt = null;
     let failpointFired = false;
+    /** @type {string[] | undefined} */
     let failpointBatch;
     for (const [n] of SERVICES) {
       if (n !== sc.failpoint) {
@@ -360,7 +368,7 @@ async function runScenario(sc, infra, logDir) {
         failpointFired = signal === 'SIGKILL';
         // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
         setTimeout(() => {
-          const ids = readFileSync(armed.logFile, 'utf8').match(
+          const ids = readFileSync(/** @type {string} */ (armed.logFile), 'utf8').match(
             /failpoint outbox-after-publish: outbox ids ([\d,]+)/,
           )?.[1];
           failpointBatch = ids?.split(',') ?? [];
@@ -463,7 +471,7 @@ async function runScenario(sc, infra, logDir) {
         await sleep(5000);
         receiver.state.mode = 'ok';
       } else if (sc.crashKafka || sc.crashPostgres) {
-        const own = ownKafka ?? ownPostgres;
+        const own = /** @type {{ crash(): Promise<void>, restart(): Promise<void> }} */ (ownKafka ?? ownPostgres);
         await own.crash();
         await sleep(OUTAGE_MS);
         await own.restart();
@@ -513,7 +521,7 @@ async function runScenario(sc, infra, logDir) {
       `  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`,
     );
   } catch (err) {
-    result.error = String(err?.message ?? err);
+    result.error = String(/** @type {Error} */ (err)?.message ?? err);
     log(`  error: ${result.error}`);
   } finally {
     finishing = true;

@@ -42,7 +42,8 @@ const STOP_TIMEOUT_MS = 20_000;
 const LOCK_TIMEOUT_MS = 300_000; // a cold mvn resolve + first start can take a while
 const JVM_HEAP = ['-Xmx512m', '-Xms256m'];
 
-const defaultLog = (msg) => process.stderr.write(`[kafka] ${msg}\n`);
+/** @param {string} msg */
+const defaultLog = (msg) => void process.stderr.write(`[kafka] ${msg}\n`);
 
 /** All file locations, derived from rootDir (the jars) and runDir (one broker's config, data, pid, log). */
 export function kafkaPaths(rootDir = DEFAULT_ROOT_DIR, runDir = path.join(rootDir, '.run', 'kafka')) {
@@ -181,6 +182,7 @@ function libUpToDate(paths, version) {
 }
 
 /** Resolve the broker jars into tools/kafka/target/lib unless already there for this version/pom. */
+/** @param {{ rootDir?: string, log?: (msg: string) => void, force?: boolean }} [opts] */
 export async function resolveKafkaJars({ rootDir = DEFAULT_ROOT_DIR, log = defaultLog, force = false } = {}) {
   const paths = kafkaPaths(rootDir);
   const version = readKafkaVersion(rootDir);
@@ -320,6 +322,13 @@ function formatStorage(paths, log) {
   return true;
 }
 
+/** @typedef {{ code: number | null, signal: string | null, error?: Error }} Exited */
+
+/**
+ * @param {ReturnType<typeof kafkaPaths>} paths
+ * @param {string} version
+ * @returns {{ pid: number, exited: () => Exited | null }}
+ */
 function startJvm(paths, version, heap = JVM_HEAP) {
   fs.appendFileSync(
     paths.logFile,
@@ -347,15 +356,20 @@ function startJvm(paths, version, heap = JVM_HEAP) {
   ];
   const child = spawn(javaBin(), args, { cwd: paths.runDir, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
+  /** @type {Exited | null} */
   let exited = null;
   child.on('exit', (code, signal) => (exited = { code, signal }));
   child.on('error', (e) => (exited = { code: null, signal: null, error: e }));
   child.unref();
   fs.writeFileSync(paths.pidFile, `${child.pid}\n`);
-  return { pid: child.pid, exited: () => exited };
+  return { pid: /** @type {number} */ (child.pid), exited: () => exited };
 }
 
-async function waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port = KAFKA_PORT }) {
+/**
+ * @param {{ brokers: string, pid: number, exited?: () => Exited | null,
+ *   timeoutMs: number, rootDir: string, port?: number }} opts
+ */
+async function waitReady({ brokers, pid, exited, timeoutMs, rootDir, port = KAFKA_PORT }) {
   const t0 = Date.now();
   while (Date.now() - t0 < timeoutMs) {
     const ex = exited?.();
@@ -404,7 +418,7 @@ async function warmUp(brokers, rootDir, log) {
     await tx.abort();
     log(`warmed up group/transaction coordinators in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } catch (e) {
-    log(`warm-up skipped: ${e.message}`);
+    log(`warm-up skipped: ${/** @type {Error} */ (e).message}`);
   } finally {
     await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
   }
@@ -416,6 +430,7 @@ async function warmUp(brokers, rootDir, log) {
 /**
  * Stop the broker recorded in <runDir>/broker.pid (default .run/kafka): SIGTERM, wait up to 20 s,
  * then SIGKILL. With signal 'SIGKILL' it is killed at once, as a crash (the fault suite).
+ * @param {{ rootDir?: string, runDir?: string, log?: (msg: string) => void, timeoutMs?: number, signal?: NodeJS.Signals }} [opts]
  * @returns {Promise<boolean>} true if a running broker was stopped
  */
 export async function stopKafka({
@@ -510,7 +525,7 @@ export async function ensureKafka({
     const existingPid = readPid(paths.pidFile);
     if (existingPid !== null && isKafkaPid(existingPid)) {
       log(`broker pid ${existingPid} is running but not ready yet, waiting ...`);
-      const r = await waitReady({ brokers, paths, pid: existingPid, timeoutMs, rootDir, port });
+      const r = await waitReady({ brokers, pid: existingPid, timeoutMs, rootDir, port });
       if (r.ok) return { brokers, startedByUs: false, stop: noop };
       throw new Error(
         `existing broker pid ${existingPid} is not usable: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`,
@@ -542,7 +557,7 @@ export async function ensureKafka({
         `starting Kafka ${version} broker (log: ${path.relative(process.cwd(), paths.logFile) || paths.logFile}) ...`,
       );
       const { pid, exited } = startJvm(paths, version, heap);
-      const r = await waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port });
+      const r = await waitReady({ brokers, pid, exited, timeoutMs, rootDir, port });
       if (r.ok) {
         log(`broker pid ${pid} ready at ${brokers} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         await warmUp(brokers, rootDir, log);
@@ -627,8 +642,8 @@ export async function ensureTopics(
         });
       } catch (e) {
         // a concurrent caller created some of them first: fine
-        const errs = e.errors ?? [e];
-        if (!errs.every((x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
+        const errs = /** @type {any} */ (e).errors ?? [e];
+        if (!errs.every((/** @type {any} */ x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
       }
       created.push(...missing.map((t) => t.topic));
       // One line, not every name: a run creates two dozen topics under its prefix.

@@ -51,7 +51,8 @@ const PLATFORM_PACKAGES = [
   'windows-x64',
 ];
 
-const defaultLog = (msg) => process.stderr.write(`[postgres] ${msg}\n`);
+/** @param {string} msg */
+const defaultLog = (msg) => void process.stderr.write(`[postgres] ${msg}\n`);
 
 /** The embedded package is shared by every server; each data dir has its own log and lock. */
 export function postgresPaths(rootDir = DEFAULT_ROOT_DIR, dataDir = path.join(rootDir, '.run', 'pg')) {
@@ -128,14 +129,15 @@ export async function createDatabase(adminUrl, name) {
       try {
         await c.query(`CREATE DATABASE ${quoteIdent(name)}`);
         return;
-      } catch (e) {
+      } catch (err) {
+        const e = /** @type {{ code?: string }} */ (err);
         if (e.code === '42P04' || e.code === '23505') return; // created concurrently
         // "source database template1 is being accessed by other users": another CREATE DATABASE is copying it
         if (e.code === '55006' && attempt < 20) {
           await sleep(100 + Math.random() * 200);
           continue;
         }
-        throw e;
+        throw err;
       }
     }
   });
@@ -329,6 +331,7 @@ function runAsPostgres(bin, args, ids, opts = {}) {
 /**
  * Stop the embedded server in dataDir (default .run/pg) with pg_ctl stop -m fast, or with mode
  * 'immediate' as a crash would (no checkpoint; the next start runs crash recovery).
+ * @param {{ rootDir?: string, dataDir?: string, log?: (msg: string) => void, mode?: 'fast' | 'immediate' }} [opts]
  * @returns {Promise<boolean>} true if one was running
  */
 export async function stopEmbeddedPostgres({
@@ -466,12 +469,12 @@ export async function ensurePostgres({
 
   const paths = postgresPaths(rootDir, dataDir);
   const adminUrl = embeddedUrl('postgres', port);
-  const finish = async (startedByUs) => {
+  const finish = async (/** @type {boolean} */ startedByUs) => {
     const url = await createDatabase(adminUrl, APP_DATABASE);
     return {
       url,
       adminUrl,
-      mode: 'embedded',
+      mode: /** @type {const} */ ('embedded'),
       startedByUs,
       pid: startedByUs ? (postmasterPid(paths) ?? undefined) : undefined,
       stop: startedByUs

@@ -11,7 +11,7 @@
 const owned = new Map();
 const parent = Number(process.argv[2]);
 
-const send = (/** @type {number} */ pid, /** @type {NodeJS.Signals} */ sig) => {
+const send = (/** @type {number} */ pid, /** @type {NodeJS.Signals | 0} */ sig) => {
   try {
     process.kill(pid, sig);
     return true;

@@ -94,25 +94,32 @@ export async function deleteKafkaScratch(brokers, select, { groupWaitMs = 40_000
   try {
     const topics = (await admin.listTopics()).filter(select);
     if (topics.length) await admin.deleteTopics({ topics, timeout: 30_000 });
-    let groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter(select);
+    const listGroups = async () => (await admin.listGroups()).groups.map((g) => g.groupId).filter(select);
+    let groups = await listGroups();
+    /** @type {string[]} */
     const deleted = [];
+    /** @type {Map<string, string>} why a group could not be deleted (last attempt) */
+    const why = new Map();
     const deadline = Date.now() + groupWaitMs;
     while (groups.length) {
-      /** @type {{ groupId: string, errorCode: number }[]} */
-      let results;
       try {
-        results = await admin.deleteGroups(groups);
+        await admin.deleteGroups(groups);
       } catch (err) {
-        // kafkajs throws on the first failed group and lists every group's outcome on the error.
-        results = /** @type {any} */ (err).groups ?? groups.map((groupId) => ({ groupId, errorCode: -1 }));
+        // kafkajs stops at the first failure; its error lists the groups that failed, and why.
+        const e = /** @type {any} */ (err);
+        for (const g of e.groups ?? []) why.set(g.groupId, g.error?.type ?? `error ${g.errorCode}`);
+        if (!e.groups) for (const g of groups) why.set(g, e.type ?? e.message);
       }
-      deleted.push(...results.filter((r) => r.errorCode === 0).map((r) => r.groupId));
-      // 69: GROUP_ID_NOT_FOUND (gone already, fine); 68: NON_EMPTY_GROUP (members still leaving).
-      groups = results.filter((r) => r.errorCode !== 0 && r.errorCode !== 69).map((r) => r.groupId);
+      // The broker's list is the truth (a group deleted concurrently, or gone meanwhile, is gone).
+      const tried = groups;
+      const still = new Set(await listGroups());
+      groups = tried.filter((g) => still.has(g));
+      deleted.push(...tried.filter((g) => !still.has(g)));
+      // NON_EMPTY_GROUP: a killed member's session (10 s) has not run out yet.
       if (groups.length === 0 || Date.now() > deadline) break;
       await sleep(1000);
     }
-    return { topics, groups: deleted, left: groups };
+    return { topics, groups: deleted, left: groups.map((g) => `${g} (${why.get(g) ?? 'unknown'})`) };
   } finally {
     await admin.disconnect().catch(() => {});
   }

@@ -91,6 +91,9 @@ export async function ensureContractTopics(brokers, prefix = '') {
 /**
  * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
  * every line) or, with `logFile`, to that file. Returns null when the service is not built.
+ * @param {string} name
+ * @param {Record<string, string>} env
+ * @param {{ logFile?: string, nodeArgs?: string[] }} [opts]
  */
 export function startService(name, env, { logFile, nodeArgs = [] } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');

@@ -14,6 +14,7 @@ import {
   startService,
   waitForHttp,
 } from './common.mjs';
+import { stopChild } from '../infra/process.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -64,17 +65,8 @@ async function shutdown(code = 0) {
   if (stopping) return;
   stopping = true;
   log('stopping services…');
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', resolve);
-          c.kill('SIGTERM');
-          setTimeout(() => c.kill('SIGKILL'), 10000).unref();
-        }),
-    ),
-  );
+  // stopChild: a service that already died of a signal must not be waited for (it never exits again).
+  await Promise.all(children.map((c) => stopChild(c)));
   if (infra.startedKafka || infra.startedPostgres) log('stopping the Kafka broker and database started by npm start…');
   await infra.stop();
   process.exit(code);
@@ -92,7 +84,7 @@ process.on('SIGTERM', () => void shutdown(0));
   'payouts',
   'p2p',
 ].forEach((name) => {
-  const child = startService(name, env);
+  const child = /** @type {import('node:child_process').ChildProcess} */ (startService(name, env));
   child.on('exit', (code, signal) => {
     if (!stopping) {
       log(`${name} exited (${signal ?? code}); stopping everything`);

@@ -30,6 +30,7 @@ rmSync(results, { force: true });
 try {
   if (jestArgs.length === 0) {
     step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+    step('type-check tools/**/*.mjs', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tools/tsconfig.json']);
     // The module-boundary rule reads Nx's project graph, which `nx show projects` computes and caches.
     step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects']);
     step('lint (module boundaries included)', process.execPath, [bin('eslint/bin/eslint.js'), '.', '--max-warnings=0']);
