@@ -181,14 +181,14 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
 
   it('when the smallest bench runs to its end, then it exits 0 at once and leaves nothing', async () => {
     const run = await runTool(bench[0], [...bench[1]], {});
-    expect({ code: run.code, tail: run.lines.slice(-3) }).toEqual({ code: 0, tail: expect.any(Array) });
+    expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 0, tail: expect.any(Array) });
     expect(run.quietBeforeExitMs).toBeLessThan(EXIT_AFTER_LAST_LINE_MS);
     await expectNothingLeft(run, 'bench');
   }, 180_000);
 
   it('when the bench gets SIGINT with its services up, then it exits 130 and leaves nothing', async () => {
     const run = await runTool(bench[0], [...bench[1]], {}, { after: /stack up/ });
-    expect({ code: run.code, tail: run.lines.slice(-3) }).toEqual({ code: 130, tail: expect.any(Array) });
+    expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 130, tail: expect.any(Array) });
     expect(run.exitAfterSigintMs).toBeLessThan(EXIT_AFTER_SIGINT_MS);
     expect(run.quietBeforeExitMs).toBeLessThan(EXIT_AFTER_LAST_LINE_MS);
     await expectNothingLeft(run, 'bench');
@@ -208,7 +208,7 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
 
   it('when a one-scenario fault run ends, then it exits 0 at once and leaves nothing', async () => {
     const run = await runTool(faults[0], [...faults[1]], oneScenario);
-    expect({ code: run.code, tail: run.lines.slice(-3) }).toEqual({ code: 0, tail: expect.any(Array) });
+    expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 0, tail: expect.any(Array) });
     expect(run.quietBeforeExitMs).toBeLessThan(EXIT_AFTER_LAST_LINE_MS);
     await expectNothingLeft(run, 'faults');
   }, 180_000);
@@ -218,7 +218,7 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
       after: / topic\(s\) under faults/,
       delayMs: 3_000,
     });
-    expect({ code: run.code, tail: run.lines.slice(-3) }).toEqual({ code: 130, tail: expect.any(Array) });
+    expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 130, tail: expect.any(Array) });
     expect(run.exitAfterSigintMs).toBeLessThan(EXIT_AFTER_SIGINT_MS);
     await expectNothingLeft(run, 'faults');
   }, 180_000);

@@ -174,6 +174,17 @@ export function startRun({ name, log }) {
     for (const [pid, o] of owned) signal(o.group ? -pid : pid, sig ?? o.signal);
   };
 
+  /** The watchdog's work is done: it exits before the run does, so that nothing of the run outlives it. */
+  const standDown = async () => {
+    const r = reaper;
+    if (!r || r.exitCode !== null || r.signalCode !== null) return;
+    const exited = new Promise((resolve) => r.once('exit', resolve));
+    tell({ standDown: true });
+    const timer = setTimeout(() => r.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
+  };
+
   /** Runs the cleanups (each once, errors logged, not thrown). */
   const cleanUp = async () => {
     while (cleanups.length) {
@@ -210,11 +221,11 @@ export function startRun({ name, log }) {
     finishing = true;
     await cleanUp();
     killOwned('SIGKILL'); // anything its own cleanup did not stop
+    await standDown();
     const outcome = code === 0 ? 'finished' : code >= 128 ? 'interrupted' : 'failed';
     log(
       `${outcome} in ${((Date.now() - started) / 1000).toFixed(0)} s (exit ${code}); what it started is stopped and removed`,
     );
-    if (reaper?.connected) reaper.disconnect();
     process.exit(code);
   }
 

@@ -5,7 +5,7 @@
 // stops them: the asked signal, SIGKILL after 10 s. It runs in a session of its own, so the
 // terminal's ^C reaches only the run, which stops things in order itself.
 //
-//   node tools/infra/reaper.mjs <parent pid>     (messages: { own, group, signal } | { disown })
+//   node tools/infra/reaper.mjs <parent pid>     (messages: { own, group, signal } | { disown } | { standDown })
 
 /** @type {Map<number, { group: boolean, signal: NodeJS.Signals }>} */
 const owned = new Map();
@@ -23,6 +23,7 @@ const send = (/** @type {number} */ pid, /** @type {NodeJS.Signals | 0} */ sig) 
 for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGHUP'])) process.on(sig, () => {});
 
 process.on('message', (/** @type {any} */ msg) => {
+  if (msg?.standDown) process.exit(0); // the run stopped everything itself
   if (msg?.own) owned.set(msg.own, { group: Boolean(msg.group), signal: msg.signal ?? 'SIGTERM' });
   if (msg?.disown) owned.delete(msg.disown);
 });
