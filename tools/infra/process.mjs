@@ -138,22 +138,16 @@ const REAPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'reaper.m
  */
 
 /**
- * Starts the lifecycle of a run. Cleanups registered with `defer` run last-in first-out when the
- * run finishes, fails, or gets SIGINT, SIGTERM or SIGHUP; a second signal skips them and kills at
- * once what the run owns. A watchdog process (reaper.mjs) holds the pids the run owns and stops
- * them when this process dies without cleaning up (SIGKILL, a crash): nothing the run started
- * outlives it.
- * @param {{ name: string, log: (...args: unknown[]) => void }} opts
+ * A watchdog process (reaper.mjs) for the pids this process owns: should this process die without
+ * stopping them (SIGKILL, a crash, a ^C without a handler), the watchdog stops them. Nothing is
+ * started until the first pid is owned.
+ * @param {{ log?: (...args: unknown[]) => void }} [opts]
  */
-export function startRun({ name, log }) {
-  /** @type {{ label: string, fn: () => Promise<unknown> | unknown }[]} */
-  const cleanups = [];
+export function startWatchdog({ log = () => {} } = {}) {
   /** @type {Map<number, Required<OwnOptions>>} */
   const owned = new Map();
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let reaper;
-  let finishing = false;
-  const started = Date.now();
 
   const tell = (/** @type {unknown} */ msg) => {
     if (reaper?.connected) reaper.send(/** @type {import('node:child_process').Serializable} */ (msg));
@@ -170,20 +164,56 @@ export function startRun({ name, log }) {
     reaper.on('error', (err) => log(`watchdog did not start: ${err.message}`));
   };
 
-  const killOwned = (/** @type {NodeJS.Signals | undefined} */ sig) => {
-    for (const [pid, o] of owned) signal(o.group ? -pid : pid, sig ?? o.signal);
+  return {
+    /**
+     * This process owns pid: the watchdog stops it if this process dies first.
+     * @param {number | undefined} pid
+     * @param {OwnOptions} [opts]
+     */
+    own(pid, { group = false, signal: sig = 'SIGTERM' } = {}) {
+      if (!pid) return;
+      ensureReaper();
+      owned.set(pid, { group, signal: sig });
+      tell({ own: pid, group, signal: sig });
+    },
+    /** pid has stopped (or was handed on): the watchdog forgets it. @param {number | undefined} pid */
+    disown(pid) {
+      if (!pid) return;
+      owned.delete(pid);
+      tell({ disown: pid });
+    },
+    /** Signals every owned pid still alive (its own stop signal unless one is given). @param {NodeJS.Signals} [sig] */
+    killOwned(sig) {
+      for (const [pid, o] of owned) if (pidAlive(pid)) signal(o.group ? -pid : pid, sig ?? o.signal);
+    },
+    /** The watchdog's work is done: it exits before this process does, so that nothing outlives it. */
+    async standDown() {
+      const r = reaper;
+      if (!r || r.exitCode !== null || r.signalCode !== null) return;
+      const exited = new Promise((resolve) => r.once('exit', resolve));
+      tell({ standDown: true });
+      const timer = setTimeout(() => r.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
+}
 
-  /** The watchdog's work is done: it exits before the run does, so that nothing of the run outlives it. */
-  const standDown = async () => {
-    const r = reaper;
-    if (!r || r.exitCode !== null || r.signalCode !== null) return;
-    const exited = new Promise((resolve) => r.once('exit', resolve));
-    tell({ standDown: true });
-    const timer = setTimeout(() => r.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
-  };
+/**
+ * Starts the lifecycle of a run. Cleanups registered with `defer` run last-in first-out when the
+ * run finishes, fails, or gets SIGINT, SIGTERM or SIGHUP; a second signal skips them and kills at
+ * once what the run owns. A watchdog (startWatchdog) holds the pids the run owns and stops them
+ * when this process dies without cleaning up (SIGKILL, a crash): nothing the run started
+ * outlives it.
+ * @param {{ name: string, log: (...args: unknown[]) => void }} opts
+ */
+export function startRun({ name, log }) {
+  /** @type {{ label: string, fn: () => Promise<unknown> | unknown }[]} */
+  const cleanups = [];
+  const watchdog = startWatchdog({ log });
+  const killOwned = watchdog.killOwned;
+  let finishing = false;
+  const started = Date.now();
 
   /** Runs the cleanups (each once, errors logged, not thrown). */
   const cleanUp = async () => {
@@ -221,7 +251,7 @@ export function startRun({ name, log }) {
     finishing = true;
     await cleanUp();
     killOwned('SIGKILL'); // anything its own cleanup did not stop
-    await standDown();
+    await watchdog.standDown();
     const outcome = code === 0 ? 'finished' : code >= 128 ? 'interrupted' : 'failed';
     log(
       `${outcome} in ${((Date.now() - started) / 1000).toFixed(0)} s (exit ${code}); what it started is stopped and removed`,
@@ -241,23 +271,9 @@ export function startRun({ name, log }) {
         await fn();
       };
     },
-    /**
-     * The run owns pid: the watchdog stops it if the run dies first.
-     * @param {number | undefined} pid
-     * @param {OwnOptions} [opts]
-     */
-    own(pid, { group = false, signal: sig = 'SIGTERM' } = {}) {
-      if (!pid) return;
-      ensureReaper();
-      owned.set(pid, { group, signal: sig });
-      tell({ own: pid, group, signal: sig });
-    },
-    /** pid has stopped (or was handed on): the watchdog forgets it. @param {number | undefined} pid */
-    disown(pid) {
-      if (!pid) return;
-      owned.delete(pid);
-      tell({ disown: pid });
-    },
+    /** The run owns pid: see startWatchdog. */
+    own: watchdog.own,
+    disown: watchdog.disown,
     get finishing() {
       return finishing;
     },
