@@ -107,6 +107,13 @@ async function kafkaLeft(prefix: string) {
 
 /** What a killed run could not remove itself (a later run would sweep it after an hour). */
 async function removeLeftovers(prefix: string, kind: string, pid: number) {
+  const client = new Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    for (const name of await databasesLeft(kind, pid)) await client.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
   const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
@@ -125,13 +132,6 @@ async function removeLeftovers(prefix: string, kind: string, pid: number) {
     }
   } finally {
     await admin.disconnect();
-  }
-  const client = new Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    for (const name of await databasesLeft(kind, pid)) await client.query(`DROP DATABASE "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
   }
 }
 

@@ -135,9 +135,14 @@ export async function dropScratchDatabase(url, name) {
  * @param {{ brokers?: string, databaseUrl?: string, prefix: string, database?: string }} scratch
  */
 export async function removeScratch({ brokers, databaseUrl, prefix, database }) {
-  const kafka = brokers ? await deleteKafkaScratch(brokers, (n) => n.startsWith(prefix)) : undefined;
-  if (databaseUrl && database) await dropScratchDatabase(databaseUrl, database);
-  return kafka;
+  // Each part on its own: a broker that fails to answer must not leave the database behind.
+  const [db, kafka] = await Promise.allSettled([
+    databaseUrl && database ? dropScratchDatabase(databaseUrl, database) : undefined,
+    brokers ? deleteKafkaScratch(brokers, (n) => n.startsWith(prefix)) : undefined,
+  ]);
+  const failed = [db, kafka].flatMap((r) => (r.status === 'rejected' ? [String(r.reason?.message ?? r.reason)] : []));
+  if (failed.length) throw new Error(failed.join('; '));
+  return kafka.status === 'fulfilled' ? kafka.value : undefined;
 }
 
 /**
