@@ -18,7 +18,7 @@
 // SIGTERM (a second one kills at once); a watchdog stops its processes should the suite itself be
 // killed. Leftovers of crashed runs older than an hour go at the next start.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -134,10 +134,20 @@ async function stablePort(avoid = []) {
   }
 }
 
+/**
+ * The steps of the suite's own broker and PostgreSQL (resolving, formatting, starting, stopping) go
+ * to .run/faults/infra.log; the console gets the one line per step the suite prints itself.
+ * @param {string} name
+ */
+function infraLog(name) {
+  const file = path.join(ROOT, '.run', 'faults', 'infra.log');
+  mkdirSync(path.dirname(file), { recursive: true });
+  return (/** @type {string} */ msg) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${msg}\n`);
+}
+
 /** The suite's own broker, on fresh storage and ports of its own; it can be SIGKILLed and restarted on the same data. */
 async function startOwnKafka() {
-  const kafkaLog = logger('faults:kafka', 90);
-  const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: kafkaLog };
+  const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: infraLog('kafka') };
   // A broker left by a run that was itself SIGKILLed, and its data: this one starts clean.
   await stopKafka({ ...base, signal: 'SIGKILL' });
   rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
@@ -153,6 +163,7 @@ async function startOwnKafka() {
   });
   const { brokers } = await ensureKafka(opts);
   own();
+  log(`  the suite's own broker is up at ${brokers} (steps in .run/faults/infra.log)`);
   return {
     brokers,
     crash: async () => {
@@ -170,8 +181,7 @@ async function startOwnKafka() {
 
 /** The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same data. */
 async function startOwnPostgres() {
-  const pgLog = logger('faults:postgres', 90);
-  const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: pgLog };
+  const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: infraLog('postgres') };
   await stopEmbeddedPostgres({ ...base, mode: 'immediate' }); // left by a run that was itself SIGKILLed
   // durable: synchronous_commit = on, as in production; with the dev default (off) a crash loses
   // the last commits PostgreSQL had already acknowledged, and c reports them lost.
@@ -186,6 +196,7 @@ async function startOwnPostgres() {
   });
   const { adminUrl } = await ensurePostgres(opts);
   own();
+  log(`  the suite's own PostgreSQL is up on port ${opts.port} (steps in .run/faults/infra.log)`);
   return {
     adminUrl,
     crash: async () => {
