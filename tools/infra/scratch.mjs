@@ -93,7 +93,18 @@ export async function deleteKafkaScratch(brokers, select, { groupWaitMs = 40_000
   const admin = await kafkaAdmin(brokers);
   try {
     const topics = (await admin.listTopics()).filter(select);
-    if (topics.length) await admin.deleteTopics({ topics, timeout: 30_000 });
+    // A loaded broker may time a deletion out: try again, a deleted topic is simply not listed.
+    for (let attempt = 1, left = topics; left.length; attempt++) {
+      try {
+        await admin.deleteTopics({ topics: left, timeout: 30_000 });
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        await sleep(2000);
+        const still = new Set(await admin.listTopics());
+        left = left.filter((t) => still.has(t));
+      }
+    }
     const listGroups = async () => (await admin.listGroups()).groups.map((g) => g.groupId).filter(select);
     let groups = await listGroups();
     /** @type {string[]} */
