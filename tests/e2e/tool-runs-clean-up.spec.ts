@@ -186,6 +186,40 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
     await expectNothingLeft(run, 'bench');
   }, 180_000);
 
+  it('when a crashed run left topics and a database, then the next run removes them once an hour old', async () => {
+    // Names as a run that started two hours (or ten minutes) ago gives them; the pid 1 is nobody's run.
+    const stamp = (agoMs: number) => (Date.now() - agoMs).toString(36);
+    const old = { topic: `bench${stamp(7_200_000)}.sweep-test`, database: `payments_bench_${stamp(7_200_000)}_1` };
+    const young = { topic: `bench${stamp(600_000)}.sweep-test`, database: `payments_bench_${stamp(600_000)}_1` };
+    const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING }).admin();
+    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    await Promise.all([admin.connect(), client.connect()]);
+    try {
+      await admin.createTopics({ topics: [old, young].map((l) => ({ topic: l.topic, numPartitions: 1 })) });
+      for (const l of [old, young]) await client.query(`CREATE DATABASE "${l.database}"`);
+
+      const run = await runTool(bench[0], [...bench[1]], {}, { after: /stack up/ });
+
+      expect(run.lines.find((l) => l.includes('removed leftovers of earlier runs'))).toContain(old.database);
+      const topics = await admin.listTopics();
+      const { rows } = await client.query(`SELECT datname FROM pg_database WHERE datname = ANY($1)`, [
+        [old.database, young.database],
+      ]);
+      expect({
+        topics: [old.topic, young.topic].filter((t) => topics.includes(t)),
+        databases: rows.map((r) => r.datname),
+      }).toEqual({
+        topics: [young.topic],
+        databases: [young.database],
+      });
+      await expectNothingLeft(run, 'bench');
+    } finally {
+      await admin.deleteTopics({ topics: [young.topic] }).catch(() => undefined);
+      await client.query(`DROP DATABASE IF EXISTS "${young.database}"`);
+      await Promise.all([admin.disconnect(), client.end()]);
+    }
+  }, 180_000);
+
   it('when the bench gets SIGINT with its services up, then it exits 130 and leaves nothing', async () => {
     const run = await runTool(bench[0], [...bench[1]], {}, { after: /stack up/ });
     expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 130, tail: expect.any(Array) });
