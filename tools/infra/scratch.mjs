@@ -30,17 +30,23 @@ export function scratchNames(kind, now = Date.now()) {
 
 /**
  * When the run that made `name` (a topic, group or database) started; null for a name of neither
- * kind. Databases of the old scheme (payments_bench_<pid>) have no time: null, left alone.
+ * kind. Fault-suite databases of the previous scheme (payments_faults_<pid>_<base-36 ms>) carry a
+ * time too; bench databases of that scheme (payments_bench_<pid>) do not: null, left alone.
  * @param {string} name
  * @returns {number | null}
  */
 export function startedAt(name) {
-  const m =
-    /^(?:bench|faults)([0-9a-z]{6,10})\./.exec(name) ?? /^payments_(?:bench|faults)_([0-9a-z]{6,10})_\d+$/.exec(name);
-  if (!m) return null;
-  const ms = Number.parseInt(m[1], 36);
-  // A sane time (2020 to 2100): anything else is a name that only looks like ours.
-  return ms > 1_577_836_800_000 && ms < 4_102_444_800_000 ? ms : null;
+  const stamps = [
+    /^(?:bench|faults)([0-9a-z]{6,10})\./.exec(name)?.[1],
+    /^payments_(?:bench|faults)_([0-9a-z]{6,10})_\d+$/.exec(name)?.[1],
+    /^payments_faults_\d+_([0-9a-z]{6,10})$/.exec(name)?.[1],
+  ];
+  for (const stamp of stamps) {
+    const ms = stamp === undefined ? NaN : Number.parseInt(stamp, 36);
+    // A sane time (2020 to 2100): anything else is a name that only looks like ours.
+    if (ms > 1_577_836_800_000 && ms < 4_102_444_800_000) return ms;
+  }
+  return null;
 }
 
 /** @param {string} brokers */
