@@ -21,6 +21,8 @@ const send = (/** @type {number} */ pid, /** @type {NodeJS.Signals | 0} */ sig) 
 };
 
 for (const sig of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGHUP'])) process.on(sig, () => {});
+// The run's stderr (a terminal, a pipe) may be gone with the run: a failed write must not stop us.
+process.stderr.on('error', () => {});
 
 process.on('message', (/** @type {any} */ msg) => {
   if (msg?.standDown) process.exit(0); // the run stopped everything itself
