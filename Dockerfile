@@ -5,7 +5,7 @@
 #
 #   docker build -t payments:local .
 #   docker run -e APP=gateway -e DATABASE_URL=... -e KAFKA_BROKERS=... -e OPS_TOKEN=... payments:local
-#   docker run payments:local node -r ./tools/runtime/register.js dist/apps/orders/src/main.js
+#   docker run payments:local node -r tsconfig-paths/register dist/apps/orders/src/main.js
 #
 # See docs/deployment.md for the environment each service needs.
 
@@ -34,11 +34,12 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY tools/runtime ./tools/runtime
-COPY package.json ./
+COPY package.json tsconfig.dist.json ./
+# tsconfig-paths resolves the @payments/* imports to dist/libs, as tsconfig.dist.json says.
+ENV TS_NODE_PROJECT=/app/tsconfig.dist.json
 # uid/gid 1000 is the image's "node" user; numeric so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 # gateway, callbacks-ingest, provider-sandbox, orders, methods, payouts and p2p (health only)
 EXPOSE 3000 3001 3002 3010 3020 3040 3050
 # exec: node becomes PID 1 and receives SIGTERM directly (the services shut down gracefully on it).
-CMD ["/bin/sh", "-c", "exec node -r ./tools/runtime/register.js \"dist/apps/${APP:?set APP to gateway, orders, methods, payouts, p2p, callbacks-ingest, merchant-callbacks or provider-sandbox}/src/main.js\""]
+CMD ["/bin/sh", "-c", "exec node -r tsconfig-paths/register \"dist/apps/${APP:?set APP to gateway, orders, methods, payouts, p2p, callbacks-ingest, merchant-callbacks or provider-sandbox}/src/main.js\""]

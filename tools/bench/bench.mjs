@@ -7,6 +7,14 @@
 //   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
+//   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings
+//   --smoke                one level of 4 for 1 s, no ceilings, docs untouched (what the clean-up test runs)
+//   --no-build             dist/ is compiled already
+//
+// It exits when done (0, or 1 when a step failed), and stops and removes whatever it started or
+// created — services, a broker or PostgreSQL it started, its database, topics and consumer groups
+// — also on ^C or SIGTERM (a second one kills at once); a watchdog stops its processes should the
+// bench itself be killed. Leftovers of crashed runs older than an hour go at the next start.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -22,7 +30,9 @@ import {
   startService,
   waitForHttp,
 } from '../stack/common.mjs';
-import { createDatabase, dropDatabase } from '../infra/postgres.mjs';
+import { createDatabase } from '../infra/postgres.mjs';
+import { startRun, stopChild } from '../infra/process.mjs';
+import { removeScratch, scratchNames, sweepLeftovers } from '../infra/scratch.mjs';
 import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
 import { peakRssMb } from './memory.mjs';
@@ -30,11 +40,17 @@ import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
-const LEVELS = (process.env.BENCH_LEVELS ?? '8,32,64')
+/** --smoke: the smallest run that still goes through every step (the clean-up test runs it). */
+const SMOKE = process.argv.includes('--smoke');
+const LEVELS = (process.env.BENCH_LEVELS ?? (SMOKE ? '4' : '8,32,64'))
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 10));
+const CEILINGS = process.env.BENCH_CEILINGS !== '0' && !SMOKE;
+const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0' && !SMOKE;
+/** --no-build: the caller compiled dist/ already. */
+const BUILD = !process.argv.includes('--no-build');
 const SANDBOX_SECRET = 'bench-sandbox-secret';
 /** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
@@ -61,9 +77,9 @@ async function startMerchantReceiver() {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   return {
-    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
     completedAt,
     received: () => received,
     close: () => new Promise((r) => server.close(r)),
@@ -94,17 +110,39 @@ const cpuLine = (cpu) =>
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
+const run = startRun({ name: 'bench', log });
+
+/** Stops with a clear error once an interrupt has begun the clean-up (the run ends in it). */
+function stillRunning() {
+  if (run.finishing) throw new Error('interrupted');
+}
+
 async function main() {
   const started = Date.now();
   ensureInstalled();
-  build();
+  if (BUILD) build();
   const infra = await ensureInfra();
-  const prefix = `bench${Date.now().toString(36)}.`;
-  const dbName = `payments_bench_${process.pid}`;
-  await createDatabase(infra.env.DATABASE_URL, dbName);
-  const dbUrl = infra.env.DATABASE_URL.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+  run.defer('stop the broker and database the bench started', async () => {
+    await infra.stop();
+    for (const p of infra.processes) run.disown(p.pid);
+  });
+  for (const p of infra.processes) run.own(p.pid, p);
+  const swept = await sweepLeftovers({ brokers: infra.env.KAFKA_BROKERS, databaseUrl: infra.env.DATABASE_URL });
+  if (swept) log(swept);
+  const { prefix, database: dbName } = scratchNames('bench');
+  run.defer(`remove database ${dbName} and topics and groups ${prefix}*`, async () => {
+    const k = await removeScratch({
+      brokers: infra.env.KAFKA_BROKERS,
+      databaseUrl: infra.env.DATABASE_URL,
+      prefix,
+      database: dbName,
+    });
+    if (k?.left.length) log(`consumer groups still busy, left for the next run's sweep: ${k.left.join(', ')}`);
+  });
+  const dbUrl = await createDatabase(infra.env.DATABASE_URL, dbName);
   await ensureContractTopics(infra.env.KAFKA_BROKERS, prefix);
   const receiver = await startMerchantReceiver();
+  run.defer('close the merchant receiver', () => receiver.close());
 
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
   const logDir = path.join(ROOT, '.run', 'bench');
@@ -118,20 +156,10 @@ async function main() {
     sandboxSecret: SANDBOX_SECRET,
     instanceId: 'bench',
   });
+  /** @type {Map<string, import('node:child_process').ChildProcess>} */
   const children = new Map();
-  const stopAll = async () => {
-    await Promise.all(
-      [...children.values()].map(
-        (c) =>
-          new Promise((resolve) => {
-            if (c.exitCode !== null) return resolve();
-            c.once('exit', resolve);
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-          }),
-      ),
-    );
-  };
+  const stopAll = () => Promise.all([...children.values()].map((c) => stopChild(c)));
+  run.defer('stop the services', stopAll);
   try {
     for (const [name] of SERVICES) {
       const child = startService(name, env, {
@@ -144,9 +172,12 @@ async function main() {
         log(`${name}: not built in this checkout; left out`);
         continue;
       }
+      run.own(child.pid);
+      child.once('exit', () => run.disown(child.pid));
       children.set(name, child);
     }
     await Promise.all([...children.keys()].map((name) => waitForHttp(`http://127.0.0.1:${ports[name]}/health`)));
+    stillRunning();
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
@@ -176,8 +207,10 @@ async function main() {
       };
     };
 
-    log('warm-up: 3 s at concurrency 8');
-    await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
+    if (!SMOKE) {
+      log('warm-up: 3 s at concurrency 8');
+      await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
+    }
 
     const rows = [];
     const cpuNow = () =>
@@ -186,9 +219,11 @@ async function main() {
         { kafkaMarker: '/.run/kafka ' },
       );
     for (const c of LEVELS) {
+      stillRunning();
       const created = [];
       const cpu0 = cpuNow();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
+      stillRunning();
       const cpuOrders = perUnit(cpuDelta(cpu0, cpuNow()), orders.ok);
       log(
         `c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`,
@@ -220,6 +255,7 @@ async function main() {
           };
         },
       });
+      stillRunning();
       const cpuCallbacks = perUnit(cpuDelta(cpu1, cpuNow()), callbacks.ok);
       log(
         `c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`,
@@ -255,36 +291,45 @@ async function main() {
     // The ceilings run on the machine alone: our services would otherwise take (and process) the
     // rows pgbench writes, and share the CPU with it.
     await stopAll();
-    log(
-      `ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`,
-    );
-    const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
-    const pg = await postgresCeiling({
-      databaseUrl: dbUrl,
-      concurrency: best.concurrency,
-      seconds: SECONDS,
-      vars,
-      log,
-    }).catch((err) => ({ error: err.message }));
-    const kafka = await kafkaCeiling({
-      brokers: infra.env.KAFKA_BROKERS,
-      topic: `${prefix}bench.ceiling`,
-      messagesPerOrder,
-      log,
-    }).catch((err) => ({ error: err.message }));
+    stillRunning();
+    /** @type {any} */
+    let pg = { error: 'BENCH_CEILINGS=0' };
+    /** @type {any} */
+    let kafka = { error: 'BENCH_CEILINGS=0' };
+    if (CEILINGS) {
+      log(
+        `ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`,
+      );
+      const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
+      pg = await postgresCeiling({
+        databaseUrl: dbUrl,
+        concurrency: best.concurrency,
+        seconds: SECONDS,
+        vars,
+        log,
+        run,
+      }).catch((err) => ({ error: err.message }));
+      stillRunning();
+      kafka = await kafkaCeiling({
+        brokers: infra.env.KAFKA_BROKERS,
+        topic: `${prefix}bench.ceiling`,
+        messagesPerOrder,
+        log,
+        run,
+      }).catch((err) => ({ error: err.message }));
+    }
 
     const report = renderReport({ rows, memory, pg, kafka, best });
     console.log('\n' + report.text);
     writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
-    if (process.env.BENCH_WRITE_DOCS !== '0') updatePerformanceDoc(report.markdown);
-    log(`finished in ${((Date.now() - started) / 1000).toFixed(0)} s; service logs in .run/bench/`);
-  } finally {
-    await stopAll();
-    await receiver.close();
-    await dropDatabase(infra.env.DATABASE_URL, dbName).catch(() => undefined);
-    await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
-    await infra.stop();
+    if (WRITE_DOCS) updatePerformanceDoc(report.markdown);
+    log(`measured in ${((Date.now() - started) / 1000).toFixed(0)} s; service logs in .run/bench/`);
+  } catch (err) {
+    // A service's log says why it failed; the error alone rarely does.
+    if (!run.finishing) log(`failed; service logs in .run/bench/`);
+    throw err;
   }
+  return 0;
 }
 
 async function kafkaAdmin(brokers) {
@@ -304,16 +349,6 @@ async function messagesPerOrderOf(brokers, prefix, orders) {
       for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high) - Number(p.low);
     }
     return Math.round((10 * total) / Math.max(orders, 1)) / 10;
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function deleteTopics(brokers, prefix) {
-  const admin = await kafkaAdmin(brokers);
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (topics.length) await admin.deleteTopics({ topics });
   } finally {
     await admin.disconnect();
   }
@@ -392,7 +427,4 @@ function updatePerformanceDoc(markdown) {
   log('docs/performance.md updated with these figures');
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+void run.main(main);

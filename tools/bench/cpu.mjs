@@ -33,8 +33,12 @@ function processes() {
 /**
  * CPU milliseconds used so far by each named process, plus PostgreSQL (all its processes) and the
  * Kafka broker whose command line mentions `kafkaMarker` (its run directory).
+ * @param {[string, number | undefined][]} named
+ * @param {{ kafkaMarker?: string }} [opts]
+ * @returns {Record<string, number>}
  */
 export function cpuSnapshot(named, { kafkaMarker } = {}) {
+  /** @type {Record<string, number>} */
   const snap = {};
   for (const [name, pid] of named) snap[name] = ticksOf(pid) * TICK_MS;
   let pg = 0;

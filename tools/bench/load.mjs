@@ -16,6 +16,12 @@ export class Latencies {
   }
 }
 
+/**
+ * @param {http.Agent} agent
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: unknown }} [spec]
+ * @returns {Promise<{ status: number, body: string }>}
+ */
 export function request(agent, url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
@@ -32,7 +38,7 @@ export function request(agent, url, { method = 'GET', headers = {}, body } = {})
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', reject);
       },
     );
@@ -74,7 +80,7 @@ export async function runClosedLoop({ concurrency, seconds, makeRequest }) {
         }
       } catch (err) {
         counts.errors += 1;
-        if (otherSamples.length < 3) otherSamples.push(String(err?.message ?? err));
+        if (otherSamples.length < 3) otherSamples.push(String(/** @type {Error} */ (err)?.message ?? err));
       }
     }
   }

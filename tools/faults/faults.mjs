@@ -7,19 +7,27 @@
 //   FAULTS_ONLY=a,c                     only these scenarios (ids as in the table of docs/faults.md)
 //   FAULTS_ORDERS=120 FAULTS_WORKERS=6  load per scenario
 //
+//   --no-build                          dist/ is compiled already
+//
 // b, d, e, f and g only kill or duplicate what the suite itself started, so they run on the shared
 // infrastructure (KAFKA_BROKERS / DATABASE_URL). a and c crash a broker or a PostgreSQL: each
-// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own, and stops it
-// again however the run ends (finally, SIGINT/SIGTERM, exit).
+// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own.
+//
+// It exits when done, and stops and removes whatever it started or created — services, its own
+// broker and PostgreSQL, each scenario's database, topics and consumer groups — also on ^C or
+// SIGTERM (a second one kills at once); a watchdog stops its processes should the suite itself be
+// killed. Leftovers of crashed runs older than an hour go at the next start.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
 import { freePort, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
 import { ensureKafka, stopKafka } from '../infra/kafka.mjs';
-import { createDatabase, dropDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
+import { createDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
+import { readPid, startRun, stopChild } from '../infra/process.mjs';
+import { removeScratch, scratchNames, sweepLeftovers } from '../infra/scratch.mjs';
 import { request } from '../bench/load.mjs';
 import { ordersOf, reconcile } from './reconcile.mjs';
 
@@ -61,9 +69,9 @@ async function startReceiver() {
       res.writeHead(200).end();
     });
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   return {
-    url: `http://127.0.0.1:${server.address().port}/callbacks`,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
     deliveries,
     state,
     close: () => new Promise((r) => server.close(r)),
@@ -94,7 +102,8 @@ async function untilAnswered(agent, url, spec, deadline, answers) {
       if (res.status < 500 && res.status !== 409 && res.status !== 429)
         throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
       outcome = String(res.status);
-    } catch (err) {
+    } catch (e) {
+      const err = /** @type {Error} */ (e);
       if (err.message?.includes('→')) throw err;
       outcome = err.message === 'client timeout' ? 'timeout' : 'no answer';
     }
@@ -105,48 +114,11 @@ async function untilAnswered(agent, url, spec, deadline, answers) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the suite started and must stop however it ends: service processes, its own broker and
-// PostgreSQL. Both infra processes are detached (their own session), so a ^C never reaches them.
+// What the suite started it stops however it ends (tools/infra/process.mjs). Its own broker and
+// PostgreSQL are detached (their own session), so a ^C reaches the suite, which stops them in order.
 
-const liveChildren = new Set();
-const ownedInfra = new Map(); // name → { stop(): Promise, killNow(): void }
-
-async function releaseAll() {
-  for (const c of liveChildren) c.kill('SIGKILL');
-  for (const [name, o] of ownedInfra) {
-    ownedInfra.delete(name);
-    await o.stop().catch((err) => log(`could not stop the suite's ${name}: ${err.message}`));
-  }
-}
-
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    log(`${signal}: stopping what the suite started`);
-    releaseAll().finally(() => process.exit(1));
-  });
-}
-// Last resort (an uncaught error, process.exit elsewhere): synchronous kills only.
-process.on('exit', () => {
-  for (const c of liveChildren) c.kill('SIGKILL');
-  for (const o of ownedInfra.values()) o.killNow();
-});
-
-function pidIn(file, line = 0) {
-  try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[line], 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-function killPid(pid, signal) {
-  try {
-    if (pid) process.kill(pid, signal);
-  } catch {
-    /* gone */
-  }
-}
+const run = startRun({ name: 'fault suite', log });
+const BUILD = !process.argv.includes('--no-build');
 
 /** A port outside the ephemeral range, so no client connection takes it while its server is down. */
 async function stablePort(avoid = []) {
@@ -162,52 +134,81 @@ async function stablePort(avoid = []) {
   }
 }
 
+/**
+ * The steps of the suite's own broker and PostgreSQL (resolving, formatting, starting, stopping) go
+ * to .run/faults/infra.log; the console gets the one line per step the suite prints itself.
+ * @param {string} name
+ */
+function infraLog(name) {
+  const file = path.join(ROOT, '.run', 'faults', 'infra.log');
+  mkdirSync(path.dirname(file), { recursive: true });
+  return (/** @type {string} */ msg) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${msg}\n`);
+}
+
 /** The suite's own broker, on fresh storage and ports of its own; it can be SIGKILLed and restarted on the same data. */
 async function startOwnKafka() {
-  const kafkaLog = logger('faults:kafka', 90);
-  const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: kafkaLog };
+  const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: infraLog('kafka') };
   // A broker left by a run that was itself SIGKILLed, and its data: this one starts clean.
   await stopKafka({ ...base, signal: 'SIGKILL' });
   rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
   const port = await stablePort();
   const opts = { ...base, port, controllerPort: await stablePort([port]), heap: OWN_KAFKA_HEAP, keepData: true };
-  ownedInfra.set('kafka', {
-    stop: () => stopKafka(base),
-    killNow: () => killPid(pidIn(path.join(OWN_KAFKA_DIR, 'broker.pid')), 'SIGKILL'),
+  const pidFile = path.join(OWN_KAFKA_DIR, 'broker.pid');
+  const own = () => run.own(readPid(pidFile) ?? undefined, { group: true });
+  const stop = run.defer("stop the suite's broker", async () => {
+    const pid = readPid(pidFile);
+    await stopKafka(base);
+    run.disown(pid ?? undefined);
+    rmSync(path.join(OWN_KAFKA_DIR, 'data'), { recursive: true, force: true });
   });
   const { brokers } = await ensureKafka(opts);
+  own();
+  log(`  the suite's own broker is up at ${brokers} (steps in .run/faults/infra.log)`);
   return {
     brokers,
-    crash: () => stopKafka({ ...base, signal: 'SIGKILL' }),
-    restart: () => ensureKafka(opts),
-    stop: async () => {
-      ownedInfra.delete('kafka');
-      await stopKafka(base);
+    crash: async () => {
+      const pid = readPid(pidFile);
+      await stopKafka({ ...base, signal: 'SIGKILL' });
+      run.disown(pid ?? undefined);
     },
+    restart: async () => {
+      await ensureKafka(opts);
+      own();
+    },
+    stop,
   };
 }
 
 /** The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same data. */
 async function startOwnPostgres() {
-  const pgLog = logger('faults:postgres', 90);
-  const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: pgLog };
+  const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: infraLog('postgres') };
   await stopEmbeddedPostgres({ ...base, mode: 'immediate' }); // left by a run that was itself SIGKILLed
   // durable: synchronous_commit = on, as in production; with the dev default (off) a crash loses
   // the last commits PostgreSQL had already acknowledged, and c reports them lost.
   const opts = { ...base, port: await stablePort(), durable: true };
-  ownedInfra.set('postgres', {
-    stop: () => stopEmbeddedPostgres(base),
-    killNow: () => killPid(pidIn(path.join(OWN_PG_DIR, 'postmaster.pid')), 'SIGQUIT'), // immediate shutdown
+  const pidFile = path.join(OWN_PG_DIR, 'postmaster.pid');
+  // SIGINT is the postmaster's fast shutdown.
+  const own = () => run.own(readPid(pidFile) ?? undefined, { signal: 'SIGINT' });
+  const stop = run.defer("stop the suite's PostgreSQL", async () => {
+    const pid = readPid(pidFile);
+    await stopEmbeddedPostgres(base);
+    run.disown(pid ?? undefined);
   });
   const { adminUrl } = await ensurePostgres(opts);
+  own();
+  log(`  the suite's own PostgreSQL is up on port ${opts.port} (steps in .run/faults/infra.log)`);
   return {
     adminUrl,
-    crash: () => stopEmbeddedPostgres({ ...base, mode: 'immediate' }),
-    restart: () => ensurePostgres(opts),
-    stop: async () => {
-      ownedInfra.delete('postgres');
-      await stopEmbeddedPostgres(base);
+    crash: async () => {
+      const pid = readPid(pidFile);
+      await stopEmbeddedPostgres({ ...base, mode: 'immediate' });
+      run.disown(pid ?? undefined);
     },
+    restart: async () => {
+      await ensurePostgres(opts);
+      own();
+    },
+    stop,
   };
 }
 
@@ -242,8 +243,15 @@ async function main() {
   // Never ensureInstalled(): node_modules may be a symlink shared with other checkouts, and npm ci
   // through it would empty theirs.
   const started = Date.now();
-  build();
+  if (BUILD) build();
   const infra = await ensureInfra();
+  run.defer('stop the broker and database the suite started', async () => {
+    await infra.stop();
+    for (const p of infra.processes) run.disown(p.pid);
+  });
+  for (const p of infra.processes) run.own(p.pid, p);
+  const swept = await sweepLeftovers({ brokers: infra.env.KAFKA_BROKERS, databaseUrl: infra.env.DATABASE_URL });
+  if (swept) log(swept);
   const logDir = path.join(ROOT, '.run', 'faults');
   mkdirSync(logDir, { recursive: true });
   const ids = ONLY ?? (QUICK ? QUICK_IDS : SCENARIOS.map((s) => s.id));
@@ -253,11 +261,9 @@ async function main() {
   const chosen = SCENARIOS.filter((s) => ids.includes(s.id));
   log(`${chosen.length} scenario(s), ${ORDERS} orders and ${WORKERS} workers each`);
   const results = [];
-  try {
-    for (const sc of chosen) results.push(await runScenario(sc, infra, logDir));
-  } finally {
-    await releaseAll();
-    await infra.stop();
+  for (const sc of chosen) {
+    if (run.finishing) break;
+    results.push(await runScenario(sc, infra, logDir));
   }
   console.log(
     '\n| scenario | acknowledged orders | acknowledged callbacks | lost | duplicated | recovery: first success | recovery: settled |',
@@ -271,32 +277,57 @@ async function main() {
   const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (failed.length) {
     console.log(`\nFAILED (${took}): ${failed.map((r) => `${r.name}${r.error ? ` (${r.error})` : ''}`).join('; ')}`);
-    process.exit(1);
+    return 1;
   }
   console.log(`\nall ${results.length} scenarios: 0 lost, 0 duplicated (${took})`);
+  return 0;
 }
 
 async function runScenario(sc, infra, logDir) {
   const t0 = Date.now();
   log(`— ${sc.name}`);
-  const prefix = `faults${Date.now().toString(36)}.`;
-  const dbName = `payments_faults_${process.pid}_${Date.now().toString(36)}`;
+  const { prefix, database: dbName } = scratchNames('faults');
+  /** @type {{ name: string, orders: number, callbacks: number, lost: number, duplicated: number, error?: string, firstOk?: string, settledIn?: string }} */
   const result = { name: sc.name, orders: 0, callbacks: 0, lost: 0, duplicated: 0 };
-  const ownKafka = sc.crashKafka ? await startOwnKafka().catch((err) => ({ error: err })) : undefined;
-  const ownPostgres = sc.crashPostgres ? await startOwnPostgres().catch((err) => ({ error: err })) : undefined;
-  const setupError = ownKafka?.error ?? ownPostgres?.error;
-  if (setupError) {
-    result.error = `the suite's own ${ownKafka?.error ? 'broker' : 'PostgreSQL'} did not start: ${setupError.message}`;
+  /** @type {Awaited<ReturnType<typeof startOwnKafka>> | undefined} */
+  let ownKafka;
+  /** @type {Awaited<ReturnType<typeof startOwnPostgres>> | undefined} */
+  let ownPostgres;
+  try {
+    if (sc.crashKafka) ownKafka = await startOwnKafka();
+    if (sc.crashPostgres) ownPostgres = await startOwnPostgres();
+  } catch (err) {
+    result.error = `the suite's own ${sc.crashKafka ? 'broker' : 'PostgreSQL'} did not start: ${/** @type {Error} */ (err).message}`;
     log(`  error: ${result.error}`);
-    await releaseAll();
+    await ownKafka?.stop();
     return result;
   }
   const infraEnv = { ...infra.env, ...(ownKafka ? { KAFKA_BROKERS: ownKafka.brokers } : {}) };
   const adminDbUrl = ownPostgres?.adminUrl ?? infra.env.DATABASE_URL;
-  await createDatabase(adminDbUrl, dbName);
-  const dbUrl = adminDbUrl.replace(/\/[^/?]+(\?|$)/, `/${dbName}$1`);
+  /** @type {Map<string, import('node:child_process').ChildProcess & { logFile?: string }>} */
+  const children = new Map();
+  /** @type {Awaited<ReturnType<typeof startReceiver>> | undefined} */
+  let receiver;
+  let finishing = false;
+  // However the scenario ends (an interrupt included): its services, merchant, database, topics
+  // and groups go, then the broker or PostgreSQL of its own.
+  const cleanUp = run.defer(`clean up scenario ${sc.id}`, async () => {
+    finishing = true;
+    await Promise.all([...children.values()].map((c) => stopChild(c)));
+    await receiver?.close();
+    const k = await removeScratch({
+      brokers: ownKafka ? undefined : infra.env.KAFKA_BROKERS,
+      databaseUrl: ownPostgres ? undefined : adminDbUrl,
+      prefix,
+      database: dbName,
+    });
+    if (k?.left.length) log(`  consumer groups still busy, left for the next run's sweep: ${k.left.join(', ')}`);
+    await ownKafka?.stop();
+    await ownPostgres?.stop();
+  });
+  const dbUrl = await createDatabase(adminDbUrl, dbName);
   await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
-  const receiver = await startReceiver();
+  receiver = await startReceiver();
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([n]) => [n, await freePort()])));
   const env = systemEnv({
     infraEnv,
@@ -307,30 +338,30 @@ async function runScenario(sc, infra, logDir) {
     sandboxSecret: SANDBOX_SECRET,
     instanceId: 'faults',
   });
-  const children = new Map();
-  const start = (name, extraEnv = {}) => {
+  const start = (/** @type {string} */ name, extraEnv = {}) => {
+    if (run.finishing) throw new Error('interrupted');
     const logFile = path.join(logDir, `${sc.id}-${name}-${Date.now()}.log`);
-    const child = startService(name, { ...env, ...extraEnv }, { logFile });
+    const child = /** @type {import('node:child_process').ChildProcess & { logFile?: string }} */ (
+      startService(name, { ...env, ...extraEnv }, { logFile })
+    );
     child.logFile = logFile;
-    liveChildren.add(child);
-    child.once('exit', () => liveChildren.delete(child));
+    run.own(child.pid);
+    child.once('exit', () => run.disown(child.pid));
     children.set(name, child);
     return child;
   };
-  let finishing = false;
-  const stop = (name, signal) =>
-    new Promise((resolve) => {
-      const c = children.get(name);
-      if (!c || c.exitCode !== null || c.signalCode) return resolve();
-      c.once('exit', resolve);
-      c.kill(signal);
-      setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-    });
+  const stop = async (/** @type {string} */ name, /** @type {NodeJS.Signals} */ sig) => {
+    const c = children.get(name);
+    if (c) await stopChild(c, sig);
+  };
   const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS * 3 });
+  /** @type {Promise<void> | undefined} */
   let injected;
   try {
+    /** @type {number | null} */
     let faultAt = null;
     let failpointFired = false;
+    /** @type {string[] | undefined} */
     let failpointBatch;
     for (const [n] of SERVICES) {
       if (n !== sc.failpoint) {
@@ -343,12 +374,12 @@ async function runScenario(sc, infra, logDir) {
         FAULTS_FAILPOINT_AFTER_ROWS: String(Math.floor(ORDERS / 3)),
       });
       armed.once('exit', (code, signal) => {
-        if (finishing) return;
+        if (finishing || run.finishing) return;
         faultAt = Date.now();
         failpointFired = signal === 'SIGKILL';
         // The relay logs the batch it leaves on the broker unmarked; the restarted one must publish it again.
         setTimeout(() => {
-          const ids = readFileSync(armed.logFile, 'utf8').match(
+          const ids = readFileSync(/** @type {string} */ (armed.logFile), 'utf8').match(
             /failpoint outbox-after-publish: outbox ids ([\d,]+)/,
           )?.[1];
           failpointBatch = ids?.split(',') ?? [];
@@ -451,7 +482,7 @@ async function runScenario(sc, infra, logDir) {
         await sleep(5000);
         receiver.state.mode = 'ok';
       } else if (sc.crashKafka || sc.crashPostgres) {
-        const own = ownKafka ?? ownPostgres;
+        const own = /** @type {{ crash(): Promise<void>, restart(): Promise<void> }} */ (ownKafka ?? ownPostgres);
         await own.crash();
         await sleep(OUTAGE_MS);
         await own.restart();
@@ -501,19 +532,13 @@ async function runScenario(sc, infra, logDir) {
       `  acknowledged ${result.orders} orders, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}; ${((Date.now() - t0) / 1000).toFixed(0)} s`,
     );
   } catch (err) {
-    result.error = String(err?.message ?? err);
+    result.error = String(/** @type {Error} */ (err)?.message ?? err);
     log(`  error: ${result.error}`);
   } finally {
     finishing = true;
     agent.destroy();
     await injected?.catch(() => undefined);
-    await Promise.all([...children.keys()].map((n) => stop(n, 'SIGTERM')));
-    await receiver.close();
-    await dropDatabase(adminDbUrl, dbName).catch(() => undefined);
-    if (ownKafka) await ownKafka.stop().catch((err) => log(`  could not stop the suite's broker: ${err.message}`));
-    else await deleteTopics(infra.env.KAFKA_BROKERS, prefix).catch(() => undefined);
-    if (ownPostgres)
-      await ownPostgres.stop().catch((err) => log(`  could not stop the suite's PostgreSQL: ${err.message}`));
+    await cleanUp();
   }
   return result;
 }
@@ -534,21 +559,4 @@ async function countPublished(dbUrl, schema, ids) {
   }
 }
 
-/** The run's topics go again: the broker may be the shared one. */
-async function deleteTopics(brokers, prefix) {
-  const { createRequire } = await import('node:module');
-  const { Kafka, logLevel } = createRequire(import.meta.url)('kafkajs');
-  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (topics.length) await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+void run.main(main);

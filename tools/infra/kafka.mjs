@@ -27,6 +27,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pidAlive, pidRuns, readPid, sleep, withLock } from './process.mjs';
 
 const SCRIPT_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_ROOT_DIR = path.resolve(SCRIPT_DIR, '..', '..');
@@ -41,8 +42,8 @@ const STOP_TIMEOUT_MS = 20_000;
 const LOCK_TIMEOUT_MS = 300_000; // a cold mvn resolve + first start can take a while
 const JVM_HEAP = ['-Xmx512m', '-Xms256m'];
 
-const defaultLog = (msg) => process.stderr.write(`[kafka] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** @param {string} msg */
+const defaultLog = (msg) => void process.stderr.write(`[kafka] ${msg}\n`);
 
 /** All file locations, derived from rootDir (the jars) and runDir (one broker's config, data, pid, log). */
 export function kafkaPaths(rootDir = DEFAULT_ROOT_DIR, runDir = path.join(rootDir, '.run', 'kafka')) {
@@ -89,43 +90,9 @@ function tcpCheck(host, port, timeoutMs = 1000) {
   });
 }
 
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if (e.code === 'EPERM') return true;
-    return false;
-  }
-  // Zombie (exited, not yet reaped by its parent) counts as dead.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state === 'Z' || state === 'X') return false;
-  } catch {
-    /* no /proc (macOS): trust kill(0) */
-  }
-  return true;
-}
-
 /** true if pid is alive and (where /proc exists) really is a kafka.Kafka JVM; guards against pid reuse. */
 function isKafkaPid(pid) {
-  if (!pidAlive(pid)) return false;
-  try {
-    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmd.includes('kafka.Kafka');
-  } catch {
-    return true;
-  }
-}
-
-function readPid(file) {
-  try {
-    const pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(pid) ? pid : null;
-  } catch {
-    return null;
-  }
+  return pidRuns(pid, 'kafka.Kafka');
 }
 
 function tail(file, lines = 60) {
@@ -215,6 +182,7 @@ function libUpToDate(paths, version) {
 }
 
 /** Resolve the broker jars into tools/kafka/target/lib unless already there for this version/pom. */
+/** @param {{ rootDir?: string, log?: (msg: string) => void, force?: boolean }} [opts] */
 export async function resolveKafkaJars({ rootDir = DEFAULT_ROOT_DIR, log = defaultLog, force = false } = {}) {
   const paths = kafkaPaths(rootDir);
   const version = readKafkaVersion(rootDir);
@@ -354,6 +322,13 @@ function formatStorage(paths, log) {
   return true;
 }
 
+/** @typedef {{ code: number | null, signal: string | null, error?: Error }} Exited */
+
+/**
+ * @param {ReturnType<typeof kafkaPaths>} paths
+ * @param {string} version
+ * @returns {{ pid: number, exited: () => Exited | null }}
+ */
 function startJvm(paths, version, heap = JVM_HEAP) {
   fs.appendFileSync(
     paths.logFile,
@@ -381,15 +356,20 @@ function startJvm(paths, version, heap = JVM_HEAP) {
   ];
   const child = spawn(javaBin(), args, { cwd: paths.runDir, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
+  /** @type {Exited | null} */
   let exited = null;
   child.on('exit', (code, signal) => (exited = { code, signal }));
   child.on('error', (e) => (exited = { code: null, signal: null, error: e }));
   child.unref();
   fs.writeFileSync(paths.pidFile, `${child.pid}\n`);
-  return { pid: child.pid, exited: () => exited };
+  return { pid: /** @type {number} */ (child.pid), exited: () => exited };
 }
 
-async function waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port = KAFKA_PORT }) {
+/**
+ * @param {{ brokers: string, pid: number, exited?: () => Exited | null,
+ *   timeoutMs: number, rootDir: string, port?: number }} opts
+ */
+async function waitReady({ brokers, pid, exited, timeoutMs, rootDir, port = KAFKA_PORT }) {
   const t0 = Date.now();
   while (Date.now() - t0 < timeoutMs) {
     const ex = exited?.();
@@ -438,41 +418,9 @@ async function warmUp(brokers, rootDir, log) {
     await tx.abort();
     log(`warmed up group/transaction coordinators in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } catch (e) {
-    log(`warm-up skipped: ${e.message}`);
+    log(`warm-up skipped: ${/** @type {Error} */ (e).message}`);
   } finally {
     await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// lock, so parallel callers (e.g. several test runners) don't start two brokers
-
-async function withLock(paths, log, fn) {
-  fs.mkdirSync(paths.runDir, { recursive: true });
-  const t0 = Date.now();
-  let announced = false;
-  for (;;) {
-    try {
-      fs.writeFileSync(paths.lockFile, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = readPid(paths.lockFile);
-      if (holder === null || !pidAlive(holder)) {
-        fs.rmSync(paths.lockFile, { force: true }); // stale lock from a killed run
-        continue;
-      }
-      if (Date.now() - t0 > LOCK_TIMEOUT_MS)
-        throw new Error(`timed out waiting for ${paths.lockFile} (held by pid ${holder})`);
-      if (!announced) log(`waiting for another ensure (pid ${holder}) to finish ...`);
-      announced = true;
-      await sleep(500);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    if (readPid(paths.lockFile) === process.pid) fs.rmSync(paths.lockFile, { force: true });
   }
 }
 
@@ -482,6 +430,7 @@ async function withLock(paths, log, fn) {
 /**
  * Stop the broker recorded in <runDir>/broker.pid (default .run/kafka): SIGTERM, wait up to 20 s,
  * then SIGKILL. With signal 'SIGKILL' it is killed at once, as a crash (the fault suite).
+ * @param {{ rootDir?: string, runDir?: string, log?: (msg: string) => void, timeoutMs?: number, signal?: NodeJS.Signals }} [opts]
  * @returns {Promise<boolean>} true if a running broker was stopped
  */
 export async function stopKafka({
@@ -534,7 +483,8 @@ export async function stopKafka({
  *
  * @param {{ rootDir?: string, log?: (msg: string) => void, timeoutMs?: number, port?: number,
  *   controllerPort?: number, runDir?: string, heap?: string[], keepData?: boolean }} [opts]
- * @returns {Promise<{ brokers: string, startedByUs: boolean, stop: () => Promise<void> }>}
+ * @returns {Promise<{ brokers: string, startedByUs: boolean, pid?: number, stop: () => Promise<void> }>}
+ *          pid: the broker's JVM (leader of its own process group) when this call started it.
  *          stop() stops the broker only if this call started it; otherwise it is a no-op.
  */
 export async function ensureKafka({
@@ -565,7 +515,8 @@ export async function ensureKafka({
     return { brokers, startedByUs: false, stop: noop };
   }
 
-  return withLock(paths, log, async () => {
+  // the lock: parallel callers (several test runners) must not start two brokers
+  return withLock(paths.lockFile, { log, timeoutMs: LOCK_TIMEOUT_MS }, async () => {
     // re-check under the lock: someone may have just started it, or it is still starting
     if ((await tcpCheck(KAFKA_HOST, port)) && (await probeKafka(brokers, rootDir))) {
       log(`reusing broker at ${brokers} (started by a concurrent caller)`);
@@ -574,7 +525,7 @@ export async function ensureKafka({
     const existingPid = readPid(paths.pidFile);
     if (existingPid !== null && isKafkaPid(existingPid)) {
       log(`broker pid ${existingPid} is running but not ready yet, waiting ...`);
-      const r = await waitReady({ brokers, paths, pid: existingPid, timeoutMs, rootDir, port });
+      const r = await waitReady({ brokers, pid: existingPid, timeoutMs, rootDir, port });
       if (r.ok) return { brokers, startedByUs: false, stop: noop };
       throw new Error(
         `existing broker pid ${existingPid} is not usable: ${r.why}\n--- ${paths.logFile} (tail) ---\n${tail(paths.logFile)}`,
@@ -606,7 +557,7 @@ export async function ensureKafka({
         `starting Kafka ${version} broker (log: ${path.relative(process.cwd(), paths.logFile) || paths.logFile}) ...`,
       );
       const { pid, exited } = startJvm(paths, version, heap);
-      const r = await waitReady({ brokers, paths, pid, exited, timeoutMs, rootDir, port });
+      const r = await waitReady({ brokers, pid, exited, timeoutMs, rootDir, port });
       if (r.ok) {
         log(`broker pid ${pid} ready at ${brokers} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         await warmUp(brokers, rootDir, log);
@@ -646,6 +597,7 @@ export async function ensureKafka({
     return {
       brokers,
       startedByUs: true,
+      pid: readPid(paths.pidFile) ?? undefined,
       stop: async () => {
         await stopKafka({ rootDir, runDir, log });
       },
@@ -690,11 +642,12 @@ export async function ensureTopics(
         });
       } catch (e) {
         // a concurrent caller created some of them first: fine
-        const errs = e.errors ?? [e];
-        if (!errs.every((x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
+        const errs = /** @type {any} */ (e).errors ?? [e];
+        if (!errs.every((/** @type {any} */ x) => x.type === 'TOPIC_ALREADY_EXISTS')) throw e;
       }
       created.push(...missing.map((t) => t.topic));
-      log(`created topics: ${created.join(', ')}`);
+      // One line, not every name: a run creates two dozen topics under its prefix.
+      log(`created ${created.length} topic(s)${commonPrefix(created)}`);
     }
     // wait for leaders on all requested topics (also covers topics created concurrently by others)
     const names = topics.map((t) => t.topic);
@@ -724,6 +677,12 @@ export async function ensureTopics(
   } finally {
     await admin.disconnect().catch(() => {});
   }
+}
+
+/** " under <prefix>" when every name shares a run prefix ("bench…." up to the first dot). @param {string[]} names */
+function commonPrefix(names) {
+  const first = names[0]?.slice(0, names[0].indexOf('.') + 1);
+  return first && names.every((n) => n.startsWith(first)) ? ` under ${first}` : '';
 }
 
 /** Status snapshot for the CLI and for debugging. */

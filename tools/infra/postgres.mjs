@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pidAlive, pidRuns, sleep, withLock } from './process.mjs';
 
 const SCRIPT_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_ROOT_DIR = path.resolve(SCRIPT_DIR, '..', '..');
@@ -50,8 +51,8 @@ const PLATFORM_PACKAGES = [
   'windows-x64',
 ];
 
-const defaultLog = (msg) => process.stderr.write(`[postgres] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** @param {string} msg */
+const defaultLog = (msg) => void process.stderr.write(`[postgres] ${msg}\n`);
 
 /** The embedded package is shared by every server; each data dir has its own log and lock. */
 export function postgresPaths(rootDir = DEFAULT_ROOT_DIR, dataDir = path.join(rootDir, '.run', 'pg')) {
@@ -128,14 +129,15 @@ export async function createDatabase(adminUrl, name) {
       try {
         await c.query(`CREATE DATABASE ${quoteIdent(name)}`);
         return;
-      } catch (e) {
+      } catch (err) {
+        const e = /** @type {{ code?: string }} */ (err);
         if (e.code === '42P04' || e.code === '23505') return; // created concurrently
         // "source database template1 is being accessed by other users": another CREATE DATABASE is copying it
         if (e.code === '55006' && attempt < 20) {
           await sleep(100 + Math.random() * 200);
           continue;
         }
-        throw e;
+        throw err;
       }
     }
   });
@@ -318,60 +320,18 @@ function postmasterPid(paths) {
   }
 }
 
-function pidAlive(pid) {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === 'EPERM';
-  }
-}
-
 function isPostgresPid(pid) {
-  if (!pidAlive(pid)) return false;
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
-  } catch {
-    return true; // no /proc: trust kill(0)
-  }
+  return pidRuns(pid, 'postgres');
 }
 
 function runAsPostgres(bin, args, ids, opts = {}) {
   return spawnSync(bin, args, { encoding: 'utf8', ...(ids ?? {}), ...opts });
 }
 
-async function withLock(paths, log, fn) {
-  fs.mkdirSync(path.dirname(paths.lockFile), { recursive: true });
-  const t0 = Date.now();
-  let announced = false;
-  for (;;) {
-    try {
-      fs.writeFileSync(paths.lockFile, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = Number.parseInt(fs.readFileSync(paths.lockFile, 'utf8'), 10);
-      if (!pidAlive(holder)) {
-        fs.rmSync(paths.lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() - t0 > 600_000) throw new Error(`timed out waiting for ${paths.lockFile}`);
-      if (!announced) log(`waiting for another ensure (pid ${holder}) ...`);
-      announced = true;
-      await sleep(300);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    fs.rmSync(paths.lockFile, { force: true });
-  }
-}
-
 /**
  * Stop the embedded server in dataDir (default .run/pg) with pg_ctl stop -m fast, or with mode
  * 'immediate' as a crash would (no checkpoint; the next start runs crash recovery).
+ * @param {{ rootDir?: string, dataDir?: string, log?: (msg: string) => void, mode?: 'fast' | 'immediate' }} [opts]
  * @returns {Promise<boolean>} true if one was running
  */
 export async function stopEmbeddedPostgres({
@@ -471,7 +431,8 @@ async function startEmbedded(paths, log, rootDir, port, durable) {
  * the same options restarts that server on the same data. durable: synchronous_commit = on, so a
  * crash loses no acknowledged commit (the default, off, is for speed in dev and tests).
  * @param {{ rootDir?: string, log?: (msg: string) => void, port?: number, dataDir?: string, durable?: boolean }} [opts]
- * @returns {Promise<{ url: string, adminUrl: string, mode: 'env'|'local'|'embedded', startedByUs: boolean, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, adminUrl: string, mode: 'env'|'local'|'embedded', startedByUs: boolean, pid?: number, stop: () => Promise<void> }>}
+ *   pid: the postmaster when this call started it (SIGINT is its fast shutdown).
  *   url: database "payments"; adminUrl: database "postgres" on the same server (for createDatabase/dropDatabase).
  *   stop() stops the server only if this call started it (embedded); otherwise it is a no-op.
  */
@@ -508,13 +469,14 @@ export async function ensurePostgres({
 
   const paths = postgresPaths(rootDir, dataDir);
   const adminUrl = embeddedUrl('postgres', port);
-  const finish = async (startedByUs) => {
+  const finish = async (/** @type {boolean} */ startedByUs) => {
     const url = await createDatabase(adminUrl, APP_DATABASE);
     return {
       url,
       adminUrl,
-      mode: 'embedded',
+      mode: /** @type {const} */ ('embedded'),
       startedByUs,
+      pid: startedByUs ? (postmasterPid(paths) ?? undefined) : undefined,
       stop: startedByUs
         ? async () => {
             await stopEmbeddedPostgres({ rootDir, dataDir, log });
@@ -526,7 +488,7 @@ export async function ensurePostgres({
     log(`reusing embedded PostgreSQL at ${LOCAL_HOST}:${port}`);
     return finish(false);
   }
-  return withLock(paths, log, async () => {
+  return withLock(paths.lockFile, { log, timeoutMs: 600_000 }, async () => {
     if (await tryConnect(adminUrl, rootDir)) return finish(false);
     const pid = postmasterPid(paths);
     if (pid && isPostgresPid(pid)) {

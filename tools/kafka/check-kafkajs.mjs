@@ -29,11 +29,12 @@ async function step(name, fn) {
     return v;
   } catch (e) {
     results.push({ name, ok: false, ms: Date.now() - t0 });
-    console.log(`FAIL ${name}: ${e?.stack || e}`);
+    console.log(`FAIL ${name}: ${/** @type {Error} */ (e)?.stack || e}`);
     throw e;
   }
 }
 
+/** @param {{ log?: (msg: string) => void }} [opts] */
 export async function checkKafkajs({ log } = {}) {
   const { brokers } = await ensureKafka({ log });
   const kafka = new Kafka({ clientId: 'kafkajs-check', brokers: brokers.split(','), logLevel: logLevel.WARN });
@@ -126,6 +127,7 @@ export async function checkKafkajs({ log } = {}) {
           resolve(e);
         }),
       );
+      /** @type {Promise<void>} */
       const all = new Promise((resolve) => {
         consumer.run({
           autoCommit: false,
@@ -154,7 +156,7 @@ export async function checkKafkajs({ log } = {}) {
       const high = await admin.fetchTopicOffsets(topic);
       for (const p of high) {
         const c = committed[0].partitions.find((x) => x.partition === p.partition);
-        assert.equal(c.offset, p.high, `partition ${p.partition}`);
+        assert.equal(c?.offset, p.high, `partition ${p.partition}`);
       }
       return committed[0].partitions.map((p) => `p${p.partition}:${p.offset}`).join(' ');
     });

@@ -62,6 +62,11 @@ export async function ensureInfra() {
     env: { KAFKA_BROKERS: kafka.brokers, DATABASE_URL: pg.url },
     startedKafka: kafka.startedByUs,
     startedPostgres: pg.startedByUs,
+    /** What this call started, for a run's watchdog (tools/infra/process.mjs). */
+    processes: [
+      ...(kafka.pid ? [{ pid: kafka.pid, group: true }] : []),
+      ...(pg.pid ? [{ pid: pg.pid, signal: /** @type {const} */ ('SIGINT') }] : []),
+    ],
     async stop() {
       if (kafka.startedByUs) await kafka.stop();
       if (pg.startedByUs) await pg.stop();
@@ -87,13 +92,17 @@ export async function ensureContractTopics(brokers, prefix = '') {
  * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
  * every line) or, with `logFile`, to that file, and then also to `echo(line)` where one is given
  * (`npm start -- --logs` follows the files on the console). Returns null when the service is not built.
+ * @param {string} name
+ * @param {Record<string, string>} env
+ * @param {{ logFile?: string, nodeArgs?: string[], echo?: (line: string) => void }} [opts]
  */
 export function startService(name, env, { logFile, nodeArgs = [], echo } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
-  const child = spawn(process.execPath, [...nodeArgs, '-r', path.join(ROOT, 'tools/runtime/register.js'), main], {
+  // tsconfig-paths resolves the @payments/* imports to dist/libs (tsconfig.dist.json says how).
+  const child = spawn(process.execPath, [...nodeArgs, '-r', 'tsconfig-paths/register', main], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const file = logFile ? createWriteStream(logFile) : undefined;

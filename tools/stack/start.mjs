@@ -17,6 +17,7 @@ import {
   startService,
   waitForHttp,
 } from './common.mjs';
+import { stopChild } from '../infra/process.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -72,17 +73,8 @@ async function shutdown(code = 0) {
   if (stopping) return;
   stopping = true;
   log('stopping services…');
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', resolve);
-          c.kill('SIGTERM');
-          setTimeout(() => c.kill('SIGKILL'), 10000).unref();
-        }),
-    ),
-  );
+  // stopChild: a service that already died of a signal must not be waited for (it never exits again).
+  await Promise.all(children.map((c) => stopChild(c)));
   if (infra.startedKafka || infra.startedPostgres) log('stopping the Kafka broker and database started by npm start…');
   await infra.stop();
   process.exit(code);
@@ -101,10 +93,12 @@ process.on('SIGTERM', () => void shutdown(0));
   'p2p',
 ].forEach((name) => {
   const say = logger(name, 90);
-  const child = startService(name, env, {
-    logFile: logFile(name),
-    echo: followLogs ? (line) => following && say(line) : undefined,
-  });
+  const child = /** @type {import('node:child_process').ChildProcess} */ (
+    startService(name, env, {
+      logFile: logFile(name),
+      echo: followLogs ? (line) => following && say(line) : undefined,
+    })
+  );
   child.on('exit', (code, signal) => {
     if (!stopping) {
       const file = path.relative(ROOT, logFile(name));
@@ -137,7 +131,7 @@ try {
     ),
   );
 } catch (err) {
-  log(err.message);
+  log(err instanceof Error ? err.message : String(err));
   await shutdown(1);
 }
 

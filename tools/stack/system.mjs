@@ -16,7 +16,7 @@ export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
     s.on('error', reject);

@@ -8,11 +8,15 @@ import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureInstalled, ensureInfra, log, ROOT } from './common.mjs';
+import { startWatchdog } from '../infra/process.mjs';
 
 const jestArgs = process.argv.slice(2);
 const started = Date.now();
 ensureInstalled();
 const infra = await ensureInfra();
+// A broker or PostgreSQL started here stops with this run, also when a ^C kills it mid-step.
+const watchdog = startWatchdog({ log });
+if (!process.env.KEEP_INFRA) for (const p of infra.processes) watchdog.own(p.pid, p);
 const env = { ...process.env, ...infra.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
 let failed = false;
 
@@ -53,6 +57,12 @@ try {
   if (jestArgs.length === 0) {
     const quiet = { quiet: true };
     step('type-check', process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], quiet);
+    step(
+      'type-check tools/**/*.mjs',
+      process.execPath,
+      [bin('typescript/bin/tsc'), '-p', 'tools/tsconfig.json'],
+      quiet,
+    );
     // The module-boundary rule reads Nx's project graph, which `nx show projects` computes and caches.
     step('project graph', process.execPath, [bin('nx/bin/nx.js'), 'show', 'projects'], quiet);
     step(
@@ -91,6 +101,8 @@ try {
   }
 } finally {
   if (!process.env.KEEP_INFRA) await infra.stop();
+  for (const p of infra.processes) watchdog.disown(p.pid);
+  await watchdog.standDown();
 }
 
 if (existsSync(results)) {
