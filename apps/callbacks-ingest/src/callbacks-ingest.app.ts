@@ -21,6 +21,7 @@ export async function startCallbacksIngest(
   const app = await createHttpApp(CallbacksIngestModule.register(config, relay), {
     logger: createLogger('callbacks-ingest', config),
     bodyLimitBytes: 256 * 1024,
+    metricsEnabled: config.metricsEnabled,
   });
   installProblemHandling(app);
   await app.listen(httpPort, host);

@@ -20,7 +20,10 @@ export async function startMerchantCallbacks(
   host = '127.0.0.1',
 ): Promise<RunningMerchantCallbacks> {
   const logger = createLogger('merchant-callbacks', config);
-  const app = await createHttpApp(MerchantCallbacksModule.register(config, opts), { logger });
+  const app = await createHttpApp(MerchantCallbacksModule.register(config, opts), {
+    logger,
+    metricsEnabled: config.metricsEnabled,
+  });
   const transport = await listenWithKafka(
     app,
     {

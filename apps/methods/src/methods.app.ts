@@ -20,7 +20,10 @@ export async function startMethods(
   opts: MethodsModuleOptions = {},
 ): Promise<RunningMethods> {
   const logger = createLogger('methods', config);
-  const app = await createHttpApp(MethodsModule.register(config, opts), { logger });
+  const app = await createHttpApp(MethodsModule.register(config, opts), {
+    logger,
+    metricsEnabled: config.metricsEnabled,
+  });
   const transport = await listenWithKafka(
     app,
     {

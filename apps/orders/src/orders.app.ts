@@ -21,7 +21,10 @@ export async function startOrders(
   host = '127.0.0.1',
 ): Promise<RunningOrders> {
   const logger = createLogger('orders', config);
-  const app = await createHttpApp(OrdersModule.register(config, opts), { logger });
+  const app = await createHttpApp(OrdersModule.register(config, opts), {
+    logger,
+    metricsEnabled: config.metricsEnabled,
+  });
   const transport = await listenWithKafka(
     app,
     {

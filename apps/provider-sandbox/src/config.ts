@@ -6,6 +6,7 @@ export interface SandboxConfig extends LogConfig {
   callbackDelayMs: number;
   /** How long the `.31` scenario holds its answer to a payment request. */
   slowMs: number;
+  metricsEnabled: boolean;
 }
 
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
@@ -15,6 +16,7 @@ export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
     callbackDelayMs: env.int('SANDBOX_CALLBACK_DELAY_MS', 200, { min: 0, max: 600000 }),
     slowMs: env.int('SANDBOX_SLOW_MS', 15000, { min: 0, max: 600000 }),
     ...readLogConfig(env),
+    metricsEnabled: env.bool('METRICS_ENABLED', true),
   };
   env.done('provider-sandbox');
   return config;

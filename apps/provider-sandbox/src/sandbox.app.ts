@@ -23,6 +23,7 @@ export async function startSandbox(
 ): Promise<RunningSandbox> {
   const app = await createHttpApp(SandboxModule.register(config), {
     logger: createLogger('provider-sandbox', config),
+    metricsEnabled: config.metricsEnabled,
   });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());

@@ -121,6 +121,8 @@ export interface Failpoint {
 export interface CommonConfig extends LogConfig {
   databaseUrl: string;
   kafka: KafkaConfig;
+  /** Off (METRICS_ENABLED=false) only to measure what collecting metrics costs (npm run bench). */
+  metricsEnabled: boolean;
   failpoint?: Failpoint;
 }
 
@@ -140,6 +142,7 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
       logLevel: log.logLevel,
     },
+    metricsEnabled: env.bool('METRICS_ENABLED', true),
     failpoint: readFailpoint(env),
   };
 }

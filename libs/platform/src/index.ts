@@ -5,3 +5,4 @@ export * from './problem';
 export * from './logging';
 export * from './service-app';
 export * from './health.controller';
+export * from './metrics';

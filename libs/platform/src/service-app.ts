@@ -2,6 +2,7 @@ import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { installMetrics } from './metrics';
 import { ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
@@ -9,9 +10,11 @@ export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 export interface HttpAppOptions {
   logger: LoggerService;
   bodyLimitBytes?: number;
+  /** `/metrics` and the collection behind it (METRICS_ENABLED); on unless switched off. */
+  metricsEnabled?: boolean;
 }
 
-/** A Fastify-backed Nest app; raw bodies are kept for signature checks. */
+/** A Fastify-backed Nest app with `/metrics`; raw bodies are kept for signature checks. */
 export async function createHttpApp(module: unknown, opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const adapter = new FastifyAdapter({ bodyLimit, trustProxy: true });
@@ -21,6 +24,7 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
     bufferLogs: false,
   });
   app.getHttpAdapter().getInstance().addHook('onRequest', bodyGate(bodyLimit));
+  if (opts.metricsEnabled ?? true) installMetrics(app);
   return app;
 }
 

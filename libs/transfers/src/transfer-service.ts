@@ -25,7 +25,10 @@ export async function startTransferService(
   host = '127.0.0.1',
 ): Promise<RunningTransferService> {
   const logger = createLogger(kind.service, config);
-  const app = await createHttpApp(TransferModule.register({ kind, config, options }), { logger });
+  const app = await createHttpApp(TransferModule.register({ kind, config, options }), {
+    logger,
+    metricsEnabled: config.metricsEnabled,
+  });
   const transport = await listenWithKafka(
     app,
     {
