@@ -20,6 +20,8 @@ export interface GatewayConfig extends CommonConfig {
   };
   /** Local development only: callback URLs may be http and point at private or loopback addresses. */
   callbackUrlAllowInsecure: boolean;
+  /** How often the elected Kafka collector reads consumer offsets and high watermarks for /metrics. */
+  kafkaMetricsIntervalMs: number;
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
@@ -38,6 +40,7 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       staleAfterMs: 0,
     },
     callbackUrlAllowInsecure: env.bool('CALLBACK_URL_ALLOW_INSECURE', false),
+    kafkaMetricsIntervalMs: env.int('KAFKA_METRICS_INTERVAL_MS', 5000, { min: 200, max: 60_000 }),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
   config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };

@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
+import { startKafkaMetrics } from '@payments/messaging';
 import {
   boundPort,
   createHttpApp,
@@ -27,12 +28,20 @@ export async function startGateway(
   const app = await createHttpApp(GatewayModule.register(config), {
     logger: createLogger('gateway', config),
     bodyLimitBytes: config.bodyLimitBytes,
+    metricsEnabled: config.metricsEnabled,
   });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());
   SwaggerModule.setup('docs', app, documentIdempotencyKey(buildOpenApiDocument(app)), {
     jsonDocumentUrl: 'docs/openapi.json',
   });
+  // The gateway is always up: it runs the system's Kafka collector (lag, dead letters), elected among its instances.
+  if (config.metricsEnabled)
+    await startKafkaMetrics(app, {
+      kafka: config.kafka,
+      databaseUrl: config.databaseUrl,
+      intervalMs: config.kafkaMetricsIntervalMs,
+    });
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return {

@@ -13,3 +13,5 @@ export * from './local-wake';
 export * from './kafka-service';
 export * from './work-queue';
 export * from './queue-worker';
+export * from './kafka-metrics';
+export * from './offset-history';

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer } from 'kafkajs';
+import { PaymentsMetrics } from '@payments/platform';
 import type { Failpoint, KafkaConfig } from '@payments/platform';
 import { byTopic, createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
@@ -144,6 +145,7 @@ export class OutboxRelay {
       }
       await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
       await runner.commitTransaction();
+      countStatusTransitions(rows);
       return rows.length;
     } catch (err) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
@@ -162,5 +164,27 @@ export class OutboxRelay {
       `DELETE FROM "${this.opts.schema}".outbox WHERE published_at IS NOT NULL AND published_at < now() - ($1 || ' milliseconds')::interval`,
       [String(retainMs)],
     );
+  }
+}
+
+/**
+ * Every status change of an order, payout or P2P transaction leaves through an outbox as a
+ * `<entity>.status_changed` event: counting them here, once they are published, counts each
+ * change once for the whole system, whichever service or instance made it. (A relay that dies
+ * between publishing and marking publishes its batch again, and counts it again: rare, and an
+ * over-count of a rate is harmless.)
+ */
+function countStatusTransitions(rows: Row[]): void {
+  for (const row of rows) {
+    const env = row.envelope as { type?: unknown; payload?: { status?: unknown; statusCode?: unknown } };
+    if (typeof env.type !== 'string' || !env.type.endsWith('.status_changed')) continue;
+    const status = env.payload?.status;
+    if (typeof status !== 'string') continue;
+    const code = env.payload?.statusCode;
+    PaymentsMetrics.statusTransitions.inc({
+      entity: env.type.slice(0, env.type.indexOf('.')),
+      status,
+      status_code: typeof code === 'string' ? code : 'none',
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Envelope } from '@payments/contracts';
 import { wakeAfterCommit } from './local-wake';
 
@@ -66,4 +66,17 @@ export class Outbox {
     );
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
+}
+
+/** What waits in a service's outbox: rows not yet published, and the age of the oldest (0 when none). */
+export async function outboxBacklog(
+  dataSource: DataSource,
+  schema: string,
+): Promise<{ messages: number; oldestAgeSeconds: number }> {
+  // The partial index outbox_unpublished holds exactly these rows: cheap at every scrape.
+  const [row]: { messages: number; age: number | null }[] = await dataSource.query(
+    `SELECT count(*)::int AS messages, extract(epoch FROM now() - min(created_at))::float8 AS age
+       FROM "${schema}".outbox WHERE published_at IS NULL`,
+  );
+  return { messages: row.messages, oldestAgeSeconds: Math.max(0, row.age ?? 0) };
 }

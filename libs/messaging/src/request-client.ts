@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
 import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } from '@payments/contracts';
+import { PaymentsMetrics } from '@payments/platform';
 import type { KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
 import { createKafka, createTopicsAndWait, prefixed } from './kafka';
@@ -121,12 +122,22 @@ export class KafkaRequestClient {
     if (!this.producer) throw new Error('request client not started');
     const message: Envelope = envelope({ type, payload, occurredAt: new Date(), correlationId: opts.correlationId });
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    // Labelled by the contract topic (bounded); the clock runs from the send to the reply.
+    const roundTrip = PaymentsMetrics.requestReplyDuration.startTimer({ topic });
     const reply = new Promise<Reply<unknown>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(message.eventId);
+        PaymentsMetrics.requestReplyTimeouts.inc({ topic });
         reject(new RequestTimeout(`no reply to ${type} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(message.eventId, { resolve, reject, timer });
+      this.pending.set(message.eventId, {
+        resolve: (r) => {
+          roundTrip();
+          resolve(r);
+        },
+        reject,
+        timer,
+      });
     });
     // While the broker is down the send keeps retrying: the timeout runs from the start and ends
     // the wait either way (the request may still go out later; the caller treats it as unknown).

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ContractViolation, Envelope, parsePayload, providerEvent, UUID_PATTERN } from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
-import { CLOCK, Clock } from '@payments/platform';
+import { CLOCK, Clock, PaymentsMetrics } from '@payments/platform';
 import { foldTransferEvent } from '@payments/transfers-domain';
 import type { TransferKindSpec } from './transfer-kind';
 import { TransferRepository } from './transfer.repository';
@@ -30,7 +30,11 @@ export class ProviderEventConsumer {
 
     const outcome = await this.inbox.process(message, async (m) => {
       const transfer = await this.transfers.findForUpdate(m, event.reference);
-      if (!transfer) throw new ContractViolation(`provider event for unknown ${this.kind.noun} ${event.reference}`);
+      if (!transfer) {
+        // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
+        PaymentsMetrics.providerCallbacks.inc({ provider: event.providerCode, result: 'unknown_reference' });
+        throw new ContractViolation(`provider event for unknown ${this.kind.noun} ${event.reference}`);
+      }
       const result = foldTransferEvent(this.kind.kind, transfer, event);
       if (result.kind === 'transition') await this.writes.transition(m, transfer, result, now, message);
       return result;

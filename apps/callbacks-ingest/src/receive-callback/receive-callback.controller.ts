@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
-import { ProblemException } from '@payments/platform';
+import { PaymentsMetrics, ProblemException } from '@payments/platform';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { PROVIDER_ADAPTERS } from '../provider-adapters';
 import { CALLBACKS_OUTBOX } from '../tokens';
@@ -40,20 +40,31 @@ export class ReceiveCallbackController {
   ): Promise<{ received: true; duplicate: boolean }> {
     const adapter = PROVIDER_ADAPTERS.get(providerCode);
     const secret = this.config.providerSecrets[providerCode];
-    if (!adapter || !secret) throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
+    if (!adapter || !secret) {
+      // Any path segment lands here: one label value for all of them keeps the series bounded.
+      PaymentsMetrics.providerCallbacks.inc({ provider: 'unknown', result: 'unknown_provider' });
+      throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
+    }
+    const counted = (result: string) => PaymentsMetrics.providerCallbacks.inc({ provider: providerCode, result });
     const raw = req.rawBody;
-    if (!raw || raw.length === 0) throw new ProblemException('unauthorized', 'the callback is not signed');
+    if (!raw || raw.length === 0) {
+      counted('bad_signature');
+      throw new ProblemException('unauthorized', 'the callback is not signed');
+    }
 
     const now = new Date();
     const check = adapter.verify(req.headers, raw, secret, Math.floor(now.getTime() / 1000));
     if (check.kind === 'invalid') {
       this.logger.warn(`rejected ${providerCode} callback from ${req.ip}: ${check.reason}`);
+      counted('bad_signature');
       throw new ProblemException('unauthorized', 'the callback signature is missing or invalid');
     }
     const rawBody = raw.toString('utf8');
     const normalized = adapter.normalize(rawBody);
-    if (normalized.kind === 'invalid')
+    if (normalized.kind === 'invalid') {
+      counted('invalid');
       throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`);
+    }
     const event = { ...normalized.event, receivedAt: now.toISOString() };
     const eventId = callbackEventId(providerCode, event.providerEventId);
 
@@ -87,6 +98,7 @@ export class ReceiveCallbackController {
       ]);
       return true;
     });
+    counted(stored ? 'accepted' : 'duplicate');
     if (!stored) this.logger.log(`${providerCode} callback ${event.providerEventId} received again; already stored`);
     return { received: true, duplicate: !stored };
   }

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { catchError, from, mergeMap, Observable, switchMap, throwError } from 'rxjs';
-import { ProblemException, toProblem, VerbatimResponse } from '@payments/platform';
+import { PaymentsMetrics, ProblemException, toProblem, VerbatimResponse } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { Fingerprint, fingerprintOf, idempotencyKeyOf, IdempotentRequest } from './idempotency-request';
 import { IdempotencyRepository, StoredResponse } from './idempotency.repository';
@@ -47,11 +47,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     return from(this.begin(shopId, key, fingerprint)).pipe(
       switchMap((stored) => {
-        if (stored)
+        if (stored) {
+          PaymentsMetrics.idempotencyReplays.inc();
           return throwError(
             () =>
               new VerbatimResponse(stored.status, { ...stored.headers, 'idempotent-replayed': 'true' }, stored.body),
           );
+        }
         return next.handle().pipe(
           mergeMap(async (body) => {
             await this.records.complete(shopId, key, {

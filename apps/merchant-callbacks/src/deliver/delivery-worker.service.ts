@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { sign } from '@payments/callback-signature';
 import { QueueWorker, workerInstanceId } from '@payments/messaging';
+import { PaymentsMetrics } from '@payments/platform';
 import { AttemptResult, isDelivered, nextRetry } from '@payments/merchant-callbacks-domain';
 import { ShopCallbackSettingsRepository } from '../shop-settings/shop-callback-settings.repository';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
@@ -24,6 +25,7 @@ const UNKNOWN_SHOP_PAUSE_MS = 1000;
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly worker: QueueWorker<ClaimedDelivery>;
+  private readonly removeMetrics: (() => void)[] = [];
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -52,12 +54,32 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.removeMetrics.length === 0) this.reportBacklog();
     await this.worker.start();
   }
 
+  /** The queue's backlog at scrape time: the same for every instance, so dashboards take max(). */
+  private reportBacklog(): void {
+    let last: ReturnType<DeliveryRepository['backlog']> | undefined;
+    const backlog = () => (last ??= this.deliveries.backlog().finally(() => (last = undefined)));
+    this.removeMetrics.push(
+      PaymentsMetrics.merchantCallbacksPending.add(async () => {
+        const b = await backlog();
+        return [
+          { labels: { state: 'waiting' }, value: b.waiting },
+          { labels: { state: 'retrying' }, value: b.retrying },
+        ];
+      }),
+      PaymentsMetrics.merchantCallbacksOldestAge.add(async () => [
+        { labels: {}, value: (await backlog()).oldestAgeSeconds },
+      ]),
+    );
+  }
+
   /** Stops claiming, then lets the calls in flight finish (each ends within its timeout) and be recorded. */
-  beforeApplicationShutdown(): Promise<void> {
-    return this.worker.stop();
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const remove of this.removeMetrics.splice(0)) remove();
+    await this.worker.stop();
   }
 
   private async deliver(d: ClaimedDelivery, claimToken: string): Promise<void> {
@@ -138,6 +160,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     result: AttemptResult,
   ): Promise<void> {
     const now = this.clock.now();
+    PaymentsMetrics.merchantCallbackAttempts.inc({
+      result: result.kind === 'error' ? 'network_error' : isDelivered(result) ? 'delivered' : 'http_error',
+    });
     let summary: string;
     if (result.kind === 'response' && isDelivered(result)) {
       const attempt = await this.deliveries.recordDelivered(

@@ -239,6 +239,17 @@ export class DeliveryRepository {
     return this.work.nextDueAt();
   }
 
+  /** What waits to be delivered, for /metrics: not yet tried, tried and failed, and the oldest one's age. */
+  async backlog(): Promise<{ waiting: number; retrying: number; oldestAgeSeconds: number }> {
+    // Pending rows only: the partial index deliveries_due holds exactly them.
+    const [row]: { waiting: number; retrying: number; age: number | null }[] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE attempts = 0)::int AS waiting, count(*) FILTER (WHERE attempts > 0)::int AS retrying,
+              extract(epoch FROM now() - min(created_at))::float8 AS age
+         FROM ${this.table} WHERE status = 'pending'`,
+    );
+    return { waiting: row.waiting, retrying: row.retrying, oldestAgeSeconds: Math.max(0, row.age ?? 0) };
+  }
+
   // Operators
 
   async list(q: ListDeliveriesQuery): Promise<{ items: DeliveryView[]; nextCursor: string | null }> {

@@ -11,6 +11,7 @@ import {
   UUID_PATTERN,
 } from '@payments/contracts';
 import { Inbox } from '@payments/messaging';
+import { PaymentsMetrics } from '@payments/platform';
 import { formatAmount } from '@payments/money';
 import { FoldResult, foldProviderEvent } from '@payments/orders-domain';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
@@ -43,7 +44,11 @@ export class ProviderEventConsumer {
 
     const outcome = await this.inbox.process(message, async (m) => {
       const order = await this.orders.findForUpdate(m, event.reference);
-      if (!order) throw new ContractViolation(`provider event for unknown order ${event.reference}`);
+      if (!order) {
+        // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
+        PaymentsMetrics.providerCallbacks.inc({ provider: event.providerCode, result: 'unknown_reference' });
+        throw new ContractViolation(`provider event for unknown order ${event.reference}`);
+      }
 
       const { rules } = await this.shopSettings.forShop(m, order.shopId);
       const result = foldProviderEvent(order, event, rules);

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Producer } from 'kafkajs';
+import { envelope, Topics } from '@payments/contracts';
+import { eventually, http, testKafka } from '@payments/testing';
+import { lintMetrics, scrape, valueOf, valuesOf } from '../support/metrics';
+import { TestStack } from '../support/stack';
+
+/**
+ * /metrics on the real services, the real broker and database: consumer lag read by the gateway's
+ * elected collector while a consumer is down, dead-letter depth, and Prometheus' own linter over
+ * every service's answer.
+ */
+describe('metrics', () => {
+  let stack: TestStack;
+  let producer: Producer;
+  const gatewayMetrics = () => scrape(stack.gateway!.url);
+
+  beforeAll(async () => {
+    // Offsets read every 300 ms instead of 5 s, so a test sees them move quickly.
+    stack = await TestStack.start({ extraEnv: { KAFKA_METRICS_INTERVAL_MS: '300' } });
+    producer = testKafka('metrics-test').producer();
+    await producer.connect();
+  }, 180_000);
+
+  afterAll(async () => {
+    await producer?.disconnect();
+    await stack?.stop();
+  });
+
+  /** Messages no service has a handler for: the consumer dead-letters each at once and commits past it. */
+  async function sendUnhandled(topic: string, count: number): Promise<void> {
+    await producer.send({
+      topic: stack.prefix + topic,
+      acks: -1,
+      messages: Array.from({ length: count }, () => ({
+        key: randomUUID(),
+        value: JSON.stringify(
+          envelope({
+            type: 'metrics-test.unhandled',
+            payload: {},
+            occurredAt: new Date(),
+            correlationId: randomUUID(),
+          }),
+        ),
+      })),
+    });
+  }
+
+  const lagOf = async (group: string, topic: string) =>
+    valueOf((await gatewayMetrics()).series, 'kafka_consumergroup_lag_sum', { consumergroup: group, topic });
+
+  it('when the orders service is stopped while commands arrive, then its lag rises, and after it starts again the lag returns to 0', async () => {
+    // A first message gives the group a committed offset on the topic, from which lag is measured.
+    await sendUnhandled(Topics.ordersCommands, 1);
+    await eventually(async () => ((await lagOf('orders', Topics.ordersCommands)) === 0 ? true : undefined), 30_000);
+
+    const stopped = stack.orders!.shift()!;
+    await stopped.close();
+    await sendUnhandled(Topics.ordersCommands, 5);
+    await eventually(async () => ((await lagOf('orders', Topics.ordersCommands)) === 5 ? true : undefined), 30_000);
+    const whileStopped = (await gatewayMetrics()).series;
+    const perPartition = valuesOf(whileStopped, 'kafka_consumergroup_lag', {
+      consumergroup: 'orders',
+      topic: Topics.ordersCommands,
+    });
+    expect(perPartition.reduce((a, b) => a + b, 0)).toBe(5);
+    // The oldest unprocessed message keeps ageing while nobody reads it.
+    await eventually(
+      async () => {
+        const ages = valuesOf((await gatewayMetrics()).series, 'kafka_consumergroup_lag_seconds', {
+          consumergroup: 'orders',
+          topic: Topics.ordersCommands,
+        });
+        return Math.max(...ages) >= 1 ? true : undefined;
+      },
+      15_000,
+      'the time lag to reach 1 s',
+    );
+
+    await stack.startOrders();
+    await eventually(async () => ((await lagOf('orders', Topics.ordersCommands)) === 0 ? true : undefined), 30_000);
+    const after = (await gatewayMetrics()).series;
+    expect(
+      valuesOf(after, 'kafka_consumergroup_lag_seconds', { consumergroup: 'orders', topic: Topics.ordersCommands }),
+    ).toEqual(expect.arrayContaining([0]));
+    expect(
+      Math.max(
+        ...valuesOf(after, 'kafka_consumergroup_lag_seconds', {
+          consumergroup: 'orders',
+          topic: Topics.ordersCommands,
+        }),
+      ),
+    ).toBe(0);
+  }, 120_000);
+
+  it('when a message is forced into a dead-letter topic, then the depth gauge of that topic counts it', async () => {
+    const dlq = `${Topics.methodsQueries}.dlq`;
+    const depth = async () => valueOf((await gatewayMetrics()).series, 'payments_dead_letter_messages', { topic: dlq });
+    const before = await eventually(depth, 15_000, `a depth for ${dlq}`);
+    await sendUnhandled(Topics.methodsQueries, 1);
+    await eventually(async () => ((await depth()) === before + 1 ? true : undefined), 30_000, `${dlq} depth +1`);
+  }, 60_000);
+
+  it('when a route with an id in its path is called, then the duration histogram is labelled by its template, never by the id', async () => {
+    const orderId = randomUUID();
+    const res = await http('GET', `${stack.gateway!.url}/order/${orderId}`);
+    expect(res.status).toBe(401);
+    const { text, series } = await gatewayMetrics();
+    expect(
+      valueOf(series, 'http_server_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/order/:orderId',
+        status_code: '401',
+      }),
+    ).toBe(1);
+    expect(text).not.toContain(orderId);
+  });
+
+  it('when every service is scraped, then each answer is Prometheus text that promtool check metrics accepts', async () => {
+    const services = {
+      gateway: stack.gateway!.url,
+      'callbacks-ingest': stack.ingest!.url,
+      'provider-sandbox': stack.sandbox!.url,
+      orders: `http://127.0.0.1:${stack.orders![0].port}`,
+      methods: `http://127.0.0.1:${stack.methods!.port}`,
+      'merchant-callbacks': `http://127.0.0.1:${stack.merchantCallbacks!.port}`,
+      payouts: `http://127.0.0.1:${stack.payouts!.port}`,
+      p2p: `http://127.0.0.1:${stack.p2p!.port}`,
+    };
+    for (const [service, url] of Object.entries(services)) {
+      const { text, contentType, series } = await scrape(url);
+      expect({ service, contentType }).toEqual({ service, contentType: expect.stringMatching(/^text\/plain/) });
+      // Process metrics (CPU, memory, event loop, GC) are part of every answer.
+      expect(valueOf(series, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+      expect(valuesOf(series, 'nodejs_eventloop_lag_seconds').length).toBe(1);
+      expect({ service, ...lintMetrics(text) }).toEqual({ service, parsed: true, findings: [] });
+    }
+  });
+});
