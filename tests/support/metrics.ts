@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { http } from '@payments/testing';
 
 /** One series of a Prometheus text answer. */
@@ -68,7 +70,9 @@ export function lintMetrics(text: string): { parsed: boolean; findings: string[]
  * missing; a run without it fails here, saying so.
  */
 export function promtool(args: string[], input?: string): { status: number | null; output: string } {
-  const r = spawnSync('promtool', args, { input, encoding: 'utf8' });
+  // Where tools/infra/promtool.mjs unpacks it when the machine has none (a later direct jest run finds it too).
+  const unpacked = path.join(__dirname, '..', '..', '.run', 'tools', 'prometheus', 'usr', 'bin', 'promtool');
+  const r = spawnSync(existsSync(unpacked) ? unpacked : 'promtool', args, { input, encoding: 'utf8' });
   if (r.error) throw new Error(`promtool could not run (${r.error.message}); npm test installs it`);
   return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
 }

@@ -246,6 +246,9 @@ console.log(`
 ────────────────────────────────────────────────────────────────────────────
  Payments is running.
 ${table(serviceLines)}
+   Metrics (Prometheus text; docs/operations.md): ${gateway}/metrics (with Kafka lag and dead letters),
+     ${[ports.ingest, ports.sandbox, ports.orders, ports.methods].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
+     ${[ports.merchantCallbacks, ports.payouts, ports.p2p].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
 
 ${logsHint}
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureInstalled, ensureInfra, log, ROOT } from './common.mjs';
 import { startWatchdog } from '../infra/process.mjs';
+import { ensurePromtool } from '../infra/promtool.mjs';
 
 const jestArgs = process.argv.slice(2);
 const started = Date.now();
@@ -18,6 +19,9 @@ const infra = await ensureInfra();
 const watchdog = startWatchdog({ log });
 if (!process.env.KEEP_INFRA) for (const p of infra.processes) watchdog.own(p.pid, p);
 const env = { ...process.env, ...infra.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
+// The metrics tests lint every /metrics answer and the alert rules with Prometheus' promtool.
+const promtoolDir = ensurePromtool({ rootDir: ROOT, log });
+if (promtoolDir) env.PATH = `${promtoolDir}${path.delimiter}${env.PATH ?? ''}`;
 let failed = false;
 
 /**
