@@ -6,6 +6,7 @@
 //
 //   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
+//   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
 //   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings
 //   --smoke                one level of 4 for 1 s, no ceilings, docs untouched (what the clean-up test runs)
@@ -37,6 +38,7 @@ import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
 import { peakRssMb } from './memory.mjs';
 import { cpuDelta, cpuSnapshot } from './cpu.mjs';
+import { measureMetricsCost, metricsCostLine } from './metrics-cost.mjs';
 import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
@@ -160,14 +162,18 @@ async function main() {
   const children = new Map();
   const stopAll = () => Promise.all([...children.values()].map((c) => stopChild(c)));
   run.defer('stop the services', stopAll);
-  try {
+  const startAll = async (extraEnv = {}) => {
     for (const [name] of SERVICES) {
-      const child = startService(name, env, {
-        logFile: path.join(logDir, `${name}.log`),
-        nodeArgs: PROFILE
-          ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
-          : [],
-      });
+      const child = startService(
+        name,
+        { ...env, ...extraEnv },
+        {
+          logFile: path.join(logDir, `${name}.log`),
+          nodeArgs: PROFILE
+            ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+            : [],
+        },
+      );
       if (!child) {
         log(`${name}: not built in this checkout; left out`);
         continue;
@@ -177,6 +183,9 @@ async function main() {
       children.set(name, child);
     }
     await Promise.all([...children.keys()].map((name) => waitForHttp(`http://127.0.0.1:${ports[name]}/health`)));
+  };
+  try {
+    await startAll();
     stillRunning();
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
@@ -288,6 +297,26 @@ async function main() {
     const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
     const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));
     const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);
+    const metricsCost =
+      process.env.BENCH_METRICS_COST === '0'
+        ? undefined
+        : await measureMetricsCost({
+            concurrency: best.concurrency,
+            seconds: SECONDS,
+            createOrder: createOrder(null),
+            pgDatabase: dbName,
+            log,
+            restart: async (extraEnv) => {
+              await stopAll();
+              children.clear();
+              await startAll(extraEnv);
+              return {
+                processes: [...children].map(([name, child]) => [name, child.pid]),
+                metricsUrls: [...children.keys()].map((name) => `http://127.0.0.1:${ports[name]}/metrics`),
+              };
+            },
+          }).catch((err) => ({ error: err.message }));
+    if (metricsCost) log(metricsCostLine(metricsCost, best.concurrency));
     // The ceilings run on the machine alone: our services would otherwise take (and process) the
     // rows pgbench writes, and share the CPU with it.
     await stopAll();
@@ -319,7 +348,7 @@ async function main() {
       }).catch((err) => ({ error: err.message }));
     }
 
-    const report = renderReport({ rows, memory, pg, kafka, best });
+    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost });
     console.log('\n' + report.text);
     writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
     if (WRITE_DOCS) updatePerformanceDoc(report.markdown);
@@ -359,7 +388,7 @@ function machine() {
   return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
-function renderReport({ rows, memory, pg, kafka, best }) {
+function renderReport({ rows, memory, pg, kafka, best, metricsCost }) {
   const lines = [];
   lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${SECONDS} s per phase.`);
   lines.push('');
@@ -406,6 +435,7 @@ function renderReport({ rows, memory, pg, kafka, best }) {
   lines.push(pgLine);
   lines.push('');
   lines.push(kafkaLine);
+  if (metricsCost) lines.push('', metricsCostLine(metricsCost, best.concurrency));
   const markdown = lines.join('\n') + '\n';
   return { markdown, text: markdown };
 }

@@ -15,13 +15,14 @@ function ticksOf(pid) {
   }
 }
 
-function processes() {
+function processes(pgDatabase) {
   const out = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      const cmdline = comm === 'java' ? readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') : '';
+      const wanted = comm === 'java' || (pgDatabase && comm === 'postgres');
+      const cmdline = wanted ? readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') : '';
       out.push({ pid: Number(entry), comm, cmdline });
     } catch {
       /* gone */
@@ -32,19 +33,20 @@ function processes() {
 
 /**
  * CPU milliseconds used so far by each named process, plus PostgreSQL (all its processes) and the
- * Kafka broker whose command line mentions `kafkaMarker` (its run directory).
+ * Kafka broker whose command line mentions `kafkaMarker` (its run directory). With `pgDatabase`,
+ * only the PostgreSQL backends connected to that database count (a shared server's other work does not).
  * @param {[string, number | undefined][]} named
- * @param {{ kafkaMarker?: string }} [opts]
+ * @param {{ kafkaMarker?: string, pgDatabase?: string }} [opts]
  * @returns {Record<string, number>}
  */
-export function cpuSnapshot(named, { kafkaMarker } = {}) {
+export function cpuSnapshot(named, { kafkaMarker, pgDatabase } = {}) {
   /** @type {Record<string, number>} */
   const snap = {};
   for (const [name, pid] of named) snap[name] = ticksOf(pid) * TICK_MS;
   let pg = 0;
   let kafka = 0;
-  for (const p of processes()) {
-    if (p.comm === 'postgres') pg += ticksOf(p.pid);
+  for (const p of processes(pgDatabase)) {
+    if (p.comm === 'postgres' && (!pgDatabase || p.cmdline.includes(` ${pgDatabase} `))) pg += ticksOf(p.pid);
     else if (p.comm === 'java' && kafkaMarker && p.cmdline.includes(kafkaMarker) && p.cmdline.includes('kafka'))
       kafka += ticksOf(p.pid);
   }
