@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Producer } from 'kafkajs';
+import { Client } from 'pg';
+import { loadGatewayConfig, startGateway } from '@payments/apps/gateway';
 import { envelope, Topics } from '@payments/contracts';
-import { eventually, http, testKafka } from '@payments/testing';
+import { eventually, http, testKafka, uniqueName } from '@payments/testing';
+import { CallbackReceiver } from '../support/callback-receiver';
+import { aShop, anOrderRequest } from '../support/merchant';
 import { lintMetrics, scrape, valueOf, valuesOf } from '../support/metrics';
-import { TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
  * /metrics on the real services, the real broker and database: consumer lag read by the gateway's
@@ -115,6 +119,105 @@ describe('metrics', () => {
     ).toBe(1);
     expect(text).not.toContain(orderId);
   });
+
+  it('when a merchant creates an order, retries it with its Idempotency-Key and the sandbox pays it, then each step is counted, with no id, key or amount in a label', async () => {
+    const receiver = await CallbackReceiver.start();
+    try {
+      const shop = await aShop(stack.gateway!.url, 'Metrics Shop');
+      const settings = await http('PATCH', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/settings`, {
+        token: TEST_OPS_TOKEN,
+        body: { callbackUrl: receiver.url },
+      });
+      expect(settings.status).toBe(200);
+      const request = anOrderRequest({ amount: '100.00' });
+      const headers = { 'idempotency-key': `metrics-${randomUUID()}` };
+      const created = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: request, headers });
+      expect(created.status).toBe(201);
+      const replayed = await http('POST', `${stack.gateway!.url}/order`, {
+        token: shop.apiKey,
+        body: request,
+        headers,
+      });
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      const orderId: string = created.body.id;
+      await eventually(
+        async () => {
+          const order = await http('GET', `${stack.gateway!.url}/order/${orderId}`, { token: shop.apiKey });
+          return order.body?.status === 'completed' ? true : undefined;
+        },
+        30_000,
+        'the order to be completed',
+      );
+
+      const { text, series } = await eventually(
+        async () => {
+          const m = await gatewayMetrics();
+          const delivered = valueOf(m.series, 'payments_merchant_callback_attempts_total', { result: 'delivered' });
+          return (delivered ?? 0) >= 1 ? m : undefined;
+        },
+        30_000,
+        'a delivered merchant callback to be counted',
+      );
+      expect(
+        valueOf(series, 'payments_request_reply_duration_seconds_count', { topic: Topics.ordersCommands }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(valueOf(series, 'payments_idempotency_replays_total')).toBe(1);
+      expect(
+        valueOf(series, 'payments_status_transitions_total', {
+          entity: 'order',
+          status: 'completed',
+          status_code: '0-01-00',
+        }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        valueOf(series, 'payments_provider_callbacks_total', { provider: 'sandbox', result: 'accepted' }),
+      ).toBeGreaterThanOrEqual(1);
+      for (const secret of [orderId, shop.apiKey, shop.shopId, '100.00']) expect(text).not.toContain(secret);
+    } finally {
+      await receiver.stop();
+    }
+  }, 90_000);
+
+  it('when two gateways run, then one collector holds the lock and exports, and when it stops the other takes over', async () => {
+    // Both gateways run in this process and share its registry, so the election is read where it
+    // happens: the sessions holding the collectors' advisory lock.
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const holders = async () =>
+      (
+        await db.query<{ pid: number }>(
+          `SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'kafka-metrics'`,
+        )
+      ).rows.map((r) => r.pid);
+    const exporting = async (url: string) =>
+      valuesOf((await scrape(url)).series, 'kafka_topic_partition_current_offset').length > 0;
+    const second = await startGateway(
+      loadGatewayConfig(stack.env({ KAFKA_METRICS_INTERVAL_MS: '300', GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+      0,
+    );
+    try {
+      // Several refreshes of both: the first holds the lock, the second keeps trying and exports nothing.
+      await new Promise((r) => setTimeout(r, 1500));
+      const [first] = await holders();
+      expect(await holders()).toEqual([first]);
+      expect(await exporting(second.url)).toBe(true);
+
+      await stack.gateway!.close();
+      stack.gateway = second;
+      await eventually(
+        async () => {
+          const now = await holders();
+          return now.length === 1 && now[0] !== first && (await exporting(second.url)) ? true : undefined;
+        },
+        15_000,
+        'the second gateway to take over',
+      );
+    } finally {
+      if (stack.gateway !== second) await second.close();
+      await db.end();
+    }
+  }, 60_000);
 
   it('when every service is scraped, then each answer is Prometheus text that promtool check metrics accepts', async () => {
     const services = {

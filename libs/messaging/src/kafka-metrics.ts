@@ -81,6 +81,8 @@ export class KafkaMetricsCollector {
   private running?: Promise<void>;
   private stopped = false;
   private failures = 0;
+  /** Whether the kafka_* series of this process are this collector's (it must clear them, no one else). */
+  private exported = false;
 
   constructor(private readonly opts: KafkaMetricsOptions) {
     // One election per system (topic prefix), whichever database name the services share.
@@ -100,7 +102,7 @@ export class KafkaMetricsCollector {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    clearKafkaGauges();
+    this.clear();
     await this.lock?.end().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
   }
@@ -117,7 +119,7 @@ export class KafkaMetricsCollector {
   private async refresh(): Promise<void> {
     try {
       if (!(await this.holdLock())) {
-        clearKafkaGauges();
+        this.clear();
         return;
       }
       await this.read();
@@ -125,7 +127,7 @@ export class KafkaMetricsCollector {
       this.failures = 0;
     } catch (err) {
       // No data is better than stale data: an alert on absent series notices.
-      clearKafkaGauges();
+      this.clear();
       if (this.failures++ % 12 === 0)
         this.logger.warn(`could not read Kafka offsets for /metrics: ${(err as Error).message}`);
     }
@@ -180,6 +182,7 @@ export class KafkaMetricsCollector {
     const now = Date.now();
     const byTopic = new Map(offsets);
     clearKafkaGauges();
+    this.exported = true;
 
     for (const [topic, partitions] of offsets) {
       const name = unprefixed(kafka, topic);
@@ -219,6 +222,12 @@ export class KafkaMetricsCollector {
         KafkaGauges.lagSum.set({ consumergroup, topic: name }, sum);
       }
     }
+  }
+
+  private clear(): void {
+    if (!this.exported) return;
+    this.exported = false;
+    clearKafkaGauges();
   }
 
   private historyOf(topic: string, partition: number): OffsetHistory {
