@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
 import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
 
 export interface GatewayConfig extends CommonConfig {
@@ -22,6 +23,8 @@ export interface GatewayConfig extends CommonConfig {
   callbackUrlAllowInsecure: boolean;
   /** How often the elected Kafka collector reads consumer offsets and high watermarks for /metrics. */
   kafkaMetricsIntervalMs: number;
+  /** The consumer groups whose lag the collector exports (the services' *_CONSUMER_GROUP). */
+  kafkaMetricsGroups: string[];
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
@@ -41,6 +44,11 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
     },
     callbackUrlAllowInsecure: env.bool('CALLBACK_URL_ALLOW_INSECURE', false),
     kafkaMetricsIntervalMs: env.int('KAFKA_METRICS_INTERVAL_MS', 5000, { min: 200, max: 60_000 }),
+    kafkaMetricsGroups: env
+      .string('KAFKA_METRICS_GROUPS', DEFAULT_CONSUMER_GROUPS.join(','))
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
   config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };

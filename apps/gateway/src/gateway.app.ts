@@ -41,6 +41,7 @@ export async function startGateway(
       kafka: config.kafka,
       databaseUrl: config.databaseUrl,
       intervalMs: config.kafkaMetricsIntervalMs,
+      groups: config.kafkaMetricsGroups,
     });
   await app.listen(httpPort, host);
   const port = boundPort(app);

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { Admin, AssignerProtocol } from 'kafkajs';
 import { Client } from 'pg';
 import { Gauge } from 'prom-client';
+import { topicSpecs } from '@payments/contracts';
 import { metricsRegistry, PaymentsMetrics } from '@payments/platform';
 import type { KafkaConfig } from '@payments/platform';
 import { createKafka, unprefixed } from './kafka';
@@ -15,7 +16,12 @@ export interface KafkaMetricsOptions {
   databaseUrl: string;
   /** How often offsets are read (kafka_exporter's default scrape is 15 s; lag wants a finer grain). */
   intervalMs?: number;
+  /** The consumer groups to watch, contract names (the services' *_CONSUMER_GROUP). */
+  groups: string[];
 }
+
+/** The services' consumer groups, as their configurations name them by default. */
+export const DEFAULT_CONSUMER_GROUPS = ['orders', 'payouts', 'p2p', 'methods', 'merchant-callbacks'];
 
 type PartitionLabels = 'consumergroup' | 'topic' | 'partition';
 const gauge = <L extends string>(name: string, help: string, labelNames: L[]) =>
@@ -167,18 +173,27 @@ export class KafkaMetricsCollector {
     await lock?.end().catch(() => undefined);
   }
 
+  /**
+   * The contract topics (and their .dlq) and the configured groups only: a broker shared with
+   * other systems (or other test runs) adds neither requests nor series, and the labels stay
+   * bounded. A topic that cannot be read (not created yet, being deleted) is left out of this
+   * reading alone.
+   */
   private async read(): Promise<void> {
     const admin = this.admin!;
     const { kafka } = this.opts;
-    const ours = (name: string) => name.startsWith(kafka.topicPrefix) && !isReplyChannel(unprefixed(kafka, name));
-    const topics = (await admin.listTopics()).filter(ours);
-    const groups = (await admin.listGroups()).groups
-      .filter((g) => g.protocolType === 'consumer' && ours(g.groupId))
-      .map((g) => g.groupId);
-    const [offsets, committed] = await Promise.all([
-      Promise.all(topics.map(async (topic) => [topic, await topicOffsets(admin, topic)] as const)),
+    const existing = new Set(await admin.listTopics());
+    const topics = topicSpecs(kafka.topicPrefix)
+      .map((s) => s.name)
+      .filter((t) => existing.has(t));
+    const groups = this.opts.groups.map((g) => kafka.topicPrefix + g);
+    const [read, committed] = await Promise.all([
+      Promise.all(
+        topics.map(async (topic) => [topic, await topicOffsets(admin, topic).catch(() => undefined)] as const),
+      ),
       groupOffsets(admin, groups, topics),
     ]);
+    const offsets = read.filter((entry): entry is readonly [string, TopicOffsets[]] => entry[1] !== undefined);
     const now = Date.now();
     const byTopic = new Map(offsets);
     clearKafkaGauges();
@@ -238,11 +253,6 @@ export class KafkaMetricsCollector {
   }
 }
 
-/** Each gateway instance's reply topic and group: per instance, short-lived, not a backlog anyone acts on. */
-function isReplyChannel(name: string): boolean {
-  return name.startsWith('gateway.replies.');
-}
-
 /**
  * Each group's committed offsets on the topics it consumes: those its running members subscribe
  * to, and those it has committed on (a stopped group has no members, and its lag matters most).
@@ -252,7 +262,7 @@ async function groupOffsets(
   groups: string[],
   topics: string[],
 ): Promise<(readonly [string, { topic: string; partitions: { partition: number; offset: string }[] }[]])[]> {
-  if (groups.length === 0) return [];
+  if (groups.length === 0 || topics.length === 0) return [];
   const described = await admin.describeGroups(groups);
   const subscribed = new Map<string, Set<string>>();
   for (const g of described.groups) {
@@ -265,7 +275,7 @@ async function groupOffsets(
   }
   return Promise.all(
     groups.map(async (groupId) => {
-      const all = await admin.fetchOffsets({ groupId, topics });
+      const all = await admin.fetchOffsets({ groupId, topics }).catch(() => []);
       const consumed = all.filter(
         (t) => subscribed.get(groupId)?.has(t.topic) || t.partitions.some((p) => BigInt(p.offset) >= 0n),
       );
