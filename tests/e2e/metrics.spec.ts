@@ -153,10 +153,15 @@ describe('metrics', () => {
         async () => {
           const m = await gatewayMetrics();
           const delivered = valueOf(m.series, 'payments_merchant_callback_attempts_total', { result: 'delivered' });
-          return (delivered ?? 0) >= 1 ? m : undefined;
+          // Counted when the relay publishes the change, which may come a moment after the order reads completed.
+          const completed = valuesOf(m.series, 'payments_status_transitions_total', {
+            entity: 'order',
+            status: 'completed',
+          });
+          return (delivered ?? 0) >= 1 && completed.length > 0 ? m : undefined;
         },
         30_000,
-        'a delivered merchant callback to be counted',
+        'a delivered merchant callback and the completion to be counted',
       );
       expect(
         valueOf(series, 'payments_request_reply_duration_seconds_count', { topic: Topics.ordersCommands }),
