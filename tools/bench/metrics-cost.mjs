@@ -36,6 +36,7 @@ export async function measureMetricsCost({ concurrency, seconds, restart, create
 }
 
 function scrapeEvery(urls, ms) {
+  /** @type {Promise<unknown>} */
   let scraped = Promise.resolve();
   const timer = setInterval(() => {
     scraped = Promise.all(urls.map((u) => fetch(u).then((r) => r.text()))).catch(() => undefined);

@@ -15,7 +15,7 @@
 //      when the package lists lack it, as root) and unpacked with `dpkg-deb -x` into .run/tools:
 //      only the binary is used; nothing is installed system-wide, so no Prometheus daemon starts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 

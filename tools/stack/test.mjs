@@ -18,6 +18,7 @@ const infra = await ensureInfra();
 // A broker or PostgreSQL started here stops with this run, also when a ^C kills it mid-step.
 const watchdog = startWatchdog({ log });
 if (!process.env.KEEP_INFRA) for (const p of infra.processes) watchdog.own(p.pid, p);
+/** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, ...infra.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
 // The metrics tests lint every /metrics answer and the alert rules with Prometheus' promtool.
 // Without it those tests fail, saying so; the rest still run.
@@ -25,7 +26,7 @@ try {
   const promtoolDir = ensurePromtool({ rootDir: ROOT, log });
   if (promtoolDir) env.PATH = `${promtoolDir}${path.delimiter}${env.PATH ?? ''}`;
 } catch (err) {
-  log(`promtool unavailable: ${err.message}`);
+  log(`promtool unavailable: ${err instanceof Error ? err.message : err}`);
 }
 let failed = false;
 
