@@ -108,6 +108,7 @@ export class UpdateShopSettingsDto {
   processingTimeout?: ProcessingTimeoutDto;
 
   @ApiPropertyOptional({
+    type: String,
     example: 'https://merchant.example.com/payments/callback',
     nullable: true,
     description: "Where the shop's callbacks go; null removes it (callbacks are then recorded as skipped).",
