@@ -35,6 +35,7 @@ module.exports = {
     '<rootDir>/tools/**/*.spec.ts',
   ],
   globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.js',
   testTimeout: 60000,
   // Component tests start services against one broker; two workers fit two cores.
   maxWorkers: 2,

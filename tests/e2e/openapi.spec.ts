@@ -70,7 +70,10 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
 
   beforeAll(async () => {
     // No domain services: a valid request is answered 503 quickly, an invalid one 400.
-    stack = await TestStack.start({ services: ['gateway'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' } });
+    stack = await TestStack.start({
+      services: ['gateway', 'callbacks-ingest'],
+      extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' },
+    });
     const res = await http('GET', `${stack.gateway!.url}/docs/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
@@ -83,6 +86,14 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
 
   it("when Redocly's recommended rules lint the document, then there are 0 errors and 0 warnings", () => {
     const { status, output } = redoclyLint(doc);
+    expect(output).toContain('0 errors, 0 warnings');
+    expect(status).toBe(0);
+  });
+
+  it("when Redocly's recommended rules lint callbacks-ingest's document, then there are 0 errors and 0 warnings", async () => {
+    const res = await http('GET', `${stack.ingest!.url}/docs/openapi.json`);
+    expect(Object.keys(res.body.paths)).toContain('/callbacks/{providerCode}');
+    const { status, output } = redoclyLint(res.body);
     expect(output).toContain('0 errors, 0 warnings');
     expect(status).toBe(0);
   });

@@ -4,3 +4,6 @@ export * from './problem';
 export * from './logging';
 export * from './service-app';
 export * from './health.controller';
+export * from './openapi/problem.schema';
+export * from './openapi/api-problems.decorator';
+export * from './openapi/service-document';

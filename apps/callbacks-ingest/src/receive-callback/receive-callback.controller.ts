@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
+import { ReceiveCallbackDoc } from './receive-callback.openapi';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { PROVIDER_ADAPTERS } from '../provider-adapters';
 import { CALLBACKS_OUTBOX } from '../tokens';
@@ -34,6 +35,7 @@ export class ReceiveCallbackController {
    */
   @Post(':providerCode')
   @HttpCode(200)
+  @ReceiveCallbackDoc()
   async receive(
     @Param('providerCode') providerCode: string,
     @Req() req: RawBodyRequest<FastifyRequest>,
