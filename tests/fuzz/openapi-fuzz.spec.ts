@@ -1,7 +1,8 @@
 import { Client } from 'pg';
+import { sign } from '@payments/providers/sandbox';
 import { checkAnswer, http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 import {
   isValidShaped,
   operationsOf,
@@ -91,6 +92,7 @@ function checkRules(req: WireRequest, planned: PlannedRequest | undefined, a: An
 describe('the OpenAPI fuzzer against the real stack', () => {
   let stack: TestStack;
   let doc: any;
+  let ingestDoc: any;
   let shop: TestShop;
   /** A shop only operator routes touch, so revoking its keys cannot lock the merchant requests out. */
   let opsShop: TestShop;
@@ -99,6 +101,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
   beforeAll(async () => {
     stack = await TestStack.start();
     doc = (await http('GET', `${stack.gateway!.url}/docs/openapi.json`)).body;
+    ingestDoc = (await http('GET', `${stack.ingest!.url}/docs/openapi.json`)).body;
     shop = await aShop(stack.gateway!.url, 'Fuzz Shop');
     opsShop = await aShop(stack.gateway!.url, 'Fuzz Ops Shop');
     db = new Client({ connectionString: stack.databaseUrl });
@@ -116,22 +119,32 @@ describe('the OpenAPI fuzzer against the real stack', () => {
     'POST /p2p': 'p2p.transactions',
     'POST /ops/v1/companies': 'gateway.companies',
     'POST /ops/v1/companies/{companyId}/shops': 'gateway.shops',
+    'POST /callbacks/{providerCode}': 'callbacks_ingest.provider_callbacks',
   };
+  /**
+   * Rows per table. Provider callbacks are counted by the event ids the fuzzer sent: the sandbox
+   * provider calls back for the payments it makes, and those rows are none of the fuzzer's.
+   */
+  const PROVIDER_CALLBACKS = 'callbacks_ingest.provider_callbacks';
+  const sentEventIds = new Set<string>();
   const rows = async (): Promise<Record<string, number>> =>
     Object.fromEntries(
       await Promise.all(
-        Object.values(COUNTED).map(async (t) => [
-          t,
-          Number((await db.query(`SELECT count(*) AS n FROM ${t}`)).rows[0].n),
-        ]),
+        Object.values(COUNTED).map(async (t) => {
+          const { rows: r } =
+            t === PROVIDER_CALLBACKS
+              ? await db.query(`SELECT count(*) AS n FROM ${t} WHERE provider_event_id = ANY($1)`, [[...sentEventIds]])
+              : await db.query(`SELECT count(*) AS n FROM ${t}`);
+          return [t, Number(r[0].n)];
+        }),
       ),
     );
 
   it(
     `when ${REQUESTS} requests drawn from the document (seed ${SEED}) are sent, then no answer is a 5xx or undocumented, every 4xx is a problem naming its field, a refused request stores nothing and Idempotency-Key replays hold`,
     async () => {
-      const ops = operationsOf(doc);
-      const plan = planRequests(doc, ops, REQUESTS, SEED);
+      const ops = [...operationsOf(doc, 'gateway'), ...operationsOf(ingestDoc, 'callbacks-ingest')];
+      const plan = planRequests(ops, REQUESTS, SEED);
       const f = findings();
       const known: Record<string, string[]> = {
         orderId: [],
@@ -155,6 +168,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
       const fillPath = (op: PlannedRequest['op']) => (name: string, value: PathValue) => {
         if ('literal' in value) return value.literal;
         if (name === 'shopId') return op.access === 'merchant' ? shop.shopId : opsShop.shopId;
+        if (name === 'providerCode') return 'sandbox';
         const pool = known[name] ?? [];
         return pool.length > 0 ? pool[value.known % pool.length] : '00000000-0000-4000-8000-000000000000';
       };
@@ -165,13 +179,18 @@ describe('the OpenAPI fuzzer against the real stack', () => {
         return Object.fromEntries(
           Object.entries(body).map(([k, v]) => [
             k,
-            /^merchant\w*Id$/.test(k) && typeof v === 'string' ? `${v.slice(0, 40)}-${(unique += 1)}` : freshIds(v),
+            /^(merchant\w*Id|eventId)$/.test(k) && typeof v === 'string'
+              ? `${v.slice(0, 40)}-${(unique += 1)}`
+              : freshIds(v),
           ]),
         );
       };
       const remember = (planned: PlannedRequest, a: Answer) => {
         if (a.status >= 300 || !a.body || typeof a.body !== 'object') return;
         const key = `${planned.op.method} ${planned.op.path}`;
+        // callbacks-ingest answers no id: a stored callback is one that was not a duplicate.
+        if (key === 'POST /callbacks/{providerCode}' && a.body.duplicate === false)
+          created[COUNTED[key]].add(`callback-${(unique += 1)}`);
         const id = a.body.id;
         if (typeof id === 'string') {
           if (COUNTED[key]) created[COUNTED[key]].add(id);
@@ -189,7 +208,24 @@ describe('the OpenAPI fuzzer against the real stack', () => {
         const credentials =
           planned.op.access === 'ops' ? TEST_OPS_TOKEN : planned.op.access === 'merchant' ? shop.apiKey : undefined;
         const withIds = { ...planned, body: planned.body === undefined ? undefined : (freshIds(planned.body) as any) };
-        const req = toWire(withIds, stack.gateway!.url, credentials, fillPath(planned.op));
+        const base = planned.op.service === 'gateway' ? stack.gateway!.url : stack.ingest!.url;
+        const req = toWire(withIds, base, credentials, fillPath(planned.op));
+        if (planned.op.access === 'provider') {
+          try {
+            const eventId = JSON.parse(req.body ?? 'null')?.eventId;
+            if (typeof eventId === 'string') sentEventIds.add(eventId);
+          } catch {
+            /* not JSON: nothing can be stored under it */
+          }
+        }
+        // A provider signs the raw body as sent; the authorization mutation sends a bad signature instead.
+        if (planned.op.access === 'provider') {
+          const auth = req.headers.authorization;
+          delete req.headers.authorization;
+          if (planned.mutation.kind !== 'authorization')
+            req.headers['x-signature'] = sign(TEST_SANDBOX_SECRET, req.body ?? '', Math.floor(Date.now() / 1000));
+          else if (auth) req.headers['x-signature'] = auth;
+        }
         if (planned.idempotencyCheck) req.headers['idempotency-key'] = `fuzz-${SEED}-${(unique += 1)}`;
         const a = await send(req);
         sent += 1;

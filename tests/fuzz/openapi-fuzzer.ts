@@ -10,9 +10,12 @@ import fc from 'fast-check';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export interface Operation {
+  /** The service whose document lists it, and that document (schemas are resolved in it). */
+  service: string;
+  doc: any;
   method: string;
   path: string;
-  access: 'merchant' | 'ops' | 'public';
+  access: 'merchant' | 'ops' | 'provider' | 'public';
   params: { name: string; in: string; schema: any; required: boolean }[];
   body?: { schema: any; examples: Json[] };
 }
@@ -48,7 +51,7 @@ export interface PlannedRequest {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** The operations of a document (the /api/v1 copies left out: the same handlers answer them). */
-export function operationsOf(doc: any): Operation[] {
+export function operationsOf(doc: any, service: string): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     if (path.startsWith('/api/v1/')) continue;
@@ -56,7 +59,13 @@ export function operationsOf(doc: any): Operation[] {
       const op = item[method];
       if (!op) continue;
       const schemes = (op.security ?? []).flatMap((s: object) => Object.keys(s));
-      const access = schemes.includes('operator-token') ? 'ops' : schemes.length > 0 ? 'merchant' : 'public';
+      const access = schemes.includes('operator-token')
+        ? 'ops'
+        : schemes.includes('provider-signature')
+          ? 'provider'
+          : schemes.length > 0
+            ? 'merchant'
+            : 'public';
       const json = op.requestBody?.content?.['application/json'];
       const examples: Json[] = json?.examples
         ? Object.values<any>(json.examples).map((e) => e.value)
@@ -64,6 +73,8 @@ export function operationsOf(doc: any): Operation[] {
           ? [json.example]
           : [];
       ops.push({
+        service,
+        doc,
         method: method.toUpperCase(),
         path,
         access,
@@ -252,7 +263,8 @@ const pathValueArb: fc.Arbitrary<PathValue> = fc.oneof(
   },
 );
 
-function requestArb(doc: any, op: Operation): fc.Arbitrary<PlannedRequest> {
+function requestArb(op: Operation): fc.Arbitrary<PlannedRequest> {
+  const doc = op.doc;
   const pathParams = op.params.filter((p) => p.in === 'path');
   const queryParams = op.params.filter((p) => p.in === 'query');
   const bodyArb: fc.Arbitrary<Json | undefined> = op.body
@@ -283,8 +295,8 @@ function requestArb(doc: any, op: Operation): fc.Arbitrary<PlannedRequest> {
 }
 
 /** `count` requests over every operation, drawn from `seed`: the same seed gives the same plan. */
-export function planRequests(doc: any, ops: Operation[], count: number, seed: number): PlannedRequest[] {
-  const arb = fc.constantFrom(...ops).chain((op) => requestArb(doc, op));
+export function planRequests(ops: Operation[], count: number, seed: number): PlannedRequest[] {
+  const arb = fc.constantFrom(...ops).chain((op) => requestArb(op));
   return fc.sample(arb, { seed, numRuns: count });
 }
 
