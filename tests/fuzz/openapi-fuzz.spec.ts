@@ -126,6 +126,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
    * provider calls back for the payments it makes, and those rows are none of the fuzzer's.
    */
   const PROVIDER_CALLBACKS = 'callbacks_ingest.provider_callbacks';
+  const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   const sentEventIds = new Set<string>();
   const rows = async (): Promise<Record<string, number>> =>
     Object.fromEntries(
@@ -133,7 +134,10 @@ describe('the OpenAPI fuzzer against the real stack', () => {
         Object.values(COUNTED).map(async (t) => {
           const { rows: r } =
             t === PROVIDER_CALLBACKS
-              ? await db.query(`SELECT count(*) AS n FROM ${t} WHERE provider_event_id = ANY($1)`, [[...sentEventIds]])
+              ? await db.query(`SELECT count(*) AS n FROM ${t} WHERE provider_event_id = ANY($1)`, [
+                  // Text PostgreSQL cannot hold was refused (400) and cannot be looked up either.
+                  [...sentEventIds].filter((id) => !UNSTORABLE.test(id)),
+                ])
               : await db.query(`SELECT count(*) AS n FROM ${t}`);
           return [t, Number(r[0].n)];
         }),
@@ -311,6 +315,15 @@ describe('the OpenAPI fuzzer against the real stack', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(res.body.errors.map((e: { path: string }) => e.path).join(' ')).toContain(field);
+  });
+
+  it('when an operator sends a payment method whose currencies hold an array, then the answer is a 400 naming currencies (it timed out as a 503)', async () => {
+    const res = await http('POST', `${stack.gateway!.url}/ops/v1/shops/${opsShop.shopId}/payment-methods`, {
+      token: TEST_OPS_TOKEN,
+      body: { code: 'fuzz-card', instrumentType: 'card', cardBrands: ['visa'], currencies: [[]], provider: 'sandbox' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: 'currencies', message: 'each currency must be an object' }]);
   });
 
   it('when an operator sets lowerPercent "150", then the answer is a 400 naming amountDeviation.lowerPercent and nothing changes', async () => {
