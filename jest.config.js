@@ -51,6 +51,8 @@ module.exports = {
       displayName: 'component',
       testMatch: ['<rootDir>/tests/**/*.spec.ts', '<rootDir>/{apps,libs,tools}/**/*.component.spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
+      // Prints how many documented operations and status codes the e2e answers exercised.
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.js',
     },
   ],
   // One line a test file and the totals; console output only from files that failed.

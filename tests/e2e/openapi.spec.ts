@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { registeredRoutes } from '@payments/platform';
 import { http } from '@payments/testing';
 import { aShop } from '../support/merchant';
@@ -49,6 +53,16 @@ function gapsOf(route: ApiRoute, doc: any): string[] {
   return gaps.map((gap) => `${route.method} ${route.url} ${gap}`);
 }
 
+/** Redocly's recommended rules over a document, in a child process (the linter is ESM only). */
+function redoclyLint(doc: unknown): { status: number | null; output: string } {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../tools/openapi/lint.mjs'), file], {
+    encoding: 'utf8',
+  });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
 describe('the OpenAPI document at /docs covers every route the gateway serves', () => {
   let stack: TestStack;
   let doc: any;
@@ -56,7 +70,10 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
 
   beforeAll(async () => {
     // No domain services: a valid request is answered 503 quickly, an invalid one 400.
-    stack = await TestStack.start({ services: ['gateway'], extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' } });
+    stack = await TestStack.start({
+      services: ['gateway', 'callbacks-ingest'],
+      extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' },
+    });
     const res = await http('GET', `${stack.gateway!.url}/docs/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
@@ -65,6 +82,28 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
 
   afterAll(async () => {
     await stack?.stop();
+  });
+
+  it("when Redocly's recommended rules lint the document, then there are 0 errors and 0 warnings", () => {
+    const { status, output } = redoclyLint(doc);
+    expect(output).toContain('0 errors, 0 warnings');
+    expect(status).toBe(0);
+  });
+
+  it("when Redocly's recommended rules lint callbacks-ingest's document, then there are 0 errors and 0 warnings", async () => {
+    const res = await http('GET', `${stack.ingest!.url}/docs/openapi.json`);
+    expect(Object.keys(res.body.paths)).toContain('/callbacks/{providerCode}');
+    const { status, output } = redoclyLint(res.body);
+    expect(output).toContain('0 errors, 0 warnings');
+    expect(status).toBe(0);
+  });
+
+  it('when a schema has nullable without a type, then the lint fails naming the rule (the lint can fail)', () => {
+    const broken = structuredClone(doc);
+    broken.components.schemas.Problem.properties.detail = { nullable: true };
+    const { status, output } = redoclyLint(broken);
+    expect(output).toContain('nullable-type-sibling');
+    expect(status).toBe(1);
   });
 
   it('when the routes are listed, then they are the ones Fastify registered, merchant, operator and public ones among them', () => {

@@ -15,10 +15,24 @@ import { loadP2pConfig, P2pModuleOptions, RunningP2p, startP2p } from '@payments
 import { loadPayoutsConfig, PayoutsModuleOptions, RunningPayouts, startPayouts } from '@payments/apps/payouts';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
 import { EnvReader } from '@payments/platform';
-import { createTestDatabase, createTestTopics, testBrokers, uniqueName } from '@payments/testing';
+import {
+  createTestDatabase,
+  createTestTopics,
+  registerOpenApi,
+  testBrokers,
+  uniqueName,
+  unregisterOpenApi,
+} from '@payments/testing';
 
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
+
+/** The service's own OpenAPI document, as a client generator would fetch it. */
+async function openApiOf(url: string): Promise<unknown> {
+  const res = await fetch(`${url}/docs/openapi.json`);
+  if (res.status !== 200) throw new Error(`${url}/docs/openapi.json answered ${res.status}`);
+  return res.json();
+}
 
 type ServiceName =
   'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks' | 'payouts' | 'p2p';
@@ -130,6 +144,9 @@ export class TestStack {
         loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })),
         0,
       );
+    // Every answer the tests get through http() from these services is held to their documents.
+    if (stack.gateway) registerOpenApi('gateway', stack.gateway.url, await openApiOf(stack.gateway.url));
+    if (stack.ingest) registerOpenApi('callbacks-ingest', stack.ingest.url, await openApiOf(stack.ingest.url));
     return stack;
   }
 
@@ -144,6 +161,7 @@ export class TestStack {
   }
 
   async stop(): Promise<void> {
+    for (const running of [this.gateway, this.ingest]) if (running) unregisterOpenApi(running.url);
     await this.sandbox?.close();
     await this.gateway?.close();
     await this.ingest?.close();

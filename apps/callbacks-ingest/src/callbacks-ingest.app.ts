@@ -1,6 +1,14 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
-import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
+import { SwaggerModule } from '@nestjs/swagger';
+import {
+  boundPort,
+  createHttpApp,
+  createLogger,
+  installProblemHandling,
+  serviceOpenApiDocument,
+} from '@payments/platform';
+import { PROVIDER_SIGNATURE, providerSignatureScheme } from './receive-callback/receive-callback.openapi';
 import { CallbacksIngestConfig } from './config';
 import { CallbacksIngestModule } from './callbacks-ingest.module';
 
@@ -24,6 +32,14 @@ export async function startCallbacksIngest(
     metricsEnabled: config.metricsEnabled,
   });
   installProblemHandling(app);
+  // Its own document (decision 92): providers call this service, not the gateway, on another host.
+  const document = serviceOpenApiDocument(app, {
+    title: 'Provider callbacks API',
+    description:
+      'Where payment providers send their signed callbacks. Every error is an RFC 9457 problem (application/problem+json).',
+    securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme } },
+  });
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return { app, relay: app.get(OutboxRelayService), port, url: `http://127.0.0.1:${port}`, close: () => app.close() };

@@ -26,6 +26,11 @@ export class HealthController {
     description: '`/problems/internal-error`: the database cannot be reached',
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
   })
+  @ApiResponse({
+    status: 405,
+    description: '`/problems/method-not-allowed`: another method than GET or HEAD',
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  })
   async health(): Promise<{ status: 'ok' }> {
     await this.dataSource.query('SELECT 1');
     return { status: 'ok' };

@@ -6,3 +6,6 @@ export * from './logging';
 export * from './service-app';
 export * from './health.controller';
 export * from './metrics';
+export * from './openapi/problem.schema';
+export * from './openapi/api-problems.decorator';
+export * from './openapi/service-document';

@@ -265,15 +265,21 @@ function pathOf(url: string | undefined): string {
   return (url ?? '').split('?')[0];
 }
 
+/**
+ * `parent.member`, `parent[0]`, or `parent["odd name"]` for a member that is not an identifier (an
+ * empty name, a dot, a space): the path always names the field, whatever a client sent.
+ */
+export function jsonPath(parent: string, member: string): string {
+  if (/^\d+$/.test(member)) return `${parent}[${member}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(member)) return parent ? `${parent}.${member}` : member;
+  return `${parent}[${JSON.stringify(member)}]`;
+}
+
 /** Flattens class-validator's nested errors into JSON paths, one entry per failed constraint. */
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
-    const path = parent
-      ? /^\d+$/.test(e.property)
-        ? `${parent}[${e.property}]`
-        : `${parent}.${e.property}`
-      : e.property;
+    const path = jsonPath(parent, e.property);
     for (const message of Object.values(e.constraints ?? {})) out.push({ path, message });
     if (e.children && e.children.length > 0) out.push(...fieldErrors(e.children, path));
   }

@@ -1,9 +1,9 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { installMetrics } from './metrics';
-import { ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
+import { FieldError, jsonPath, ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -17,15 +17,74 @@ export interface HttpAppOptions {
 /** A Fastify-backed Nest app with `/metrics`; raw bodies are kept for signature checks. */
 export async function createHttpApp(module: unknown, opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const adapter = new FastifyAdapter({ bodyLimit, trustProxy: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit,
+    trustProxy: true,
+    // Fastify's router refuses a path with bad percent-encoding or a parameter over 100 characters
+    // before any Nest filter runs; it answered its own JSON (found by the OpenAPI fuzzer).
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      sendProblem(
+        reply,
+        new ProblemException('validation', `The path is invalid: ${error.message.slice(0, 200)}`, [
+          {
+            path: 'url',
+            message:
+              error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+                ? 'has a path parameter longer than 100 characters'
+                : 'is not a valid URL',
+          },
+        ]),
+      ),
+  });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: opts.logger,
     rawBody: true,
     bufferLogs: false,
   });
-  app.getHttpAdapter().getInstance().addHook('onRequest', bodyGate(bodyLimit));
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', bodyGate(bodyLimit));
+  fastify.addHook('preValidation', bodyContentGate(MAX_BODY_DEPTH));
   if (opts.metricsEnabled ?? true) installMetrics(app);
   return app;
+}
+
+/** No request of any API nests deeper than a few levels; 32 leaves room and stops recursion attacks. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * The first field of a parsed body that no API accepts, walked iteratively: nesting deeper than
+ * `max` (class-transformer and class-validator recursed into 3,000 levels and overflowed: a 500),
+ * and text PostgreSQL cannot store (NUL, a lone UTF-16 surrogate: a 500 at the insert). Both were
+ * found by the OpenAPI fuzzer.
+ */
+export function unacceptableAt(value: unknown, max: number): FieldError | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSTORABLE_TEXT.test(v))
+        return { path: path || '(body)', message: 'must be text without NUL characters or lone surrogates' };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return { path: path || '(body)', message: `is nested deeper than ${max} levels` };
+    for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
+      if (UNSTORABLE_TEXT.test(key))
+        return { path: path || '(body)', message: 'has a member name that is not valid text' };
+      stack.push({ value: child, path: jsonPath(path, key), depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function bodyContentGate(max: number) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const error = unacceptableAt(request.body, max);
+    if (error === undefined) return done();
+    sendProblem(reply, new ProblemException('validation', `${error.path}: ${error.message}`, [error]));
+  };
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

@@ -2,9 +2,12 @@
 // already done this and exported KAFKA_BROKERS and DATABASE_URL; a bare `npx jest` does it here.
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
+const { rmSync } = require('node:fs');
 
 module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '../../..');
+  // A fresh record of the answers checked against the OpenAPI documents (global-teardown.js sums it).
+  rmSync(path.join(root, '.run/openapi-coverage'), { recursive: true, force: true });
   if (!process.env.KAFKA_BROKERS || !process.env.DATABASE_URL) {
     const out = execFileSync(process.execPath, [path.join(root, 'tools/stack/infra.mjs'), 'env'], {
       cwd: root,

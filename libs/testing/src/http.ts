@@ -1,3 +1,5 @@
+import { checkAnswer } from './openapi-answers';
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -26,5 +28,7 @@ export async function http<T = any>(
   } catch {
     /* not JSON: keep the text */
   }
+  // Held to the service's OpenAPI document, where the test stack registered one (openapi-answers.ts).
+  checkAnswer(method, url, res.status, res.headers.get('content-type'), parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }

@@ -1,3 +1,4 @@
 export * from './infra';
 export * from './http';
 export * from './topic-reader';
+export * from './openapi-answers';

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
-import { PaymentsMetrics, ProblemException } from '@payments/platform';
+import { FieldError, PaymentsMetrics, ProblemException } from '@payments/platform';
+import { ReceiveCallbackDoc } from './receive-callback.openapi';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { PROVIDER_ADAPTERS } from '../provider-adapters';
 import { CALLBACKS_OUTBOX } from '../tokens';
@@ -15,6 +16,15 @@ import { CALLBACKS_OUTBOX } from '../tokens';
 export function callbackEventId(providerCode: string, providerEventId: string): string {
   const h = createHash('sha256').update(`${providerCode}:${providerEventId}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The field an adapter's reason names ("amount must be a string"), so the 400 says which field as
+ * every other validation error does; a reason about the whole body names `(body)`.
+ */
+export function fieldErrorOf(reason: string): FieldError {
+  const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\])*) (.+)$/.exec(reason);
+  return m && m[1] !== 'body' ? { path: m[1], message: m[2] } : { path: '(body)', message: reason };
 }
 
 @Controller('callbacks')
@@ -34,6 +44,7 @@ export class ReceiveCallbackController {
    */
   @Post(':providerCode')
   @HttpCode(200)
+  @ReceiveCallbackDoc()
   async receive(
     @Param('providerCode') providerCode: string,
     @Req() req: RawBodyRequest<FastifyRequest>,
@@ -63,7 +74,9 @@ export class ReceiveCallbackController {
     const normalized = adapter.normalize(rawBody);
     if (normalized.kind === 'invalid') {
       counted('invalid');
-      throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`);
+      throw new ProblemException('validation', `the callback body is invalid: ${normalized.reason}`, [
+        fieldErrorOf(normalized.reason),
+      ]);
     }
     const event = { ...normalized.event, receivedAt: now.toISOString() };
     const eventId = callbackEventId(providerCode, event.providerEventId);

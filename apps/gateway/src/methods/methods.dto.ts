@@ -234,6 +234,8 @@ export class UpdateMethodDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
+  // Each one an object: ValidateNested passes a nested array through (the fuzzer's [[]] reached methods).
+  @IsObject({ each: true, message: 'each currency must be an object' })
   @ValidateNested({ each: true })
   @Type(() => MethodCurrencyDto)
   currencies?: MethodCurrencyDto[];
@@ -295,6 +297,8 @@ export class CreateMethodDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
+  // Each one an object: ValidateNested passes a nested array through (the fuzzer's [[]] reached methods).
+  @IsObject({ each: true, message: 'each currency must be an object' })
   @ValidateNested({ each: true })
   @Type(() => MethodCurrencyDto)
   currencies: MethodCurrencyDto[];

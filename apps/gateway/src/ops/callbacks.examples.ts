@@ -70,3 +70,22 @@ export const replayedDeliveryExample: DeliveryView = {
 };
 export const replayManyExample = { shopId: SHOP_ID, status: 'failed', since: '2026-11-20T00:00:00Z' };
 export const replayResultExample: ReplayResult = { replayed: 1, deliveryIds: [deliveryExample.id] };
+
+/**
+ * What the delivery answers may also hold: null where nothing happened yet, and the callback body,
+ * whose members depend on its object type (docs/merchant-callbacks.md describes each).
+ */
+export const deliveryAnswerShapes = {
+  nullable: [
+    'url',
+    'lastResponseStatus',
+    'lastError',
+    'nextAttemptAt',
+    'deliveredAt',
+    'responseStatus',
+    'error',
+    'nextCursor',
+    'previousStatus',
+  ],
+  open: ['body'],
+};

@@ -4,6 +4,9 @@ import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ShopRepository } from '../shops/shop.repository';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
+
+/** A key never used, never revoked or without an expiry has null there. */
+const API_KEY_NULLABLE = ['expiresAt', 'lastUsedAt', 'revokedAt'];
 import { CreateApiKeyDto, RevokeApiKeyDto, RotateApiKeyDto } from './api-keys.dto';
 import {
   apiKeyListExample,
@@ -45,7 +48,7 @@ export class OpsApiKeysController {
     summary: 'Create an API key for a shop (the key is in this answer only; it is stored hashed)',
     status: 201,
     body: { type: CreateApiKeyDto, example: createApiKeyExample },
-    response: { example: createdApiKeyExample },
+    response: { example: createdApiKeyExample, nullable: API_KEY_NULLABLE },
     problems: [404],
   })
   async create(
@@ -61,7 +64,7 @@ export class OpsApiKeysController {
   @Get()
   @OpsEndpoint({
     summary: "A shop's API keys: prefix, status and dates, never the key",
-    response: { example: apiKeyListExample },
+    response: { example: apiKeyListExample, nullable: API_KEY_NULLABLE },
     problems: [404],
   })
   async list(@Param('shopId', uuid('shop')) shopId: string): Promise<{ items: ApiKeyView[] }> {
@@ -74,7 +77,7 @@ export class OpsApiKeysController {
   @OpsEndpoint({
     summary: 'Revoke an API key: refused from the next request on, on every gateway instance',
     body: { type: RevokeApiKeyDto, example: revokeApiKeyExample },
-    response: { example: revokedApiKeyExample },
+    response: { example: revokedApiKeyExample, nullable: API_KEY_NULLABLE },
     problems: [404],
   })
   async revoke(
@@ -97,7 +100,7 @@ export class OpsApiKeysController {
     summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more',
     status: 201,
     body: { type: RotateApiKeyDto, example: rotateApiKeyExample },
-    response: { example: rotatedApiKeyExample },
+    response: { example: rotatedApiKeyExample, nullable: API_KEY_NULLABLE },
     problems: [404, 409],
   })
   async rotate(

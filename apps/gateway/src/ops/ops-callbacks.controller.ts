@@ -49,6 +49,7 @@ import { ask } from '../messaging/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
 import {
+  deliveryAnswerShapes,
   deliveryDetailExample,
   deliveryPageExample,
   replayedDeliveryExample,
@@ -157,7 +158,7 @@ export class OpsCallbacksController {
   @Get()
   @OpsEndpoint({
     summary: 'List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)',
-    response: { example: deliveryPageExample },
+    response: { ...deliveryAnswerShapes, example: deliveryPageExample },
     problems: [400, 503],
   })
   list(@Query() q: ListDeliveriesDto): Promise<DeliveryPage> {
@@ -182,7 +183,7 @@ export class OpsCallbacksController {
   @OpsEndpoint({
     summary: "Replay many deliveries: by ids, or a shop's by status and/or since",
     body: { type: ReplayDeliveriesDto, example: replayManyExample },
-    response: { example: replayResultExample },
+    response: { ...deliveryAnswerShapes, example: replayResultExample },
     problems: [503],
   })
   replayMany(@Body() body: ReplayDeliveriesDto): Promise<ReplayResult> {
@@ -204,7 +205,7 @@ export class OpsCallbacksController {
   @Get(':deliveryId')
   @OpsEndpoint({
     summary: 'One delivery with its body and every attempt (time, response status or error, latency)',
-    response: { example: deliveryDetailExample },
+    response: { ...deliveryAnswerShapes, example: deliveryDetailExample },
     problems: [404, 503],
   })
   get(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryDetailView> {
@@ -222,7 +223,7 @@ export class OpsCallbacksController {
   @OpsEndpoint({
     summary: 'Replay one delivery: sent again with the same eventId and a fresh signature',
     body: { type: ReplayOneDto, example: replayOneExample },
-    response: { example: replayedDeliveryExample },
+    response: { ...deliveryAnswerShapes, example: replayedDeliveryExample },
     problems: [404, 409, 503],
   })
   replay(

@@ -21,6 +21,7 @@ import {
   shopSettingsExample,
   updateShopSettingsExample,
 } from './ops.examples';
+import { orderAnswerShapes } from '../orders/order.examples';
 
 const uuid = (what: string) =>
   new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
@@ -40,7 +41,7 @@ export class OpsSettingsController {
   @Get('shops/:shopId/settings')
   @OpsEndpoint({
     summary: "A shop's settings (the callback secret is shown only when the shop is created)",
-    response: { example: shopSettingsExample },
+    response: { example: shopSettingsExample, nullable: ['callbackUrl'] },
     problems: [404],
   })
   async get(@Param('shopId', uuid('shop')) shopId: string): Promise<Omit<ShopSettingsSnapshot, 'callbackSecret'>> {
@@ -55,7 +56,7 @@ export class OpsSettingsController {
     summary:
       "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
-    response: { example: shopSettingsExample, description: 'The settings after the change' },
+    response: { example: shopSettingsExample, description: 'The settings after the change', nullable: ['callbackUrl'] },
     problems: [404],
   })
   async update(
@@ -109,7 +110,7 @@ export class OpsSettingsController {
   @OpsEndpoint({
     summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it',
     body: { type: ResolveOrderDto, example: resolveOrderExample },
-    response: { example: resolvedOrderExample, description: 'The order after the resolution' },
+    response: { ...orderAnswerShapes, example: resolvedOrderExample, description: 'The order after the resolution' },
     problems: [404, 409, 503],
   })
   resolve(@Param('orderId', uuid('order')) orderId: string, @Body() body: ResolveOrderDto): Promise<OrderView> {

@@ -54,7 +54,11 @@ export class OpsShopsController {
     summary: 'Create a shop with its first API key and callback secret',
     status: 201,
     body: { type: CreateShopDto, example: createShopExample },
-    response: { example: createdShopExample, description: 'The shop; apiKey and callbackSecret are shown this once' },
+    response: {
+      example: createdShopExample,
+      description: 'The shop; apiKey and callbackSecret are shown this once',
+      nullable: ['callbackUrl'],
+    },
     problems: [404],
   })
   async createShop(@Param('companyId', idPipe) companyId: string, @Body() body: CreateShopDto) {

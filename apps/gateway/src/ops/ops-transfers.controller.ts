@@ -15,7 +15,13 @@ import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { ask } from '../messaging/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
-import { resolvedP2pExample, resolvedPayoutExample, resolveTransferExample } from '../payouts/payouts.examples';
+import {
+  p2pAnswerShapes,
+  payoutAnswerShapes,
+  resolvedP2pExample,
+  resolvedPayoutExample,
+  resolveTransferExample,
+} from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
 
 const uuid = (what: string) =>
@@ -51,7 +57,7 @@ export class OpsTransfersController {
   @OpsEndpoint({
     summary: 'Resolve a payout in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
-    response: { example: resolvedPayoutExample },
+    response: { ...payoutAnswerShapes, example: resolvedPayoutExample },
     problems: [404, 409, 503],
   })
   resolvePayout(
@@ -71,7 +77,7 @@ export class OpsTransfersController {
   @OpsEndpoint({
     summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
-    response: { example: resolvedP2pExample },
+    response: { ...p2pAnswerShapes, example: resolvedP2pExample },
     problems: [404, 409, 503],
   })
   resolveP2p(

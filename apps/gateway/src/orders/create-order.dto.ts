@@ -143,6 +143,8 @@ export class PayerDto {
   walletData?: WalletDataDto;
 
   @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
     description:
       'Bank transfer details (bankCode, accountName, accountNumber, …; the set is open). Used with instrumentType = bank_transfer; takes effect only where the company setting "Use customer data as payer information" is on.',
     example: { bankCode: 'NBU01', accountName: 'Jane Doe', accountNumber: '20208000900123456789' },

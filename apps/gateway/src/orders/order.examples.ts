@@ -70,3 +70,25 @@ export const refundedOrderExample: OrderView = {
 
 export const orderRefExample = { orderId: ORDER_ID };
 export const refundExample = { orderId: ORDER_ID, cost: { amount: '40.00', currency: 'USD' } };
+
+/**
+ * What every answer with an order may also hold, beside the examples' members: a crypto order with
+ * the amount the provider reported and the one accepted, and payer data that is the merchant's own.
+ */
+export const orderAnswerShapes = {
+  variants: [
+    {
+      ...refundedOrderExample,
+      order: {
+        merchantOrderId: 'shop-order-1002',
+        cost: { amount: '101.50', currency: 'USDT', tokenStandard: 'TRC20' },
+        originalCost: { amount: '100.00', currency: 'USDT', tokenStandard: 'TRC20' },
+        reportedCost: { amount: '101.50', currency: 'USDT', tokenStandard: 'TRC20' },
+        description: 'Order #1002',
+      },
+      paymentSettings: { walletType: 'personal' },
+      recipient: { merchantBalance: { currency: 'USDT', tokenStandard: 'TRC20' } },
+    } satisfies OrderView,
+  ],
+  open: ['payer'],
+};

@@ -24,6 +24,7 @@ import { ask } from '../messaging/domain-requests';
 import {
   cancelledOrderExample,
   createOrderExample,
+  orderAnswerShapes,
   orderExample,
   orderRefExample,
   refundedOrderExample,
@@ -70,7 +71,7 @@ export class OrdersController {
     summary: 'Create Order',
     status: 201,
     body: { type: CreateOrderDto, example: createOrderExample },
-    response: { example: orderExample, description: 'The order, registered' },
+    response: { ...orderAnswerShapes, example: orderExample, description: 'The order, registered' },
     problems: [409, 422, 503],
   })
   create(
@@ -89,7 +90,7 @@ export class OrdersController {
   @MerchantEndpoint({
     summary: 'Cancel order: a non-final order becomes cancelled; a final one is a 409 with its status',
     body: { type: OrderRefDto, example: orderRefExample },
-    response: { example: cancelledOrderExample, description: 'The order, cancelled' },
+    response: { ...orderAnswerShapes, example: cancelledOrderExample, description: 'The order, cancelled' },
     problems: [404, 409, 503],
   })
   cancel(@CurrentShop() shop: ShopPrincipal, @Body() body: OrderRefDto): Promise<OrderView> {
@@ -102,7 +103,7 @@ export class OrdersController {
   @MerchantEndpoint({
     summary: 'Refund a paid order in part or in full: partially_refunded, then refunded',
     body: { type: RefundOrderDto, example: refundExample },
-    response: { example: refundedOrderExample, description: 'The order with its refunds' },
+    response: { ...orderAnswerShapes, example: refundedOrderExample, description: 'The order with its refunds' },
     problems: [404, 409, 422, 503],
   })
   refund(
@@ -134,6 +135,7 @@ export class OrdersController {
     deprecated: true,
     body: { type: OrderRefDto, example: orderRefExample },
     response: {
+      ...orderAnswerShapes,
       example: cancelledOrderExample,
       description: 'The order, cancelled; with Deprecation, Sunset and Link headers',
     },
@@ -144,7 +146,11 @@ export class OrdersController {
   }
 
   @Get(':orderId')
-  @MerchantEndpoint({ summary: 'Retrieve Order', response: { example: refundedOrderExample }, problems: [404, 503] })
+  @MerchantEndpoint({
+    summary: 'Retrieve Order',
+    response: { ...orderAnswerShapes, example: refundedOrderExample },
+    problems: [404, 503],
+  })
   get(@CurrentShop() shop: ShopPrincipal, @Param('orderId', orderIdPipe) orderId: string): Promise<OrderView> {
     const query: GetOrderQuery = { orderId, shopId: shop.shopId };
     return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query);

@@ -8,7 +8,7 @@ import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { createP2pExample, p2pExample } from '../payouts/payouts.examples';
+import { createP2pExample, p2pAnswerShapes, p2pExample } from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
 import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
@@ -37,7 +37,7 @@ export class P2pController {
     summary: 'Create P2P Transaction: sent to the provider asynchronously',
     status: 201,
     body: { type: CreateP2pDto, example: createP2pExample },
-    response: { example: p2pExample, description: 'The P2P transaction, registered' },
+    response: { ...p2pAnswerShapes, example: p2pExample, description: 'The P2P transaction, registered' },
     problems: [409, 422, 503],
   })
   create(
@@ -64,7 +64,11 @@ export class P2pController {
   }
 
   @Get(':id')
-  @MerchantEndpoint({ summary: 'Retrieve P2P Transaction', response: { example: p2pExample }, problems: [404, 503] })
+  @MerchantEndpoint({
+    summary: 'Retrieve P2P Transaction',
+    response: { ...p2pAnswerShapes, example: p2pExample },
+    problems: [404, 503],
+  })
   get(@CurrentShop() shop: ShopPrincipal, @Param('id', p2pIdPipe) p2pId: string): Promise<P2pView> {
     const query: GetP2pQuery = { p2pId, shopId: shop.shopId };
     return ask<P2pView>(this.client, Topics.p2pCommands, p2pId, P2pCommandTypes.get, query);

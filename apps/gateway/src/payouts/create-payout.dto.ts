@@ -81,6 +81,8 @@ export class CreatePayoutDto {
   walletType?: (typeof WALLET_TYPES)[number];
 
   @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
     description:
       'The payee: the fields the method requires (POST /payouts/fields answers which, with their formats). Card and account numbers are answered masked.',
     example: { cardNumber: '8600123456789012', holderName: 'JANE DOE' },

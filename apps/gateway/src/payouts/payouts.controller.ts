@@ -13,7 +13,7 @@ import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreatePayoutDto } from './create-payout.dto';
 import { PayoutMethodResolver } from './payout-method.resolver';
-import { completedPayoutExample, createPayoutExample, payoutExample } from './payouts.examples';
+import { completedPayoutExample, createPayoutExample, payoutAnswerShapes, payoutExample } from './payouts.examples';
 
 const payoutIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such payout.') });
 
@@ -46,7 +46,7 @@ export class PayoutsController {
       "Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously",
     status: 201,
     body: { type: CreatePayoutDto, example: createPayoutExample },
-    response: { example: payoutExample, description: 'The payout, registered' },
+    response: { ...payoutAnswerShapes, example: payoutExample, description: 'The payout, registered' },
     problems: [409, 422, 503],
   })
   async create(
@@ -80,7 +80,11 @@ export class PayoutsController {
   }
 
   @Get(':payoutId')
-  @MerchantEndpoint({ summary: 'Retrieve Payout', response: { example: completedPayoutExample }, problems: [404, 503] })
+  @MerchantEndpoint({
+    summary: 'Retrieve Payout',
+    response: { ...payoutAnswerShapes, example: completedPayoutExample },
+    problems: [404, 503],
+  })
   get(@CurrentShop() shop: ShopPrincipal, @Param('payoutId', payoutIdPipe) payoutId: string): Promise<PayoutView> {
     const query: GetPayoutQuery = { payoutId, shopId: shop.shopId };
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.get, query);

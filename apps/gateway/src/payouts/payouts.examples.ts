@@ -78,3 +78,53 @@ export const resolvedP2pExample: P2pView = {
   statusCode: '1-07-06',
   statusDescription: statusOf('1-07-06').statusDescription,
 };
+
+/** What every answer with a payout may also hold: a crypto payout, a reported amount; the payee is the method's own fields. */
+export const payoutAnswerShapes = {
+  variants: [
+    {
+      ...payoutExample,
+      payout: {
+        merchantPayoutId: 'po-1002',
+        method: 'crypto-payout',
+        cost: { amount: '25.00', currency: 'USDT', tokenStandard: 'TRC20' },
+        reportedCost: { amount: '24.50', currency: 'USDT', tokenStandard: 'TRC20' },
+        cryptoTokenStandard: 'TRC20',
+        description: 'Withdrawal',
+      },
+      instrumentType: 'crypto',
+    } satisfies PayoutView,
+  ],
+  open: ['payee'],
+};
+
+/** What every answer with a P2P transaction may also hold: every party member, a reported amount. */
+export const p2pAnswerShapes = {
+  variants: [
+    {
+      ...p2pExample,
+      p2p: {
+        ...p2pExample.p2p,
+        cost: { amount: '10.00', currency: 'USDT', tokenStandard: 'TRC20' },
+        reportedCost: { amount: '9.50', currency: 'USDT', tokenStandard: 'TRC20' },
+      },
+      sender: {
+        customerId: 'cust-17',
+        name: 'Jane Doe',
+        email: 'jane@example.com',
+        phone: '+998901234567',
+        cardNumber: '411111******1111',
+        walletId: 'w-17',
+      },
+      recipient: {
+        customerId: 'cust-18',
+        name: 'John Roe',
+        email: 'john@example.com',
+        phone: '+998901234568',
+        cardNumber: '860012******9012',
+        walletId: 'w-18',
+      },
+      callbackUrl: 'https://merchant.example.com/p2p/callback',
+    } satisfies P2pView,
+  ],
+};

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { ProblemTypes } from '@payments/platform';
+import { ProblemTypes } from '../problem';
 import { PROBLEM_REF, PROBLEM_STATUSES, problemExample, ProblemStatus } from './problem.schema';
 
 /**

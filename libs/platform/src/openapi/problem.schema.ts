@@ -1,4 +1,4 @@
-import { ProblemKind, ProblemTypes, problemTypeUri } from '@payments/platform';
+import { ProblemKind, ProblemTypes, problemTypeUri } from '../problem';
 
 export const PROBLEM_SCHEMA = 'Problem';
 export const PROBLEM_REF = `#/components/schemas/${PROBLEM_SCHEMA}`;
