@@ -192,7 +192,8 @@ describe('metrics', () => {
       (
         await db.query<{ pid: number }>(
           `SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'kafka-metrics'`,
+            WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'kafka-metrics'
+              AND a.datname = current_database()`,
         )
       ).rows.map((r) => r.pid);
     const exporting = async (url: string) =>
