@@ -28,3 +28,33 @@ describe('RateLimiter (token bucket per key)', () => {
     expect(limiter.take('b', 0).allowed).toBe(true);
   });
 });
+
+describe('RateLimiter memory under many keys (failed authentications from many addresses)', () => {
+  it('when 20,000 keys were used and have refilled, then a later request drops their buckets', () => {
+    const limiter = new RateLimiter(1, 2);
+    for (let i = 0; i < 20_000; i++) limiter.take(`a${i}`, 0);
+    expect(limiter.size).toBe(20_000);
+    limiter.take('late', 5_000);
+    expect(limiter.size).toBe(1);
+  });
+
+  it('when new keys keep coming within one second, then the buckets are scanned at most once in it', () => {
+    const limiter = new RateLimiter(1, 2);
+    for (let i = 0; i < 10_000; i++) limiter.take(`a${i}`, 0);
+    const scans = jest.spyOn(limiter as unknown as { sweep: (now: number) => void }, 'sweep');
+    for (let i = 0; i < 5_000; i++) limiter.take(`b${i}`, 500);
+    expect(scans.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('RateLimiter.giveBack (a reservation not needed)', () => {
+  it('when a taken request is given back, then it can be taken again, never above the burst', () => {
+    const limiter = new RateLimiter(1, 2);
+    limiter.take('k', 0);
+    limiter.take('k', 0);
+    limiter.giveBack('k', 0);
+    limiter.giveBack('k', 0);
+    limiter.giveBack('k', 0);
+    expect([0, 0, 0].map((t) => limiter.take('k', t).allowed)).toEqual([true, true, false]);
+  });
+});

@@ -1,0 +1,117 @@
+-- One PostgreSQL role per service, owning its schema and granted nothing else: a service (or
+-- whoever holds its password) can read and write its own tables only (docs/security.md).
+--
+-- Run as a superuser once the roles exist (CloudNativePG creates them from postgres.yaml's
+-- managed.roles; elsewhere CREATE ROLE ... LOGIN PASSWORD ... first). Idempotent: to run it again
+-- (a new service, a restored backup) delete the Job payments-db-roles and apply k8s/infra again.
+-- Tables a former shared owner created move to the service's role (their sequences follow).
+DO $$
+DECLARE
+  r record;
+  t record;
+BEGIN
+  EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
+  REVOKE ALL ON SCHEMA public FROM PUBLIC;
+  FOR r IN
+    SELECT * FROM (VALUES
+      ('payments_gateway', 'gateway'),
+      ('payments_orders', 'orders'),
+      ('payments_payouts', 'payouts'),
+      ('payments_p2p', 'p2p'),
+      ('payments_methods', 'methods'),
+      ('payments_merchant_callbacks', 'merchant_callbacks'),
+      ('payments_callbacks_ingest', 'callbacks_ingest')
+    ) AS s(role, schema)
+  LOOP
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r.role) THEN
+      RAISE EXCEPTION 'role % does not exist: create it first (k8s/infra/postgres.yaml managed.roles)', r.role;
+    END IF;
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), r.role);
+    EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I', r.schema, r.role);
+    EXECUTE format('ALTER SCHEMA %I OWNER TO %I', r.schema, r.role);
+    EXECUTE format('REVOKE ALL ON SCHEMA %I FROM PUBLIC', r.schema);
+    FOR t IN
+      SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = r.schema AND c.relkind IN ('r', 'p', 'v', 'm')
+    LOOP
+      EXECUTE format('ALTER %s %s OWNER TO %I',
+        CASE t.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, t.name, r.role);
+    END LOOP;
+  END LOOP;
+END $$;
+
+-- The card vault (libs/card-vault, decision 110): a schema of its own owned by payments_card_vault,
+-- a role nobody logs in as. The gateway, payouts and p2p open the vault through their own roles
+-- and may only read and write its rows (USAGE, SELECT/INSERT/UPDATE/DELETE; the default privileges
+-- cover tables its owner creates later); no other service can read it. The services cannot create
+-- anything there, so its tables are made here, the same statements as cardVaultDdl() in
+-- libs/card-vault/src/card-vault.ts (the vault's migrate creates nothing when they exist).
+DO $$
+DECLARE
+  r text;
+  t record;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_card_vault') THEN
+    CREATE ROLE payments_card_vault NOLOGIN;
+  END IF;
+  CREATE SCHEMA IF NOT EXISTS card_vault AUTHORIZATION payments_card_vault;
+  ALTER SCHEMA card_vault OWNER TO payments_card_vault;
+  REVOKE ALL ON SCHEMA card_vault FROM PUBLIC;
+  CREATE TABLE IF NOT EXISTS card_vault.cards (
+    token text PRIMARY KEY,
+    fingerprint text NOT NULL,
+    bin text NOT NULL,
+    last4 text NOT NULL,
+    key_id text,
+    ciphertext text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    rotated_at timestamptz,
+    erased_at timestamptz,
+    CONSTRAINT cards_erased_or_sealed CHECK ((erased_at IS NULL) = (ciphertext IS NOT NULL AND key_id IS NOT NULL))
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS cards_live_fingerprint ON card_vault.cards (fingerprint) WHERE erased_at IS NULL;
+  CREATE INDEX IF NOT EXISTS cards_sealed_key ON card_vault.cards (key_id) WHERE ciphertext IS NOT NULL;
+  FOR t IN
+    SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'card_vault' AND c.relkind IN ('r', 'p')
+  LOOP
+    EXECUTE format('ALTER TABLE %s OWNER TO payments_card_vault', t.name);
+    EXECUTE format('REVOKE ALL ON TABLE %s FROM PUBLIC', t.name);
+  END LOOP;
+  FOREACH r IN ARRAY ARRAY['payments_gateway', 'payments_payouts', 'payments_p2p'] LOOP
+    EXECUTE format('GRANT USAGE ON SCHEMA card_vault TO %I', r);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA card_vault TO %I', r);
+    EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE payments_card_vault IN SCHEMA card_vault '
+      'GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %I', r);
+  END LOOP;
+END $$;
+
+-- The reconciliation (decision 106): the gateway reads the other services' tables through
+-- RECONCILIATION_DATABASE_URL as payments_reconciliation, which may SELECT exactly the tables of
+-- reconciliationReads() (apps/gateway/src/reconciliation/reconciliation.reads.ts; a test compares
+-- the two lists) and nothing else. The tables are the services' own, made by their migrations:
+-- the ones missing yet (a first deployment) are named in a NOTICE; run the Job again once the
+-- services have started (and after a release whose migration adds a table to that list).
+DO $$
+DECLARE
+  t text;
+  reads text[] := ARRAY[
+    'orders.orders', 'orders.refunds', 'orders.provider_dispatches', 'orders.payment_attempts', 'orders.inbox',
+    'payouts.payouts', 'payouts.inbox', 'p2p.transactions', 'p2p.inbox',
+    'callbacks_ingest.provider_callbacks', 'merchant_callbacks.deliveries',
+    'gateway.outbox', 'orders.outbox', 'payouts.outbox', 'p2p.outbox', 'callbacks_ingest.outbox'
+  ];
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_reconciliation') THEN
+    RAISE EXCEPTION 'role payments_reconciliation does not exist: create it first (k8s/infra/postgres.yaml managed.roles)';
+  END IF;
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO payments_reconciliation', current_database());
+  FOREACH t IN ARRAY reads LOOP
+    EXECUTE format('GRANT USAGE ON SCHEMA %I TO payments_reconciliation', split_part(t, '.', 1));
+    IF to_regclass(t) IS NULL THEN
+      RAISE NOTICE 'reconciliation: % does not exist yet; run this again once its service has started', t;
+    ELSE
+      EXECUTE format('GRANT SELECT ON TABLE %s TO payments_reconciliation', t);
+    END IF;
+  END LOOP;
+END $$;

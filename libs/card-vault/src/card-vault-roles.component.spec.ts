@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { EnvReader } from '@payments/platform';
+import { createTestDatabase } from '@payments/testing';
+import { CardVault } from './card-vault';
+import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
+
+const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
+const ROLES = ['gateway', 'orders', 'payouts', 'p2p', 'methods', 'merchant_callbacks', 'callbacks_ingest']
+  .map((schema) => `payments_${schema}`)
+  .concat('payments_reconciliation');
+
+function as(url: string, role: string): string {
+  const u = new URL(url);
+  u.username = role;
+  u.password = 'role-test-password';
+  return u.toString();
+}
+
+async function run<T>(url: string, sql: string): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** The card vault under the per-service roles of k8s/infra/db-roles.sql, against a real PostgreSQL. */
+describe('card vault under the per-service database roles', () => {
+  let db: { url: string; drop(): Promise<void> };
+  const config = readCardVaultConfig(new EnvReader(generatedCardVaultEnv()));
+  const vaults: CardVault[] = [];
+  const vaultAs = (role: string) => {
+    const vault = new CardVault(as(db.url, role), config, { poolSize: 1 });
+    vaults.push(vault);
+    return vault;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    for (const role of ROLES)
+      await run(
+        db.url,
+        `DO $$ BEGIN
+           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
+         END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
+      );
+    await run(db.url, ROLES_SQL);
+    await run(db.url, ROLES_SQL); // idempotent
+  });
+
+  afterAll(async () => {
+    for (const vault of vaults) await vault.close();
+    await db?.drop();
+  });
+
+  it('when the gateway, payouts and p2p boot the vault as their roles (no CREATE), then they tokenize and detokenize', async () => {
+    const gateway = vaultAs('payments_gateway');
+    await gateway.migrate();
+    const card = await gateway.tokenize('4111111111111111');
+    for (const role of ['payments_payouts', 'payments_p2p']) {
+      const vault = vaultAs(role);
+      await vault.migrate();
+      await expect(vault.detokenize(card.token)).resolves.toBe('4111111111111111');
+    }
+    await expect(run(as(db.url, 'payments_gateway'), 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
+      /permission denied for schema card_vault/,
+    );
+  });
+
+  it('when another service reads the vault, then PostgreSQL refuses', async () => {
+    for (const role of ['payments_orders', 'payments_merchant_callbacks'])
+      await expect(run(as(db.url, role), 'SELECT * FROM card_vault.cards')).rejects.toThrow(
+        /permission denied for schema card_vault/,
+      );
+  });
+
+  it("when the schema's owner creates a table later, then the three roles get row rights on it by default", async () => {
+    await run(db.url, 'SET ROLE payments_card_vault; CREATE TABLE card_vault.later (id int)');
+    await run(as(db.url, 'payments_p2p'), 'INSERT INTO card_vault.later VALUES (1)');
+    expect(await run(as(db.url, 'payments_payouts'), 'SELECT id FROM card_vault.later')).toEqual([{ id: 1 }]);
+  });
+});
