@@ -1,0 +1,72 @@
+import { sign } from '@payments/callback-signature';
+import { statusOf } from '@payments/status-codes';
+import { orderExample } from '../orders/order.examples';
+import { payoutExample } from '../payouts/payouts.examples';
+import { encodeFeedCursor } from './feed-cursor';
+
+/** Examples of `GET /events` in the OpenAPI document: two status changes as their callbacks carried them. */
+const SHOP_ID = orderExample.shopId;
+/** What the example signatures are made with; a shop's real secret is the one its operator gave it. */
+const EXAMPLE_SECRET = 'whsec_example';
+const SIGNED_AT = Math.floor(Date.UTC(2026, 10, 21, 10, 30) / 1000);
+
+const orderCompleted = JSON.stringify({
+  eventId: '4f3e2d1c-0b9a-4876-9543-210fedcba987',
+  type: 'order.status_changed',
+  objectType: 'order',
+  objectId: orderExample.id,
+  shopId: SHOP_ID,
+  merchantOrderId: orderExample.order.merchantOrderId,
+  sequence: 3,
+  status: 'completed',
+  previousStatus: 'in_progress',
+  ...statusOf('0-01-00'),
+  cost: orderExample.order.cost,
+  occurredAt: '2026-11-21T10:00:01.000Z',
+});
+
+const payoutInProgress = JSON.stringify({
+  eventId: '8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d',
+  type: 'payout.status_changed',
+  objectType: 'payout',
+  objectId: payoutExample.id,
+  shopId: SHOP_ID,
+  merchantPayoutId: payoutExample.payout.merchantPayoutId,
+  sequence: 2,
+  status: 'in_progress',
+  previousStatus: 'registered',
+  statusCode: null,
+  statusDescription: null,
+  cost: payoutExample.payout.cost,
+  occurredAt: '2026-11-21T10:00:02.500Z',
+});
+
+export const feedPageExample = {
+  events: [
+    {
+      cursor: encodeFeedCursor(1041),
+      eventId: '4f3e2d1c-0b9a-4876-9543-210fedcba987',
+      type: 'order.status_changed',
+      objectType: 'order',
+      objectId: orderExample.id,
+      sequence: 3,
+      body: orderCompleted,
+      signature: sign(EXAMPLE_SECRET, orderCompleted, SIGNED_AT),
+    },
+    {
+      cursor: encodeFeedCursor(1042),
+      eventId: '8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d',
+      type: 'payout.status_changed',
+      objectType: 'payout',
+      objectId: payoutExample.id,
+      sequence: 2,
+      body: payoutInProgress,
+      signature: sign(EXAMPLE_SECRET, payoutInProgress, SIGNED_AT),
+    },
+  ],
+  nextCursor: encodeFeedCursor(1042),
+  hasMore: false,
+};
+
+/** The signature is null only while the gateway's copy of the shop's secret has not reached merchant-callbacks. */
+export const feedAnswerShapes = { nullable: ['signature'] };
