@@ -63,6 +63,7 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     });
     expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
     expect(created.body).toMatchObject({
       id: expect.any(String),
       apiKey: expect.stringMatching(/^sk_/),

@@ -175,11 +175,12 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       expect(new Set(got.map((c) => c.json.eventId)).size).toBe(3);
     });
 
-    it('when the shop settings carry the callback secret, then merchant-callbacks keeps it and orders does not', async () => {
+    it('when the shop settings carry the callback secret, then merchant-callbacks keeps it, sealed, and orders does not', async () => {
       const mine = await db.query('SELECT callback_secret FROM merchant_callbacks.shops WHERE shop_id = $1', [
         shop.shopId,
       ]);
-      expect(mine.rows[0].callback_secret).toBe(shop.callbackSecret);
+      expect(mine.rows[0].callback_secret).toMatch(/^v1:/);
+      expect(mine.rows[0].callback_secret).not.toContain(shop.callbackSecret);
       const theirs = await eventually(
         async () => {
           const r = await db.query('SELECT settings FROM orders.shop_settings WHERE shop_id = $1', [shop.shopId]);

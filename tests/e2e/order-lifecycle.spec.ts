@@ -125,7 +125,14 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       (req.order.cost as Record<string, unknown>).tokenStandard = 'TRC20';
       const created = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: req });
       await callback(created.body.id, { amount: '50.99', currency: 'USDT', tokenStandard: 'ERC20' });
-      expect((await until(shop, created.body.id, 'need_action')).statusCode).toBe('2-07-04');
+      expect(await until(shop, created.body.id, 'need_action')).toMatchObject({
+        statusCode: '2-07-04',
+        needAction: {
+          rule: 'currency_differs',
+          expected: { amount: '50.99', currency: 'USDT', tokenStandard: 'TRC20' },
+          reported: { amount: '50.99', currency: 'USDT', tokenStandard: 'ERC20' },
+        },
+      });
     });
 
     it('when auto-finalization is off and the right amount follows, then the order stays in need_action until an operator fails it', async () => {

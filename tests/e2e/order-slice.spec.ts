@@ -1,31 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { sign } from '@payments/providers/sandbox';
-import { eventually, http, testKafka } from '@payments/testing';
+import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 
-/** Reads every message of a topic from the start, keyed by message key. */
+/**
+ * Reads every message of a topic from the start, keyed by message key; TopicReader checks each one
+ * against docs/asyncapi.yaml.
+ */
 async function readTopic(topic: string, expectAtLeast: number): Promise<{ key: string; value: any }[]> {
-  const kafka = testKafka('reader');
-  const consumer = kafka.consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200 });
-  const seen: { key: string; value: any }[] = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) =>
-      void seen.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) }),
-  });
+  const reader = await TopicReader.start([topic]);
   try {
-    await eventually(
-      async () => (seen.length >= expectAtLeast ? true : undefined),
-      15000,
-      `${expectAtLeast} messages on ${topic}`,
-    );
+    await reader.waitFor(expectAtLeast);
     await new Promise((r) => setTimeout(r, 500)); // anything extra that should not be there
-    return seen;
+    return reader.on(topic).map((m) => ({ key: m.key!, value: m.json }));
   } finally {
-    await consumer.disconnect();
+    await reader.stop();
   }
 }
 

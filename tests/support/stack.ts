@@ -14,6 +14,7 @@ import { loadOrdersConfig, OrdersModuleOptions, RunningOrders, startOrders } fro
 import { loadP2pConfig, P2pModuleOptions, RunningP2p, startP2p } from '@payments/apps/p2p';
 import { loadPayoutsConfig, PayoutsModuleOptions, RunningPayouts, startPayouts } from '@payments/apps/payouts';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
+import { generatedCardVaultEnv } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
 import {
   createTestDatabase,
@@ -61,6 +62,8 @@ export class TestStack {
   p2p?: RunningP2p;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
+  /** Keys of this stack's card vault: generated, in memory only (docs/decisions.md 111). */
+  readonly cardVaultEnv: Record<string, string> = generatedCardVaultEnv();
   private ordersOptions: OrdersModuleOptions = {};
   private extraEnv: Record<string, string> = {};
   private dropDatabase?: () => Promise<void>;
@@ -73,16 +76,22 @@ export class TestStack {
       KAFKA_TOPIC_PREFIX: this.prefix,
       OPS_TOKEN: TEST_OPS_TOKEN,
       SANDBOX_CALLBACK_SECRET: TEST_SANDBOX_SECRET,
+      ...this.cardVaultEnv,
       LOG_FORMAT: 'pretty',
       // A green run prints test results, not framework start-up; TEST_LOG_LEVEL=debug shows everything.
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      // Short provider timings, so the slow-provider scenario (.31) times out in a second.
-      PROVIDER_TIMEOUT_MS: '1000',
-      SANDBOX_SLOW_MS: '3000',
+      // Short provider timings, so the slow-provider scenario (.31, 5 s) times out in three seconds;
+      // one second was too short for a stack's first provider call on a loaded 2-core machine (its
+      // first payout timed out into need_action while npm test ran the bench beside it).
+      PROVIDER_TIMEOUT_MS: '3000',
+      SANDBOX_SLOW_MS: '5000',
       SANDBOX_CALLBACK_DELAY_MS: '50',
       // Local development: the tests' callback receivers listen on http://127.0.0.1. Merchant
       // callbacks retry fast (100 ms doubling to 1 s) so a test sees a recovering endpoint quickly.
       CALLBACK_URL_ALLOW_INSECURE: 'true',
+      // Every test client is 127.0.0.1: the tests of 401s must not throttle each other
+      // (tests/e2e/auth-throttle.spec.ts sets a small burst).
+      AUTH_FAILURES_BURST: '1000000',
       MERCHANT_CALLBACKS_BACKOFF_BASE_MS: '100',
       MERCHANT_CALLBACKS_BACKOFF_CAP_MS: '1000',
       MERCHANT_CALLBACKS_TIMEOUT_MS: '2000',

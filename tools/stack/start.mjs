@@ -18,6 +18,7 @@ import {
   waitForHttp,
 } from './common.mjs';
 import { stopChild } from '../infra/process.mjs';
+import { localCardVaultEnv } from './card-vault-keys.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -44,6 +45,14 @@ function localOpsToken() {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** Like the operator token: a secret of this machine, never the once-public `sandbox-local-secret`. */
+function localSandboxSecret() {
+  if (process.env.SANDBOX_CALLBACK_SECRET) return process.env.SANDBOX_CALLBACK_SECRET;
+  const file = path.join(runDir, 'sandbox-callback-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
 ensureInstalled();
 build();
 const infra = await ensureInfra();
@@ -53,6 +62,8 @@ const opsToken = localOpsToken();
 const env = {
   ...infra.env,
   OPS_TOKEN: opsToken,
+  SANDBOX_CALLBACK_SECRET: localSandboxSecret(),
+  ...localCardVaultEnv(runDir),
   GATEWAY_HTTP_PORT: String(ports.gateway),
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),

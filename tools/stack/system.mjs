@@ -2,6 +2,7 @@
 // `npm run bench` and `npm run test:faults`, which both need real processes they can measure or kill.
 import { createHmac } from 'node:crypto';
 import net from 'node:net';
+import { newCardVaultEnv } from './card-vault-keys.mjs';
 
 /** The services that take part, with the variable that sets each one's HTTP port. */
 export const SERVICES = [
@@ -29,7 +30,7 @@ export function signSandbox(secret, body) {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-/** The environment every service of one isolated run gets. */
+/** The environment every service of one isolated run gets, with card vault keys of its own. */
 export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId }) {
   return {
     ...infraEnv,
@@ -44,6 +45,8 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
     CALLBACK_URL_ALLOW_INSECURE: 'true',
+    AUTH_FAILURES_BURST: '1000000',
+    ...newCardVaultEnv(),
     ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
   };
 }

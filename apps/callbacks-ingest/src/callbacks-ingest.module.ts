@@ -1,16 +1,28 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
-import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import {
+  FAILED_AUTH_THROTTLE,
+  FailedAuthThrottle,
+  HealthController,
+  openServiceDatabase,
+  serviceDataSourceOptions,
+} from '@payments/platform';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
 import { Init1763700000000 } from './migrations/1763700000000-init';
+import { ReceivedAtIndex1765000000000 } from './migrations/1765000000000-received-at-index';
 import { ReceiveCallbackController } from './receive-callback/receive-callback.controller';
 import { CALLBACKS_OUTBOX } from './tokens';
 
 @Module({})
 export class CallbacksIngestModule {
   static register(config: CallbacksIngestConfig, relay: Partial<OutboxRelayServiceOptions> = {}): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [], migrations: [Init1763700000000] };
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [],
+      migrations: [Init1763700000000, ReceivedAtIndex1765000000000],
+    };
     return {
       module: CallbacksIngestModule,
       imports: [
@@ -24,6 +36,10 @@ export class CallbacksIngestModule {
         OutboxRelayService,
         { provide: CALLBACKS_INGEST_CONFIG, useValue: config },
         { provide: CALLBACKS_OUTBOX, useValue: new Outbox(config.schema) },
+        {
+          provide: FAILED_AUTH_THROTTLE,
+          useFactory: () => new FailedAuthThrottle(config.authThrottle, new Logger('ReceiveCallback')).start(),
+        },
         {
           provide: OUTBOX_RELAY_OPTIONS,
           useValue: {

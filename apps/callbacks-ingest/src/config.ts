@@ -1,19 +1,26 @@
-import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+import {
+  CommonConfig,
+  EnvReader,
+  FailedAuthThrottleConfig,
+  readAuthThrottleConfig,
+  readCommonConfig,
+} from '@payments/platform';
+import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface CallbacksIngestConfig extends CommonConfig {
   schema: string;
   /** Provider code → the secret its callbacks are signed with. */
   providerSecrets: Record<string, string>;
+  /** Callbacks with a bad signature per client address before 429s, and their aggregated log lines. */
+  authThrottle: FailedAuthThrottleConfig;
 }
-
-/** The documented secret of the local sandbox; never valid outside local runs and tests. */
-export const LOCAL_SANDBOX_SECRET = 'sandbox-local-secret';
 
 export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksIngestConfig {
   const config: CallbacksIngestConfig = {
     ...readCommonConfig(env, 'callbacks-ingest'),
     schema: env.string('CALLBACKS_INGEST_DB_SCHEMA', 'callbacks_ingest'),
-    providerSecrets: { sandbox: env.string('SANDBOX_CALLBACK_SECRET', LOCAL_SANDBOX_SECRET) },
+    authThrottle: readAuthThrottleConfig(env),
+    providerSecrets: { sandbox: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS) },
   };
   env.done('callbacks-ingest');
   return config;

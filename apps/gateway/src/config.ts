@@ -1,6 +1,14 @@
 import { hostname } from 'node:os';
+import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
 import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
-import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+import {
+  CommonConfig,
+  EnvReader,
+  FailedAuthThrottleConfig,
+  readAuthThrottleConfig,
+  readCommonConfig,
+} from '@payments/platform';
+import { ReconciliationConfig, readReconciliationConfig } from './reconciliation/reconciliation.config';
 
 export interface GatewayConfig extends CommonConfig {
   schema: string;
@@ -10,6 +18,8 @@ export interface GatewayConfig extends CommonConfig {
   opsToken: string;
   bodyLimitBytes: number;
   rateLimit: { perSecond: number; burst: number };
+  /** Failed authentications per client address before 429s (merchant and operator routes). */
+  authThrottle: FailedAuthThrottleConfig;
   idempotency: {
     /** Records are kept at least this long (ARCHITECTURE section 3: at least 24 hours). */
     retentionHours: number;
@@ -25,17 +35,23 @@ export interface GatewayConfig extends CommonConfig {
   kafkaMetricsIntervalMs: number;
   /** The consumer groups whose lag the collector exports (the services' *_CONSUMER_GROUP). */
   kafkaMetricsGroups: string[];
+  /** The checks across services' tables (issue 17 item 4, decision 106). */
+  reconciliation: ReconciliationConfig;
+  /** Where a card first arrives, it is tokenized: Kafka commands carry the token, never the number. */
+  cardVault: CardVaultConfig;
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
+  const common = readCommonConfig(env, 'gateway');
   const config: GatewayConfig = {
-    ...readCommonConfig(env, 'gateway'),
+    ...common,
     schema: env.string('GATEWAY_DB_SCHEMA', 'gateway'),
     instanceId: env.string('GATEWAY_INSTANCE_ID', `${hostname()}-${process.pid}`).replace(/[^a-zA-Z0-9._-]/g, '-'),
     requestTimeoutMs: env.int('GATEWAY_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
     opsToken: env.string('OPS_TOKEN'),
     bodyLimitBytes: env.int('GATEWAY_BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
     rateLimit: { perSecond: 0, burst: 0 },
+    authThrottle: readAuthThrottleConfig(env),
     idempotency: {
       retentionHours: env.int('IDEMPOTENCY_RETENTION_HOURS', 24, { min: 24, max: 24 * 365 }),
       purgeIntervalMs: env.int('IDEMPOTENCY_PURGE_INTERVAL_MS', 15 * 60_000, { min: 0, max: 24 * 3600_000 }),
@@ -49,6 +65,8 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       .split(',')
       .map((g) => g.trim())
       .filter(Boolean),
+    reconciliation: readReconciliationConfig(env, common.databaseUrl),
+    cardVault: readCardVaultConfig(env),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
   config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };

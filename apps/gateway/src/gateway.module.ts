@@ -1,4 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { CardVault } from '@payments/card-vault';
+import { EventsController } from './events/events.controller';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
@@ -8,7 +10,14 @@ import {
   OutboxRelayService,
   OutboxRelayServiceOptions,
 } from '@payments/messaging';
-import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import {
+  FAILED_AUTH_THROTTLE,
+  FailedAuthThrottle,
+  HealthController,
+  openServiceDatabase,
+  RateLimiter,
+  serviceDataSourceOptions,
+} from '@payments/platform';
 import { MerchantAuthGuard } from './auth/merchant-auth.guard';
 import { OpsAuthGuard } from './auth/ops-auth.guard';
 import { GATEWAY_CONFIG, GatewayConfig } from './config';
@@ -16,6 +25,7 @@ import { Init1763700000000 } from './migrations/1763700000000-init';
 import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-settings';
 import { OpsSettingsController } from './ops/ops-settings.controller';
 import { ShopSettingsPublisher } from './shops/shop-settings.publisher';
+import { ShopSecretResealer } from './shops/shop-secret-resealer.service';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OpsCallbacksController } from './ops/ops-callbacks.controller';
 import { OpsTransfersController } from './ops/ops-transfers.controller';
@@ -27,15 +37,30 @@ import { MerchantMethodsController } from './methods/merchant-methods.controller
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { StatusCodesController } from './status-codes/status-codes.controller';
 import { ApiKeyEntity, CompanyEntity, ShopEntity } from './shops/shop.entity';
-import { GATEWAY_OUTBOX, RATE_LIMITER, REQUEST_CLIENT } from './tokens';
+import { CARD_VAULT, GATEWAY_OUTBOX, RATE_LIMITER, REQUEST_CLIENT } from './tokens';
+import { OpsCardsController } from './ops/ops-cards.controller';
+import { OpsCallbackSecretController } from './ops/ops-callback-secret.controller';
 import { ApiKeyRepository } from './auth/api-key.repository';
 import { ShopRepository } from './shops/shop.repository';
-import { RateLimiter } from './auth/rate-limiter';
 import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-idempotency-and-key-use';
+import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
 import { OpsApiKeysController } from './ops/ops-api-keys.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
+import { Reconciliation1764317400000 } from './migrations/1764317400000-reconciliation';
+import { OpsReconciliationController } from './ops/ops-reconciliation.controller';
+import { ReconciliationService } from './reconciliation/reconciliation.service';
+
+/** Closes the card vault's own connection pool with the application. */
+@Injectable()
+class CardVaultCloser implements OnApplicationShutdown {
+  constructor(@Inject(CARD_VAULT) private readonly vault: CardVault) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.vault.close();
+  }
+}
 
 @Module({})
 export class GatewayModule {
@@ -44,7 +69,13 @@ export class GatewayModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [CompanyEntity, ShopEntity, ApiKeyEntity],
-      migrations: [Init1763700000000, ShopSettings1764000000000, IdempotencyAndKeyUse1764200000000],
+      migrations: [
+        Init1763700000000,
+        ShopSettings1764000000000,
+        IdempotencyAndKeyUse1764200000000,
+        Reconciliation1764317400000,
+        PreviousCallbackSecret1764900000002,
+      ],
     };
     return {
       module: GatewayModule,
@@ -67,14 +98,30 @@ export class GatewayModule {
         OpsCallbacksController,
         PayoutsController,
         P2pController,
+        EventsController,
         OpsTransfersController,
+        OpsReconciliationController,
+        OpsCardsController,
+        OpsCallbackSecretController,
       ],
       providers: [
         MerchantAuthGuard,
         OpsAuthGuard,
         ShopSettingsPublisher,
+        ShopSecretResealer,
         PayoutMethodResolver,
         OutboxRelayService,
+        CardVaultCloser,
+        {
+          provide: CARD_VAULT,
+          useFactory: async () => {
+            const vault = new CardVault(config.databaseUrl, config.cardVault, {
+              warn: (line) => new Logger('CardVault').warn(line),
+            });
+            await vault.migrate();
+            return vault;
+          },
+        },
         { provide: GATEWAY_OUTBOX, useValue: new Outbox(config.schema) },
         {
           provide: OUTBOX_RELAY_OPTIONS,
@@ -89,8 +136,13 @@ export class GatewayModule {
         ApiKeyRepository,
         ShopRepository,
         { provide: RATE_LIMITER, useValue: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst) },
+        {
+          provide: FAILED_AUTH_THROTTLE,
+          useFactory: () => new FailedAuthThrottle(config.authThrottle, new Logger('AuthThrottle')).start(),
+        },
         IdempotencyRepository,
         IdempotencyPurgeService,
+        ReconciliationService,
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         {
           provide: REQUEST_CLIENT,

@@ -1,4 +1,5 @@
 import { CommonConfig, ConfigError, EnvReader, readCommonConfig } from '@payments/platform';
+import { KeyRing, readSecretKeys } from '@payments/card-vault';
 import { RetryPolicy } from '@payments/merchant-callbacks-domain';
 
 export interface MerchantCallbacksConfig extends CommonConfig {
@@ -15,6 +16,10 @@ export interface MerchantCallbacksConfig extends CommonConfig {
   pollIntervalMs: number;
   /** Local development only: post to http URLs and to private or loopback addresses. */
   allowInsecureTargets: boolean;
+  /** The events feed: how long deliveries are kept (at least 30 days) and how often older ones are purged (0: never). */
+  feed: { retentionDays: number; purgeIntervalMs: number };
+  /** CARD_VAULT_KEYS: shops' callback secrets are stored sealed and opened to sign (docs/security.md). */
+  secretKeys: KeyRing;
 }
 
 export function loadMerchantCallbacksConfig(env = new EnvReader()): MerchantCallbacksConfig {
@@ -32,6 +37,11 @@ export function loadMerchantCallbacksConfig(env = new EnvReader()): MerchantCall
     },
     pollIntervalMs: env.int('MERCHANT_CALLBACKS_POLL_MS', 1000, { min: 20, max: 60_000 }),
     allowInsecureTargets: env.bool('CALLBACK_URL_ALLOW_INSECURE', false),
+    feed: {
+      retentionDays: env.int('MERCHANT_CALLBACKS_FEED_RETENTION_DAYS', 35, { min: 30, max: 3650 }),
+      purgeIntervalMs: env.int('MERCHANT_CALLBACKS_PURGE_INTERVAL_MS', 3_600_000, { min: 0, max: 86_400_000 }),
+    },
+    secretKeys: readSecretKeys(env),
   };
   env.done('merchant-callbacks');
   if (config.retry.capMs < config.retry.baseMs) {

@@ -7,8 +7,13 @@ import { MerchantCallbacksConfig } from './config';
 import { DeliveryRepository } from './deliver/delivery.repository';
 import { DeliveryWorker } from './deliver/delivery-worker.service';
 import { Init1764200000000 } from './migrations/1764200000000-init';
+import { EventsFeed1764300000000 } from './migrations/1764300000000-events-feed';
+import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
 import { DeliveriesHandler } from './operate/deliveries.handler';
+import { FeedHandler } from './read-feed/feed.handler';
+import { FeedPurgeService } from './read-feed/feed-purge.service';
 import { StatusChangeConsumer } from './record-delivery/status-change.consumer';
+import { ShopSecretResealer } from './shop-settings/shop-secret-resealer.service';
 import { ShopCallbackSettingsRepository } from './shop-settings/shop-callback-settings.repository';
 import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MERCHANT_CALLBACKS_INBOX, systemClock } from './tokens';
@@ -25,7 +30,7 @@ export class MerchantCallbacksModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [Init1764200000000],
+      migrations: [Init1764200000000, EventsFeed1764300000000, PreviousCallbackSecret1764900000002],
       poolSize: 10,
     };
     return {
@@ -36,11 +41,13 @@ export class MerchantCallbacksModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, HealthController],
+      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler, HealthController],
       providers: [
         DeliveryRepository,
         ShopCallbackSettingsRepository,
+        ShopSecretResealer,
         DeliveryWorker,
+        FeedPurgeService,
         { provide: MERCHANT_CALLBACKS_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         {

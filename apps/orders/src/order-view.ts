@@ -1,4 +1,6 @@
-import type { OrderStatusChanged, OrderView } from '@payments/contracts';
+import type { CostDto, NeedActionView, OrderStatusChanged, OrderView } from '@payments/contracts';
+import type { MoneyFacts, NeedAction } from '@payments/orders-domain';
+import { assertNever } from '@payments/exhaustive';
 import { formatInCurrency } from '@payments/money';
 import { isKnownStatusCode, statusOf } from '@payments/status-codes';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
@@ -6,6 +8,39 @@ import type { RefundRow } from './order.repository';
 
 function describe(code: string | null): { statusCode?: string; statusDescription?: string } {
   return code && isKnownStatusCode(code) ? statusOf(code) : {};
+}
+
+function cost(m: MoneyFacts): CostDto {
+  return {
+    amount: formatInCurrency(m.amount, m.currency),
+    currency: m.currency,
+    ...(m.tokenStandard ? { tokenStandard: m.tokenStandard } : {}),
+  };
+}
+
+/** The explanation as merchants and operators read it: amounts at their currency's scale, the code described. */
+export function toNeedActionView(n: NeedAction, statusCode: string | null): NeedActionView {
+  const common = {
+    ...describe(statusCode),
+    statusCode: statusCode ?? '',
+    expected: cost(n.expected),
+    allowedRange: {
+      lowerPercent: n.allowedRange.lowerPercent,
+      upperPercent: n.allowedRange.upperPercent,
+      lowerBound: formatInCurrency(n.allowedRange.lowerBound, n.expected.currency),
+      upperBound: formatInCurrency(n.allowedRange.upperBound, n.expected.currency),
+    },
+    resolution: n.resolution,
+  };
+  switch (n.rule) {
+    case 'amount_outside_range':
+    case 'currency_differs':
+      return { rule: n.rule, ...common, reported: cost(n.reported) };
+    case 'provider_timeout':
+      return { rule: n.rule, ...common };
+    default:
+      return assertNever(n);
+  }
 }
 
 export function toOrderView(
@@ -38,6 +73,9 @@ export function toOrderView(
     ...(order.paymentSettings ? { paymentSettings: order.paymentSettings } : {}),
     ...(order.payer ? { payer: order.payer } : {}),
     ...(order.recipient ? { recipient: order.recipient } : {}),
+    ...(order.status === 'need_action' && order.needAction
+      ? { needAction: toNeedActionView(order.needAction, order.statusCode) }
+      : {}),
     data: {
       payments: payments.map((p) => ({
         paymentId: p.paymentId,

@@ -9,7 +9,7 @@ import {
   JoinColumn,
 } from 'typeorm';
 import type { InstrumentType, MerchantBalance, OrderStatus } from '@payments/contracts';
-import type { NeedActionReason } from '@payments/orders-domain';
+import type { NeedAction, NeedActionReason } from '@payments/orders-domain';
 import { NumericStringTransformer } from '@payments/platform';
 
 @Entity({ name: 'orders' })
@@ -48,6 +48,10 @@ export class OrderEntity {
 
   @Column('text', { name: 'need_action_reason', nullable: true })
   needActionReason: NeedActionReason | null;
+
+  /** Why the order waits in need_action, as decided when it got there (issue 17); null otherwise. */
+  @Column('jsonb', { name: 'need_action', nullable: true })
+  needAction: NeedAction | null;
 
   @Column('text', { nullable: true })
   description: string | null;

@@ -22,6 +22,7 @@ export async function writeTransitionedOrder(m: EntityManager, order: OrderEntit
       status: order.status,
       statusCode: order.statusCode,
       needActionReason: order.needActionReason,
+      needAction: order.needAction,
       reportedAmount: order.reportedAmount,
       amount: order.amount,
       sequence: order.sequence,
@@ -37,6 +38,10 @@ export class OrderRepository {
   /** Locks the order row for the rest of the transaction: one change at a time per order. */
   findForUpdate(m: EntityManager, id: string): Promise<OrderEntity | null> {
     return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  findById(m: EntityManager, id: string): Promise<OrderEntity | null> {
+    return m.getRepository(OrderEntity).findOne({ where: { id } });
   }
 
   findOfShop(m: EntityManager, id: string, shopId: string): Promise<OrderEntity | null> {

@@ -32,6 +32,8 @@ export interface Transition {
   status: OrderStatus;
   statusCode: string;
   needActionReason?: OrderEntity['needActionReason'];
+  /** Why the order waits, when it goes to need_action; cleared by any other transition. */
+  needAction?: OrderEntity['needAction'];
   reportedAmount?: string;
   /** The amount that replaces the order amount; the original stays in `originalAmount`. */
   acceptedAmount?: string;
@@ -50,6 +52,7 @@ export async function applyTransition(
   order.status = t.status;
   order.statusCode = t.statusCode;
   order.needActionReason = t.needActionReason ?? null;
+  order.needAction = t.needAction ?? null;
   if (t.reportedAmount !== undefined) order.reportedAmount = t.reportedAmount;
   if (t.acceptedAmount !== undefined) order.amount = t.acceptedAmount;
   order.sequence += 1;

@@ -23,6 +23,7 @@ import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.pr
 import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
 import { Refunds1764100000000 } from './migrations/1764100000000-refunds';
 import { OrderCallbackUrl1764200000000 } from './migrations/1764200000000-order-callback-url';
+import { NeedActionExplanation1764317200000 } from './migrations/1764317200000-need-action-explanation';
 import { RefundOrderHandler } from './refund-order/refund-order.handler';
 import { CustomerRepository } from './customers/customer.repository';
 import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
@@ -54,6 +55,7 @@ export class OrdersModule {
         ShopSettingsTimeoutsCustomers1764000000000,
         Refunds1764100000000,
         OrderCallbackUrl1764200000000,
+        NeedActionExplanation1764317200000,
       ],
     };
     return {

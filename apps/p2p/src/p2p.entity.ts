@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import type { P2pParty } from '@payments/contracts';
+import type { P2pPartyCommand } from '@payments/contracts';
 import { TransferEntity } from '@payments/transfers';
 
 @Entity({ name: 'transactions' })
@@ -7,10 +7,10 @@ export class P2pEntity extends TransferEntity {
   @Column('text', { name: 'merchant_p2p_id' })
   merchantP2pId: string;
 
-  /** In full: the provider needs them. Answered and logged only masked. */
+  /** A card as its card vault token (docs/security.md); answered and logged masked. */
   @Column('jsonb', { nullable: true })
-  sender: P2pParty | null;
+  sender: P2pPartyCommand | null;
 
   @Column('jsonb', { nullable: true })
-  recipient: P2pParty | null;
+  recipient: P2pPartyCommand | null;
 }

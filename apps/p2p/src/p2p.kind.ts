@@ -1,9 +1,11 @@
 import {
+  getP2pByMerchantIdQuery,
   createP2pCommand,
   getP2pQuery,
   P2pCommandTypes,
   P2pEventTypes,
-  P2pParty,
+  P2pPartyCommand,
+  P2pPartyView,
   P2pView,
   parsePayload,
   resolveP2pCommand,
@@ -12,10 +14,13 @@ import {
 import { defineTransferKind } from '@payments/transfers';
 import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000001 } from './migrations/1764200000001-init';
+import { partyCardsMigration } from './migrations/1764900000001-party-cards';
 import { P2pEntity } from './p2p.entity';
 
-function party(key: 'sender' | 'recipient', value: P2pParty | null): Record<string, P2pParty> {
-  return value ? { [key]: maskDetails(value as Record<string, unknown>) as P2pParty } : {};
+function party(key: 'sender' | 'recipient', value: P2pPartyCommand | null): Record<string, P2pPartyView> {
+  if (!value) return {};
+  const { card, ...rest } = value;
+  return { [key]: { ...maskDetails(rest), ...(card ? { cardNumber: card.masked } : {}) } };
 }
 
 /** P2P transactions: card to card between two people, on the one transfer pipeline. */
@@ -25,6 +30,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   noun: 'P2P transaction',
   entity: P2pEntity,
   migrations: [Init1764200000001],
+  cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',
   topics: { commands: Topics.p2pCommands, events: Topics.p2pEvents },
@@ -44,9 +50,17 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
       own: { sender: cmd.sender ?? null, recipient: cmd.recipient ?? null },
     };
   },
+  cardsOf: (p) => ({
+    ...(p.sender?.card ? { sender: p.sender.card.token } : {}),
+    ...(p.recipient?.card ? { recipient: p.recipient.card.token } : {}),
+  }),
   parseGet(message) {
     const q = parsePayload(getP2pQuery, message.payload, message.type);
     return { id: q.p2pId, shopId: q.shopId };
+  },
+  parseGetByMerchantId(message) {
+    const q = parsePayload(getP2pByMerchantIdQuery, message.payload, message.type);
+    return { merchantId: q.merchantP2pId, shopId: q.shopId };
   },
   parseResolve(message) {
     const cmd = parsePayload(resolveP2pCommand, message.payload, message.type);

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import type { PayoutInstrumentType } from '@payments/contracts';
+import type { CardRef, PayoutInstrumentType } from '@payments/contracts';
 import { TransferEntity } from '@payments/transfers';
 
 @Entity({ name: 'payouts' })
@@ -21,7 +21,11 @@ export class PayoutEntity extends TransferEntity {
   @Column('text', { name: 'wallet_type', nullable: true })
   walletType: 'personal' | 'company' | null;
 
-  /** In full: the provider needs it. Answered and logged only masked. */
+  /** The payee's fields but its card numbers; answered and logged masked. */
   @Column('jsonb')
   payee: Record<string, unknown>;
+
+  /** The payee fields that are card numbers, as card vault tokens (docs/security.md). */
+  @Column('jsonb', { name: 'payee_cards', nullable: true })
+  payeeCards: Record<string, CardRef> | null;
 }

@@ -1,4 +1,6 @@
 import {
+  getPayoutByMerchantIdQuery,
+  CardRef,
   createPayoutCommand,
   getPayoutQuery,
   parsePayload,
@@ -11,7 +13,12 @@ import {
 import { defineTransferKind } from '@payments/transfers';
 import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000000 } from './migrations/1764200000000-init';
+import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutEntity } from './payout.entity';
+
+function maskedCards(cards: Record<string, CardRef> | null): Record<string, string> {
+  return Object.fromEntries(Object.entries(cards ?? {}).map(([field, card]) => [field, card.masked]));
+}
 
 /** Payouts: money to a payee through the shop's payout method, on the one transfer pipeline. */
 export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
@@ -20,6 +27,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   noun: 'payout',
   entity: PayoutEntity,
   migrations: [Init1764200000000],
+  cardMigrations: (vault) => [payeeCardsMigration(vault)],
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',
   topics: { commands: Topics.payoutsCommands, events: Topics.payoutsEvents },
@@ -42,12 +50,18 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
         instrumentType: cmd.instrumentType ?? null,
         walletType: cmd.walletType ?? null,
         payee: cmd.payee,
+        payeeCards: cmd.payeeCards ?? null,
       },
     };
   },
+  cardsOf: (p) => Object.fromEntries(Object.entries(p.payeeCards ?? {}).map(([f, card]) => [`payee.${f}`, card.token])),
   parseGet(message) {
     const q = parsePayload(getPayoutQuery, message.payload, message.type);
     return { id: q.payoutId, shopId: q.shopId };
+  },
+  parseGetByMerchantId(message) {
+    const q = parsePayload(getPayoutByMerchantIdQuery, message.payload, message.type);
+    return { merchantId: q.merchantPayoutId, shopId: q.shopId };
   },
   parseResolve(message) {
     const cmd = parsePayload(resolvePayoutCommand, message.payload, message.type);
@@ -65,7 +79,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
     },
     ...(p.instrumentType ? { instrumentType: p.instrumentType } : {}),
     ...(p.walletType ? { walletType: p.walletType } : {}),
-    payee: maskDetails(p.payee),
+    payee: { ...maskDetails(p.payee), ...maskedCards(p.payeeCards) },
     ...parts.tail,
   }),
 });

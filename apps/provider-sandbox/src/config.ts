@@ -1,4 +1,5 @@
 import { EnvReader, LogConfig, readLogConfig } from '@payments/platform';
+import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface SandboxConfig extends LogConfig {
   callbacksUrl: string;
@@ -12,7 +13,7 @@ export interface SandboxConfig extends LogConfig {
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
   const config: SandboxConfig = {
     callbacksUrl: env.string('SANDBOX_CALLBACKS_URL', 'http://127.0.0.1:3001/callbacks/sandbox'),
-    secret: env.string('SANDBOX_CALLBACK_SECRET', 'sandbox-local-secret'),
+    secret: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS),
     callbackDelayMs: env.int('SANDBOX_CALLBACK_DELAY_MS', 200, { min: 0, max: 600000 }),
     slowMs: env.int('SANDBOX_SLOW_MS', 15000, { min: 0, max: 600000 }),
     ...readLogConfig(env),

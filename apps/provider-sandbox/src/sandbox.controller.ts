@@ -1,12 +1,24 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsDefined, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsDefined, IsObject, IsOptional, IsString, Length, Matches, ValidateBy } from 'class-validator';
+import { isCardNumber } from '@payments/methods-domain';
 import { ProblemException } from '@payments/platform';
 import { CallbackSender } from './callback-sender';
 import { PaymentAnswer, PaymentKind, PaymentRecord, SandboxPayments } from './sandbox-payments';
 
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 const KINDS = ['payment', 'payout', 'p2p'] as const;
+
+/** A map of roles to card numbers; the message never repeats a value. */
+function IsCardNumberMap() {
+  return ValidateBy({
+    name: 'isCardNumberMap',
+    validator: {
+      validate: (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every(isCardNumber),
+      defaultMessage: () => 'must map each role to a card number',
+    },
+  });
+}
 
 export class PaymentRequestDto {
   @IsDefined() @IsString() @Length(1, 128) reference: string;
@@ -19,6 +31,11 @@ export class PaymentRequestDto {
 export class StartPaymentDto extends PaymentRequestDto {
   /** The caller's id of the attempt: a resend with the same reference and paymentId is the same payment. */
   @IsOptional() @IsString() @Length(1, 128) paymentId?: string;
+  /**
+   * Card numbers by role, as an acquirer receives them: checked for being card numbers and then
+   * dropped. The sandbox neither stores nor logs them, nor echoes them in callbacks.
+   */
+  @IsOptional() @IsObject() @IsCardNumberMap() cards?: Record<string, string>;
 }
 
 export class SimulateCallbackDto extends PaymentRequestDto {
@@ -44,7 +61,9 @@ export class SandboxController {
   @HttpCode(202)
   @ApiOperation({ summary: "Start a payment (called by our services); the amount's cents choose the scenario" })
   async pay(@Body() body: StartPaymentDto): Promise<PaymentAnswer> {
-    const result = await this.payments.start({ ...body, kind: body.kind ?? 'payment' });
+    const request: StartPaymentDto = { ...body };
+    delete request.cards; // never stored: the record below outlives the request
+    const result = await this.payments.start({ ...request, kind: request.kind ?? 'payment' });
     switch (result.kind) {
       case 'answer':
         return result.answer;

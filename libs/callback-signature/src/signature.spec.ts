@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { sign, SIGNATURE_TOLERANCE_SECONDS, verifySignature } from './signature';
+import { sign, SIGNATURE_TOLERANCE_SECONDS, signWithEach, verifySignature } from './signature';
 
 const SECRET = 'sandbox-secret';
 const OTHER_SECRET = 'another-secret';
@@ -118,5 +118,16 @@ describe('verifySignature', () => {
       reason: 'timestamp outside tolerance',
     });
     expect(verifySignature(header, BODY, SECRET, NOW, 61)).toEqual({ kind: 'valid', timestamp: NOW - 61 });
+  });
+});
+
+describe('signWithEach', () => {
+  it('when a secret is being rotated, then the header carries one v1 per secret and verifies under each', () => {
+    const body = '{"a":1}';
+    const header = signWithEach(['new-secret', 'old-secret'], body, 1_700_000_000);
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    expect(verifySignature(header, body, 'new-secret', 1_700_000_000).kind).toBe('valid');
+    expect(verifySignature(header, body, 'old-secret', 1_700_000_000).kind).toBe('valid');
+    expect(verifySignature(header, body, 'another', 1_700_000_000).kind).toBe('invalid');
   });
 });

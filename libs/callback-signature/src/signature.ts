@@ -13,6 +13,15 @@ export function sign(secret: string, rawBody: string | Buffer, timestampSeconds:
   return `t=${timestampSeconds},v1=${mac}`;
 }
 
+/**
+ * One header with a `v1=` per secret (the newest first): while a merchant's secret is being
+ * rotated, callbacks verify under the old secret and the new one alike.
+ */
+export function signWithEach(secrets: readonly string[], rawBody: string | Buffer, timestampSeconds: number): string {
+  const macs = secrets.map((s) => sign(s, rawBody, timestampSeconds).split('v1=')[1]);
+  return [`t=${timestampSeconds}`, ...macs.map((m) => `v1=${m}`)].join(',');
+}
+
 export type SignatureCheck = { kind: 'valid'; timestamp: number } | { kind: 'invalid'; reason: string };
 
 export function verifySignature(

@@ -137,16 +137,28 @@ describe('contract schemas', () => {
       'payload.callbackUrl must be an http(s) URL',
     ],
     [
-      'a P2P sender whose card number has letters',
+      'a P2P sender with a card number instead of a card vault token',
       createP2pCommand,
       {
         p2pId: ID,
         shopId: ID,
         merchantP2pId: 'p-1',
         cost: { amount: '5', currency: 'UZS' },
-        sender: { cardNumber: '8600abcd' },
+        sender: { cardNumber: '8600123456789012' },
       },
-      'payload.sender.cardNumber must be 12 to 19 digits',
+      'payload.sender must not have cardNumber',
+    ],
+    [
+      'a P2P sender whose card is not a vault token',
+      createP2pCommand,
+      {
+        p2pId: ID,
+        shopId: ID,
+        merchantP2pId: 'p-1',
+        cost: { amount: '5', currency: 'UZS' },
+        sender: { card: { token: '8600123456789012', bin: '860012', last4: '9012', masked: '860012******9012' } },
+      },
+      'payload.sender.card.token must be a card vault token',
     ],
     [
       'a provider event with an unknown status',

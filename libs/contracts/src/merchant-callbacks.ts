@@ -10,6 +10,8 @@ export const MerchantCallbackCommandTypes = {
   get: 'callbacks.get',
   replay: 'callbacks.replay',
   replayMany: 'callbacks.replay_many',
+  /** A shop's events feed (`GET /events` of the merchant API). */
+  feed: 'callbacks.feed',
 } as const;
 
 export const DeliveryStatuses = ['pending', 'delivered', 'failed', 'skipped'] as const;
@@ -91,3 +93,38 @@ export type DeliveryPage = z.infer<typeof deliveryPage>;
 
 export const replayResult = z.object({ replayed: z.int(), deliveryIds: z.array(z.string()) });
 export type ReplayResult = z.infer<typeof replayResult>;
+
+/** What the feed can be narrowed to: the kinds of object whose status changes it carries. */
+export const FeedObjectTypes = ['order', 'payout', 'p2p'] as const;
+export type FeedObjectType = (typeof FeedObjectTypes)[number];
+
+export const readFeedQuery = z
+  .object({
+    shopId: uuid(),
+    afterPosition: z.int().min(0).describe("A position in the shop's feed; 0 reads from the oldest kept event"),
+    limit: z.int().min(1).max(500),
+    objectType: optional(z.enum(FeedObjectTypes)),
+    objectId: optional(uuid()),
+  })
+  .describe("Reads a shop's status-change events after a position, oldest first");
+export type ReadFeedQuery = z.infer<typeof readFeedQuery>;
+
+export const feedEvent = z.object({
+  position: z.int().describe("The event's place in its shop's one total order"),
+  eventId: z.string(),
+  type: z.string(),
+  objectType: z.enum(FeedObjectTypes),
+  objectId: z.string(),
+  sequence: z.int(),
+  body: z.string().describe('The callback body, byte for byte as it is (or was) posted'),
+  signature: z.string().nullable().describe("X-Signature of the body, made now with the shop's current secret"),
+});
+export type FeedEvent = z.infer<typeof feedEvent>;
+
+export const feedPage = z.object({
+  events: z.array(feedEvent),
+  /** The position to read after next time: the last event's, or the one asked for when none came. */
+  lastPosition: z.int(),
+  hasMore: z.boolean(),
+});
+export type FeedPage = z.infer<typeof feedPage>;

@@ -27,6 +27,8 @@ export type CostDto = z.infer<typeof costDto>;
 export const OrderCommandTypes = {
   create: 'order.create',
   get: 'order.get',
+  getForOperator: 'order.get_for_operator',
+  getByMerchantId: 'order.get_by_merchant_id',
   cancel: 'order.cancel',
   resolve: 'order.resolve',
   refund: 'order.refund',
@@ -85,6 +87,15 @@ export type CreateOrderCommand = z.infer<typeof createOrderCommand>;
 export const getOrderQuery = z.object({ orderId: uuid(), shopId: uuid() }).describe('Reads one order of a shop');
 export type GetOrderQuery = z.infer<typeof getOrderQuery>;
 
+export const getOrderForOperatorQuery = z
+  .object({ orderId: uuid() })
+  .describe('Reads one order of any shop, for the operator API');
+export type GetOrderForOperatorQuery = z.infer<typeof getOrderForOperatorQuery>;
+export const getOrderByMerchantIdQuery = z
+  .object({ merchantOrderId: z.string().min(1).max(128), shopId: uuid() })
+  .describe("Reads one order of a shop by the merchant's own id");
+export type GetOrderByMerchantIdQuery = z.infer<typeof getOrderByMerchantIdQuery>;
+
 export const paymentAttemptView = z.object({
   paymentId: z.string(),
   provider: z.string(),
@@ -106,6 +117,41 @@ export const refundView = z.object({
 });
 export type RefundView = z.infer<typeof refundView>;
 
+const allowedRangeView = z
+  .object({
+    lowerPercent: decimal(),
+    upperPercent: decimal(),
+    lowerBound: decimal(),
+    upperBound: decimal(),
+  })
+  .describe("The shop's allowed deviation when the rule fired, in percent, and the amounts it allowed");
+
+const needActionResolutionView = z.object({
+  autoFinalization: z.boolean().describe("The shop's automatic finalization of need_action when the rule fired"),
+  resolvedBy: z.enum(['operator', 'follow_up_callback_or_operator', 'provider_response']),
+  description: z.string(),
+});
+
+const needActionCommon = {
+  statusCode: z.string(),
+  statusDescription: z.string().optional(),
+  expected: costDto,
+  allowedRange: allowedRangeView,
+  resolution: needActionResolutionView,
+};
+
+export const NeedActionRules = ['amount_outside_range', 'currency_differs', 'provider_timeout'] as const;
+
+/** Why an order waits in need_action (issue 17): the rule that fired and what resolves it. */
+export const needActionView = z
+  .discriminatedUnion('rule', [
+    z.object({ rule: z.literal('amount_outside_range'), reported: costDto, ...needActionCommon }),
+    z.object({ rule: z.literal('currency_differs'), reported: costDto, ...needActionCommon }),
+    z.object({ rule: z.literal('provider_timeout'), ...needActionCommon }),
+  ])
+  .describe('Why the order needs action: the rule that fired, expected and reported money, and what resolves it');
+export type NeedActionView = z.infer<typeof needActionView>;
+
 export const orderView = z
   .object({
     id: z.string(),
@@ -125,6 +171,7 @@ export const orderView = z
     paymentSettings: z.object({ walletType: walletType.optional() }).optional(),
     payer: z.record(z.string(), z.unknown()).optional(),
     recipient: z.object({ merchantBalance: merchantBalance.optional() }).optional(),
+    needAction: needActionView.optional(),
     data: z.object({ payments: z.array(paymentAttemptView), refunds: z.array(refundView).optional() }),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cardRef } from './cards';
 import { optional, uuid } from './schema';
 import {
   perObjectCallbackUrl,
@@ -11,7 +12,12 @@ import {
 export type P2pStatus = TransferStatus;
 
 /** Message types on `p2p.commands` (request-reply from the gateway). */
-export const P2pCommandTypes = { create: 'p2p.create', get: 'p2p.get', resolve: 'p2p.resolve' } as const;
+export const P2pCommandTypes = {
+  create: 'p2p.create',
+  get: 'p2p.get',
+  getByMerchantId: 'p2p.get_by_merchant_id',
+  resolve: 'p2p.resolve',
+} as const;
 
 /** Message types on `p2p.events`. */
 export const P2pEventTypes = { statusChanged: 'p2p.status_changed' } as const;
@@ -32,6 +38,20 @@ export const p2pParty = z
   .describe('One side of a P2P transaction: customer reference, contact data, card number or wallet id');
 export type P2pParty = z.infer<typeof p2pParty>;
 
+/** One side as it crosses `p2p.commands` and is stored: the card as the vault's token, never its number. */
+export const p2pPartyCommand = p2pParty
+  .omit({ cardNumber: true })
+  .extend({ card: optional(cardRef) })
+  .strict()
+  .describe('One side of a P2P transaction, its card tokenized by the gateway');
+export type P2pPartyCommand = z.infer<typeof p2pPartyCommand>;
+
+/** One side as answered: the card number masked. */
+export const p2pPartyView = p2pParty
+  .extend({ cardNumber: z.string().optional().describe('Masked: BIN, stars, last 4') })
+  .describe('One side of a P2P transaction, card number masked');
+export type P2pPartyView = z.infer<typeof p2pPartyView>;
+
 export const createP2pCommand = z
   .object({
     p2pId: uuid(),
@@ -39,8 +59,8 @@ export const createP2pCommand = z
     merchantP2pId: z.string().min(1).max(128),
     cost: transferCost,
     description: optional(z.string().max(1024)),
-    sender: optional(p2pParty),
-    recipient: optional(p2pParty),
+    sender: optional(p2pPartyCommand),
+    recipient: optional(p2pPartyCommand),
     callbackUrl: optional(perObjectCallbackUrl()),
   })
   .describe('A P2P transaction the gateway has checked, with the id it assigned');
@@ -48,6 +68,11 @@ export type CreateP2pCommand = z.infer<typeof createP2pCommand>;
 
 export const getP2pQuery = z.object({ p2pId: uuid(), shopId: uuid() }).describe('Reads one P2P transaction of a shop');
 export type GetP2pQuery = z.infer<typeof getP2pQuery>;
+
+export const getP2pByMerchantIdQuery = z
+  .object({ merchantP2pId: z.string().min(1).max(128), shopId: uuid() })
+  .describe("Reads one P2P transaction of a shop by the merchant's own id");
+export type GetP2pByMerchantIdQuery = z.infer<typeof getP2pByMerchantIdQuery>;
 
 export const p2pView = z
   .object({
@@ -62,8 +87,8 @@ export const p2pView = z
       reportedCost: transferCost.optional(),
       description: z.string().optional(),
     }),
-    sender: p2pParty.optional(),
-    recipient: p2pParty.optional(),
+    sender: p2pPartyView.optional(),
+    recipient: p2pPartyView.optional(),
     callbackUrl: z.string().optional(),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cardRef } from './cards';
 import { optional, uuid } from './schema';
 import {
   perObjectCallbackUrl,
@@ -11,7 +12,12 @@ import {
 export type PayoutStatus = TransferStatus;
 
 /** Message types on `payouts.commands` (request-reply from the gateway). */
-export const PayoutCommandTypes = { create: 'payout.create', get: 'payout.get', resolve: 'payout.resolve' } as const;
+export const PayoutCommandTypes = {
+  create: 'payout.create',
+  get: 'payout.get',
+  getByMerchantId: 'payout.get_by_merchant_id',
+  resolve: 'payout.resolve',
+} as const;
 
 /** Message types on `payouts.events`. */
 export const PayoutEventTypes = { statusChanged: 'payout.status_changed' } as const;
@@ -39,7 +45,10 @@ export const createPayoutCommand = z
     description: optional(z.string().max(1024)),
     instrumentType: optional(z.enum(PayoutInstrumentTypes)),
     walletType: optional(walletType),
-    payee: z.record(z.string(), z.unknown()),
+    payee: z.record(z.string(), z.unknown()).describe("The payee's fields except its card numbers"),
+    payeeCards: optional(
+      z.record(z.string(), cardRef).describe('The payee fields that are card numbers, tokenized by the gateway'),
+    ),
     callbackUrl: optional(perObjectCallbackUrl()),
   })
   .describe('A payout the gateway has checked: method resolved, payee checked against its fields');
@@ -47,6 +56,11 @@ export type CreatePayoutCommand = z.infer<typeof createPayoutCommand>;
 
 export const getPayoutQuery = z.object({ payoutId: uuid(), shopId: uuid() }).describe('Reads one payout of a shop');
 export type GetPayoutQuery = z.infer<typeof getPayoutQuery>;
+
+export const getPayoutByMerchantIdQuery = z
+  .object({ merchantPayoutId: z.string().min(1).max(128), shopId: uuid() })
+  .describe("Reads one payout of a shop by the merchant's own id");
+export type GetPayoutByMerchantIdQuery = z.infer<typeof getPayoutByMerchantIdQuery>;
 
 export const payoutView = z
   .object({

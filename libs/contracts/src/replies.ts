@@ -1,15 +1,32 @@
-/** The answer to a request sent over Kafka (request-reply from the gateway). */
-export type Reply<T> = { ok: true; result: T } | { ok: false; error: ReplyError };
+import { z } from 'zod';
 
 /**
  * A business refusal, mapped to HTTP by the gateway. `code` is stable: it becomes the problem `type`.
  */
-export interface ReplyError {
-  code: 'not_found' | 'conflict' | 'invalid' | 'unprocessable';
-  detail: string;
-  errors?: { path: string; message: string }[];
-  /** Extra members for the problem document, e.g. the current status of a conflicting order. */
-  extensions?: Record<string, unknown>;
+export const replyError = z
+  .object({
+    code: z.enum(['not_found', 'conflict', 'invalid', 'unprocessable']),
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    extensions: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Extra members for the problem document, e.g. the current status of a conflicting order'),
+  })
+  .describe('A business refusal; the gateway answers it as a problem document');
+export type ReplyError = z.infer<typeof replyError>;
+
+/** The answer to a request sent over Kafka (request-reply from the gateway). */
+export type Reply<T> = { ok: true; result: T } | { ok: false; error: ReplyError };
+
+/** The schema of a reply whose result is `result`: the payload of a `<type>.reply` message. */
+export function replySchema<T extends z.ZodType>(result: T) {
+  return z
+    .discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), result }),
+      z.object({ ok: z.literal(false), error: replyError }),
+    ])
+    .describe('The result of the request, or the business refusal');
 }
 
 export const ReplyHeaders = {

@@ -91,6 +91,8 @@ function message(issue: z.core.$ZodRawIssue): string {
       return `must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       return 'has an invalid format';
+    case 'unrecognized_keys':
+      return `must not have ${issue.keys.join(', ')}`;
     default:
       return 'is invalid';
   }

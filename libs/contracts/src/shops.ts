@@ -27,8 +27,14 @@ export const shopSettingsPublished = z
         .string()
         .min(1)
         .describe(
-          "Signs the shop's callbacks; only merchant-callbacks reads it. Optional: snapshots published before it existed still parse",
+          "Signs the shop's callbacks, sealed with the card vault's keys (v1:<key id>:…, docs/security.md); only merchant-callbacks reads it. Optional: snapshots published before it existed still parse",
         ),
+    ),
+    previousCallbackSecret: optional(
+      z.string().min(1).describe('After a rotation, the replaced secret (sealed): callbacks carry both signatures'),
+    ),
+    previousCallbackSecretExpiresAt: optional(
+      z.string().describe('When callbacks stop carrying the signature of previousCallbackSecret (ISO 8601)'),
     ),
   })
   .describe('The whole current settings of one shop (compacted topic, keyed by shop id)');
@@ -38,7 +44,11 @@ export type ShopSettingsSnapshot = z.infer<typeof shopSettingsPublished>;
  * What every consumer but merchant-callbacks reads: the snapshot without the secret.
  * `shops.settings` is an internal topic, but a consumer that never parses the secret never stores it.
  */
-export const shopSettingsSnapshot = shopSettingsPublished.omit({ callbackSecret: true });
+export const shopSettingsSnapshot = shopSettingsPublished.omit({
+  callbackSecret: true,
+  previousCallbackSecret: true,
+  previousCallbackSecretExpiresAt: true,
+});
 
 /** What merchant-callbacks reads from a snapshot: the callback URL and the secret that signs the callbacks. */
 export const shopCallbackSettings = shopSettingsPublished.pick({
@@ -46,5 +56,7 @@ export const shopCallbackSettings = shopSettingsPublished.pick({
   version: true,
   callbackUrl: true,
   callbackSecret: true,
+  previousCallbackSecret: true,
+  previousCallbackSecretExpiresAt: true,
 });
 export type ShopCallbackSettingsSnapshot = z.infer<typeof shopCallbackSettings>;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Where we may post a merchant's callbacks. Outside local development a callback URL must be
@@ -11,73 +12,30 @@ export interface CallbackUrlPolicy {
   allowInsecure: boolean;
 }
 
-function ipv4ToInt(ip: string): number {
-  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-}
+/**
+ * The only range of ipaddr.js's maintained IANA special-purpose list that is the public internet.
+ * Everything else is refused: private, loopback, link-local, unique-local, carrier-grade NAT,
+ * benchmarking, documentation, multicast, and the IPv6 transition ranges (6to4 2002::/16, Teredo
+ * 2001::/32, NAT64 64:ff9b::/96) that a relay could turn into an internal IPv4 destination.
+ */
+const PUBLIC_RANGE = 'unicast';
 
-const V4_BLOCKED: [string, number][] = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-];
+/** IPv6 global unicast (RFC 4291): every public IPv6 address is in it. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
-function v4Blocked(ip: string): boolean {
-  const n = ipv4ToInt(ip);
-  return V4_BLOCKED.some(([net, bits]) => {
-    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    return (n & mask) >>> 0 === (ipv4ToInt(net) & mask) >>> 0;
-  });
-}
-
-/** Expands an IPv6 address to its 8 groups (numbers), handling `::` and an embedded IPv4 tail. */
-function v6Groups(ip: string): number[] | undefined {
-  let s = ip.toLowerCase().replace(/%.*$/, '');
-  const v4 = s.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (v4) {
-    const n = ipv4ToInt(v4[1]);
-    s = s.slice(0, -v4[1].length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
-  }
-  const [head, tail] = s.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const missing = 8 - h.length - t.length;
-  if (tail === undefined && missing !== 0) return undefined;
-  const groups = [...h, ...Array(Math.max(0, missing)).fill('0'), ...t].map((g) => parseInt(g, 16));
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g)) ? groups : undefined;
-}
-
-/** True when an IP address (v4 or v6) is one we must never post callbacks to. */
+/** True when an IP address (v4 or v6, bracketed or with a zone) is one we must never post callbacks to. */
 export function isNonPublicAddress(ip: string): boolean {
-  const family = isIP(ip.replace(/^\[|\]$/g, ''));
-  const bare = ip.replace(/^\[|\]$/g, '');
-  if (family === 4) return v4Blocked(bare);
-  if (family !== 6) return true;
-  const g = v6Groups(bare);
-  if (!g) return true;
-  if (g.every((x) => x === 0)) return true; // ::
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true; // ::1 loopback
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible addresses: judge the IPv4 inside.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    return v4Blocked(`${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`);
-  }
-  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((g[0] & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
-  if ((g[0] & 0xff00) === 0xff00) return true; // multicast
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
-  if (g[0] === 0x0064 && g[1] === 0xff9b) return true; // NAT64 can reach IPv4 private ranges
-  return false;
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return true;
+  let address = ipaddr.parse(bare);
+  // IPv4-mapped (::ffff:a.b.c.d, ::ffff:0:0/96): the IPv4 inside is where the packet goes.
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    address = (address as ipaddr.IPv6).toIPv4Address();
+  // IPv6 outside global unicast 2000::/3 is reserved, whatever ipaddr.js calls it: notably
+  // IPv4-compatible ::a.b.c.d (::/96, deprecated), which it classifies unicast and which a stack
+  // may still send to the IPv4 inside (::7f00:1 is 127.0.0.1).
+  if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST)) return true;
+  return address.range() !== PUBLIC_RANGE;
 }
 
 const LOCAL_NAMES = /(^|\.)(localhost|localdomain|local|internal)\.?$/i;

@@ -89,6 +89,12 @@ describe('callback URL policy', () => {
       'must not point at a private, loopback, link-local or unique-local address',
     ],
     ['https://[2a00:1450::1]/cb', false, undefined],
+    ['https://[2002:a00:1::1]/cb', false, 'must not point at a private, loopback, link-local or unique-local address'],
+    [
+      'https://[2001:0:4136:e378::1]/cb',
+      false,
+      'must not point at a private, loopback, link-local or unique-local address',
+    ],
     ['http://127.0.0.1:8080/cb', true, undefined],
     ['http://localhost/cb', true, undefined],
     ['ftp://127.0.0.1/cb', true, 'must be an http or https URL'],
@@ -105,6 +111,27 @@ describe('callback URL policy', () => {
     ['2606:4700::1111', false],
     ['::', true],
     ['bogus', true],
+    ['2002:c0a8:101::1', true], // 6to4 of 192.168.1.1
+    ['2002:808:808::1', true], // 6to4 even of a public IPv4: the relay decides where it lands
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true], // Teredo
+    ['fec0::1', true],
+    ['64:ff9b::a00:1', true], // NAT64 of 10.0.0.1
+    ['::ffff:8.8.8.8', false],
+    ['::ffff:192.168.0.1', true],
+    ['198.18.0.1', true],
+    ['fe80::1%eth0', true],
+    ['[::1]', true],
+    // IPv4-compatible IPv6 (::/96, deprecated): ipaddr.js calls it unicast; it must not pass
+    ['::7f00:1', true], // ::127.0.0.1
+    ['::127.0.0.1', true],
+    ['::a00:1', true], // ::10.0.0.1
+    ['::808:808', true], // ::8.8.8.8: the whole range is refused, public IPv4 inside or not
+    ['::1:0:0:1', true], // not in ::/96, but outside global unicast 2000::/3 too
+    // IPv4-mapped (::ffff:0:0/96), in any spelling: checked as the IPv4 inside
+    ['::ffff:7f00:1', true],
+    ['::ffff:127.0.0.1', true],
+    ['0:0:0:0:0:ffff:a00:1', true],
+    ['[::ffff:808:808]', false],
   ])('when the resolved address is %s, then non-public is %s', (ip, blocked) => {
     expect(isNonPublicAddress(ip)).toBe(blocked);
   });

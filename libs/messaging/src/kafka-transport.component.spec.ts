@@ -108,7 +108,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     await createTopicsAndWait(admin, [{ topic: replies, numPartitions: 1, replicationFactor: 1 }]);
     producer = testKafka('kt-producer').producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
-    reader = await TopicReader.start([dlq, replies]);
+    reader = await TopicReader.start([dlq, replies], { contract: false });
 
     const transport = new KafkaTransport({
       kafka,

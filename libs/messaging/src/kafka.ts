@@ -3,11 +3,13 @@ import {
   Admin,
   ITopicConfig,
   Kafka,
+  KafkaConfig as KafkaJsConfig,
   logLevel,
   LogEntry,
   Message,
   Partitioners,
   ProducerConfig,
+  SASLOptions,
   TopicMessages,
 } from 'kafkajs';
 import type { KafkaConfig, LogLevelName } from '@payments/platform';
@@ -41,16 +43,23 @@ const KAFKAJS_LEVEL: Record<LogLevelName, logLevel> = {
   silent: logLevel.NOTHING,
 };
 
-export function createKafka(config: KafkaConfig, clientIdSuffix = ''): Kafka {
-  return new Kafka({
+/** The kafkajs options of a service's client, TLS and SASL/SCRAM included where configured. */
+export function kafkaClientOptions(config: KafkaConfig, clientIdSuffix = ''): KafkaJsConfig {
+  return {
     clientId: config.clientId + clientIdSuffix,
     brokers: config.brokers,
+    ...(config.ssl ? { ssl: config.ssl.ca ? { ca: config.ssl.ca, rejectUnauthorized: true } : true } : {}),
+    ...(config.sasl ? { sasl: config.sasl as SASLOptions } : {}),
     logLevel: KAFKAJS_LEVEL[config.logLevel ?? 'info'],
     logCreator: toNest,
     // A broker restart must not take the service down: keep trying to reconnect.
     retry: { initialRetryTime: 200, retries: 15, maxRetryTime: 5000 },
     connectionTimeout: 3000,
-  });
+  };
+}
+
+export function createKafka(config: KafkaConfig, clientIdSuffix = ''): Kafka {
+  return new Kafka(kafkaClientOptions(config, clientIdSuffix));
 }
 
 export function prefixed(config: KafkaConfig, topic: string): string {

@@ -32,6 +32,11 @@ export function ibanValid(iban: string): boolean {
   return remainder === 1;
 }
 
+/** A whole value that is a card number: 12 to 19 digits with a valid check digit. */
+export function isCardNumber(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9]{12,19}$/.test(value) && luhnValid(value);
+}
+
 /** Checks a format needs beyond its pattern; the pattern alone cannot compute a checksum. */
 const EXTRA_CHECKS: Record<string, (value: string) => string | undefined> = {
   pan: (v) => (luhnValid(v) ? undefined : 'is not a valid card number (check digit)'),

@@ -1,3 +1,4 @@
 export * from './payout-fields';
 export * from './check-payee';
 export * from './method-definition';
+export * from './card-in-text';

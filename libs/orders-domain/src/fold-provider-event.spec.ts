@@ -1,5 +1,6 @@
 import type { OrderStatus } from '@payments/contracts';
 import { foldProviderEvent, FoldResult, OrderFacts, ProviderReport, ShopRules } from './fold-provider-event';
+import { explainTimeout } from './need-action';
 
 const order = (over: Partial<OrderFacts> = {}): OrderFacts => ({
   status: 'in_progress',
@@ -25,7 +26,9 @@ const to = (
   status: OrderStatus,
   statusCode: string,
   extra: Partial<Extract<FoldResult, { kind: 'transition' }>> = {},
-) => ({ kind: 'transition', status, statusCode, needActionReason: null, ...extra });
+) => ({ kind: 'transition', status, statusCode, needActionReason: null, needAction: null, ...extra });
+/** The rows below check the decision; the explanation of each rule is checked in full at the end. */
+const ruled = (rule: string) => expect.objectContaining({ rule }) as never;
 const noop = (reason: string) => ({ kind: 'noop', reason });
 
 describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md section 4', () => {
@@ -65,42 +68,66 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
       order(),
       report({ amount: '97.99' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'amount_mismatch', reportedAmount: '97.99' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'amount_mismatch',
+        needAction: ruled('amount_outside_range'),
+        reportedAmount: '97.99',
+      }),
     ],
     [
       'an amount just outside the upper bound needs action (2-07-04)',
       order(),
       report({ amount: '105.01' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'amount_mismatch', reportedAmount: '105.01' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'amount_mismatch',
+        needAction: ruled('amount_outside_range'),
+        reportedAmount: '105.01',
+      }),
     ],
     [
       'with no range configured, any difference needs action',
       order(),
       report({ amount: '100.01' }),
       rules({ amountDeviation: { lowerPercent: '0', upperPercent: '0' } }),
-      to('need_action', '2-07-04', { needActionReason: 'amount_mismatch', reportedAmount: '100.01' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'amount_mismatch',
+        needAction: ruled('amount_outside_range'),
+        reportedAmount: '100.01',
+      }),
     ],
     [
       'a different currency needs action, never accepted, even with the same amount',
       order(),
       report({ currency: 'EUR' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'currency_mismatch',
+        needAction: ruled('currency_differs'),
+        reportedAmount: '100.00',
+      }),
     ],
     [
       'a different token standard is a different currency',
       order({ currency: 'USDT', tokenStandard: 'TRC20' }),
       report({ currency: 'USDT', tokenStandard: 'ERC20' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'currency_mismatch',
+        needAction: ruled('currency_differs'),
+        reportedAmount: '100.00',
+      }),
     ],
     [
       'a missing token standard on a token order is a different currency',
       order({ currency: 'USDT', tokenStandard: 'TRC20' }),
       report({ currency: 'USDT' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'currency_mismatch',
+        needAction: ruled('currency_differs'),
+        reportedAmount: '100.00',
+      }),
     ],
     [
       'an asset code and the same coin with its token standard are the same currency',
@@ -114,7 +141,11 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
       order({ currency: 'USDT_TRON' }),
       report({ currency: 'USDT_ETHEREUM' }),
       rules(),
-      to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' }),
+      to('need_action', '2-07-04', {
+        needActionReason: 'currency_mismatch',
+        needAction: ruled('currency_differs'),
+        reportedAmount: '100.00',
+      }),
     ],
     ['a decline fails the order', order(), report({ status: 'failed' }), rules(), to('failed', '2-07-01')],
     [
@@ -193,7 +224,11 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
         waiting,
         report({ currency: 'EUR' }),
         rules({ autoFinalizeNeedAction: true }),
-        to('need_action', '2-07-04', { needActionReason: 'currency_mismatch', reportedAmount: '100.00' }),
+        to('need_action', '2-07-04', {
+          needActionReason: 'currency_mismatch',
+          needAction: ruled('currency_differs'),
+          reportedAmount: '100.00',
+        }),
       ],
       [
         'pending says nothing new',
@@ -271,7 +306,11 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
         timedOut,
         report({ amount: '10' }),
         rules(),
-        to('need_action', '2-07-04', { needActionReason: 'amount_mismatch', reportedAmount: '10' }),
+        to('need_action', '2-07-04', {
+          needActionReason: 'amount_mismatch',
+          needAction: ruled('amount_outside_range'),
+          reportedAmount: '10',
+        }),
       ],
     ])('when %s', (_when, o, r, s, expected) => {
       expect(foldProviderEvent(o, r, s)).toEqual(expected);
@@ -295,5 +334,105 @@ describe('foldProviderEvent: the rules of spec section 3 and ARCHITECTURE.md sec
         }
       },
     );
+  });
+
+  describe('need_action explained: the rule that fired, the money, the range in force and what resolves it', () => {
+    const usd = (amount: string) => ({ amount, currency: 'USD' });
+    const range = { lowerPercent: '2', upperPercent: '5', lowerBound: '98', upperBound: '105' };
+    it.each([
+      [
+        'an amount outside the range with auto-finalization off, then an operator resolves it',
+        report({ amount: '90.00' }),
+        rules(),
+        {
+          rule: 'amount_outside_range',
+          expected: usd('100.00'),
+          reported: usd('90.00'),
+          allowedRange: range,
+          resolution: {
+            autoFinalization: false,
+            resolvedBy: 'operator',
+            description: expect.stringContaining('is off'),
+          },
+        },
+      ],
+      [
+        'an amount outside the range with auto-finalization on, then a follow-up callback or an operator resolves it',
+        report({ amount: '110.00' }),
+        rules({ autoFinalizeNeedAction: true }),
+        {
+          rule: 'amount_outside_range',
+          expected: usd('100.00'),
+          reported: usd('110.00'),
+          allowedRange: range,
+          resolution: {
+            autoFinalization: true,
+            resolvedBy: 'follow_up_callback_or_operator',
+            description: expect.stringContaining('is on'),
+          },
+        },
+      ],
+      [
+        'another currency with auto-finalization on, then only an operator resolves it',
+        report({ currency: 'EUR' }),
+        rules({ autoFinalizeNeedAction: true }),
+        {
+          rule: 'currency_differs',
+          expected: usd('100.00'),
+          reported: { amount: '100.00', currency: 'EUR' },
+          allowedRange: range,
+          resolution: {
+            autoFinalization: true,
+            resolvedBy: 'operator',
+            description: expect.stringContaining('never accepted automatically'),
+          },
+        },
+      ],
+      [
+        'another token standard, then the reported standard is shown',
+        report({ currency: 'USDT', tokenStandard: 'ERC20' }),
+        rules(),
+        expect.objectContaining({
+          rule: 'currency_differs',
+          reported: { amount: '100.00', currency: 'USDT', tokenStandard: 'ERC20' },
+        }),
+      ],
+      [
+        'an amount with an asymmetric range of fractions, then the bounds are exact',
+        report({ amount: '1' }),
+        rules({ amountDeviation: { lowerPercent: '0.5', upperPercent: '12.25' } }),
+        expect.objectContaining({
+          rule: 'amount_outside_range',
+          allowedRange: { lowerPercent: '0.5', upperPercent: '12.25', lowerBound: '99.5', upperBound: '112.25' },
+        }),
+      ],
+    ])('when %s', (_when, r, s, explanation) => {
+      const result = foldProviderEvent(order(), r, s);
+      expect(result).toMatchObject({ kind: 'transition', status: 'need_action', statusCode: '2-07-04' });
+      expect(result.kind === 'transition' && result.needAction).toEqual(explanation);
+    });
+
+    it.each([
+      [false, 'provider_response'],
+      [true, 'provider_response'],
+    ])(
+      'when the provider times out with auto-finalization %s, then its late answer resolves it (%s)',
+      (auto, resolvedBy) => {
+        expect(explainTimeout(order(), rules({ autoFinalizeNeedAction: auto }))).toEqual({
+          rule: 'provider_timeout',
+          expected: usd('100.00'),
+          allowedRange: range,
+          resolution: { autoFinalization: auto, resolvedBy, description: expect.stringContaining('late answer') },
+        });
+      },
+    );
+
+    it('when the order leaves need_action, then the explanation is cleared', () => {
+      const waiting = order({ status: 'need_action', needActionReason: 'amount_mismatch' });
+      expect(foldProviderEvent(waiting, report(), rules({ autoFinalizeNeedAction: true }))).toMatchObject({
+        status: 'completed',
+        needAction: null,
+      });
+    });
   });
 });

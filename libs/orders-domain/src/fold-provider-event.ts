@@ -1,8 +1,9 @@
 import type { OrderStatus, ProviderStatus } from '@payments/contracts';
-import { amountOf, Amount, currencyIdentity } from '@payments/money';
+import { amountOf, currencyIdentity } from '@payments/money';
 import type { StatusCode } from '@payments/status-codes';
 import { assertNever } from '@payments/exhaustive';
 import { isFinal } from './order-status';
+import { allowedRange, explainMismatch, NeedAction } from './need-action';
 
 export type NeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout';
 
@@ -44,6 +45,8 @@ export type FoldResult =
       acceptedAmount?: string;
       /** Set when the order waits for action; cleared (null) when it leaves need_action. */
       needActionReason: NeedActionReason | null;
+      /** Why the order waits in need_action (set exactly when it goes there); null when it leaves. */
+      needAction: NeedAction | null;
       /** The amount the provider reported, when it differs from the order. */
       reportedAmount?: string;
     }
@@ -74,21 +77,18 @@ function compare(order: OrderFacts, report: ProviderReport, rules: ShopRules): M
   const expected = amountOf(order.amount);
   const reported = amountOf(report.amount);
   if (reported.equals(expected)) return { kind: 'exact' };
-  return withinRange(expected, reported, rules)
+  const range = allowedRange(order.amount, rules);
+  return reported.greaterThanOrEqualTo(amountOf(range.lowerBound)) &&
+    reported.lessThanOrEqualTo(amountOf(range.upperBound))
     ? { kind: 'within_range', amount: reported.toFixed() }
     : { kind: 'amount_mismatch' };
-}
-
-function withinRange(expected: Amount, reported: Amount, rules: ShopRules): boolean {
-  const lower = expected.minus(expected.times(amountOf(rules.amountDeviation.lowerPercent)).dividedBy(100));
-  const upper = expected.plus(expected.times(amountOf(rules.amountDeviation.upperPercent)).dividedBy(100));
-  return reported.greaterThanOrEqualTo(lower) && reported.lessThanOrEqualTo(upper);
 }
 
 function needAction(
   order: OrderFacts,
   reason: 'amount_mismatch' | 'currency_mismatch',
   report: ProviderReport,
+  rules: ShopRules,
 ): FoldResult {
   if (order.status === 'need_action' && order.needActionReason === reason)
     return { kind: 'noop', reason: 'still_mismatched' };
@@ -97,6 +97,12 @@ function needAction(
     status: 'need_action',
     statusCode: '2-07-04',
     needActionReason: reason,
+    needAction: explainMismatch(
+      reason === 'amount_mismatch' ? 'amount_outside_range' : 'currency_differs',
+      order,
+      report,
+      rules,
+    ),
     reportedAmount: report.amount,
   };
 }
@@ -123,16 +129,28 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
   switch (report.status) {
     case 'pending':
       if (order.status === 'registered')
-        return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
+        return {
+          kind: 'transition',
+          status: 'in_progress',
+          statusCode: '1-01-02',
+          needActionReason: null,
+          needAction: null,
+        };
       // The provider answered after timing out: it is alive and working on the payment.
       if (order.status === 'need_action' && order.needActionReason === 'provider_timeout') {
-        return { kind: 'transition', status: 'in_progress', statusCode: '1-01-02', needActionReason: null };
+        return {
+          kind: 'transition',
+          status: 'in_progress',
+          statusCode: '1-01-02',
+          needActionReason: null,
+          needAction: null,
+        };
       }
       return { kind: 'noop', reason: waitsForMismatch ? 'awaiting_operator' : 'no_change' };
 
     case 'failed':
       if (operatorOnly) return { kind: 'noop', reason: 'awaiting_operator' };
-      return { kind: 'transition', status: 'failed', statusCode: '2-07-01', needActionReason: null };
+      return { kind: 'transition', status: 'failed', statusCode: '2-07-01', needActionReason: null, needAction: null };
 
     case 'success': {
       const match = compare(order, report, rules);
@@ -142,7 +160,7 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
           : { kind: 'noop', reason: 'awaiting_operator' };
       }
       if (match.kind === 'amount_mismatch' || match.kind === 'currency_mismatch')
-        return needAction(order, match.kind, report);
+        return needAction(order, match.kind, report, rules);
       // The follow-up with the right amount: resolved only where the shop allows it.
       if (operatorOnly) return { kind: 'noop', reason: 'awaiting_operator' };
       if (match.kind === 'within_range') {
@@ -151,11 +169,18 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
           status: 'completed',
           statusCode: '0-07-01',
           needActionReason: null,
+          needAction: null,
           acceptedAmount: match.amount,
           reportedAmount: match.amount,
         };
       }
-      return { kind: 'transition', status: 'completed', statusCode: '0-01-00', needActionReason: null };
+      return {
+        kind: 'transition',
+        status: 'completed',
+        statusCode: '0-01-00',
+        needActionReason: null,
+        needAction: null,
+      };
     }
     default:
       return assertNever(report.status);

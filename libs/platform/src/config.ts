@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import type { FailedAuthThrottleConfig } from './failed-auth-throttle';
+
 /**
  * Configuration is read once per app at boot from the environment, validated, and injected.
  * A missing or malformed variable stops the app with a message naming it.
@@ -22,6 +25,17 @@ export class EnvReader {
     if (fallback !== undefined) return fallback;
     this.problems.push(`${name} is required`);
     return '';
+  }
+
+  /**
+   * A required secret. Values that were ever published (documentation, an old default) are refused:
+   * anyone could sign or authenticate with them.
+   */
+  secret(name: string, publicValues: readonly string[] = []): string {
+    const v = this.string(name);
+    if (publicValues.includes(v))
+      this.problems.push(`${name} must not be the public value "${v}": set a long random secret`);
+    return v;
   }
 
   optionalString(name: string): string | undefined {
@@ -68,6 +82,26 @@ export class EnvReader {
     return fallback;
   }
 
+  /** A problem only the caller can see (two variables that contradict each other, an unreadable file). */
+  fail(message: string): void {
+    this.problems.push(message);
+  }
+
+  /** A value whose format only its reader knows: parsed there, its problem reported with the others. */
+  parsed<T>(name: string, parse: (raw: string) => { value: T } | { problem: string }): T | undefined {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') {
+      this.problems.push(`${name} is required`);
+      return undefined;
+    }
+    const result = parse(raw);
+    if ('problem' in result) {
+      this.problems.push(`${name} ${result.problem}`);
+      return undefined;
+    }
+    return result.value;
+  }
+
   /** Throws one error listing every problem found, so a bad deployment is fixed in one go. */
   done(app: string): void {
     if (this.problems.length > 0) {
@@ -85,6 +119,40 @@ export interface KafkaConfig {
   replicationFactor: number;
   /** kafkajs logs nothing below this (LOG_LEVEL); `info` where not given. */
   logLevel?: LogLevelName;
+  /** TLS to the brokers (KAFKA_SSL), trusting KAFKA_SSL_CA_FILE's certificates where given. */
+  ssl?: { ca?: string[] };
+  /** SASL/SCRAM credentials of this service's Kafka user (KAFKA_SASL_*); only over TLS. */
+  sasl?: { mechanism: KafkaSaslMechanism; username: string; password: string };
+}
+
+export const KAFKA_SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512'] as const;
+export type KafkaSaslMechanism = (typeof KAFKA_SASL_MECHANISMS)[number];
+
+/**
+ * How a service authenticates to Kafka and protects the connection. Plain text without SASL where
+ * nothing is set (the local broker of `npm start` and the tests); in a cluster TLS and a SCRAM user
+ * per service (k8s/infra/kafka-users.yaml). SASL is refused without TLS: the password would not
+ * leak (SCRAM), but every message would still cross the network in clear.
+ */
+function readKafkaSecurity(env: EnvReader): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const ssl = env.bool('KAFKA_SSL', false);
+  const caFile = env.optionalString('KAFKA_SSL_CA_FILE');
+  const mechanism = env.oneOf('KAFKA_SASL_MECHANISM', ['none', ...KAFKA_SASL_MECHANISMS] as const, 'none');
+  let ca: string[] | undefined;
+  if (caFile !== undefined && !ssl) env.fail('KAFKA_SSL_CA_FILE needs KAFKA_SSL=true');
+  else if (caFile !== undefined) {
+    try {
+      ca = [readFileSync(caFile, 'utf8')];
+    } catch (e) {
+      env.fail(`KAFKA_SSL_CA_FILE cannot be read: ${(e as Error).message}`);
+    }
+  }
+  let sasl: KafkaConfig['sasl'];
+  if (mechanism !== 'none') {
+    if (!ssl) env.fail('KAFKA_SASL_MECHANISM needs KAFKA_SSL=true');
+    sasl = { mechanism, username: env.string('KAFKA_SASL_USERNAME'), password: env.string('KAFKA_SASL_PASSWORD') };
+  }
+  return { ...(ssl ? { ssl: ca ? { ca } : {} } : {}), ...(sasl ? { sasl } : {}) };
 }
 
 /** LOG_LEVEL: what a service logs, from the most to the least: `debug` also shows framework detail. */
@@ -118,6 +186,15 @@ export interface Failpoint {
   afterRows: number;
 }
 
+/** The failed-authentication throttle of a listener that checks credentials (FailedAuthThrottle). */
+export function readAuthThrottleConfig(env: EnvReader): FailedAuthThrottleConfig {
+  return {
+    burst: env.int('AUTH_FAILURES_BURST', 20, { min: 1, max: 1_000_000 }),
+    perMinute: env.int('AUTH_FAILURES_PER_MINUTE', 10, { min: 1, max: 1_000_000 }),
+    logIntervalMs: env.int('AUTH_FAILURES_LOG_INTERVAL_MS', 60_000, { min: 1000, max: 3_600_000 }),
+  };
+}
+
 export interface CommonConfig extends LogConfig {
   databaseUrl: string;
   kafka: KafkaConfig;
@@ -141,6 +218,7 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
       logLevel: log.logLevel,
+      ...readKafkaSecurity(env),
     },
     metricsEnabled: env.bool('METRICS_ENABLED', true),
     failpoint: readFailpoint(env),

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Pool, PoolConfig } from 'pg';
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
@@ -10,12 +10,17 @@ export interface ServiceDatabaseOptions {
   poolSize?: number;
 }
 
-/** TypeORM keeps its migrations table in the schema, so the schema must exist before it runs. */
+/**
+ * TypeORM keeps its migrations table in the schema, so the schema must exist before it runs. In a
+ * cluster a service's role owns its schema and may not create any (k8s/infra/db-roles.sql), and
+ * PostgreSQL checks that right even for CREATE SCHEMA IF NOT EXISTS: so look first.
+ */
 export async function ensureSchema(url: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`);
+    const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (rows.length === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`);
   } finally {
     await client.end();
   }
@@ -49,3 +54,14 @@ export const NumericStringTransformer = {
   to: (value: string | null | undefined) => value,
   from: (value: string | null) => value,
 };
+
+/**
+ * A pg Pool that survives PostgreSQL closing its idle connections (a restart, a failover): such a
+ * client emits 'error' on the pool, and an unhandled 'error' event ends the process. The fault
+ * suite's PostgreSQL restart killed the gateway that way. The next query connects again.
+ */
+export function newPool(config: PoolConfig, warn: (line: string) => void): Pool {
+  const pool = new Pool(config);
+  pool.on('error', (err) => warn(`idle database connection lost (${err.message}); the next query reconnects`));
+  return pool;
+}

@@ -9,3 +9,6 @@ export * from './metrics';
 export * from './openapi/problem.schema';
 export * from './openapi/api-problems.decorator';
 export * from './openapi/service-document';
+export * from './rate-limiter';
+export * from './failed-auth-throttle';
+export * from './interval-job';

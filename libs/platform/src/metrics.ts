@@ -145,6 +145,21 @@ export const PaymentsMetrics = {
     labelNames: ['topic'],
     registers: [metricsRegistry],
   }),
+  reconciliationBreaches: new ScrapedGauge<'invariant'>({
+    name: 'payments_reconciliation_breaches',
+    help: 'Open breaches found by the last reconciliation run, per invariant (0 when it holds); see GET /ops/v1/reconciliation/breaches.',
+    labelNames: ['invariant'],
+  }),
+  reconciliationLastSuccess: new ScrapedGauge<never>({
+    name: 'payments_reconciliation_last_success_timestamp_seconds',
+    help: 'When the last reconciliation run that read every table finished (Unix seconds; 0: none yet). A run that cannot read records nothing, so this stops advancing.',
+    labelNames: [],
+  }),
+  reconciliationFailedRuns: new Counter<never>({
+    name: 'payments_reconciliation_failed_runs_total',
+    help: 'Reconciliation runs of this gateway that failed (a table it cannot read, the database away); the error is in its log.',
+    registers: [metricsRegistry],
+  }),
   idempotencyReplays: new Counter<never>({
     name: 'payments_idempotency_replays_total',
     help: 'Merchant requests answered with the stored answer of an earlier request with the same Idempotency-Key.',

@@ -31,6 +31,7 @@ export const ProblemTypes = {
   unsupportedMediaType: { slug: 'unsupported-media-type', title: 'The content type is not supported', status: 415 },
   unprocessable: { slug: 'unprocessable', title: 'The request cannot be processed', status: 422 },
   rateLimited: { slug: 'rate-limited', title: 'Too many requests', status: 429 },
+  headersTooLarge: { slug: 'headers-too-large', title: 'The request line or headers are too large', status: 431 },
   methodNotAllowed: { slug: 'method-not-allowed', title: 'The method is not allowed on this resource', status: 405 },
   idempotencyKeyReused: {
     slug: 'idempotency-key-reused',

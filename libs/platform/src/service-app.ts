@@ -1,11 +1,16 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { installMetrics } from './metrics';
 import { FieldError, jsonPath, ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** proxy-addr's names: 127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; 10/8, 172.16/12, 192.168/16 and fc00::/7. */
+export const TRUSTED_PROXIES = 'loopback,linklocal,uniquelocal';
 
 export interface HttpAppOptions {
   logger: LoggerService;
@@ -19,7 +24,11 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
   const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const adapter = new FastifyAdapter({
     bodyLimit,
-    trustProxy: true,
+    clientErrorHandler,
+    // X-Forwarded-For / -Proto are believed only from proxies on loopback and private networks (the
+    // ingress controller); from anyone else the client could pick its own address and walk around
+    // the per-address failed-authentication throttle.
+    trustProxy: TRUSTED_PROXIES,
     // Fastify's router refuses a path with bad percent-encoding or a parameter over 100 characters
     // before any Nest filter runs; it answered its own JSON (found by the OpenAPI fuzzer).
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
@@ -41,11 +50,80 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
     rawBody: true,
     bufferLogs: false,
   });
+  await app.register(helmet as never, SECURITY_HEADERS);
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', transportHeaders);
   fastify.addHook('onRequest', bodyGate(bodyLimit));
   fastify.addHook('preValidation', bodyContentGate(MAX_BODY_DEPTH));
   if (opts.metricsEnabled ?? true) installMetrics(app);
   return app;
+}
+
+/**
+ * Headers of every answer of every app: no MIME sniffing, no framing, and a policy that lets a
+ * page load only its own scripts. The only HTML served is Swagger UI at /docs: its scripts and
+ * styles are files of the same origin, it sets inline styles and draws its logo from data: URLs.
+ * No upgrade-insecure-requests: /docs is opened over plain http on a developer's machine.
+ */
+const SECURITY_HEADERS = {
+  global: true,
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  frameguard: { action: 'deny' as const },
+  // Sent by transportHeaders, only where the client came over https.
+  strictTransportSecurity: false,
+};
+
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+/**
+ * HSTS only on https (TLS ends at the ingress, which says so in X-Forwarded-Proto; trustProxy is on).
+ * No answer may be stored by a cache: some show a one-time API key or callback secret, the others
+ * a shop's payments.
+ */
+function transportHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  void reply.header('cache-control', 'no-store');
+  if (request.protocol === 'https') void reply.header('strict-transport-security', HSTS);
+  done();
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (headers, or a request line, over
+ * 16 KiB; a malformed request) was Fastify's own JSON. A problem instead, naming nothing of the
+ * request: a path of 100 kB was echoed whole.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  // Node's own guard (lib/_http_server.js): after a reset there is no one to answer, and once a
+  // response is in flight on the socket a raw answer would be spliced into it.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || inFlight || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ProblemException('headersTooLarge', 'The request line and headers must be at most 16 KiB.')
+      : new ProblemException('validation', 'The request is not valid HTTP.', [
+          { path: 'request', message: 'is not valid HTTP' },
+        ]);
+  const body = JSON.stringify(problem.toDocument());
+  const status = problem.toDocument().status;
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /** No request of any API nests deeper than a few levels; 32 leaves room and stops recursion attacks. */
@@ -79,9 +157,66 @@ export function unacceptableAt(value: unknown, max: number): FieldError | undefi
 
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+interface Frame {
+  /** Member names seen so far; undefined for an array. */
+  names?: Set<string>;
+  path: string;
+  /** The member whose value comes next (objects) or the index of the next element (arrays). */
+  member?: string;
+  index: number;
+}
+
+/**
+ * The first member name that appears twice in one object of a JSON text already known to be valid.
+ * JSON.parse keeps the last (`cost` 1.00 then 1000.00 stored 1000.00), so what a merchant's
+ * signature or log shows could differ from what we store: such a body is refused.
+ */
+export function duplicateMemberAt(raw: string): FieldError | undefined {
+  const stack: Frame[] = [];
+  let expectName = false;
+  const childPath = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return '';
+    return top.names ? jsonPath(top.path, top.member ?? '') : jsonPath(top.path, String(top.index));
+  };
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (raw[j] !== '"') j += raw[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectName && top?.names) {
+        const name = JSON.parse(raw.slice(i, j + 1)) as string;
+        if (top.names.has(name)) return { path: jsonPath(top.path, name), message: 'appears more than once' };
+        top.names.add(name);
+        top.member = name;
+        expectName = false;
+      }
+      i = j;
+    } else if (c === '{') {
+      stack.push({ names: new Set(), path: childPath(), index: 0 });
+      expectName = true;
+    } else if (c === '[') {
+      stack.push({ path: childPath(), index: 0 });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.names) expectName = true;
+      else if (top) top.index += 1;
+    }
+  }
+  return undefined;
+}
+
 function bodyContentGate(max: number) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const error = unacceptableAt(request.body, max);
+    const raw = (request as { rawBody?: Buffer | string }).rawBody;
+    const error =
+      unacceptableAt(request.body, max) ??
+      (raw !== undefined && typeof request.body === 'object' && request.body !== null
+        ? duplicateMemberAt(raw.toString())
+        : undefined);
     if (error === undefined) return done();
     sendProblem(reply, new ProblemException('validation', `${error.path}: ${error.message}`, [error]));
   };

@@ -9,6 +9,11 @@ export interface ProviderRequest {
   amount: string;
   currency: string;
   tokenStandard?: string;
+  /**
+   * Card numbers by role (`payee.cardNumber`, `sender`, `recipient`), detokenized from the card
+   * vault just before the send: held in memory for this one request, never stored or logged.
+   */
+  cards?: Record<string, string>;
 }
 
 /**

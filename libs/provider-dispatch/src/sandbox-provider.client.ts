@@ -46,6 +46,7 @@ export class SandboxProviderClient implements ProviderClient {
       amount: request.amount,
       currency: request.currency,
       ...(request.tokenStandard ? { tokenStandard: request.tokenStandard } : {}),
+      ...(request.cards ? { cards: request.cards } : {}),
     });
     // One deadline for the whole exchange, reading the answer included.
     const abort = new AbortController();

@@ -6,8 +6,10 @@ const { rmSync } = require('node:fs');
 
 module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '../../..');
-  // A fresh record of the answers checked against the OpenAPI documents (global-teardown.js sums it).
+  // A fresh record of the answers checked against the OpenAPI documents and of the messages checked
+  // against the AsyncAPI document (global-teardown.js sums them).
   rmSync(path.join(root, '.run/openapi-coverage'), { recursive: true, force: true });
+  rmSync(path.join(root, '.run/asyncapi-coverage'), { recursive: true, force: true });
   if (!process.env.KAFKA_BROKERS || !process.env.DATABASE_URL) {
     const out = execFileSync(process.execPath, [path.join(root, 'tools/stack/infra.mjs'), 'env'], {
       cwd: root,

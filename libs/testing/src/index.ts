@@ -2,3 +2,5 @@ export * from './infra';
 export * from './http';
 export * from './topic-reader';
 export * from './openapi-answers';
+export * from './asyncapi-messages';
+export * from './card-scan';

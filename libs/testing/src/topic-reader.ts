@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Consumer, IHeaders } from 'kafkajs';
+import { checkTopicMessage, recordChecked } from './asyncapi-messages';
 import { eventually, testKafka } from './infra';
 
 export interface ReadMessage {
@@ -24,13 +25,18 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 
 /**
  * Reads topics from the beginning into `messages`, with a consumer group of its own, for as long
- * as it runs. Tests assert on what arrived; `stop()` disconnects it.
+ * as it runs. Tests assert on what arrived; `stop()` disconnects it. Every message read is checked
+ * against docs/asyncapi.yaml: one that does not match fails the test that reads from the reader
+ * (`on`, `waitFor` and `stop` throw the mismatch). `{ contract: false }` is for the messaging
+ * library's own tests, which publish synthetic `test.*` messages on scratch topics on purpose.
  */
 export class TopicReader {
   readonly messages: ReadMessage[] = [];
+  private readonly mismatches: Error[] = [];
   private constructor(private readonly consumer: Consumer) {}
 
-  static async start(topics: string[]): Promise<TopicReader> {
+  static async start(topics: string[], options: { contract?: boolean } = {}): Promise<TopicReader> {
+    const checkContract = options.contract ?? true;
     const consumer = testKafka('topic-reader').consumer({
       groupId: `reader-${randomUUID()}`,
       maxWaitTimeInMs: 200,
@@ -50,7 +56,7 @@ export class TopicReader {
         } catch {
           json = undefined;
         }
-        reader.messages.push({
+        const read: ReadMessage = {
           topic,
           partition,
           offset: message.offset,
@@ -58,14 +64,28 @@ export class TopicReader {
           value,
           headers: headersOf(message.headers),
           json,
-        });
+        };
+        if (checkContract) {
+          try {
+            recordChecked(checkTopicMessage(read));
+          } catch (err) {
+            reader.mismatches.push(err as Error);
+          }
+        }
+        reader.messages.push(read);
       },
     });
     await joined;
     return reader;
   }
 
+  /** Throws the first message read that docs/asyncapi.yaml does not document. */
+  private checked(): void {
+    if (this.mismatches.length > 0) throw this.mismatches[0];
+  }
+
   on(topic: string): ReadMessage[] {
+    this.checked();
     return this.messages.filter((m) => m.topic === topic);
   }
 
@@ -75,17 +95,22 @@ export class TopicReader {
     filter: (m: ReadMessage) => boolean = () => true,
     timeoutMs = 15000,
   ): Promise<ReadMessage[]> {
-    return eventually(
+    const found = await eventually(
       async () => {
+        // A mismatch ends the wait at once; checked() below throws it.
+        if (this.mismatches.length > 0) return [];
         const found = this.messages.filter(filter);
         return found.length >= count ? found : undefined;
       },
       timeoutMs,
       `${count} messages`,
     );
+    this.checked();
+    return found;
   }
 
   async stop(): Promise<void> {
     await this.consumer.disconnect();
+    this.checked();
   }
 }

@@ -19,4 +19,16 @@ export class GetTransferHandler {
     if (!transfer) return errorReply({ code: 'not_found', detail: `${this.kind.noun} ${q.id} does not exist` });
     return okReply(toTransferView(this.kind, transfer));
   }
+
+  /** By the merchant's own id, unique per shop; another shop's is answered like a missing one. */
+  async handleByMerchantId(message: Envelope): Promise<Reply<unknown>> {
+    const q = this.kind.parseGetByMerchantId(message);
+    const transfer = await this.transfers.getByMerchantId(q.shopId, q.merchantId);
+    if (!transfer)
+      return errorReply({
+        code: 'not_found',
+        detail: `no ${this.kind.noun} of this shop has ${this.kind.merchantIdField} "${q.merchantId}"`,
+      });
+    return okReply(toTransferView(this.kind, transfer));
+  }
 }

@@ -1,9 +1,12 @@
+import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
 import { ProviderConfig, readProviderConfig } from '@payments/provider-dispatch';
 
 export interface TransferServiceConfig extends CommonConfig, ProviderConfig {
   schema: string;
   consumerGroup: string;
+  /** The card vault's keys: the dispatcher detokenizes a card just before it sends. */
+  cardVault: CardVaultConfig;
 }
 
 /** Reads a transfer service's configuration; the service's name is the default schema and consumer group. */
@@ -17,6 +20,7 @@ export function loadTransferConfig(
     schema: env.string(names.schema, service),
     consumerGroup: env.string(names.consumerGroup, service),
     ...readProviderConfig(env),
+    cardVault: readCardVaultConfig(env),
   };
   env.done(service);
   return config;

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { CardVault, CardVaultError, EnvelopeError } from '@payments/card-vault';
 import type { TransferStatus } from '@payments/contracts';
 import { formatInCurrency } from '@payments/money';
 import { CLOCK, Clock } from '@payments/platform';
@@ -21,6 +22,7 @@ import type { TransferKindSpec } from './transfer-kind';
 import { TransferRepository } from './transfer.repository';
 import { TransferWrites } from './transfer-writes';
 import {
+  TRANSFER_CARD_VAULT,
   TRANSFER_CONFIG,
   TRANSFER_DISPATCH_QUEUE,
   TRANSFER_DISPATCHER_OPTIONS,
@@ -52,6 +54,7 @@ export class TransferDispatcher implements OnApplicationBootstrap, BeforeApplica
     @Inject(TRANSFER_CONFIG) config: TransferServiceConfig,
     @Inject(TRANSFER_PROVIDER) private readonly provider: ProviderClient,
     @Inject(TRANSFER_DISPATCHER_OPTIONS) private readonly options: TransferDispatcherOptions,
+    @Inject(TRANSFER_CARD_VAULT) private readonly vault: CardVault,
   ) {
     this.dispatcher = new ProviderDispatcher({
       name: `${kind.kind} dispatching`,
@@ -84,13 +87,15 @@ export class TransferDispatcher implements OnApplicationBootstrap, BeforeApplica
     return shouldSendTransfer(row.aggregateStatus as TransferStatus);
   }
 
-  send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
+  async send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     if (row.provider !== this.provider.code) {
       return Promise.resolve({
         kind: 'unavailable',
         reason: `no adapter for provider "${row.provider}" in this instance`,
       });
     }
+    const cards = await this.cardsFor(row);
+    if (cards.kind === 'refused') return cards;
     return this.provider.start(
       {
         kind: this.kind.kind,
@@ -99,9 +104,32 @@ export class TransferDispatcher implements OnApplicationBootstrap, BeforeApplica
         amount: formatInCurrency(row.amount, row.currency),
         currency: row.currency,
         ...(row.tokenStandard ? { tokenStandard: row.tokenStandard } : {}),
+        ...(Object.keys(cards.numbers).length > 0 ? { cards: cards.numbers } : {}),
       },
       opts,
     );
+  }
+
+  /**
+   * The transfer's card numbers, from the vault, just before the send. An erased card or a
+   * ciphertext that fails authentication is a refusal: nothing is sent with a wrong number.
+   */
+  private async cardsFor(
+    row: ClaimedDispatch,
+  ): Promise<{ kind: 'cards'; numbers: Record<string, string> } | { kind: 'refused'; reason: string }> {
+    const transfer = await this.transfers.getById(row.referenceId);
+    const tokens = transfer ? this.kind.cardsOf(transfer) : {};
+    const numbers: Record<string, string> = {};
+    for (const [role, token] of Object.entries(tokens)) {
+      try {
+        numbers[role] = await this.vault.detokenize(token);
+      } catch (err) {
+        if (!(err instanceof CardVaultError) && !(err instanceof EnvelopeError)) throw err;
+        this.logger.error(`${this.kind.noun} ${row.referenceId}: card ${role} (${token}) not sent: ${err.message}`);
+        return { kind: 'refused', reason: `the card vault refused ${role}: ${err.message}` };
+      }
+    }
+    return { kind: 'cards', numbers };
   }
 
   async record(

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { CardVault } from '@payments/card-vault';
 import type { Envelope, TransferCost } from '@payments/contracts';
 import type { TransferKind } from '@payments/transfers-domain';
 import type { TransferEntity } from './transfer.entity';
@@ -44,19 +45,24 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   noun: string;
   entity: Type<T>;
   migrations: Function[];
+  /** Migrations that move card numbers of existing rows into the vault (they need it to run). */
+  cardMigrations?(vault: CardVault): Function[];
   /** The entity property, and event field, that holds the merchant's own id (unique per shop). */
   merchantIdField: keyof T & string;
   /** The event field that holds our id, e.g. `payoutId`. */
   idField: string;
   topics: { commands: string; events: string };
-  commandTypes: { create: string; get: string; resolve: string };
+  commandTypes: { create: string; get: string; getByMerchantId: string; resolve: string };
   statusChangedType: string;
   /** The provider dispatch queue: its ids' prefix and its column naming the transfer. */
   dispatch: { idPrefix: string; referenceColumn: string };
   parseCreate(message: Envelope, adapterProvider: string): NewTransfer<T>;
   parseGet(message: Envelope): { id: string; shopId: string };
+  parseGetByMerchantId(message: Envelope): { merchantId: string; shopId: string };
   parseResolve(message: Envelope): { id: string; action: 'complete' | 'fail' };
   view(t: T, parts: TransferViewParts): V;
+  /** The card tokens the provider needs for this transfer, by role (`payee.cardNumber`, `sender`, …). */
+  cardsOf(t: T): Record<string, string>;
 }
 
 /** Type-checks one kind's spec against its entity and view. */

@@ -31,6 +31,11 @@ export function transferController(kind: TransferKindSpec<any>): Type {
       return this.getting.handle(message);
     }
 
+    @MessagePattern(kind.commandTypes.getByMerchantId)
+    getByMerchantId(@Payload() message: Envelope): Promise<Reply<unknown>> {
+      return this.getting.handleByMerchantId(message);
+    }
+
     @MessagePattern(kind.commandTypes.resolve)
     resolve(@Payload() message: Envelope): Promise<Reply<unknown>> {
       return this.resolving.handle(message);

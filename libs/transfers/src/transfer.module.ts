@@ -1,4 +1,5 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { CardVault } from '@payments/card-vault';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -33,6 +34,7 @@ import { transferController } from './transfer.controller';
 import { TransferRepository } from './transfer.repository';
 import { TransferWrites } from './transfer-writes';
 import {
+  TRANSFER_CARD_VAULT,
   TRANSFER_CONFIG,
   TRANSFER_DISPATCH_QUEUE,
   TRANSFER_DISPATCHER_OPTIONS,
@@ -55,11 +57,29 @@ export interface TransferModuleRegistration {
   options?: TransferModuleOptions;
 }
 
+/** Closes the vault's own connection pool with the application. */
+@Injectable()
+class CardVaultCloser implements OnApplicationShutdown {
+  constructor(@Inject(TRANSFER_CARD_VAULT) private readonly vault: CardVault) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.vault.close();
+  }
+}
+
 /** One transfer service (payouts, P2P): its database, handlers, dispatcher and outbox relay. */
 @Module({})
 export class TransferModule {
   static register({ kind, config, options = {} }: TransferModuleRegistration): DynamicModule {
-    const db = { url: config.databaseUrl, schema: config.schema, entities: [kind.entity], migrations: kind.migrations };
+    const vault = new CardVault(config.databaseUrl, config.cardVault, {
+      warn: (line) => new Logger('CardVault').warn(line),
+    });
+    const db = {
+      url: config.databaseUrl,
+      schema: config.schema,
+      entities: [kind.entity],
+      migrations: [...kind.migrations, ...(kind.cardMigrations?.(vault) ?? [])],
+    };
     const dispatch: TransferDispatcherOptions = {
       ...DEFAULT_DISPATCHER_OPTIONS,
       instanceId: defaultInstanceId(),
@@ -70,7 +90,11 @@ export class TransferModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
-          dataSourceFactory: () => openServiceDatabase(db),
+          // The vault's table first: the card migrations move existing numbers into it.
+          dataSourceFactory: async () => {
+            await vault.migrate();
+            return openServiceDatabase(db);
+          },
         }),
       ],
       controllers: [transferController(kind), HealthController],
@@ -83,6 +107,8 @@ export class TransferModule {
         ProviderEventConsumer,
         TransferDispatcher,
         OutboxRelayService,
+        CardVaultCloser,
+        { provide: TRANSFER_CARD_VAULT, useValue: vault },
         { provide: TRANSFER_KIND, useValue: kind },
         { provide: TRANSFER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: options.clock ?? systemClock },

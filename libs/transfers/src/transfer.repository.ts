@@ -34,9 +34,19 @@ export class TransferRepository {
     return this.rows(m).findOne({ where: { id, shopId } });
   }
 
+  /** Outside any transaction and any shop: what the dispatcher reads before it sends. */
+  getById(id: string): Promise<TransferEntity | null> {
+    return this.rows(this.dataSource.manager).findOne({ where: { id } });
+  }
+
   /** Outside any transaction: a read for the merchant. */
   getOfShop(id: string, shopId: string): Promise<TransferEntity | null> {
     return this.findOfShop(this.dataSource.manager, id, shopId);
+  }
+
+  /** Outside any transaction: a read for the merchant, by its own id. */
+  getByMerchantId(shopId: string, merchantId: string): Promise<TransferEntity | null> {
+    return this.findByMerchantId(this.dataSource.manager, shopId, merchantId);
   }
 
   findByMerchantId(m: EntityManager, shopId: string, merchantId: string): Promise<TransferEntity | null> {

@@ -6,7 +6,13 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
-import { FieldError, PaymentsMetrics, ProblemException } from '@payments/platform';
+import {
+  FAILED_AUTH_THROTTLE,
+  FailedAuthThrottle,
+  FieldError,
+  PaymentsMetrics,
+  ProblemException,
+} from '@payments/platform';
 import { ReceiveCallbackDoc } from './receive-callback.openapi';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { PROVIDER_ADAPTERS } from '../provider-adapters';
@@ -35,6 +41,7 @@ export class ReceiveCallbackController {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CALLBACKS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CALLBACKS_INGEST_CONFIG) private readonly config: CallbacksIngestConfig,
+    @Inject(FAILED_AUTH_THROTTLE) private readonly throttle: FailedAuthThrottle,
   ) {}
 
   /**
@@ -57,19 +64,24 @@ export class ReceiveCallbackController {
       throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
     }
     const counted = (result: string) => PaymentsMetrics.providerCallbacks.inc({ provider: providerCode, result });
+    const now = new Date();
+    // An address sending forged callbacks is answered 429 before its signature is checked; its
+    // failures are logged as one line per interval with the count, not one line each.
+    const attempt = this.throttle.begin(req.ip, now.getTime());
     const raw = req.rawBody;
     if (!raw || raw.length === 0) {
       counted('bad_signature');
+      attempt.failed();
       throw new ProblemException('unauthorized', 'the callback is not signed');
     }
 
-    const now = new Date();
     const check = adapter.verify(req.headers, raw, secret, Math.floor(now.getTime() / 1000));
     if (check.kind === 'invalid') {
-      this.logger.warn(`rejected ${providerCode} callback from ${req.ip}: ${check.reason}`);
       counted('bad_signature');
+      attempt.failed();
       throw new ProblemException('unauthorized', 'the callback signature is missing or invalid');
     }
+    attempt.succeeded();
     const rawBody = raw.toString('utf8');
     const normalized = adapter.normalize(rawBody);
     if (normalized.kind === 'invalid') {

@@ -72,6 +72,6 @@ export function ReceiveCallbackDoc(): MethodDecorator {
         },
       },
     }),
-    ApiProblems(400, 401, 404, 413, 415, 500),
+    ApiProblems(400, 401, 404, 413, 415, 429, 500),
   );
 }

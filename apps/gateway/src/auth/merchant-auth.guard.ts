@@ -1,9 +1,8 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ProblemException } from '@payments/platform';
+import { FAILED_AUTH_THROTTLE, FailedAuthThrottle, ProblemException, RateLimiter } from '@payments/platform';
 import { RATE_LIMITER } from '../tokens';
 import { bearerToken, hashApiKey } from './api-keys';
 import { ApiKeyRepository } from './api-key.repository';
-import { RateLimiter } from './rate-limiter';
 
 export interface ShopPrincipal {
   shopId: string;
@@ -15,6 +14,7 @@ const UNAUTHORIZED = 'A valid shop API key is required: Authorization: Bearer <k
 
 interface MerchantRequest {
   headers: Record<string, string | string[] | undefined>;
+  ip?: string;
   shop?: ShopPrincipal;
 }
 
@@ -24,7 +24,8 @@ interface HeaderReply {
 
 /**
  * Every merchant route runs as the shop of its key. A missing, malformed, unknown, revoked or
- * expired key gets the same 401, so the answer reveals nothing about which it was. Then the key's
+ * expired key gets the same 401, so the answer reveals nothing about which it was. An address that
+ * keeps failing is answered 429 before its key is looked at (FailedAuthThrottle). Then the key's
  * rate limit: checked here, once the key is known, so every merchant route has it.
  */
 @Injectable()
@@ -32,14 +33,29 @@ export class MerchantAuthGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeyRepository,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(FAILED_AUTH_THROTTLE) private readonly throttle: FailedAuthThrottle,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<MerchantRequest>();
-    const token = bearerToken(request.headers.authorization);
-    const key = token ? await this.keys.findActive(hashApiKey(token)) : undefined;
-    if (!key) throw new ProblemException('unauthorized', UNAUTHORIZED, undefined, {}, { 'www-authenticate': 'Bearer' });
     const now = Date.now();
+    const token = bearerToken(request.headers.authorization);
+    const hash = token ? hashApiKey(token) : undefined;
+    // Reserves one of the address's tries before the lookup, so concurrent guesses cannot all pass;
+    // a key that recently worked from this address passes even while the address is throttled.
+    const attempt = this.throttle.begin(request.ip, now, hash);
+    let key;
+    try {
+      key = hash ? await this.keys.findActive(hash) : undefined;
+    } catch (e) {
+      attempt.abandoned(); // the lookup failed, not the credential: the try is given back
+      throw e;
+    }
+    if (!key) {
+      attempt.failed();
+      throw new ProblemException('unauthorized', UNAUTHORIZED, undefined, {}, { 'www-authenticate': 'Bearer' });
+    }
+    attempt.succeeded();
     const rate = this.limiter.take(key.id, now);
     const rateHeaders = { 'ratelimit-limit': String(rate.limit), 'ratelimit-remaining': String(rate.remaining) };
     if (!rate.allowed) {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { IntervalJob } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -6,34 +7,26 @@ import { IdempotencyRepository } from './idempotency.repository';
 @Injectable()
 export class IdempotencyPurgeService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('IdempotencyPurge');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: IntervalJob;
 
   constructor(
     private readonly records: IdempotencyRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.job = new IntervalJob(
+      'purge',
+      config.idempotency.purgeIntervalMs,
+      () => this.purge(new Date()),
+      (line) => this.logger.warn(line),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    const every = this.config.idempotency.purgeIntervalMs;
-    if (every <= 0 || this.timer) return; // started once, whatever calls the hook again
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.purge(new Date())
-        .catch((err: unknown) => {
-          this.logger.warn(
-            `purge failed, next run in ${every} ms: ${err instanceof Error ? err.message : String(err)}`,
-          );
-          return 0;
-        })
-        .finally(() => (this.running = undefined));
-    }, every);
-    this.timer.unref();
+    this.job.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.job.stop();
   }
 
   /** Deletes the records created before `now` minus the retention; returns how many. */

@@ -108,16 +108,18 @@ abstract class OpsMethodsRoutes {
 
   protected async doUpdate(shopId: string, methodId: string, body: UpdateMethodDto): Promise<MethodView> {
     await this.shopMustExist(shopId);
+    // A member sent as null is left as it is, like one left out: IsOptional lets null through,
+    // and the methods contract has no null for these members.
     const command: UpdateMethodCommand = {
       methodId,
       shopId,
       direction: this.direction,
-      ...(body.code !== undefined ? { code: body.code } : {}),
-      ...(body.cardBrands !== undefined ? { cardBrands: body.cardBrands } : {}),
-      ...(body.walletTypes !== undefined ? { walletTypes: body.walletTypes } : {}),
-      ...(body.currencies !== undefined ? { currencies: currencies(body.currencies) } : {}),
-      ...(body.provider !== undefined ? { provider: body.provider } : {}),
-      ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+      ...(body.code != null ? { code: body.code } : {}),
+      ...(body.cardBrands != null ? { cardBrands: body.cardBrands } : {}),
+      ...(body.walletTypes != null ? { walletTypes: body.walletTypes } : {}),
+      ...(body.currencies != null ? { currencies: currencies(body.currencies) } : {}),
+      ...(body.provider != null ? { provider: body.provider } : {}),
+      ...(body.enabled != null ? { enabled: body.enabled } : {}),
     };
     return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.update, command);
   }

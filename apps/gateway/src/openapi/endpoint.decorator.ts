@@ -87,9 +87,16 @@ export function MerchantEndpoint(doc: EndpointDoc): MethodDecorator {
   );
 }
 
-/** An operator route under /ops/v1: operator token (401 without it; a merchant key is refused too). */
+/**
+ * An operator route under /ops/v1: operator token (401 without it; a merchant key is refused too;
+ * 429 for an address with too many failed tries).
+ */
 export function OpsEndpoint(doc: EndpointDoc): MethodDecorator {
-  return applyDecorators(ApiTags('ops'), ApiBearerAuth(OPERATOR_AUTH), documented(doc, [401, ...commonProblems(doc)]));
+  return applyDecorators(
+    ApiTags('ops'),
+    ApiBearerAuth(OPERATOR_AUTH),
+    documented(doc, [401, 429, ...commonProblems(doc)]),
+  );
 }
 
 /**

@@ -1,7 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { OrderCommandTypes, OrderView, ResolveOrderCommand, ShopSettingsSnapshot, Topics } from '@payments/contracts';
+import {
+  GetOrderForOperatorQuery,
+  OrderCommandTypes,
+  OrderView,
+  ResolveOrderCommand,
+  ShopSettingsSnapshot,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
@@ -21,7 +28,7 @@ import {
   shopSettingsExample,
   updateShopSettingsExample,
 } from './ops.examples';
-import { orderAnswerShapes } from '../orders/order.examples';
+import { needActionOrderExample, orderAnswerShapes } from '../orders/order.examples';
 
 const uuid = (what: string) =>
   new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
@@ -103,6 +110,17 @@ export class OpsSettingsController {
       }
       return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
     });
+  }
+
+  @Get('orders/:orderId')
+  @OpsEndpoint({
+    summary: "Any shop's order; in need_action, why it waits and what resolves it (`needAction`)",
+    response: { ...orderAnswerShapes, example: needActionOrderExample, description: 'The order' },
+    problems: [404, 503],
+  })
+  order(@Param('orderId', uuid('order')) orderId: string): Promise<OrderView> {
+    const query: GetOrderForOperatorQuery = { orderId };
+    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.getForOperator, query);
   }
 
   @Post('orders/:orderId/resolve')

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuar
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { sealShopSecret } from '@payments/card-vault';
 import { ProblemException } from '@payments/platform';
 import { ApiKeyRepository } from '../auth/api-key.repository';
 import { generateCallbackSecret } from '../auth/api-keys';
@@ -66,12 +67,15 @@ export class OpsShopsController {
     return this.dataSource.transaction(async (m) => {
       const company = await this.shops.findCompany(m, companyId);
       if (!company) throw new ProblemException('notFound', 'No such company.');
+      const id = randomUUID();
+      // Shown once in this answer; stored and published only sealed (docs/security.md).
+      const callbackSecret = generateCallbackSecret();
       const shop = Object.assign(new ShopEntity(), {
-        id: randomUUID(),
+        id,
         companyId,
         name: body.name,
         callbackUrl: body.callbackUrl ?? null,
-        callbackSecret: generateCallbackSecret(),
+        callbackSecret: sealShopSecret(this.config.cardVault.keys, id, callbackSecret),
         amountDeviationLowerPercent: '0',
         amountDeviationUpperPercent: '0',
         autoFinalizeNeedAction: false,
@@ -88,7 +92,7 @@ export class OpsShopsController {
         name: shop.name,
         callbackUrl: shop.callbackUrl,
         apiKey: key.key,
-        callbackSecret: shop.callbackSecret,
+        callbackSecret,
       };
     });
   }

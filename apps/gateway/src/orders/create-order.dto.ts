@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../validation/money.validators';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
+import { NoCardNumber } from '../validation/card-number.validator';
 
 export const INSTRUMENT_TYPES = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'] as const;
 export const WALLET_TYPES = ['personal', 'company'] as const;
@@ -50,13 +51,13 @@ export class PaymentSettingsDto {
 }
 
 export class WalletDataDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletId?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) @NoCardNumber() walletId?: string;
   @ApiPropertyOptional({ enum: WALLET_TYPES })
   @IsOptional()
   @IsIn(WALLET_TYPES)
   walletType?: (typeof WALLET_TYPES)[number];
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) walletName?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 256) walletHolderName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 128) @NoCardNumber() walletName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 256) @NoCardNumber() walletHolderName?: string;
 }
 
 export class MerchantBalanceDto {
@@ -92,6 +93,7 @@ export class OrderDetailsDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII without spaces' })
+  @NoCardNumber()
   merchantOrderId: string;
 
   @ApiProperty({ type: CostDto })
@@ -105,6 +107,7 @@ export class OrderDetailsDto {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
+  @NoCardNumber()
   description?: string;
 }
 
@@ -113,6 +116,7 @@ export class PayerDto {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  @NoCardNumber()
   customerId?: string;
 
   @ApiPropertyOptional({ example: 'payer@example.com' })
@@ -130,6 +134,7 @@ export class PayerDto {
   @IsOptional()
   @IsString()
   @MaxLength(256)
+  @NoCardNumber()
   name?: string;
 
   @ApiPropertyOptional({

@@ -68,6 +68,42 @@ export const refundedOrderExample: OrderView = {
   updatedAt: '2026-06-09T11:00:00.000Z',
 };
 
+/** An order the provider paid with another amount, outside the shop's range: why it waits, and what resolves it. */
+export const needActionOrderExample: OrderView = {
+  ...orderExample,
+  status: 'need_action',
+  ...statusOf('2-07-04'),
+  order: { ...orderExample.order, reportedCost: { amount: '90.00', currency: 'USD' } },
+  needAction: {
+    rule: 'amount_outside_range',
+    ...statusOf('2-07-04'),
+    expected: { amount: '100.00', currency: 'USD' },
+    reported: { amount: '90.00', currency: 'USD' },
+    allowedRange: { lowerPercent: '2', upperPercent: '5', lowerBound: '98.00', upperBound: '105.00' },
+    resolution: {
+      autoFinalization: false,
+      resolvedBy: 'operator',
+      description:
+        'Auto-finalization is off for this shop: an operator accepts the reported amount or fails the order.',
+    },
+  },
+  data: {
+    payments: [
+      {
+        paymentId: 'pay_4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b',
+        provider: 'sandbox',
+        status: 'success',
+        amount: '90.00',
+        currency: 'USD',
+        ...statusOf('2-07-04'),
+        createdAt: '2026-06-09T10:00:01.000Z',
+        updatedAt: '2026-06-09T10:00:02.000Z',
+      },
+    ],
+  },
+  updatedAt: '2026-06-09T10:00:02.000Z',
+};
+
 export const orderRefExample = { orderId: ORDER_ID };
 export const refundExample = { orderId: ORDER_ID, cost: { amount: '40.00', currency: 'USD' } };
 
@@ -88,6 +124,39 @@ export const orderAnswerShapes = {
       },
       paymentSettings: { walletType: 'personal' },
       recipient: { merchantBalance: { currency: 'USDT', tokenStandard: 'TRC20' } },
+    } satisfies OrderView,
+    needActionOrderExample,
+    {
+      ...needActionOrderExample,
+      order: { ...needActionOrderExample.order, cost: { amount: '50.00', currency: 'USDT', tokenStandard: 'TRC20' } },
+      needAction: {
+        rule: 'currency_differs',
+        ...statusOf('2-07-04'),
+        expected: { amount: '50', currency: 'USDT', tokenStandard: 'TRC20' },
+        reported: { amount: '50', currency: 'USDT', tokenStandard: 'ERC20' },
+        allowedRange: { lowerPercent: '2', upperPercent: '5', lowerBound: '49', upperBound: '52.5' },
+        resolution: {
+          autoFinalization: true,
+          resolvedBy: 'operator',
+          description:
+            'A currency change is never accepted automatically, whatever the shop setting: an operator fails the order.',
+        },
+      },
+    } satisfies OrderView,
+    {
+      ...needActionOrderExample,
+      needAction: {
+        rule: 'provider_timeout',
+        ...statusOf('1-07-02'),
+        expected: { amount: '100.00', currency: 'USD' },
+        allowedRange: { lowerPercent: '0', upperPercent: '0', lowerBound: '100.00', upperBound: '100.00' },
+        resolution: {
+          autoFinalization: true,
+          resolvedBy: 'provider_response',
+          description:
+            'The provider did not answer in time and may have the payment: its late answer resolves the order; an operator may fail it.',
+        },
+      },
     } satisfies OrderView,
   ],
   open: ['payer'],

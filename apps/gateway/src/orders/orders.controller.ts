@@ -1,10 +1,23 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
 import {
   CancelOrderCommand,
+  GetOrderByMerchantIdQuery,
   GetOrderQuery,
   RefundOrderCommand,
   OrderCommandTypes,
@@ -17,6 +30,7 @@ import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { REQUEST_CLIENT } from '../tokens';
+import { IsMerchantId } from '../validation/merchant-id.validator';
 import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { CostDto, CreateOrderDto } from './create-order.dto';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
@@ -24,6 +38,7 @@ import { ask } from '../messaging/domain-requests';
 import {
   cancelledOrderExample,
   createOrderExample,
+  needActionOrderExample,
   orderAnswerShapes,
   orderExample,
   orderRefExample,
@@ -50,6 +65,15 @@ export class RefundOrderDto extends OrderRefDto {
   @ValidateNested()
   @Type(() => CostDto)
   cost: CostDto;
+}
+
+export class FindOrderDto {
+  @ApiProperty({
+    description: 'The id the merchant gave the order (`order.merchantOrderId`)',
+    example: 'shop-order-1001',
+  })
+  @IsMerchantId()
+  merchantOrderId: string;
 }
 
 /** Reject was deprecated on 03.03.2026 in favour of cancel; the spec names no removal date, we give a year. */
@@ -145,10 +169,34 @@ export class OrdersController {
     return this.cancel(shop, body);
   }
 
+  @Get()
+  @MerchantEndpoint({
+    summary: "Find an order by the merchant's own id (merchantOrderId): the same answer as Retrieve Order",
+    response: { ...orderAnswerShapes, example: refundedOrderExample },
+    problems: [400, 404, 503],
+  })
+  find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindOrderDto): Promise<OrderView> {
+    const query: GetOrderByMerchantIdQuery = { merchantOrderId: q.merchantOrderId, shopId: shop.shopId };
+    return ask<OrderView>(
+      this.client,
+      Topics.ordersCommands,
+      // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
+      shop.shopId,
+      OrderCommandTypes.getByMerchantId,
+      query,
+    );
+  }
+
   @Get(':orderId')
   @MerchantEndpoint({
     summary: 'Retrieve Order',
-    response: { ...orderAnswerShapes, example: refundedOrderExample },
+    description:
+      'An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout), the expected and reported money, the allowed range in force and its bounds, and what resolves it.',
+    response: {
+      ...orderAnswerShapes,
+      example: needActionOrderExample,
+      variants: [refundedOrderExample, ...orderAnswerShapes.variants],
+    },
     problems: [404, 503],
   })
   get(@CurrentShop() shop: ShopPrincipal, @Param('orderId', orderIdPipe) orderId: string): Promise<OrderView> {

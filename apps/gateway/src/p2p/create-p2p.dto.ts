@@ -13,7 +13,7 @@ import {
 } from 'class-validator';
 import { CostDto } from '../orders/create-order.dto';
 import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
-import { IsCardNumber } from '../validation/card-number.validator';
+import { IsCardNumber, NoCardNumber } from '../validation/card-number.validator';
 
 export class P2pDetailsDto {
   @ApiProperty({ example: 'p2p-3001', description: "The merchant's own id of the transaction; unique per shop." })
@@ -21,6 +21,7 @@ export class P2pDetailsDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII without spaces' })
+  @NoCardNumber()
   merchantP2pId: string;
 
   @ApiProperty({ type: CostDto, description: 'Same currency rules as order.cost.' })
@@ -34,6 +35,7 @@ export class P2pDetailsDto {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
+  @NoCardNumber()
   description?: string;
 }
 
@@ -43,12 +45,14 @@ export class P2pPartyDto {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  @NoCardNumber()
   customerId?: string;
 
   @ApiPropertyOptional({ example: 'Jane Doe' })
   @IsOptional()
   @IsString()
   @Length(1, 256)
+  @NoCardNumber()
   name?: string;
 
   @ApiPropertyOptional({ example: 'jane@example.com' })
@@ -74,6 +78,7 @@ export class P2pPartyDto {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  @NoCardNumber()
   walletId?: string;
 }
 

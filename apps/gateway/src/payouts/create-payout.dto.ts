@@ -15,6 +15,7 @@ import { PayoutInstrumentTypes } from '@payments/contracts';
 import { CostDto, WALLET_TYPES } from '../orders/create-order.dto';
 import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
+import { NoCardNumber } from '../validation/card-number.validator';
 
 export class PayoutDetailsDto {
   @ApiProperty({ example: 'payout-2001', description: "The merchant's own payout id; unique per shop." })
@@ -22,6 +23,7 @@ export class PayoutDetailsDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII without spaces' })
+  @NoCardNumber()
   merchantPayoutId: string;
 
   @ApiProperty({
@@ -53,6 +55,7 @@ export class PayoutDetailsDto {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
+  @NoCardNumber()
   description?: string;
 }
 

@@ -17,6 +17,8 @@ import type { CreatePayoutDto } from './create-payout.dto';
 export interface PayoutRoute {
   provider: string;
   instrumentType: PayoutInstrumentType;
+  /** The payee members that hold card numbers (format `pan`): tokenized before anything is sent. */
+  cardFields: string[];
 }
 
 export type PayoutCheck = { kind: 'ok'; route: PayoutRoute } | { kind: 'invalid'; errors: FieldError[] };
@@ -59,7 +61,13 @@ export class PayoutMethodResolver {
     if (errors.length > 0) return { kind: 'invalid', errors };
     return {
       kind: 'ok',
-      route: { provider: resolved.method.provider, instrumentType: resolved.method.instrumentType },
+      route: {
+        provider: resolved.method.provider,
+        instrumentType: resolved.method.instrumentType,
+        cardFields: resolved.fields
+          .filter((f) => f.format === 'pan')
+          .map((f) => (f.path.startsWith('payee.') ? f.path.slice('payee.'.length) : f.path)),
+      },
     };
   }
 }

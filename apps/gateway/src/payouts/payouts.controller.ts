@@ -1,6 +1,15 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { CreatePayoutCommand, GetPayoutQuery, PayoutCommandTypes, PayoutView, Topics } from '@payments/contracts';
+import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import { CardVault } from '@payments/card-vault';
+import {
+  CardRef,
+  CreatePayoutCommand,
+  GetPayoutByMerchantIdQuery,
+  GetPayoutQuery,
+  PayoutCommandTypes,
+  PayoutView,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
@@ -8,7 +17,8 @@ import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { REQUEST_CLIENT } from '../tokens';
+import { CARD_VAULT, REQUEST_CLIENT } from '../tokens';
+import { IsMerchantId } from '../validation/merchant-id.validator';
 import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreatePayoutDto } from './create-payout.dto';
@@ -19,6 +29,12 @@ const payoutIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemExce
 
 function invalid(errors: FieldError[]): ProblemException {
   return new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+}
+
+export class FindPayoutDto {
+  @ApiProperty({ description: 'The id the merchant gave the payout (`payout.merchantPayoutId`)', example: 'po-1001' })
+  @IsMerchantId()
+  merchantPayoutId: string;
 }
 
 /** Rules across fields that a field's own validator cannot see. */
@@ -37,6 +53,7 @@ export class PayoutsController {
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     private readonly methods: PayoutMethodResolver,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(CARD_VAULT) private readonly vault: CardVault,
   ) {}
 
   @Post()
@@ -62,6 +79,7 @@ export class PayoutsController {
     // Nothing is stored or sent unless the method and the payee pass.
     const checked = await this.methods.check(shop.shopId, body);
     if (checked.kind === 'invalid') throw invalid(checked.errors);
+    const { payee, payeeCards } = await this.tokenizedPayee(body.payee, checked.route.cardFields);
     const command: CreatePayoutCommand = {
       payoutId,
       shopId: shop.shopId,
@@ -73,10 +91,47 @@ export class PayoutsController {
       ...(body.payout.description ? { description: body.payout.description } : {}),
       instrumentType: checked.route.instrumentType,
       ...(body.walletType ? { walletType: body.walletType } : {}),
-      payee: { ...body.payee },
+      payee,
+      ...(Object.keys(payeeCards).length > 0 ? { payeeCards } : {}),
       ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
     };
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.create, command);
+  }
+
+  @Get()
+  @MerchantEndpoint({
+    summary: "Find a payout by the merchant's own id (merchantPayoutId): the same answer as Retrieve Payout",
+    response: { ...payoutAnswerShapes, example: completedPayoutExample },
+    problems: [400, 404, 503],
+  })
+  find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindPayoutDto): Promise<PayoutView> {
+    const query: GetPayoutByMerchantIdQuery = { merchantPayoutId: q.merchantPayoutId, shopId: shop.shopId };
+    return ask<PayoutView>(
+      this.client,
+      Topics.payoutsCommands,
+      // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
+      shop.shopId,
+      PayoutCommandTypes.getByMerchantId,
+      query,
+    );
+  }
+
+  /** The payee as the command carries it: its card numbers exchanged for vault tokens here, at the edge. */
+  private async tokenizedPayee(
+    given: Record<string, string>,
+    cardFields: string[],
+  ): Promise<{ payee: Record<string, string>; payeeCards: Record<string, CardRef> }> {
+    const payee: Record<string, string> = {};
+    const payeeCards: Record<string, CardRef> = {};
+    for (const [field, value] of Object.entries(given)) {
+      if (!cardFields.includes(field)) {
+        payee[field] = value;
+        continue;
+      }
+      const { token, bin, last4, masked } = await this.vault.tokenize(value);
+      payeeCards[field] = { token, bin, last4, masked };
+    }
+    return { payee, payeeCards };
   }
 
   @Get(':payoutId')

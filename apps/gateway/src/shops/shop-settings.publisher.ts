@@ -20,12 +20,23 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     useCustomerDataAsPayer: company.useCustomerDataAsPayer,
     callbackUrl: shop.callbackUrl,
     callbackSecret: shop.callbackSecret,
+    ...(shop.previousCallbackSecret && shop.previousCallbackSecretExpiresAt
+      ? {
+          previousCallbackSecret: shop.previousCallbackSecret,
+          previousCallbackSecretExpiresAt: shop.previousCallbackSecretExpiresAt.toISOString(),
+        }
+      : {}),
   };
 }
 
 /** The settings as operators read them: the callback secret is shown once, when the shop is created. */
 export function withoutSecret(snapshot: ShopSettingsSnapshot): Omit<ShopSettingsSnapshot, 'callbackSecret'> {
-  const { callbackSecret: _secret, ...rest } = snapshot;
+  const {
+    callbackSecret: _secret,
+    previousCallbackSecret: _previous,
+    previousCallbackSecretExpiresAt: _until,
+    ...rest
+  } = snapshot;
   return rest;
 }
 

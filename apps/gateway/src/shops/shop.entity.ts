@@ -17,6 +17,10 @@ export class ShopEntity {
   @Column('text', { name: 'callback_url', nullable: true }) callbackUrl: string | null;
   /** Signs callbacks to the merchant; the merchant holds the same secret to verify them. */
   @Column('text', { name: 'callback_secret' }) callbackSecret: string;
+  /** After a rotation: the replaced secret (sealed), still signing callbacks until it expires. */
+  @Column('text', { name: 'previous_callback_secret', nullable: true }) previousCallbackSecret: string | null;
+  @Column('timestamptz', { name: 'previous_callback_secret_expires_at', nullable: true })
+  previousCallbackSecretExpiresAt: Date | null;
   @Column('numeric', { name: 'amount_deviation_lower_percent' }) amountDeviationLowerPercent: string;
   @Column('numeric', { name: 'amount_deviation_upper_percent' }) amountDeviationUpperPercent: string;
   @Column('boolean', { name: 'auto_finalize_need_action' }) autoFinalizeNeedAction: boolean;

@@ -34,6 +34,23 @@ export class ShopRepository {
     return m.getRepository(ShopEntity).find({ where: { companyId }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** Ids of every shop, for the boot-time re-sealing of callback secrets. */
+  async shopIds(): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(`SELECT id FROM "${this.config.schema}".shops`);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Removes callback secrets in clear from published `shops.settings` outbox rows (kept for a while
+   * after publishing); the new, sealed snapshots replace them on the topic.
+   */
+  async scrubPublishedClearSecrets(): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "${this.config.schema}".outbox SET envelope = envelope #- '{payload,callbackSecret}'
+       WHERE envelope->'payload' ? 'callbackSecret' AND envelope->'payload'->>'callbackSecret' NOT LIKE 'v1:%'`,
+    );
+  }
+
   async insertShop(m: EntityManager, shop: ShopEntity): Promise<void> {
     await m.getRepository(ShopEntity).insert(shop);
   }

@@ -1,5 +1,5 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
-import { luhnValid } from '@payments/methods-domain';
+import { containsCardNumber, luhnValid } from '@payments/methods-domain';
 
 /** A card number: 12 to 19 digits with a valid Luhn check digit. The message never repeats the number. */
 export function IsCardNumber(options?: ValidationOptions) {
@@ -12,6 +12,24 @@ export function IsCardNumber(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) => typeof value === 'string' && /^[0-9]{12,19}$/.test(value) && luhnValid(value),
         defaultMessage: () => 'must be a card number of 12 to 19 digits with a valid check digit',
+      },
+    });
+}
+
+/**
+ * Free text (a description, a merchant's own id, a name) must not carry a card number: it would be
+ * stored and answered in clear, where only the card fields are masked. The message never repeats it.
+ */
+export function NoCardNumber(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'noCardNumber',
+      target: target.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !containsCardNumber(value),
+        defaultMessage: () => 'must not contain a card number',
       },
     });
 }

@@ -43,6 +43,10 @@ describe('callback sender', () => {
       'https://[::ffff:127.0.0.1]/cb',
       'callback URL refused: must not point at a private, loopback, link-local or unique-local address',
     ],
+    [
+      'https://[2002:7f00:1::1]/cb',
+      'callback URL refused: must not point at a private, loopback, link-local or unique-local address',
+    ],
   ])(
     'when %s is posted to outside local development, then the attempt is refused without a request',
     async (url, reason) => {

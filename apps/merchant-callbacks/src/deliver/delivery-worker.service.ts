@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { sign } from '@payments/callback-signature';
+import { signWithEach } from '@payments/callback-signature';
 import { QueueWorker, workerInstanceId } from '@payments/messaging';
 import { PaymentsMetrics } from '@payments/platform';
 import { AttemptResult, isDelivered, nextRetry } from '@payments/merchant-callbacks-domain';
 import { ShopCallbackSettingsRepository } from '../shop-settings/shop-callback-settings.repository';
+import { signingSecrets } from '../shop-settings/signing-secrets';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 import { postCallback } from './callback-sender';
 import { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
@@ -110,7 +111,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           'content-type': 'application/json',
           'user-agent': 'payments-merchant-callbacks/1',
           'x-event-id': d.eventId,
-          'x-signature': sign(shop.callbackSecret!, d.body, timestamp),
+          'x-signature': signWithEach(
+            signingSecrets(this.config.secretKeys, d.shopId, shop, startedAt),
+            d.body,
+            timestamp,
+          ),
         },
         { timeoutMs: this.config.httpTimeoutMs, allowInsecure: this.config.allowInsecureTargets },
       );

@@ -3,7 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkQueue } from '@payments/messaging';
-import type { DeliveryAttemptView, DeliveryStatus, DeliveryView, ListDeliveriesQuery } from '@payments/contracts';
+import type {
+  DeliveryAttemptView,
+  DeliveryStatus,
+  DeliveryView,
+  ListDeliveriesQuery,
+  ReadFeedQuery,
+} from '@payments/contracts';
 import type { CallbackBody } from '@payments/merchant-callbacks-domain';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
@@ -86,6 +92,7 @@ export class DeliveryRepository {
   readonly table: string;
   readonly work: WorkQueue<DeliveryRow>;
   private readonly attemptsTable: string;
+  private readonly headsTable: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -93,6 +100,7 @@ export class DeliveryRepository {
   ) {
     this.table = `"${config.schema}".deliveries`;
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
+    this.headsTable = `"${config.schema}".feed_heads`;
     this.work = new WorkQueue<DeliveryRow>(dataSource, {
       table: this.table,
       idColumn: 'id',
@@ -108,12 +116,22 @@ export class DeliveryRepository {
     this.work.wake(m);
   }
 
-  /** Records one delivery per event, in the consumer's inbox transaction; the worker is woken at commit. */
+  /**
+   * Records one delivery per event, in the consumer's inbox transaction; the worker is woken at
+   * commit. The delivery takes the next position of its shop's feed from the shop's head row, whose
+   * lock is held until commit: a shop's positions commit in increasing order, so a feed reader never
+   * passes a position that is still to appear (decision 101).
+   */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
     const id = randomUUID();
     await m.query(
-      `INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10)
+      `WITH head AS (
+         INSERT INTO ${this.headsTable} (shop_id, last_position) VALUES ($6, 1)
+         ON CONFLICT (shop_id) DO UPDATE SET last_position = ${this.headsTable}.last_position + 1
+         RETURNING last_position
+       )
+       INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
        ON CONFLICT (event_id) DO NOTHING`,
       [
         id,
@@ -336,4 +354,53 @@ export class DeliveryRepository {
     this.notify(m);
     return rows.map((r) => r.id);
   }
+
+  // The merchant's events feed
+
+  /**
+   * A shop's deliveries after a feed position, oldest first, optionally of one object type or one
+   * object; one more than `limit` is read to know whether more follow.
+   */
+  async feed(q: ReadFeedQuery): Promise<{ rows: FeedRow[]; hasMore: boolean }> {
+    const params: unknown[] = [q.shopId, q.afterPosition];
+    const where = ['d.shop_id = $1', 'd.feed_position > $2'];
+    if (q.objectType) where.push(`d.object_type = $${params.push(q.objectType)}`);
+    if (q.objectId) where.push(`d.object_id = $${params.push(q.objectId)}`);
+    params.push(q.limit + 1);
+    const rows: FeedRow[] = await this.dataSource.query(
+      // Ordered by the column, not the text it is answered as ("10" sorts before "9").
+      `SELECT d.feed_position::text AS feed_position, d.event_id, d.type, d.object_type, d.object_id, d.sequence, d.body
+         FROM ${this.table} d WHERE ${where.join(' AND ')} ORDER BY d.feed_position LIMIT $${params.length}`,
+      params,
+    );
+    return { rows: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+  }
+
+  /**
+   * Deletes up to `batch` deliveries recorded before `before` that are no longer pending, with
+   * their attempts; rows another instance is deleting are skipped. Answers how many went.
+   */
+  async purge(before: Date, batch: number): Promise<number> {
+    return this.dataSource.transaction(async (m) => {
+      const rows: { id: string }[] = await m.query(
+        `SELECT id FROM ${this.table} WHERE created_at < $1 AND status <> 'pending' ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [before, batch],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r.id);
+      await m.query(`DELETE FROM ${this.attemptsTable} WHERE delivery_id = ANY($1::uuid[])`, [ids]);
+      await m.query(`DELETE FROM ${this.table} WHERE id = ANY($1::uuid[])`, [ids]);
+      return ids.length;
+    });
+  }
+}
+
+export interface FeedRow {
+  feed_position: string;
+  event_id: string;
+  type: string;
+  object_type: string;
+  object_id: string;
+  sequence: number;
+  body: string;
 }

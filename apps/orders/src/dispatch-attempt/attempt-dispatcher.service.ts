@@ -22,6 +22,7 @@ import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
 import { decideAttemptOutcome, shouldSend } from './attempt-outcome';
 import { PAYMENT_PROVIDER, PaymentProvider, ProviderAnswer } from './payment-provider';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
+import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 
 export { defaultInstanceId } from '@payments/provider-dispatch';
 
@@ -54,6 +55,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(ORDERS_CONFIG) config: OrdersConfig,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
     @Inject(ATTEMPT_DISPATCHER_OPTIONS) private readonly options: AttemptDispatcherOptions,
+    private readonly shopSettings: ShopSettingsRepository,
   ) {
     this.policy = {
       maxSends: config.providerMaxAttempts,
@@ -129,7 +131,8 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   ): Promise<DispatchDecision> {
     const order = await this.orders.findForUpdate(m, row.referenceId);
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
-    const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy);
+    const { rules } = await this.shopSettings.forShop(m, order.shopId);
+    const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy, rules);
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
     switch (outcome.kind) {
       case 'retry':

@@ -1,5 +1,5 @@
 import type { OrderStatus } from '@payments/contracts';
-import type { OrderFacts } from '@payments/orders-domain';
+import type { NeedAction, OrderFacts, ShopRules } from '@payments/orders-domain';
 import { AttemptOutcome, decideAttemptOutcome, RetryPolicy, retryDelayMs, shouldSend } from './attempt-outcome';
 import type { ProviderAnswer } from './payment-provider';
 
@@ -11,6 +11,13 @@ const order = (status: OrderStatus = 'registered', over: Partial<OrderFacts> = {
   needActionReason: null,
   ...over,
 });
+const rules: ShopRules = { amountDeviation: { lowerPercent: '2', upperPercent: '5' }, autoFinalizeNeedAction: true };
+const timeoutExplained: NeedAction = {
+  rule: 'provider_timeout',
+  expected: { amount: '100.00', currency: 'USD' },
+  allowedRange: { lowerPercent: '2', upperPercent: '5', lowerBound: '98', upperBound: '105' },
+  resolution: { autoFinalization: true, resolvedBy: 'provider_response', description: expect.any(String) },
+};
 const policy: RetryPolicy = { maxSends: 3, backoffMs: 1000, maxBackoffMs: 5000 };
 const accepted: ProviderAnswer = { kind: 'accepted', providerPaymentId: 'sbx_1' };
 const timedOut: ProviderAnswer = { kind: 'timed_out', reason: 'no answer within 5000 ms' };
@@ -26,7 +33,14 @@ const record = (
     kind: 'record',
     dispatch,
     attempt: { status: attempt[0], statusCode: attempt[1] },
-    order: move ? { status: move[0], statusCode: move[1], needActionReason: move[2] } : null,
+    order: move
+      ? {
+          status: move[0],
+          statusCode: move[1],
+          needActionReason: move[2],
+          needAction: move[2] === 'provider_timeout' ? timeoutExplained : null,
+        }
+      : null,
   }) as AttemptOutcome;
 
 describe('decideAttemptOutcome: what one send of an attempt means for the attempt and its order', () => {
@@ -40,7 +54,7 @@ describe('decideAttemptOutcome: what one send of an attempt means for the attemp
       record('accepted', ['pending', '1-01-02'], ['in_progress', '1-01-02', null]),
     ],
     [
-      'the provider times out, the order needs action 1-07-02 (provider_timeout)',
+      'the provider times out, the order needs action 1-07-02 (provider_timeout), explained with the shop range',
       order(),
       timedOut,
       1,
@@ -110,7 +124,7 @@ describe('decideAttemptOutcome: what one send of an attempt means for the attemp
       record('refused', ['failed', '2-07-01'], null),
     ],
   ])('when %s', (_when, o, answer, sends, expected) => {
-    expect(decideAttemptOutcome(o, answer, sends, policy)).toEqual(expected);
+    expect(decideAttemptOutcome(o, answer, sends, policy, rules)).toEqual(expected);
   });
 
   it.each([

@@ -1,6 +1,14 @@
 import type { OrderStatus } from '@payments/contracts';
 import { assertNever } from '@payments/exhaustive';
-import { foldProviderEvent, NeedActionReason, OrderFacts, STRICT_RULES } from '@payments/orders-domain';
+import {
+  explainTimeout,
+  foldProviderEvent,
+  NeedAction,
+  NeedActionReason,
+  OrderFacts,
+  ShopRules,
+  STRICT_RULES,
+} from '@payments/orders-domain';
 import type { StatusCode } from '@payments/status-codes';
 import { DispatchStatus, RetryPolicy, retryDelayMs } from '@payments/provider-dispatch';
 import type { ProviderAnswer } from './payment-provider';
@@ -12,6 +20,7 @@ export interface OrderMove {
   status: OrderStatus;
   statusCode: StatusCode;
   needActionReason: NeedActionReason | null;
+  needAction: NeedAction | null;
 }
 
 export type AttemptOutcome =
@@ -37,7 +46,7 @@ export function shouldSend(orderStatus: OrderStatus): boolean {
 
 /**
  * What one send of an attempt means for the attempt and its order (the order as re-read under its
- * lock, after the send). The order moves only from `registered`: if a callback got there first
+ * lock, after the send) and its shop's rules (for the explanation of a timeout). The order moves only from `registered`: if a callback got there first
  * (the provider can be faster than our bookkeeping), the attempt is recorded and the order stays
  * where the callback put it.
  */
@@ -46,6 +55,7 @@ export function decideAttemptOutcome(
   answer: ProviderAnswer,
   sends: number,
   policy: RetryPolicy,
+  rules: ShopRules,
 ): AttemptOutcome {
   const waiting = shouldSend(order.status);
   switch (answer.kind) {
@@ -58,7 +68,12 @@ export function decideAttemptOutcome(
       );
       const move =
         waiting && fold.kind === 'transition'
-          ? { status: fold.status, statusCode: fold.statusCode, needActionReason: fold.needActionReason }
+          ? {
+              status: fold.status,
+              statusCode: fold.statusCode,
+              needActionReason: fold.needActionReason,
+              needAction: fold.needAction,
+            }
           : null;
       return {
         kind: 'record',
@@ -73,7 +88,14 @@ export function decideAttemptOutcome(
         kind: 'record',
         dispatch: 'timed_out',
         attempt: { status: 'pending', statusCode: '1-07-02' },
-        order: waiting ? { status: 'need_action', statusCode: '1-07-02', needActionReason: 'provider_timeout' } : null,
+        order: waiting
+          ? {
+              status: 'need_action',
+              statusCode: '1-07-02',
+              needActionReason: 'provider_timeout',
+              needAction: explainTimeout(order, rules),
+            }
+          : null,
       };
     case 'unavailable':
       if (!waiting) return { kind: 'drop', reason: `order is ${order.status}; not sent again (${answer.reason})` };
@@ -82,14 +104,14 @@ export function decideAttemptOutcome(
         kind: 'record',
         dispatch: 'gave_up',
         attempt: { status: 'failed', statusCode: '2-01-01' },
-        order: { status: 'failed', statusCode: '2-01-01', needActionReason: null },
+        order: { status: 'failed', statusCode: '2-01-01', needActionReason: null, needAction: null },
       };
     case 'refused':
       return {
         kind: 'record',
         dispatch: 'refused',
         attempt: { status: 'failed', statusCode: '2-07-01' },
-        order: waiting ? { status: 'failed', statusCode: '2-07-01', needActionReason: null } : null,
+        order: waiting ? { status: 'failed', statusCode: '2-07-01', needActionReason: null, needAction: null } : null,
       };
     default:
       return assertNever(answer);

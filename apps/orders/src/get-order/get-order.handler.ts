@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import {
   Envelope,
   errorReply,
+  getOrderForOperatorQuery,
+  getOrderByMerchantIdQuery,
   getOrderQuery,
   okReply,
   OrderCommandTypes,
@@ -12,6 +14,7 @@ import {
   parsePayload,
   Reply,
 } from '@payments/contracts';
+import { OrderEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { toOrderView } from '../order-view';
 
@@ -26,8 +29,35 @@ export class GetOrderHandler {
   @MessagePattern(OrderCommandTypes.get)
   async get(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const q = parsePayload(getOrderQuery, message.payload, message.type);
+    const order = await this.orders.findOfShop(this.dataSource.manager, q.orderId, q.shopId);
+    if (!order) return errorReply({ code: 'not_found', detail: `order ${q.orderId} does not exist` });
+    return okReply(await this.view(order));
+  }
+
+  /** By the merchant's own id, unique per shop; another shop's is answered like a missing one. */
+  @MessagePattern(OrderCommandTypes.getByMerchantId)
+  async getByMerchantId(@Payload() message: Envelope): Promise<Reply<OrderView>> {
+    const q = parsePayload(getOrderByMerchantIdQuery, message.payload, message.type);
+    const order = await this.orders.findByMerchantOrderId(this.dataSource.manager, q.shopId, q.merchantOrderId);
+    if (!order)
+      return errorReply({
+        code: 'not_found',
+        detail: `no order of this shop has merchantOrderId "${q.merchantOrderId}"`,
+      });
+    return okReply(await this.view(order));
+  }
+
+  private async view(order: OrderEntity): Promise<OrderView> {
     const m = this.dataSource.manager;
-    const order = await this.orders.findOfShop(m, q.orderId, q.shopId);
+    return toOrderView(order, await this.orders.payments(m, order.id), await this.orders.refunds(m, order.id));
+  }
+
+  /** Operators read any shop's order, with why it waits when it is in need_action. */
+  @MessagePattern(OrderCommandTypes.getForOperator)
+  async getForOperator(@Payload() message: Envelope): Promise<Reply<OrderView>> {
+    const q = parsePayload(getOrderForOperatorQuery, message.payload, message.type);
+    const m = this.dataSource.manager;
+    const order = await this.orders.findById(m, q.orderId);
     if (!order) return errorReply({ code: 'not_found', detail: `order ${q.orderId} does not exist` });
     return okReply(toOrderView(order, await this.orders.payments(m, order.id), await this.orders.refunds(m, order.id)));
   }

@@ -74,6 +74,7 @@ const DETAILS: Record<ProblemKind, { detail: string; extra?: Record<string, unkn
   unsupportedMediaType: { detail: 'Send the body as application/json.' },
   unprocessable: { detail: 'The request is well-formed but cannot be done.' },
   rateLimited: { detail: 'Too many requests; retry after the Retry-After seconds.' },
+  headersTooLarge: { detail: 'The request line and headers must be at most 16 KiB.' },
   idempotencyKeyReused: {
     detail: 'This Idempotency-Key was used for another request; use a new key for a new request.',
     extra: { errors: [{ path: "headers['Idempotency-Key']", message: 'was used for another request' }] },
