@@ -80,11 +80,12 @@ export class TestStack {
       LOG_FORMAT: 'pretty',
       // A green run prints test results, not framework start-up; TEST_LOG_LEVEL=debug shows everything.
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      // Short provider timings, so the slow-provider scenario (.31, 5 s) times out in three seconds;
-      // one second was too short for a stack's first provider call on a loaded 2-core machine (its
-      // first payout timed out into need_action while npm test ran the bench beside it).
-      PROVIDER_TIMEOUT_MS: '3000',
-      SANDBOX_SLOW_MS: '5000',
+      // Provider timings for tests: the slow-provider scenario (.31) answers after 11 s, so it
+      // times out at 8 s. Shorter timeouts were flaky: every service of a stack shares the jest
+      // worker's event loop, and on a loaded 2-core CI machine a stack's first provider call
+      // took over 3 s (a P2P transfer timed out into need_action 1-07-05 in CI, 2026-11-24).
+      PROVIDER_TIMEOUT_MS: '8000',
+      SANDBOX_SLOW_MS: '11000',
       SANDBOX_CALLBACK_DELAY_MS: '50',
       // Local development: the tests' callback receivers listen on http://127.0.0.1. Merchant
       // callbacks retry fast (100 ms doubling to 1 s) so a test sees a recovering endpoint quickly.
