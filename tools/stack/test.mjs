@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { ensureInstalled, ensureInfra, log, ROOT } from './common.mjs';
 import { startWatchdog } from '../infra/process.mjs';
 import { ensurePromtool } from '../infra/promtool.mjs';
+import { ensureChromium } from '../infra/chromium.mjs';
 
 const jestArgs = process.argv.slice(2);
 const started = Date.now();
@@ -27,6 +28,13 @@ try {
   if (promtoolDir) env.PATH = `${promtoolDir}${path.delimiter}${env.PATH ?? ''}`;
 } catch (err) {
   log(`promtool unavailable: ${err instanceof Error ? err.message : err}`);
+}
+// The browser tests (hosted pages, operators' console) drive a real headless Chromium.
+// Without one they fail, saying so; the rest still run.
+try {
+  env.CHROMIUM_PATH = ensureChromium({ log });
+} catch (err) {
+  log(`Chromium unavailable: ${err instanceof Error ? err.message : err}`);
 }
 let failed = false;
 

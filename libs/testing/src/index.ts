@@ -4,3 +4,4 @@ export * from './topic-reader';
 export * from './openapi-answers';
 export * from './asyncapi-messages';
 export * from './card-scan';
+export * from './browser';
