@@ -198,7 +198,7 @@ describe('provider attempts: orders sends each attempt to the provider sandbox, 
     expect(dispatch).toMatchObject({
       status: 'timed_out',
       sends: 1,
-      last_error: expect.stringContaining('no answer within 3000 ms'),
+      last_error: expect.stringContaining('no answer within 8000 ms'),
     });
     expect(await h.eventsOf(id)).toEqual([
       [1, 'registered', '1-01-01'],

@@ -29,5 +29,13 @@ export async function startSandbox(
   app.useGlobalPipes(strictValidationPipe());
   await app.listen(httpPort, host);
   const port = boundPort(app);
-  return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  // A test double closes at once: a client connection kept alive after a timed-out request (the
+  // slow scenario) otherwise held the server open for Fastify's 72 s keep-alive timeout.
+  const close = async (): Promise<void> => {
+    const server = app.getHttpServer() as import('node:http').Server;
+    const closing = app.close();
+    setTimeout(() => server.closeAllConnections(), 200).unref();
+    await closing;
+  };
+  return { app, port, url: `http://127.0.0.1:${port}`, close };
 }
