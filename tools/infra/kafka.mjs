@@ -630,8 +630,10 @@ export async function ensureTopics(
     const created = [];
     if (missing.length) {
       try {
+        // Leaders are awaited below, with our own timeout: kafkajs' own wait gave up with
+        // UNKNOWN_TOPIC_OR_PARTITION on a busy broker (the fault suite failed to start in CI).
         await admin.createTopics({
-          waitForLeaders: true,
+          waitForLeaders: false,
           timeout: timeoutMs,
           topics: missing.map((t) => ({
             topic: t.topic,
