@@ -15,3 +15,4 @@ export * from './work-queue';
 export * from './queue-worker';
 export * from './kafka-metrics';
 export * from './offset-history';
+export * from './infrastructure-fault';

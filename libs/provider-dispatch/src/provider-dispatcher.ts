@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { QueueWorker, workerInstanceId } from '@payments/messaging';
+import { isInfrastructureFault, QueueWorker, workerInstanceId } from '@payments/messaging';
 import { ClaimedDispatch, DispatchQueue, DispatchStatus } from './dispatch-queue';
 import type { ProviderAnswer } from './provider-answer';
 import { RetryPolicy, retryDelayMs } from './retry-policy';
@@ -120,10 +120,31 @@ export class ProviderDispatcher {
         return;
       }
       const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
-      await this.record(row, claimToken, answer);
+      await this.recordUntilLeaseEnds(row, claimToken, answer);
     } catch (err) {
       // The row stays claimed; it comes back when its lease runs out.
       this.d.logger.error(`${row.dispatchId} of ${row.referenceId}: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Records the provider's answer, retrying while the database is unreachable (a restart, no free
+   * connection slot) for about as long as the claim's lease: the answer is known, so waiting out
+   * the lease and sending again would only delay the aggregate by a provider timeout or more.
+   * Anything else, or an outage that outlasts the lease, leaves the row to come back then.
+   */
+  private async recordUntilLeaseEnds(row: ClaimedDispatch, claimToken: string, answer: ProviderAnswer): Promise<void> {
+    const giveUpAt = Date.now() + this.d.providerTimeoutMs;
+    for (let pauseMs = 50; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
+      try {
+        return await this.record(row, claimToken, answer);
+      } catch (err) {
+        if (!isInfrastructureFault(err) || Date.now() + pauseMs > giveUpAt) throw err;
+        this.d.logger.warn(
+          `${row.dispatchId} of ${row.referenceId}: recording the answer failed (${(err as Error).message}); again in ${pauseMs} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
     }
   }
 
