@@ -31,7 +31,10 @@ export interface paths {
     /** Find an order by the merchant's own id (merchantOrderId): the same answer as Retrieve Order */
     get: operations['OrdersController_find[1]'];
     put?: never;
-    /** Create Order */
+    /**
+     * Create Order
+     * @description With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.
+     */
     post: operations['OrdersController_create[1]'];
     delete?: never;
     options?: never;
@@ -670,7 +673,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL */
+    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains */
     patch: operations['OpsSettingsController_update'];
     trace?: never;
   };
@@ -684,7 +687,10 @@ export interface paths {
     /** Find an order by the merchant's own id (merchantOrderId): the same answer as Retrieve Order */
     get: operations['OrdersController_find[0]'];
     put?: never;
-    /** Create Order */
+    /**
+     * Create Order
+     * @description With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.
+     */
     post: operations['OrdersController_create[0]'];
     delete?: never;
     options?: never;
@@ -1000,8 +1006,17 @@ export interface components {
       instrumentType?: 'card' | 'wallet' | 'bank_transfer' | 'mobile_top_up';
       order: components['schemas']['OrderDetailsDto'];
       payer?: components['schemas']['PayerDto'];
+      /** @description Integration format and page language (issue 20). */
+      paymentPageDesign?: components['schemas']['PaymentPageDesignDto'];
       paymentSettings?: components['schemas']['PaymentSettingsDto'];
       recipient?: components['schemas']['RecipientDto'];
+      /** @description Where a hosted page sends the payer when the order is final. */
+      redirectUrls?: components['schemas']['RedirectUrlsDto'];
+      /**
+       * @description Seconds the payment link stays payable (hosted); then the order fails with 1-07-08. Default 1800.
+       * @example 1800
+       */
+      timeLimit?: number;
     };
     CreateP2pDto: {
       /**
@@ -1204,6 +1219,18 @@ export interface components {
       /** @description The payer's e-wallet, for providers that accept digital wallets. */
       walletData?: components['schemas']['WalletDataDto'];
     };
+    PaymentPageDesignDto: {
+      /**
+       * @description host_to_host: dispatched at once (today's flow). hosted: the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.
+       * @enum {string}
+       */
+      format?: 'host_to_host' | 'hosted' | 'shop_hosted';
+      /**
+       * @description The page's language; absent, the payer's browser language (Accept-Language), else en.
+       * @enum {string}
+       */
+      locale?: 'uz' | 'ru' | 'en';
+    };
     PaymentSettingsDto: {
       /**
        * @description Only with instrumentType = wallet.
@@ -1345,6 +1372,18 @@ export interface components {
     RecipientDto: {
       merchantBalance?: components['schemas']['MerchantBalanceDto'];
     };
+    RedirectUrlsDto: {
+      /**
+       * @description Where the page sends the payer after a failed payment; the same rules as success.
+       * @example https://merchant.example.com/orders/1001/not-paid
+       */
+      failure?: string;
+      /**
+       * @description Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).
+       * @example https://merchant.example.com/orders/1001/paid
+       */
+      success?: string;
+    };
     RefundOrderDto: {
       /** @description What to refund; in the order currency, at most what is left. */
       cost: components['schemas']['CostDto'];
@@ -1463,7 +1502,19 @@ export interface components {
        * @example https://merchant.example.com/payments/callback
        */
       callbackUrl?: string | null;
+      /**
+       * @description What an order without `paymentPageDesign.format` gets: dispatched at once, or a payment link.
+       * @enum {string}
+       */
+      defaultIntegration?: 'host_to_host' | 'hosted';
       processingTimeout?: components['schemas']['ProcessingTimeoutDto'];
+      /**
+       * @description Domains a hosted page may send the payer back to (`redirectUrls`), each with its subdomains; replaces the list. At most 20.
+       * @example [
+       *       "merchant.example.com"
+       *     ]
+       */
+      redirectDomains?: string[];
     };
     WalletDataDto: {
       walletHolderName?: string;
@@ -1670,6 +1721,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -1872,6 +1926,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2136,6 +2193,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2352,6 +2412,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2610,6 +2673,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2848,6 +2914,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -5608,6 +5677,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -5823,6 +5895,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -8042,6 +8117,7 @@ export interface operations {
            *       "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
            *       "companyId": "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
            *       "version": 2,
+           *       "shopName": "Demo Shop",
            *       "amountDeviation": {
            *         "lowerPercent": "2",
            *         "upperPercent": "5"
@@ -8054,7 +8130,11 @@ export interface operations {
            *         }
            *       },
            *       "useCustomerDataAsPayer": false,
-           *       "callbackUrl": "https://merchant.example.com/payments/callback"
+           *       "callbackUrl": "https://merchant.example.com/payments/callback",
+           *       "defaultIntegration": "hosted",
+           *       "redirectDomains": [
+           *         "merchant.example.com"
+           *       ]
            *     }
            */
           'application/json': {
@@ -8065,13 +8145,16 @@ export interface operations {
             autoFinalizeNeedAction?: boolean;
             callbackUrl?: string | null;
             companyId?: string;
+            defaultIntegration?: string;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
               };
               defaultSeconds?: number;
             };
+            redirectDomains?: string[];
             shopId?: string;
+            shopName?: string;
             useCustomerDataAsPayer?: boolean;
             version?: number;
           };
@@ -8164,6 +8247,7 @@ export interface operations {
            *       "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
            *       "companyId": "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
            *       "version": 2,
+           *       "shopName": "Demo Shop",
            *       "amountDeviation": {
            *         "lowerPercent": "2",
            *         "upperPercent": "5"
@@ -8176,7 +8260,11 @@ export interface operations {
            *         }
            *       },
            *       "useCustomerDataAsPayer": false,
-           *       "callbackUrl": "https://merchant.example.com/payments/callback"
+           *       "callbackUrl": "https://merchant.example.com/payments/callback",
+           *       "defaultIntegration": "hosted",
+           *       "redirectDomains": [
+           *         "merchant.example.com"
+           *       ]
            *     }
            */
           'application/json': {
@@ -8187,13 +8275,16 @@ export interface operations {
             autoFinalizeNeedAction?: boolean;
             callbackUrl?: string | null;
             companyId?: string;
+            defaultIntegration?: string;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
               };
               defaultSeconds?: number;
             };
+            redirectDomains?: string[];
             shopId?: string;
+            shopName?: string;
             useCustomerDataAsPayer?: boolean;
             version?: number;
           };
@@ -8338,6 +8429,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -8540,6 +8634,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -8804,6 +8901,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9020,6 +9120,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9278,6 +9381,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9516,6 +9622,9 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;

@@ -32,7 +32,34 @@ export const OrderCommandTypes = {
   cancel: 'order.cancel',
   resolve: 'order.resolve',
   refund: 'order.refund',
+  getForCheckout: 'order.get_for_checkout',
+  payHosted: 'order.pay_hosted',
 } as const;
+
+/** Where the one payment of a hosted link is. */
+export const PaymentLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
+export type PaymentLinkStatus = (typeof PaymentLinkStatuses)[number];
+
+export const PageLocales = ['uz', 'ru', 'en'] as const;
+export type PageLocale = (typeof PageLocales)[number];
+
+/** A SHA-256 (hex) of a payment link's token: what is stored and what crosses Kafka, never the token. */
+export const linkHash = () => z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be a SHA-256 in hex' });
+
+export const redirectUrls = z
+  .object({ success: optional(z.string().min(1).max(2048)), failure: optional(z.string().min(1).max(2048)) })
+  .describe('Where the payment page sends the payer when the order is final (checked by the gateway)');
+
+/** The hosted payment page of an order (ARCHITECTURE.md section 8): the link's hash, expiry and where to return. */
+export const hostedPage = z
+  .object({
+    linkHash: linkHash(),
+    expiresAt: z.string().describe('When the link stops taking payments (ISO 8601)'),
+    locale: optional(z.enum(PageLocales)),
+    redirectUrls: optional(redirectUrls),
+  })
+  .describe('The order is paid on the hosted page: it stays registered until the payer submits');
+export type HostedPage = z.infer<typeof hostedPage>;
 
 export const cancelOrderCommand = z.object({ orderId: uuid(), shopId: uuid() }).describe('Cancels an unpaid order');
 export type CancelOrderCommand = z.infer<typeof cancelOrderCommand>;
@@ -80,6 +107,7 @@ export const createOrderCommand = z
         .max(2048)
         .describe("Overrides the shop's callback URL for this order's callbacks (checked by the gateway)"),
     ),
+    hosted: optional(hostedPage),
   })
   .describe('A payment order the gateway has checked, with the id it assigned');
 export type CreateOrderCommand = z.infer<typeof createOrderCommand>;
@@ -172,11 +200,58 @@ export const orderView = z
     payer: z.record(z.string(), z.unknown()).optional(),
     recipient: z.object({ merchantBalance: merchantBalance.optional() }).optional(),
     needAction: needActionView.optional(),
-    data: z.object({ payments: z.array(paymentAttemptView), refunds: z.array(refundView).optional() }),
+    data: z.object({
+      payments: z.array(paymentAttemptView),
+      refunds: z.array(refundView).optional(),
+      paymentLink: z.string().optional().describe('Added by the gateway from the order id while the link is live'),
+      expiresAt: z.string().optional().describe("A hosted order's link expiry, while the link is live"),
+      paymentLinkStatus: z.enum(PaymentLinkStatuses).optional(),
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .describe('The order as merchants see it; answered by order.get and order.create');
+
+export const getOrderForCheckoutQuery = z
+  .object({ orderId: uuid(), linkHash: linkHash() })
+  .describe('Reads a hosted order for its payment page; an order whose link hash differs is not found');
+export type GetOrderForCheckoutQuery = z.infer<typeof getOrderForCheckoutQuery>;
+
+export const tokenizedCard = z
+  .object({
+    token: z.string().min(1).max(64),
+    bin: z.string().regex(/^[0-9]{6}$/),
+    last4: z.string().regex(/^[0-9]{4}$/),
+    masked: z.string().max(32),
+  })
+  .describe('A card as everything but the vault holds it (docs/decisions.md 110)');
+
+export const payHostedCommand = z
+  .object({ orderId: uuid(), linkHash: linkHash(), method: z.string().min(1).max(64), card: optional(tokenizedCard) })
+  .describe("The payer's one payment of a hosted link: the card as a vault token, never the number");
+export type PayHostedCommand = z.infer<typeof payHostedCommand>;
+
+/** What the payment page shows: no payer data, no card but its masked number. */
+export const checkoutOrderView = z
+  .object({
+    orderId: z.string(),
+    shopId: z.string(),
+    shopName: z.string().optional(),
+    merchantOrderId: z.string(),
+    status: orderStatus,
+    statusCode: z.string().optional(),
+    statusDescription: z.string().optional(),
+    amount: decimal(),
+    currency: z.string(),
+    description: z.string().optional(),
+    expiresAt: z.string(),
+    linkStatus: z.enum(PaymentLinkStatuses),
+    locale: z.enum(PageLocales).optional(),
+    redirectUrls: redirectUrls.optional(),
+    maskedCard: z.string().optional(),
+  })
+  .describe('A hosted order as its payment page shows it');
+export type CheckoutOrderView = z.infer<typeof checkoutOrderView>;
 export type OrderView = z.infer<typeof orderView>;
 
 /** Message types on `orders.events`. */

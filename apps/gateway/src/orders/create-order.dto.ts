@@ -5,7 +5,10 @@ import {
   IsDefined,
   IsEmail,
   IsIn,
+  IsInt,
   IsObject,
+  Max,
+  Min,
   IsOptional,
   IsString,
   Length,
@@ -159,6 +162,50 @@ export class PayerDto {
   bankTransferData?: Record<string, string>;
 }
 
+export const INTEGRATION_FORMATS = ['host_to_host', 'hosted', 'shop_hosted'] as const;
+export type IntegrationFormat = (typeof INTEGRATION_FORMATS)[number];
+export const PAGE_LOCALES = ['uz', 'ru', 'en'] as const;
+
+export class PaymentPageDesignDto {
+  @ApiPropertyOptional({
+    enum: INTEGRATION_FORMATS,
+    description:
+      "host_to_host: dispatched at once (today's flow). hosted: the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.",
+  })
+  @IsOptional()
+  @IsIn(INTEGRATION_FORMATS)
+  format?: IntegrationFormat;
+
+  @ApiPropertyOptional({
+    enum: PAGE_LOCALES,
+    description: "The page's language; absent, the payer's browser language (Accept-Language), else en.",
+  })
+  @IsOptional()
+  @IsIn(PAGE_LOCALES)
+  locale?: (typeof PAGE_LOCALES)[number];
+}
+
+export class RedirectUrlsDto {
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/paid',
+    description:
+      'Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  success?: string;
+
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/not-paid',
+    description: 'Where the page sends the payer after a failed payment; the same rules as success.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  failure?: string;
+}
+
 const CRYPTO_PAYMENT_REMOVED =
   'cryptoPayment was removed on 14.04.2026: use order.cost.tokenStandard (was cryptoPayment.walletTokenStandard), ' +
   'recipient.merchantBalance.currency (was cryptoPayment.accountCurrency.currency) and ' +
@@ -206,6 +253,35 @@ export class CreateOrderDto {
   @IsString()
   @Length(1, 2048)
   callbackUrl?: string;
+
+  @ApiPropertyOptional({ type: PaymentPageDesignDto, description: 'Integration format and page language (issue 20).' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentPageDesignDto)
+  paymentPageDesign?: PaymentPageDesignDto;
+
+  @ApiPropertyOptional({
+    type: RedirectUrlsDto,
+    description: 'Where a hosted page sends the payer when the order is final.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedirectUrlsDto)
+  redirectUrls?: RedirectUrlsDto;
+
+  @ApiPropertyOptional({
+    example: 1800,
+    minimum: 60,
+    maximum: 86400,
+    description: 'Seconds the payment link stays payable (hosted); then the order fails with 1-07-08. Default 1800.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(86400)
+  timeLimit?: number;
 
   /** Declared only to answer its use with the names of its replacements. */
   @ValidateIf((o: CreateOrderDto) => o.cryptoPayment !== undefined)

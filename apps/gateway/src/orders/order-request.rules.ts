@@ -20,7 +20,12 @@ export function crossFieldErrors(body: CreateOrderDto): FieldError[] {
  * are accepted and answered with the new name), and a merchant-balance token standard dropped
  * where the spec says it is ignored (fiat).
  */
-export function toCreateOrderCommand(orderId: string, shopId: string, body: CreateOrderDto): CreateOrderCommand {
+export function toCreateOrderCommand(
+  orderId: string,
+  shopId: string,
+  body: CreateOrderDto,
+  hosted?: { linkHash: string; expiresAt: string },
+): CreateOrderCommand {
   const balance = body.recipient?.merchantBalance;
   const balanceCurrency = balance ? findCurrency(balance.currency) : undefined;
   const balanceTokenStandard =
@@ -38,6 +43,15 @@ export function toCreateOrderCommand(orderId: string, shopId: string, body: Crea
     },
     ...(body.order.description ? { description: body.order.description } : {}),
     ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
+    ...(hosted
+      ? {
+          hosted: {
+            ...hosted,
+            ...(body.paymentPageDesign?.locale ? { locale: body.paymentPageDesign.locale } : {}),
+            ...(body.redirectUrls ? { redirectUrls: { ...body.redirectUrls } } : {}),
+          },
+        }
+      : {}),
     ...(body.instrumentType ? { instrumentType: body.instrumentType } : {}),
     ...(body.paymentSettings ? { paymentSettings: { ...body.paymentSettings } } : {}),
     ...(body.payer ? { payer: JSON.parse(JSON.stringify(body.payer)) as Record<string, unknown> } : {}),

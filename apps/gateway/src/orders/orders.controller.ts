@@ -37,6 +37,7 @@ import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from '../messaging/domain-requests';
 import {
   cancelledOrderExample,
+  createHostedOrderExample,
   createOrderExample,
   needActionOrderExample,
   orderAnswerShapes,
@@ -46,6 +47,15 @@ import {
   refundExample,
 } from './order.examples';
 import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
+import { PaymentLinks, redirectUrlErrors } from './payment-links';
+import { ShopRepository } from '../shops/shop.repository';
+
+/** A hosted link is payable for `timeLimit` seconds (ARCHITECTURE.md section 8: default 1,800). */
+const DEFAULT_TIME_LIMIT_SECONDS = 1800;
+
+function expiryOf(timeLimit: number | undefined): string {
+  return new Date(Date.now() + (timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS) * 1000).toISOString();
+}
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),
@@ -87,6 +97,8 @@ export class OrdersController {
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly shops: ShopRepository,
+    private readonly links: PaymentLinks,
   ) {}
 
   @Post()
@@ -94,19 +106,34 @@ export class OrdersController {
   @MerchantEndpoint({
     summary: 'Create Order',
     status: 201,
-    body: { type: CreateOrderDto, example: createOrderExample },
+    description:
+      "With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.",
+    body: { type: CreateOrderDto, example: createOrderExample, examples: { hosted: createHostedOrderExample } },
     response: { ...orderAnswerShapes, example: orderExample, description: 'The order, registered' },
     problems: [409, 422, 503],
   })
-  create(
+  async create(
     @CurrentShop() shop: ShopPrincipal,
     @Body() body: CreateOrderDto,
     @NewObjectId() orderId: string,
   ): Promise<OrderView> {
-    const errors = [...crossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
+    const settings = (await this.shops.findWithCompany(shop.shopId))?.shop;
+    const domains = settings?.redirectDomains ?? [];
+    const errors = [
+      ...crossFieldErrors(body),
+      ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config),
+      ...redirectUrlErrors(body.redirectUrls?.success, 'redirectUrls.success', domains, this.config),
+      ...redirectUrlErrors(body.redirectUrls?.failure, 'redirectUrls.failure', domains, this.config),
+    ];
     if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
-    const command = toCreateOrderCommand(orderId, shop.shopId, body);
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
+    const format = body.paymentPageDesign?.format ?? settings?.defaultIntegration ?? 'host_to_host';
+    const hosted =
+      format === 'hosted'
+        ? { linkHash: this.links.hashFor('order', orderId), expiresAt: expiryOf(body.timeLimit) }
+        : undefined;
+    const command = toCreateOrderCommand(orderId, shop.shopId, body, hosted);
+    const view = await ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
+    return this.links.withOrderLink(view);
   }
 
   @Post('cancel')
@@ -177,14 +204,20 @@ export class OrdersController {
   })
   find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindOrderDto): Promise<OrderView> {
     const query: GetOrderByMerchantIdQuery = { merchantOrderId: q.merchantOrderId, shopId: shop.shopId };
-    return ask<OrderView>(
-      this.client,
-      Topics.ordersCommands,
-      // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
-      shop.shopId,
-      OrderCommandTypes.getByMerchantId,
-      query,
+    return this.linked(
+      ask<OrderView>(
+        this.client,
+        Topics.ordersCommands,
+        // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
+        shop.shopId,
+        OrderCommandTypes.getByMerchantId,
+        query,
+      ),
     );
+  }
+
+  private async linked(view: Promise<OrderView>): Promise<OrderView> {
+    return this.links.withOrderLink(await view);
   }
 
   @Get(':orderId')
@@ -201,6 +234,6 @@ export class OrdersController {
   })
   get(@CurrentShop() shop: ShopPrincipal, @Param('orderId', orderIdPipe) orderId: string): Promise<OrderView> {
     const query: GetOrderQuery = { orderId, shopId: shop.shopId };
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query);
+    return this.linked(ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query));
   }
 }

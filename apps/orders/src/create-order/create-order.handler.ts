@@ -78,6 +78,13 @@ function registeredOrder(
     paymentSettings: cmd.paymentSettings ?? null,
     recipient: cmd.recipient ?? null,
     callbackUrl: cmd.callbackUrl ?? null,
+    linkHash: cmd.hosted?.linkHash ?? null,
+    linkExpiresAt: cmd.hosted ? new Date(cmd.hosted.expiresAt) : null,
+    linkUsedAt: null,
+    pageLocale: cmd.hosted?.locale ?? null,
+    redirectUrls: cmd.hosted?.redirectUrls ?? null,
+    cardToken: null,
+    cardMasked: null,
     isCrypto: crypto,
     sequence: 1,
     createdAt: now,
@@ -121,7 +128,8 @@ export class CreateOrderHandler {
       const order = registeredOrder(cmd, payer, customerId, settings.timeouts, now);
       if (await this.orders.insertIfAbsent(m, order)) {
         await publishStatusChange(this.outbox, m, order, null, now, message);
-        await this.dispatches.enqueue(m, order, now); // sent to the provider after commit, off the merchant's request
+        // Sent to the provider after commit, off the merchant's request; a hosted order waits for its payer.
+        if (!order.linkHash) await this.dispatches.enqueue(m, order, now);
         return okReply(toOrderView(order, []));
       }
       const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);

@@ -10,6 +10,8 @@ export interface StartPaymentRequest {
   amount: string;
   currency: string;
   tokenStandard?: string;
+  /** The payer's card from a hosted page, detokenized just before the send: never stored or logged. */
+  cardNumber?: string;
 }
 
 /** The closed set of outcomes of one send, shared with payouts and P2P (libs/provider-dispatch). */

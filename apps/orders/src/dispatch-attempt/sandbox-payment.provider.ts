@@ -26,6 +26,7 @@ export class SandboxPaymentProvider implements PaymentProvider {
         amount: request.amount,
         currency: request.currency,
         ...(request.tokenStandard ? { tokenStandard: request.tokenStandard } : {}),
+        ...(request.cardNumber ? { cards: { 'payer.cardNumber': request.cardNumber } } : {}),
       },
       opts,
     );
