@@ -1221,10 +1221,15 @@ export interface components {
     };
     PaymentPageDesignDto: {
       /**
-       * @description host_to_host: dispatched at once (today's flow). hosted: the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.
+       * @description The PSP's page design alias: accepted, there is one design.
+       * @example default
+       */
+      alias?: string;
+      /**
+       * @description host_to_host: dispatched at once (today's flow). hosted (the PSP's redirect): the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.
        * @enum {string}
        */
-      format?: 'host_to_host' | 'hosted' | 'shop_hosted';
+      format?: 'host_to_host' | 'hosted' | 'shop_hosted' | 'redirect';
       /**
        * @description The page's language; absent, the payer's browser language (Accept-Language), else en.
        * @enum {string}
@@ -1232,6 +1237,13 @@ export interface components {
       locale?: 'uz' | 'ru' | 'en';
     };
     PaymentSettingsDto: {
+      /** @description The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls. */
+      redirectUrls?: components['schemas']['RedirectUrlsDto'];
+      /**
+       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
+       * @example 2026-06-09T10:30:00.000Z
+       */
+      timeLimit?: string;
       /**
        * @description Only with instrumentType = wallet.
        * @enum {string}

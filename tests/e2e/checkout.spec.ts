@@ -128,6 +128,32 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     expect(n.rows[0].n).toBe(0);
   });
 
+  it('when a merchant migrating from the PSP sends its shape (format redirect, paymentSettings.redirectUrls and an instant), then it is a hosted order', async () => {
+    const until = new Date(Date.now() + 15 * 60_000).toISOString();
+    const res = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: {
+        ...anOrderRequest(),
+        paymentPageDesign: { alias: 'default', format: 'redirect' },
+        paymentSettings: { timeLimit: until, redirectUrls: { success: `${site()}/ok`, failure: `${site()}/ko` } },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.expiresAt).toBe(until);
+    const row = (await db.query('SELECT redirect_urls FROM orders.orders WHERE id = $1', [res.body.id])).rows[0];
+    expect(row.redirect_urls).toEqual({ success: `${site()}/ok`, failure: `${site()}/ko` });
+    const tooLong = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: {
+        ...anOrderRequest(),
+        paymentPageDesign: { format: 'redirect' },
+        paymentSettings: { timeLimit: new Date(Date.now() + 2 * 86_400_000).toISOString() },
+      },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors[0].path).toBe('paymentSettings.timeLimit');
+  });
+
   it("when the shop's default integration is hosted, then an order without a format gets a link", async () => {
     const hostedByDefault = await hostedShop({ defaultIntegration: 'hosted' });
     const res = await http('POST', `${gw()}/order`, { token: hostedByDefault.apiKey, body: anOrderRequest() });

@@ -6,6 +6,7 @@ import {
   IsEmail,
   IsIn,
   IsInt,
+  IsISO8601,
   IsObject,
   Max,
   Min,
@@ -46,11 +47,51 @@ export class CostDto {
   tokenStandard?: string;
 }
 
+export class RedirectUrlsDto {
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/paid',
+    description:
+      'Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  success?: string;
+
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/not-paid',
+    description: 'Where the page sends the payer after a failed payment; the same rules as success.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  failure?: string;
+}
+
 export class PaymentSettingsDto {
   @ApiPropertyOptional({ enum: WALLET_TYPES, description: 'Only with instrumentType = wallet.' })
   @IsOptional()
   @IsIn(WALLET_TYPES)
   walletType?: (typeof WALLET_TYPES)[number];
+
+  @ApiPropertyOptional({
+    type: RedirectUrlsDto,
+    description: "The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedirectUrlsDto)
+  redirectUrls?: RedirectUrlsDto;
+
+  @ApiPropertyOptional({
+    example: '2026-06-09T10:30:00.000Z',
+    description:
+      "The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.",
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 instant, e.g. 2026-06-09T10:30:00Z' })
+  timeLimit?: string;
 }
 
 export class WalletDataDto {
@@ -162,7 +203,8 @@ export class PayerDto {
   bankTransferData?: Record<string, string>;
 }
 
-export const INTEGRATION_FORMATS = ['host_to_host', 'hosted', 'shop_hosted'] as const;
+/** `redirect` is the PSP's name of the hosted format (docs/decisions.md 126). */
+export const INTEGRATION_FORMATS = ['host_to_host', 'hosted', 'shop_hosted', 'redirect'] as const;
 export type IntegrationFormat = (typeof INTEGRATION_FORMATS)[number];
 export const PAGE_LOCALES = ['uz', 'ru', 'en'] as const;
 
@@ -170,11 +212,20 @@ export class PaymentPageDesignDto {
   @ApiPropertyOptional({
     enum: INTEGRATION_FORMATS,
     description:
-      "host_to_host: dispatched at once (today's flow). hosted: the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.",
+      "host_to_host: dispatched at once (today's flow). hosted (the PSP's redirect): the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.",
   })
   @IsOptional()
   @IsIn(INTEGRATION_FORMATS)
   format?: IntegrationFormat;
+
+  @ApiPropertyOptional({
+    example: 'default',
+    description: "The PSP's page design alias: accepted, there is one design.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  alias?: string;
 
   @ApiPropertyOptional({
     enum: PAGE_LOCALES,
@@ -183,27 +234,6 @@ export class PaymentPageDesignDto {
   @IsOptional()
   @IsIn(PAGE_LOCALES)
   locale?: (typeof PAGE_LOCALES)[number];
-}
-
-export class RedirectUrlsDto {
-  @ApiPropertyOptional({
-    example: 'https://merchant.example.com/orders/1001/paid',
-    description:
-      'Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  success?: string;
-
-  @ApiPropertyOptional({
-    example: 'https://merchant.example.com/orders/1001/not-paid',
-    description: 'Where the page sends the payer after a failed payment; the same rules as success.',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  failure?: string;
 }
 
 const CRYPTO_PAYMENT_REMOVED =

@@ -46,16 +46,9 @@ import {
   refundedOrderExample,
   refundExample,
 } from './order.examples';
-import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
+import { crossFieldErrors, linkExpiry, redirectUrlsOf, toCreateOrderCommand } from './order-request.rules';
 import { PaymentLinks, redirectUrlErrors } from './payment-links';
 import { ShopRepository } from '../shops/shop.repository';
-
-/** A hosted link is payable for `timeLimit` seconds (ARCHITECTURE.md section 8: default 1,800). */
-const DEFAULT_TIME_LIMIT_SECONDS = 1800;
-
-function expiryOf(timeLimit: number | undefined): string {
-  return new Date(Date.now() + (timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS) * 1000).toISOString();
-}
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),
@@ -119,17 +112,22 @@ export class OrdersController {
   ): Promise<OrderView> {
     const settings = (await this.shops.findWithCompany(shop.shopId))?.shop;
     const domains = settings?.redirectDomains ?? [];
+    const where = body.redirectUrls ? 'redirectUrls' : 'paymentSettings.redirectUrls';
+    const urls = redirectUrlsOf(body);
+    const expiry = linkExpiry(body, Date.now());
     const errors = [
       ...crossFieldErrors(body),
       ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config),
-      ...redirectUrlErrors(body.redirectUrls?.success, 'redirectUrls.success', domains, this.config),
-      ...redirectUrlErrors(body.redirectUrls?.failure, 'redirectUrls.failure', domains, this.config),
+      ...redirectUrlErrors(urls?.success, `${where}.success`, domains, this.config),
+      ...redirectUrlErrors(urls?.failure, `${where}.failure`, domains, this.config),
+      ...('error' in expiry ? [expiry.error] : []),
     ];
-    if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
+    if (errors.length > 0 || 'error' in expiry)
+      throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
     const format = body.paymentPageDesign?.format ?? settings?.defaultIntegration ?? 'host_to_host';
     const hosted =
-      format === 'hosted'
-        ? { linkHash: this.links.hashFor('order', orderId), expiresAt: expiryOf(body.timeLimit) }
+      format === 'hosted' || format === 'redirect'
+        ? { linkHash: this.links.hashFor('order', orderId), expiresAt: expiry.expiresAt }
         : undefined;
     const command = toCreateOrderCommand(orderId, shop.shopId, body, hosted);
     const view = await ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
