@@ -972,6 +972,11 @@ export interface components {
       code: string;
       currencies: components['schemas']['MethodCurrencyDto'][];
       /**
+       * @description How the payer gives the data; default card_form for card methods, instruction for the others.
+       * @enum {string}
+       */
+      dataEntryMode?: 'card_form' | 'instruction' | 'redirect';
+      /**
        * @description A disabled method is hidden from merchants and refuses payouts.
        * @default true
        * @example true
@@ -1120,6 +1125,12 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       currencies: components['schemas']['MethodCurrencyDto'][];
+      /**
+       * @description How the payer gives the data: card_form (a card form on the hosted page), instruction (an app, wallet or transfer completed elsewhere: deeplink, QR), redirect (the provider's page).
+       * @example card_form
+       * @enum {string}
+       */
+      dataEntryMode: 'card_form' | 'instruction' | 'redirect';
       /** @example true */
       enabled: boolean;
       /** Format: uuid */
@@ -1486,6 +1497,11 @@ export interface components {
        */
       code?: string;
       currencies?: components['schemas']['MethodCurrencyDto'][];
+      /**
+       * @description How the payer gives the data; default card_form for card methods, instruction for the others.
+       * @enum {string}
+       */
+      dataEntryMode?: 'card_form' | 'instruction' | 'redirect';
       /**
        * @description A disabled method is hidden from merchants and refuses payouts.
        * @example true
@@ -4201,6 +4217,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -4221,6 +4238,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -4240,6 +4258,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -4340,6 +4359,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -4365,6 +4385,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",
@@ -7137,6 +7158,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -7162,6 +7184,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",
@@ -7275,6 +7298,7 @@ export interface operations {
            *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *       "code": "cards",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "visa",
            *         "mastercard",
@@ -7499,6 +7523,7 @@ export interface operations {
            *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *       "code": "cards",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "visa",
            *         "mastercard",
@@ -7632,6 +7657,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -7652,6 +7678,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -7671,6 +7698,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -7785,6 +7813,7 @@ export interface operations {
            *       "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *       "code": "uzcard-payout",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "humo",
            *         "uzcard"
@@ -8004,6 +8033,7 @@ export interface operations {
            *       "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *       "code": "uzcard-payout",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "humo",
            *         "uzcard"
@@ -10909,6 +10939,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -10929,6 +10960,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -10948,6 +10980,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -11048,6 +11081,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -11073,6 +11107,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",

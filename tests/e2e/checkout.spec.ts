@@ -77,7 +77,8 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     return res.body;
   }
 
-  const orderOf = async (id: string) => (await http('GET', `${gw()}/order/${id}`, { token: shop.apiKey })).body;
+  const orderOf = async (id: string, s: TestShop = shop) =>
+    (await http('GET', `${gw()}/order/${id}`, { token: s.apiKey })).body;
   const dispatches = async (id: string) =>
     (await db.query('SELECT count(*)::int AS n FROM orders.provider_dispatches WHERE order_id = $1', [id])).rows[0].n;
 
@@ -251,6 +252,74 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     expect(landed.searchParams.get('status')).toBe('failed');
     expect(landed.searchParams.get('orderId')).toBe(order.id);
     await page.close();
+  });
+
+  /** A shop whose payers may also pay in the sandbox's bank app (a method with dataEntryMode instruction). */
+  async function appShop(): Promise<TestShop> {
+    const s = await hostedShop();
+    const res = await http('POST', `${gw()}/ops/v1/shops/${s.shopId}/payment-methods`, {
+      token: TEST_OPS_TOKEN,
+      body: {
+        code: 'sandboxpay',
+        instrumentType: 'wallet',
+        dataEntryMode: 'instruction',
+        currencies: [{ currency: 'UZS' }],
+        provider: 'sandbox',
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.dataEntryMode).toBe('instruction');
+    return s;
+  }
+
+  async function payInApp(link: string, width: number, height: number): Promise<Page> {
+    const page = await openPage(link, width, height);
+    await page.click('input[value=sandboxpay]');
+    expect(await page.$eval('#card-fields', (e) => (e as unknown as { hidden: boolean }).hidden)).toBe(true);
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    return page;
+  }
+
+  it('when the payer pays in the app, then a desktop shows the QR, a phone the deeplink, and the bank app approves it', async () => {
+    const s = await appShop();
+    const order = await hostedOrder({}, {}, s);
+    const desktop = await payInApp(order.data.paymentLink, 1280, 900);
+    const svg = await desktop.$eval('.qr-code svg', (e) => e.outerHTML);
+    expect(svg).toContain('<path');
+    const deeplink = await desktop.$eval('#deeplink', (e) => e.getAttribute('href'));
+    expect(deeplink).toMatch(/^sandboxpay:\/\/pay\?ref=/);
+    expect(deeplink).toContain(`ref=${order.id}`);
+    expect(await desktop.$eval('#deeplink', (e) => e.getBoundingClientRect().height)).toBe(0);
+    await saveScreenshot(desktop, 'checkout-app-qr-desktop-en');
+    const phone = await openPage(order.data.paymentLink, 390, 844);
+    expect(await phone.$eval('#deeplink', (e) => e.getBoundingClientRect().height)).toBeGreaterThan(0);
+    expect(await phone.$eval('.qr', (e) => e.getBoundingClientRect().height)).toBe(0);
+    await saveScreenshot(phone, 'checkout-app-deeplink-phone-en');
+    // The universal link (what the QR holds) opens the provider's page that plays the bank app.
+    const bank = await browser.newPage();
+    await bank.setViewport({ width: 390, height: 700 });
+    await bank.goto(await desktop.$eval('#universal', (e) => e.getAttribute('href') ?? ''));
+    await saveScreenshot(bank, 'sandbox-bank-app');
+    await Promise.all([bank.waitForNavigation(), bank.click('#approve')]);
+    expect(await bank.$eval('#decision', (e) => e.textContent)).toContain('Approved');
+    await desktop.waitForFunction(`location.href.startsWith(${JSON.stringify(site())})`, { timeout: 20000 });
+    expect(new URL(desktop.url()).searchParams.get('status')).toBe('completed');
+    await untilStatus(() => orderOf(order.id, s), 'completed', 'app payment completed');
+    for (const p of [desktop, phone, bank]) await p.close();
+  });
+
+  it('when the payer declines in the bank app, then the page sends them to the failure URL', async () => {
+    const s = await appShop();
+    const order = await hostedOrder({}, {}, s);
+    const page = await payInApp(order.data.paymentLink, 390, 844);
+    const bank = await browser.newPage();
+    await bank.goto(await page.$eval('#universal', (e) => e.getAttribute('href') ?? ''));
+    await Promise.all([bank.waitForNavigation(), bank.click('#decline')]);
+    await page.waitForFunction(`location.href.startsWith(${JSON.stringify(site())})`, { timeout: 20000 });
+    expect(new URL(page.url()).pathname).toBe('/shop/not-paid');
+    expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+    await page.close();
+    await bank.close();
   });
 
   it('when the link expires unpaid, then it answers a 410 page, the order fails with 1-07-08 and the merchant is called back', async () => {

@@ -28,6 +28,7 @@ const cardMethod = {
   code: 'uzcard-humo',
   instrumentType: 'card',
   cardBrands: ['uzcard', 'humo'],
+  dataEntryMode: 'card_form',
   currencies: [{ currency: 'UZS', minAmount: '1000', maxAmount: '50000000' }],
   provider: 'sandbox',
   enabled: true,

@@ -19,7 +19,8 @@ import { KafkaRequestClient } from '@payments/messaging';
 import { checkCardNumber, checkExpiry, DEFAULT_PAGE_CARD_BRANDS } from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
-import { brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
+import QRCode from 'qrcode';
+import { appPage, brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
 import { CATALOGUE, pickLocale } from './pages/strings';
 
 type Outcome<T> =
@@ -28,6 +29,8 @@ type Outcome<T> =
 const SUCCESS = new Set(['completed', 'partially_refunded', 'refunded']);
 const FAILURE = new Set(['failed', 'cancelled']);
 const METHODS_TTL_MS = 30_000;
+/** A methods service that did not answer is asked again after this long: pages do not wait on it meanwhile. */
+const METHODS_DOWN_TTL_MS = 5_000;
 
 /** Where the page sends the payer back: the merchant's URL with the order id and status added. */
 export function returnUrl(base: string, v: CheckoutOrderView): string {
@@ -47,7 +50,7 @@ export class CheckoutController {
   private readonly logger = new Logger(CheckoutController.name);
   private readonly perClient: RateLimiter;
   private readonly perLink: RateLimiter;
-  private readonly methodsCache = new Map<string, { at: number; methods: PageMethod[] }>();
+  private readonly methodsCache = new Map<string, { at: number; ttl: number; methods: PageMethod[] }>();
 
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
@@ -98,6 +101,7 @@ export class CheckoutController {
     const methods = await this.methodsFor(v);
     const method =
       methods.find((m) => m.code === text('method')) ?? (form.method === undefined ? methods[0] : undefined);
+    if (method?.kind === 'app') return this.payInApp(v, method, link, reply, locale);
     const errors: FieldErrors = {};
     const card = checkCardNumber(text('cardNumber'), method?.brands ?? []);
     if (!method) errors.method = t.errForm;
@@ -154,6 +158,31 @@ export class CheckoutController {
     return this.notFoundOrDown(paid, req, reply, lang, link.path);
   }
 
+  /** An app method: no card; the orders service has the adapter build the deeplinks. */
+  private async payInApp(
+    v: CheckoutOrderView,
+    method: PageMethod,
+    link: { id: string; linkHash: string; path: string },
+    reply: FastifyReply,
+    locale: string,
+  ): Promise<void> {
+    const command: PayHostedCommand = {
+      orderId: link.id,
+      linkHash: link.linkHash,
+      method: method.code,
+      dataEntryMode: 'instruction',
+    };
+    const paid = await this.ask<CheckoutOrderView>(
+      Topics.ordersCommands,
+      v.orderId,
+      OrderCommandTypes.payHosted,
+      command,
+    );
+    // Whatever came of it (paid here, or in the other tab), the page shows where the order is.
+    void paid;
+    void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+  }
+
   /** Parses the token and takes from both rate limits; answers the page itself when it may not go on. */
   private admit(
     token: string,
@@ -206,6 +235,13 @@ export class CheckoutController {
     }
     if (afterSubmit && v.linkStatus === 'used' && !SUCCESS.has(v.status) && !FAILURE.has(v.status))
       return this.message(409, 'used', req, reply, lang, path, v);
+    if (v.instructions && !SUCCESS.has(v.status) && !FAILURE.has(v.status)) {
+      const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+      const qrSvg = await QRCode.toString(v.instructions.qr, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+      const nonce = this.secure(reply, v);
+      void reply.status(200).type('text/html; charset=utf-8').send(appPage(v, { locale, nonce, path, qrSvg }));
+      return;
+    }
     if (back) {
       void reply.status(303).header('location', returnUrl(back, v)).send();
       return;
@@ -284,18 +320,28 @@ export class CheckoutController {
    */
   private async methodsFor(v: CheckoutOrderView): Promise<PageMethod[]> {
     const cached = this.methodsCache.get(v.shopId);
-    let list = cached && Date.now() - cached.at < METHODS_TTL_MS ? cached.methods : undefined;
+    let list = cached && Date.now() - cached.at < cached.ttl ? cached.methods : undefined;
     if (!list) {
       const answer = await this.ask<MethodListView>(Topics.methodsQueries, v.shopId, MethodQueryTypes.paymentList, {
         shopId: v.shopId,
       });
       const all = answer.kind === 'ok' ? answer.value.methods : [];
       list = all
-        .filter((m) => m.enabled && m.instrumentType === 'card' && (m.cardBrands?.length ?? 0) > 0)
-        .map((m) => ({ code: m.code, brands: m.cardBrands as CardBrand[], currencies: m.currencies }))
-        .filter(Boolean) as PageMethod[];
-      // Only a good answer is kept: a methods service that did not answer is asked again next time.
-      if (answer.kind === 'ok') this.methodsCache.set(v.shopId, { at: Date.now(), methods: list });
+        .filter(
+          (m) =>
+            m.enabled &&
+            ((m.dataEntryMode === 'card_form' && (m.cardBrands?.length ?? 0) > 0) ||
+              (m.dataEntryMode === 'instruction' && m.provider === 'sandbox')),
+        )
+        .map((m) => ({
+          code: m.code,
+          kind: m.dataEntryMode === 'instruction' ? 'app' : 'card',
+          brands: (m.cardBrands ?? []) as CardBrand[],
+          currencies: m.currencies,
+        })) as PageMethod[];
+      // No answer: the default card method for a few seconds, then the methods service is asked again.
+      const ttl = answer.kind === 'ok' ? METHODS_TTL_MS : METHODS_DOWN_TTL_MS;
+      this.methodsCache.set(v.shopId, { at: Date.now(), ttl, methods: list });
     }
     const amount = new Decimal(v.amount);
     const fitting = list.filter((m) => {
@@ -308,7 +354,12 @@ export class CheckoutController {
         (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount))
       );
     });
-    return fitting.length > 0 ? fitting : [{ code: 'card', brands: DEFAULT_PAGE_CARD_BRANDS }];
+    const cards = fitting.filter((m) => m.kind === 'card');
+    const apps = fitting.filter((m) => m.kind === 'app');
+    return [
+      ...(cards.length > 0 ? cards : [{ code: 'card', kind: 'card' as const, brands: DEFAULT_PAGE_CARD_BRANDS }]),
+      ...apps,
+    ];
   }
 
   private async ask<T>(topic: string, key: string, type: string, payload: unknown): Promise<Outcome<T>> {

@@ -74,6 +74,7 @@ export function toCheckoutView(order: OrderEntity, now: Date): CheckoutOrderView
     ...(order.pageLocale ? { locale: order.pageLocale } : {}),
     ...(order.redirectUrls ? { redirectUrls: order.redirectUrls } : {}),
     ...(order.cardMasked ? { maskedCard: order.cardMasked } : {}),
+    ...(order.instructions ? { instructions: order.instructions } : {}),
   };
 }
 

@@ -8,7 +8,13 @@ import {
   ManyToOne,
   JoinColumn,
 } from 'typeorm';
-import type { InstrumentType, MerchantBalance, OrderStatus, PageLocale } from '@payments/contracts';
+import type {
+  InstrumentType,
+  MerchantBalance,
+  OrderStatus,
+  PageLocale,
+  PaymentInstructions,
+} from '@payments/contracts';
 import type { NeedAction, NeedActionReason } from '@payments/orders-domain';
 import { NumericStringTransformer } from '@payments/platform';
 
@@ -106,6 +112,14 @@ export class OrderEntity {
 
   @Column('text', { name: 'card_masked', nullable: true })
   cardMasked: string | null;
+
+  /** The method the payer chose on the hosted page (its code). */
+  @Column('text', { name: 'page_method', nullable: true })
+  pageMethod: string | null;
+
+  /** For an app method: the deeplinks and QR the provider adapter built for the payment. */
+  @Column('jsonb', { nullable: true })
+  instructions: PaymentInstructions | null;
 
   /** Bumped with every status change; merchants order callbacks by it. */
   @Column('int')

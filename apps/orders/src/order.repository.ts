@@ -40,20 +40,26 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** The vault token of the card typed on the order's hosted page, if any. */
-  async cardTokenOf(m: EntityManager, id: string): Promise<string | null> {
-    const row = await m.getRepository(OrderEntity).findOne({ where: { id }, select: { id: true, cardToken: true } });
-    return row?.cardToken ?? null;
+  /** What the hosted page gave for the payment: the card's vault token, or an app payment. */
+  async hostedPaymentOf(m: EntityManager, id: string): Promise<{ cardToken: string | null; app: boolean }> {
+    const row = await m
+      .getRepository(OrderEntity)
+      .findOne({ where: { id }, select: { id: true, cardToken: true, instructions: true } });
+    return { cardToken: row?.cardToken ?? null, app: !!row?.instructions };
   }
 
   /** Records the hosted link's one payment on the locked order. */
   async markLinkUsed(m: EntityManager, order: OrderEntity): Promise<void> {
-    await m
-      .getRepository(OrderEntity)
-      .update(
-        { id: order.id },
-        { linkUsedAt: order.linkUsedAt, cardToken: order.cardToken, cardMasked: order.cardMasked },
-      );
+    await m.getRepository(OrderEntity).update(
+      { id: order.id },
+      {
+        linkUsedAt: order.linkUsedAt,
+        cardToken: order.cardToken,
+        cardMasked: order.cardMasked,
+        pageMethod: order.pageMethod,
+        instructions: order.instructions,
+      },
+    );
   }
 
   /** Locks up to `limit` hosted orders whose link expired unpaid, skipping those another instance holds. */

@@ -226,8 +226,30 @@ export const tokenizedCard = z
   })
   .describe('A card as everything but the vault holds it (docs/decisions.md 110)');
 
+/** What the payer needs to pay with an app, wallet or transfer elsewhere (dataEntryMode instruction). */
+export const paymentInstructions = z
+  .object({
+    method: z.string(),
+    amount: decimal(),
+    currency: z.string(),
+    deeplinks: z.object({
+      app: z.string().describe('Opens the bank or wallet app, e.g. sandboxpay://pay?...'),
+      universal: z.string().describe('An https page of the provider that opens the app, or plays it'),
+    }),
+    qr: z.string().describe('What the QR code holds (the universal link)'),
+    expiresAt: z.string(),
+  })
+  .describe("Instructions for a payment the payer completes in an app: deeplinks and the QR code's payload");
+export type PaymentInstructions = z.infer<typeof paymentInstructions>;
+
 export const payHostedCommand = z
-  .object({ orderId: uuid(), linkHash: linkHash(), method: z.string().min(1).max(64), card: optional(tokenizedCard) })
+  .object({
+    orderId: uuid(),
+    linkHash: linkHash(),
+    method: z.string().min(1).max(64),
+    dataEntryMode: optional(z.enum(['card_form', 'instruction', 'redirect'])),
+    card: optional(tokenizedCard),
+  })
   .describe("The payer's one payment of a hosted link: the card as a vault token, never the number");
 export type PayHostedCommand = z.infer<typeof payHostedCommand>;
 
@@ -249,6 +271,7 @@ export const checkoutOrderView = z
     locale: z.enum(PageLocales).optional(),
     redirectUrls: redirectUrls.optional(),
     maskedCard: z.string().optional(),
+    instructions: paymentInstructions.optional(),
   })
   .describe('A hosted order as its payment page shows it');
 export type CheckoutOrderView = z.infer<typeof checkoutOrderView>;

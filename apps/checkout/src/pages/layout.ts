@@ -30,6 +30,8 @@ button[disabled]{background:#7b9fd6}
 .btn{display:block;text-align:center;text-decoration:none;margin-top:1rem;padding:.85rem;border-radius:8px;background:#1f6feb;color:#fff;font-weight:600}
 .brands{margin:.5rem 0 0}.secure{margin-top:1rem}
 .icon{display:block;margin:.25rem 0 .75rem}
+.qr-code svg{display:block;width:220px;height:220px;margin:0 auto}figure{margin:1rem 0;text-align:center}
+.phone{display:none}@media (max-width:40rem){.phone{display:block}.desktop{display:none}}
 .method .name{white-space:nowrap}.method .muted{margin-left:auto;text-align:right;font-weight:400}`;
 
 export interface LayoutOptions {

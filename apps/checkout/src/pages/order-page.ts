@@ -5,6 +5,8 @@ import { CATALOGUE, Strings } from './strings';
 
 export interface PageMethod {
   code: string;
+  /** card: the card form (dataEntryMode card_form); app: deeplink and QR (dataEntryMode instruction). */
+  kind: 'card' | 'app';
   brands: readonly CardBrand[];
 }
 
@@ -58,7 +60,10 @@ var el=d.getElementById('left'),end=Date.parse(el&&el.getAttribute('data-end'));
 function tick(){var s=Math.max(0,Math.floor((end-Date.now())/1000)),h=Math.floor(s/3600),m=Math.floor(s%3600/60),x=s%60;
 el.textContent=(h?h+':':'')+(m<10?'0':'')+m+':'+(x<10?'0':'')+x;if(s<=0){location.reload()}}
 if(el){tick();setInterval(tick,1000)}
-var f=d.getElementById('pay');if(!f)return;
+var f=d.getElementById('pay');if(!f)return;var cf=d.getElementById('card-fields');
+function mode(){var m=f.querySelector('input[name=method]:checked');var app=m&&m.getAttribute('data-kind')=='app';cf.hidden=app;
+d.getElementById('submit').textContent=app?d.getElementById('submit').getAttribute('data-app'):d.getElementById('submit').getAttribute('data-pay')}
+f.addEventListener('change',mode);mode();
 var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
 visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
 mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
@@ -67,6 +72,7 @@ function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i
 function show(id,text){var i=d.getElementById(id),e=d.getElementById(id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
 var cn=d.getElementById('cardNumber');cn.addEventListener('input',function(){var v=cn.value.replace(/\\D/g,'').slice(0,19);cn.value=v.replace(/(\\d{4})(?=\\d)/g,'$1 ')});
 f.addEventListener('submit',function(e){var m=f.querySelector('input[name=method]:checked')||f.querySelector('input[name=method]');
+if(m.getAttribute('data-kind')=='app'){var b0=d.getElementById('submit');b0.disabled=true;return}
 var brands=(m.getAttribute('data-brands')||'').split(','),names=m.getAttribute('data-names'),p=cn.value.replace(/[\\s-]/g,''),err='';
 if(!/^\\d{12,19}$/.test(p))err=M.format;else if(!brands.some(function(b){return R[b]&&R[b](p)}))err=M.brand.replace('{brands}',names);else if(!luhn(p))err=M.luhn;
 var ok1=show('cardNumber',err),x=d.getElementById('expiry').value.trim(),mm=/^(0[1-9]|1[0-2])\\s*\\/\\s*(\\d{2}|\\d{4})$/.exec(x),ok2=true;
@@ -95,7 +101,7 @@ export function orderPage(
   const methods = o.methods
     .map(
       (m, i) =>
-        `<label class="method"><input type="radio" name="method" value="${esc(m.code)}" data-brands="${esc(m.brands.join(','))}" data-names="${esc(brandList(m.brands))}"${m.code === chosen || (!chosen && i === 0) ? ' checked' : ''}> <span class="name">${esc(t.card)}</span><span class="muted">${esc(brandList(m.brands))}</span></label>`,
+        `<label class="method"><input type="radio" name="method" value="${esc(m.code)}" data-kind="${m.kind}" data-brands="${esc(m.brands.join(','))}" data-names="${esc(brandList(m.brands))}"${m.code === chosen || (!chosen && i === 0) ? ' checked' : ''}> <span class="name">${esc(m.kind === 'app' ? t.appPay : t.card)}</span><span class="muted">${esc(m.kind === 'app' ? t.app : brandList(m.brands))}</span></label>`,
     )
     .join('');
   const field = (id: 'cardNumber' | 'expiry', label: string, attrs: string, value = '') =>
@@ -107,11 +113,11 @@ export function orderPage(
 ${invalid ? `<p class="alert" role="alert">${esc(t.errForm)}</p>` : ''}
 <form id="pay" method="post" action="${esc(o.path)}" novalidate autocomplete="on">
 <fieldset><legend>${esc(t.method)}</legend>${methods}</fieldset>
-${field('cardNumber', t.cardNumber, `inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required`)}
+<div id="card-fields">${field('cardNumber', t.cardNumber, `inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required`)}
 ${field('expiry', t.expiry, `inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required`, o.values?.expiry)}
-<label for="holder">${esc(t.holder)}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${esc(o.values?.holder ?? '')}">
+<label for="holder">${esc(t.holder)}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${esc(o.values?.holder ?? '')}"></div>
 <input type="hidden" name="lang" value="${o.locale}">
-<button id="submit" type="submit" data-busy="${esc(t.paying)}">${esc(t.pay)} ${esc(formatMoney(v.amount, v.currency, o.locale))}</button>
+<button id="submit" type="submit" data-busy="${esc(t.paying)}" data-pay="${esc(`${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}`)}" data-app="${esc(t.appPay)}">${esc(t.pay)} ${esc(formatMoney(v.amount, v.currency, o.locale))}</button>
 </form><p class="muted secure">${esc(t.secure)}</p>`;
   return layout(
     {
@@ -171,4 +177,24 @@ export function messagePage(
     },
     body,
   );
+}
+
+/**
+ * An app payment under way: on a phone the deeplink button (and the universal link), on a desktop
+ * the QR code of the universal link to scan with the phone; the page reloads itself until the
+ * order is final, then sends the payer back to the shop.
+ */
+export function appPage(
+  v: CheckoutOrderView,
+  o: { locale: PageLocale; nonce: string; path: string; qrSvg: string },
+): string {
+  const t = CATALOGUE[o.locale];
+  const i = v.instructions!;
+  const body = `<p class="shop">${esc(t.payTo)} <strong>${esc(v.shopName ?? v.merchantOrderId)}</strong></p>
+<h1><span class="muted">${esc(t.amount)}</span><br><span class="amount">${esc(formatMoney(i.amount, i.currency, o.locale))}</span></h1>
+<p role="status">${esc(t.approveInApp)}</p>
+<a class="btn phone" id="deeplink" href="${esc(i.deeplinks.app)}">${esc(t.openApp)}</a>
+<div class="desktop qr"><figure><div class="qr-code">${o.qrSvg}</div><figcaption class="muted">${esc(t.scanQr)}</figcaption></figure></div>
+<p class="muted"><a id="universal" href="${esc(i.deeplinks.universal)}" rel="noopener">${esc(t.openHere)}</a></p>`;
+  return layout({ locale: o.locale, title: t.appPay, nonce: o.nonce, path: o.path, refreshSeconds: 3 }, body);
 }

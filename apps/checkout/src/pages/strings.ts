@@ -5,6 +5,12 @@ import type { PageLocale } from '@payments/contracts';
  * catalogue, so that a page cannot show a string one language lacks (the type says so).
  */
 const en = {
+  appPay: 'Pay in the SandboxPay app',
+  openApp: 'Open the SandboxPay app',
+  scanQr: "Scan the code with your phone's camera to pay in the app.",
+  openHere: 'Or open it on this device',
+  approveInApp: 'Approve the payment in the app. This page updates by itself.',
+  app: 'App',
   lang: 'English',
   title: 'Payment',
   payoutTitle: 'Payout',
@@ -53,6 +59,12 @@ const en = {
 export type Strings = typeof en;
 
 const ru: Strings = {
+  appPay: 'Оплатить в приложении SandboxPay',
+  openApp: 'Открыть приложение SandboxPay',
+  scanQr: 'Отсканируйте код камерой телефона, чтобы оплатить в приложении.',
+  openHere: 'Или откройте на этом устройстве',
+  approveInApp: 'Подтвердите платёж в приложении. Страница обновится сама.',
+  app: 'Приложение',
   lang: 'Русский',
   title: 'Оплата',
   payoutTitle: 'Выплата',
@@ -99,6 +111,12 @@ const ru: Strings = {
 };
 
 const uz: Strings = {
+  appPay: 'SandboxPay ilovasida toʻlash',
+  openApp: 'SandboxPay ilovasini ochish',
+  scanQr: 'Ilovada toʻlash uchun kodni telefon kamerasi bilan skanerlang.',
+  openHere: 'Yoki shu qurilmada oching',
+  approveInApp: 'Toʻlovni ilovada tasdiqlang. Sahifa oʻzi yangilanadi.',
+  app: 'Ilova',
   lang: 'Oʻzbekcha',
   title: 'Toʻlov',
   payoutTitle: 'Toʻlov olish',

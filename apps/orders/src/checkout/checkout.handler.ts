@@ -19,7 +19,11 @@ import { OrderRepository } from '../order.repository';
 import { linkStatusOf, toCheckoutView } from '../order-view';
 import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
 import { CLOCK, Clock } from '../tokens';
+import { formatInCurrency } from '@payments/money';
+import { PAYMENT_PROVIDER, PaymentProvider } from '../dispatch-attempt/payment-provider';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
+
+class NoAppError extends Error {}
 
 /** The same answer for a wrong token as for a missing order: a link is never confirmed by guessing. */
 const NO_SUCH_LINK = errorReply({ code: 'not_found', detail: 'no such payment link' });
@@ -40,6 +44,7 @@ export class CheckoutHandler {
     private readonly dispatches: ProviderDispatchRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly shopSettings: ShopSettingsRepository,
+    @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {}
 
   @MessagePattern(OrderCommandTypes.getForCheckout)
@@ -58,6 +63,19 @@ export class CheckoutHandler {
    */
   @MessagePattern(OrderCommandTypes.payHosted)
   async pay(@Payload() message: Envelope): Promise<Reply<CheckoutOrderView>> {
+    try {
+      return await this.payOnce(message);
+    } catch (err) {
+      if (!(err instanceof NoAppError)) throw err;
+      return errorReply({
+        code: 'unprocessable',
+        detail: err.message,
+        errors: [{ path: 'method', message: err.message }],
+      });
+    }
+  }
+
+  private payOnce(message: Envelope): Promise<Reply<CheckoutOrderView>> {
     const cmd = parsePayload(payHostedCommand, message.payload, message.type);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
@@ -70,17 +88,36 @@ export class CheckoutHandler {
           detail: status === 'used' ? 'this link was already paid once' : `this link is ${status}`,
           extensions: { linkStatus: status, status: order.status },
         });
-      if (cmd.method === 'card' && !cmd.card)
+      const app = cmd.dataEntryMode === 'instruction';
+      if (!app && !cmd.card)
         return errorReply({
           code: 'invalid',
           detail: 'card: required',
           errors: [{ path: 'card', message: 'required' }],
         });
+      const paymentId = await this.dispatches.enqueue(m, order, now);
+      const amount = formatInCurrency(order.amount, order.currency);
+      const links = app
+        ? this.provider.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency })
+        : undefined;
+      if (app && !links)
+        // Nothing was written: the transaction rolls back with the refusal.
+        throw new NoAppError(`the provider ${this.provider.code} has no app for method ${cmd.method}`);
       order.linkUsedAt = now;
-      order.cardToken = cmd.card?.token ?? null;
-      order.cardMasked = cmd.card?.masked ?? null;
+      order.pageMethod = cmd.method;
+      order.cardToken = app ? null : (cmd.card?.token ?? null);
+      order.cardMasked = app ? null : (cmd.card?.masked ?? null);
+      order.instructions = links
+        ? {
+            method: cmd.method,
+            amount,
+            currency: order.currency,
+            deeplinks: links,
+            qr: links.universal,
+            expiresAt: (order.linkExpiresAt ?? now).toISOString(),
+          }
+        : null;
       await this.orders.markLinkUsed(m, order);
-      await this.dispatches.enqueue(m, order, now);
       return okReply(toCheckoutView(order, now));
     });
   }

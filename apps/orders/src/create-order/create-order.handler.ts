@@ -85,6 +85,8 @@ function registeredOrder(
     redirectUrls: cmd.hosted?.redirectUrls ?? null,
     cardToken: null,
     cardMasked: null,
+    pageMethod: null,
+    instructions: null,
     isCrypto: crypto,
     sequence: 1,
     createdAt: now,

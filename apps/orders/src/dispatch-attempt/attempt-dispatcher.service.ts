@@ -110,7 +110,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
     }
     // A card typed on the hosted page: opened from the vault for this one request (section 10).
-    const cardToken = await this.orders.cardTokenOf(this.dataSource.manager, row.referenceId);
+    const { cardToken, app } = await this.orders.hostedPaymentOf(this.dataSource.manager, row.referenceId);
     let cardNumber: string | undefined;
     if (cardToken) {
       try {
@@ -128,6 +128,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         currency: row.currency,
         ...(row.tokenStandard ? { tokenStandard: row.tokenStandard } : {}),
         ...(cardNumber ? { cardNumber } : {}),
+        ...(app ? { app } : {}),
       },
       opts,
     );

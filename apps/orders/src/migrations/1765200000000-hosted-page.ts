@@ -16,7 +16,9 @@ export class HostedPage1765200000000 implements MigrationInterface {
       ADD COLUMN page_locale text,
       ADD COLUMN redirect_urls jsonb,
       ADD COLUMN card_token text,
-      ADD COLUMN card_masked text`);
+      ADD COLUMN card_masked text,
+      ADD COLUMN page_method text,
+      ADD COLUMN instructions jsonb`);
     await q.query(`CREATE UNIQUE INDEX orders_link_hash ON "${s}".orders (link_hash) WHERE link_hash IS NOT NULL`);
     // The expiry sweep reads unpaid links by their expiry.
     await q.query(
@@ -29,6 +31,7 @@ export class HostedPage1765200000000 implements MigrationInterface {
     await q.query(`DROP INDEX "${s}".orders_live_link_expiry`);
     await q.query(`DROP INDEX "${s}".orders_link_hash`);
     await q.query(`ALTER TABLE "${s}".orders DROP COLUMN link_hash, DROP COLUMN link_expires_at, DROP COLUMN link_used_at,
-      DROP COLUMN page_locale, DROP COLUMN redirect_urls, DROP COLUMN card_token, DROP COLUMN card_masked`);
+      DROP COLUMN page_locale, DROP COLUMN redirect_urls, DROP COLUMN card_token, DROP COLUMN card_masked,
+      DROP COLUMN page_method, DROP COLUMN instructions`);
   }
 }
