@@ -1750,6 +1750,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -1955,6 +1966,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -2222,6 +2244,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -2441,6 +2474,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -2702,6 +2746,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -2943,6 +2998,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -5711,6 +5777,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -5929,6 +6006,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -8472,6 +8560,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -8677,6 +8776,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -8944,6 +9054,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -9163,6 +9284,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -9424,6 +9556,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {
@@ -9665,6 +9808,17 @@ export interface operations {
             };
             data?: {
               expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
               paymentLink?: string;
               paymentLinkStatus?: string;
               payments?: {

@@ -322,6 +322,50 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     await bank.close();
   });
 
+  it('when a shop_hosted order is made for an app method, then the answer and the signed callback carry the instructions, and the app pays it', async () => {
+    const s = await appShop();
+    const res = await http('POST', `${gw()}/order`, {
+      token: s.apiKey,
+      body: {
+        ...anOrderRequest({ amount: '125000.00', currency: 'UZS' }),
+        paymentPageDesign: { format: 'shop_hosted' },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('registered');
+    expect(res.body.data.paymentLink).toBeUndefined();
+    const i = res.body.data.instructions;
+    expect(i).toMatchObject({ method: 'sandboxpay', amount: '125000.00', currency: 'UZS' });
+    expect(i.deeplinks.app).toMatch(/^sandboxpay:\/\/pay\?/);
+    expect(i.qr).toBe(i.deeplinks.universal);
+    expect(Date.parse(i.expiresAt)).toBeGreaterThan(Date.now());
+    const created = await eventually(
+      async () => merchant.received.find((c) => c.json?.objectId === res.body.id && c.json?.sequence === 1),
+      20000,
+      'the creation callback',
+    );
+    expect(created.json.instructions).toEqual(i);
+    expect(created.headers['x-signature']).toBeDefined();
+    const bank = await browser.newPage();
+    await bank.goto(i.deeplinks.universal);
+    await Promise.all([bank.waitForNavigation(), bank.click('#approve')]);
+    await untilStatus(() => orderOf(res.body.id, s), 'completed', 'shop_hosted order paid in the app');
+    await bank.close();
+  });
+
+  it('when shop_hosted is asked for a shop without an instruction method, then the format is ignored and the standard flow runs', async () => {
+    const res = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: {
+        ...anOrderRequest({ amount: '125000.00', currency: 'UZS' }),
+        paymentPageDesign: { format: 'shop_hosted' },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.instructions).toBeUndefined();
+    await untilStatus(() => orderOf(res.body.id), 'completed', 'standard flow');
+  });
+
   it('when the link expires unpaid, then it answers a 410 page, the order fails with 1-07-08 and the merchant is called back', async () => {
     const order = await hostedOrder({}, { timeLimit: 60 });
     await db.query(`UPDATE orders.orders SET link_expires_at = now() - interval '1 second' WHERE id = $1`, [order.id]);

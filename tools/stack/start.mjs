@@ -201,6 +201,14 @@ async function seedDemoMethods(shopId) {
         currencies: [{ currency: 'USD' }, { currency: 'UZS' }],
         provider: 'sandbox',
       },
+      // Hosted pages offer it as "Pay in the SandboxPay app" (deeplink, QR; docs/checkout.md).
+      {
+        code: 'sandboxpay',
+        instrumentType: 'wallet',
+        dataEntryMode: 'instruction',
+        currencies: [{ currency: 'UZS' }, { currency: 'USD' }],
+        provider: 'sandbox',
+      },
     ],
     'payout-methods': [
       {
@@ -304,7 +312,8 @@ ${logsHint}
      -d '{"p2p":{"merchantP2pId":"demo-p2p-'$(date +%s)'","cost":{"amount":"10.00","currency":"USD"}},"sender":{"cardNumber":"4111111111111111"},"recipient":{"cardNumber":"8600123456789012"}}'
 
  6. A hosted order: the answer's data.paymentLink is a page where the payer pays by card. Open it
-    in a browser and pay with 9860 1234 5678 9015 (HUMO), any future expiry such as 12/30:
+    in a browser and pay with 9860 1234 5678 9015 (HUMO), any future expiry such as 12/30, or
+    choose "Pay in the SandboxPay app" and approve on the page its QR code or link opens:
    curl -s ${gateway}/order -H 'Authorization: Bearer ${demo.apiKey}' \\
      -H 'Content-Type: application/json' \\
      -d '{"order":{"merchantOrderId":"demo-pay-'$(date +%s)'","cost":{"amount":"150000.00","currency":"UZS"}},"paymentPageDesign":{"format":"hosted","locale":"en"}}' \\

@@ -136,6 +136,9 @@ export function toOrderView(
         : {}),
       ...(linkStatus === 'live' && order.linkExpiresAt ? { expiresAt: order.linkExpiresAt.toISOString() } : {}),
       ...(linkStatus ? { paymentLinkStatus: linkStatus } : {}),
+      ...(order.instructions && !order.linkHash && (order.status === 'registered' || order.status === 'in_progress')
+        ? { instructions: order.instructions }
+        : {}),
     },
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
@@ -160,5 +163,8 @@ export function toStatusChanged(
       ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}),
     },
     ...(order.callbackUrl ? { callbackUrl: order.callbackUrl } : {}),
+    ...(order.instructions && !order.linkHash && order.status === 'registered'
+      ? { instructions: order.instructions }
+      : {}),
   };
 }

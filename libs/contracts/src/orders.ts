@@ -89,6 +89,22 @@ export type MerchantBalance = z.infer<typeof merchantBalance>;
 
 const walletType = z.enum(['personal', 'company']);
 
+/** What the payer needs to pay with an app, wallet or transfer elsewhere (dataEntryMode instruction). */
+export const paymentInstructions = z
+  .object({
+    method: z.string(),
+    amount: decimal(),
+    currency: z.string(),
+    deeplinks: z.object({
+      app: z.string().describe('Opens the bank or wallet app, e.g. sandboxpay://pay?...'),
+      universal: z.string().describe('An https page of the provider that opens the app, or plays it'),
+    }),
+    qr: z.string().describe('What the QR code holds (the universal link)'),
+    expiresAt: z.string(),
+  })
+  .describe("Instructions for a payment the payer completes in an app: deeplinks and the QR code's payload");
+export type PaymentInstructions = z.infer<typeof paymentInstructions>;
+
 export const createOrderCommand = z
   .object({
     orderId: uuid(),
@@ -108,6 +124,11 @@ export const createOrderCommand = z
         .describe("Overrides the shop's callback URL for this order's callbacks (checked by the gateway)"),
     ),
     hosted: optional(hostedPage),
+    shopHosted: optional(
+      z
+        .object({ method: z.string().min(1).max(64), expiresAt: z.string() })
+        .describe('shop_hosted: the instruction method the gateway chose; the shop shows the payer the instructions'),
+    ),
   })
   .describe('A payment order the gateway has checked, with the id it assigned');
 export type CreateOrderCommand = z.infer<typeof createOrderCommand>;
@@ -206,6 +227,7 @@ export const orderView = z
       paymentLink: z.string().optional().describe('Added by the gateway from the order id while the link is live'),
       expiresAt: z.string().optional().describe("A hosted order's link expiry, while the link is live"),
       paymentLinkStatus: z.enum(PaymentLinkStatuses).optional(),
+      instructions: paymentInstructions.optional().describe('shop_hosted: what the shop shows the payer, while unpaid'),
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -225,22 +247,6 @@ export const tokenizedCard = z
     masked: z.string().max(32),
   })
   .describe('A card as everything but the vault holds it (docs/decisions.md 110)');
-
-/** What the payer needs to pay with an app, wallet or transfer elsewhere (dataEntryMode instruction). */
-export const paymentInstructions = z
-  .object({
-    method: z.string(),
-    amount: decimal(),
-    currency: z.string(),
-    deeplinks: z.object({
-      app: z.string().describe('Opens the bank or wallet app, e.g. sandboxpay://pay?...'),
-      universal: z.string().describe('An https page of the provider that opens the app, or plays it'),
-    }),
-    qr: z.string().describe('What the QR code holds (the universal link)'),
-    expiresAt: z.string(),
-  })
-  .describe("Instructions for a payment the payer completes in an app: deeplinks and the QR code's payload");
-export type PaymentInstructions = z.infer<typeof paymentInstructions>;
 
 export const payHostedCommand = z
   .object({
@@ -298,6 +304,7 @@ export const orderStatusChanged = z
         .max(2048)
         .describe("The order's own callback URL, when the merchant gave one; else the shop's applies"),
     ),
+    instructions: optional(paymentInstructions.describe('shop_hosted: the instructions, in the creation event')),
   })
   .describe('An order changed status; merchant-callbacks turns it into the merchant callback');
 export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;

@@ -135,9 +135,32 @@ export const hostedOrderExample: OrderView = {
   },
 };
 
+/** shop_hosted for an app method: the instructions the shop shows its payer. */
+export const shopHostedOrderExample: OrderView = {
+  ...orderExample,
+  order: { merchantOrderId: 'shop-order-1004', cost: { amount: '150000.00', currency: 'UZS' } },
+  instrumentType: 'wallet',
+  payer: undefined,
+  data: {
+    payments: [],
+    instructions: {
+      method: 'sandboxpay',
+      amount: '150000.00',
+      currency: 'UZS',
+      deeplinks: {
+        app: 'sandboxpay://pay?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21&payment=pay_1c2d&amount=150000.00&currency=UZS',
+        universal: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
+      },
+      qr: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
+      expiresAt: '2026-06-09T10:30:00.000Z',
+    },
+  },
+};
+
 export const orderAnswerShapes = {
   variants: [
     hostedOrderExample,
+    shopHostedOrderExample,
     {
       ...hostedOrderExample,
       status: 'failed',

@@ -15,10 +15,13 @@ import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
+import Decimal from 'decimal.js';
 import {
   CancelOrderCommand,
   GetOrderByMerchantIdQuery,
   GetOrderQuery,
+  MethodListView,
+  MethodQueryTypes,
   RefundOrderCommand,
   OrderCommandTypes,
   OrderView,
@@ -129,7 +132,14 @@ export class OrdersController {
       format === 'hosted' || format === 'redirect'
         ? { linkHash: this.links.hashFor('order', orderId), expiresAt: expiry.expiresAt }
         : undefined;
-    const command = toCreateOrderCommand(orderId, shop.shopId, body, hosted);
+    const shopHosted =
+      format === 'shop_hosted' && !('error' in expiry)
+        ? await this.instructionMethod(shop.shopId, body, expiry.expiresAt)
+        : undefined;
+    const command = {
+      ...toCreateOrderCommand(orderId, shop.shopId, body, hosted),
+      ...(shopHosted ? { shopHosted } : {}),
+    };
     const view = await ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
     return this.links.withOrderLink(view);
   }
@@ -212,6 +222,34 @@ export class OrdersController {
         query,
       ),
     );
+  }
+
+  /**
+   * shop_hosted applies to an enabled instruction method of the shop that takes this currency and
+   * amount (and instrument type, when given); with none, the format is ignored and the standard
+   * flow runs (ARCHITECTURE.md section 8).
+   */
+  private async instructionMethod(
+    shopId: string,
+    body: CreateOrderDto,
+    expiresAt: string,
+  ): Promise<{ method: string; expiresAt: string } | undefined> {
+    const list = await ask<MethodListView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.paymentList, {
+      shopId,
+    });
+    const currency = canonicalCurrency(body.order.cost.currency);
+    const amount = new Decimal(body.order.cost.amount);
+    const found = list.methods.find((m) => {
+      if (!m.enabled || m.dataEntryMode !== 'instruction') return false;
+      if (body.instrumentType && m.instrumentType !== body.instrumentType) return false;
+      const c = m.currencies.find((x) => x.currency === currency);
+      return (
+        !!c &&
+        (c.minAmount === undefined || amount.greaterThanOrEqualTo(c.minAmount)) &&
+        (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount))
+      );
+    });
+    return found ? { method: found.code, expiresAt } : undefined;
   }
 
   private async linked(view: Promise<OrderView>): Promise<OrderView> {
