@@ -416,4 +416,16 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     const junk = await fetch(`${stack.checkout!.url}/pay/not-a-token`);
     expect(junk.status).toBe(404);
   });
+
+  // Last: it spends most of this client's request budget.
+  it('when one link is loaded faster than a payer could, then it is slowed down with 429 and Retry-After', async () => {
+    const order = await hostedOrder();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => fetch(order.data.paymentLink)));
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0].headers.get('content-type')).toContain('text/html');
+    expect(await limited[0].text()).toContain('Too many attempts');
+    expect(answers.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+  });
 });

@@ -80,6 +80,8 @@ const env = {
   // Where payers open hosted payment links (data.paymentLink).
   CHECKOUT_PUBLIC_URL: process.env.CHECKOUT_PUBLIC_URL ?? checkout,
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
+  // Where orders, payouts and P2P send attempts: the sandbox on its port (also when PROVIDER_SANDBOX_HTTP_PORT moved it).
+  SANDBOX_PROVIDER_URL: process.env.SANDBOX_PROVIDER_URL ?? `http://127.0.0.1:${ports.sandbox}`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
 
