@@ -417,6 +417,31 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     expect(junk.status).toBe(404);
   });
 
+  it('when junk is posted to a page, then it answers 4xx or the page, never 5xx, and nothing is paid', async () => {
+    const order = await hostedOrder();
+    const junk: Array<[string, string]> = [
+      ['application/json', '[]'],
+      ['application/json', '"card"'],
+      ['application/json', 'null'],
+      ['application/json', JSON.stringify({ method: { $ne: 1 }, cardNumber: ['4111111111111111'], expiry: 12 })],
+      ['application/json', JSON.stringify({ method: 'card', cardNumber: '4'.repeat(5000), expiry: '12/30' })],
+      ['application/x-www-form-urlencoded', 'method=nope&cardNumber=4111111111111111&expiry=12%2F30'],
+      ['application/x-www-form-urlencoded', 'cardNumber=%00%00&expiry=%ff'],
+      ['text/plain', 'hello'],
+    ];
+    for (const [type, body] of junk) {
+      const res = await fetch(order.data.paymentLink, { method: 'POST', headers: { 'content-type': type }, body });
+      expect(res.status).toBeLessThan(500);
+      expect(res.status).not.toBe(303);
+    }
+    for (const path of ['/pay/', `/pay/o${'A'.repeat(200)}`, '/pay/%E0%A4%A', `/pay/p${'A'.repeat(64)}`]) {
+      const res = await fetch(`${stack.checkout!.url}${path}`);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect(await dispatches(order.id)).toBe(0);
+    expect((await orderOf(order.id)).data.paymentLinkStatus).toBe('live');
+  });
+
   // Last: it spends most of this client's request budget.
   it('when one link is loaded faster than a payer could, then it is slowed down with 429 and Retry-After', async () => {
     const order = await hostedOrder();
