@@ -78,7 +78,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %s OWNER TO payments_card_vault', t.name);
     EXECUTE format('REVOKE ALL ON TABLE %s FROM PUBLIC', t.name);
   END LOOP;
-  FOREACH r IN ARRAY ARRAY['payments_gateway', 'payments_payouts', 'payments_p2p'] LOOP
+  FOREACH r IN ARRAY ARRAY['payments_gateway', 'payments_orders', 'payments_payouts', 'payments_p2p'] LOOP
     EXECUTE format('GRANT USAGE ON SCHEMA card_vault TO %I', r);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA card_vault TO %I', r);
     EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE payments_card_vault IN SCHEMA card_vault '

@@ -31,7 +31,10 @@ export interface paths {
     /** Find an order by the merchant's own id (merchantOrderId): the same answer as Retrieve Order */
     get: operations['OrdersController_find[1]'];
     put?: never;
-    /** Create Order */
+    /**
+     * Create Order
+     * @description With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.
+     */
     post: operations['OrdersController_create[1]'];
     delete?: never;
     options?: never;
@@ -670,7 +673,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL */
+    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains */
     patch: operations['OpsSettingsController_update'];
     trace?: never;
   };
@@ -684,7 +687,10 @@ export interface paths {
     /** Find an order by the merchant's own id (merchantOrderId): the same answer as Retrieve Order */
     get: operations['OrdersController_find[0]'];
     put?: never;
-    /** Create Order */
+    /**
+     * Create Order
+     * @description With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.
+     */
     post: operations['OrdersController_create[0]'];
     delete?: never;
     options?: never;
@@ -966,6 +972,11 @@ export interface components {
       code: string;
       currencies: components['schemas']['MethodCurrencyDto'][];
       /**
+       * @description How the payer gives the data; default card_form for card methods, instruction for the others.
+       * @enum {string}
+       */
+      dataEntryMode?: 'card_form' | 'instruction' | 'redirect';
+      /**
        * @description A disabled method is hidden from merchants and refuses payouts.
        * @default true
        * @example true
@@ -1000,8 +1011,17 @@ export interface components {
       instrumentType?: 'card' | 'wallet' | 'bank_transfer' | 'mobile_top_up';
       order: components['schemas']['OrderDetailsDto'];
       payer?: components['schemas']['PayerDto'];
+      /** @description Integration format and page language (issue 20). */
+      paymentPageDesign?: components['schemas']['PaymentPageDesignDto'];
       paymentSettings?: components['schemas']['PaymentSettingsDto'];
       recipient?: components['schemas']['RecipientDto'];
+      /** @description Where a hosted page sends the payer when the order is final. */
+      redirectUrls?: components['schemas']['RedirectUrlsDto'];
+      /**
+       * @description Seconds the payment link stays payable (hosted); then the order fails with 1-07-08. Default 1800.
+       * @example 1800
+       */
+      timeLimit?: number;
     };
     CreateP2pDto: {
       /**
@@ -1105,6 +1125,12 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       currencies: components['schemas']['MethodCurrencyDto'][];
+      /**
+       * @description How the payer gives the data: card_form (a card form on the hosted page), instruction (an app, wallet or transfer completed elsewhere: deeplink, QR), redirect (the provider's page).
+       * @example card_form
+       * @enum {string}
+       */
+      dataEntryMode: 'card_form' | 'instruction' | 'redirect';
       /** @example true */
       enabled: boolean;
       /** Format: uuid */
@@ -1204,7 +1230,31 @@ export interface components {
       /** @description The payer's e-wallet, for providers that accept digital wallets. */
       walletData?: components['schemas']['WalletDataDto'];
     };
+    PaymentPageDesignDto: {
+      /**
+       * @description The PSP's page design alias: accepted, there is one design.
+       * @example default
+       */
+      alias?: string;
+      /**
+       * @description host_to_host: dispatched at once (today's flow). hosted (the PSP's redirect): the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.
+       * @enum {string}
+       */
+      format?: 'host_to_host' | 'hosted' | 'shop_hosted' | 'redirect';
+      /**
+       * @description The page's language; absent, the payer's browser language (Accept-Language), else en.
+       * @enum {string}
+       */
+      locale?: 'uz' | 'ru' | 'en';
+    };
     PaymentSettingsDto: {
+      /** @description The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls. */
+      redirectUrls?: components['schemas']['RedirectUrlsDto'];
+      /**
+       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
+       * @example 2026-06-09T10:30:00.000Z
+       */
+      timeLimit?: string;
       /**
        * @description Only with instrumentType = wallet.
        * @enum {string}
@@ -1345,6 +1395,18 @@ export interface components {
     RecipientDto: {
       merchantBalance?: components['schemas']['MerchantBalanceDto'];
     };
+    RedirectUrlsDto: {
+      /**
+       * @description Where the page sends the payer after a failed payment; the same rules as success.
+       * @example https://merchant.example.com/orders/1001/not-paid
+       */
+      failure?: string;
+      /**
+       * @description Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).
+       * @example https://merchant.example.com/orders/1001/paid
+       */
+      success?: string;
+    };
     RefundOrderDto: {
       /** @description What to refund; in the order currency, at most what is left. */
       cost: components['schemas']['CostDto'];
@@ -1436,6 +1498,11 @@ export interface components {
       code?: string;
       currencies?: components['schemas']['MethodCurrencyDto'][];
       /**
+       * @description How the payer gives the data; default card_form for card methods, instruction for the others.
+       * @enum {string}
+       */
+      dataEntryMode?: 'card_form' | 'instruction' | 'redirect';
+      /**
        * @description A disabled method is hidden from merchants and refuses payouts.
        * @example true
        */
@@ -1463,7 +1530,19 @@ export interface components {
        * @example https://merchant.example.com/payments/callback
        */
       callbackUrl?: string | null;
+      /**
+       * @description What an order without `paymentPageDesign.format` gets: dispatched at once, or a payment link.
+       * @enum {string}
+       */
+      defaultIntegration?: 'host_to_host' | 'hosted';
       processingTimeout?: components['schemas']['ProcessingTimeoutDto'];
+      /**
+       * @description Domains a hosted page may send the payer back to (`redirectUrls`), each with its subdomains; replaces the list. At most 20.
+       * @example [
+       *       "merchant.example.com"
+       *     ]
+       */
+      redirectDomains?: string[];
     };
     WalletDataDto: {
       walletHolderName?: string;
@@ -1670,6 +1749,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -1872,6 +1965,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2136,6 +2243,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2352,6 +2473,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2610,6 +2745,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -2848,6 +2997,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -4120,6 +4283,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -4140,6 +4304,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -4159,6 +4324,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -4259,6 +4425,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -4284,6 +4451,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",
@@ -5608,6 +5776,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -5823,6 +6005,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -7050,6 +7246,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -7075,6 +7272,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",
@@ -7188,6 +7386,7 @@ export interface operations {
            *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *       "code": "cards",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "visa",
            *         "mastercard",
@@ -7412,6 +7611,7 @@ export interface operations {
            *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *       "code": "cards",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "visa",
            *         "mastercard",
@@ -7545,6 +7745,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -7565,6 +7766,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -7584,6 +7786,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -7698,6 +7901,7 @@ export interface operations {
            *       "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *       "code": "uzcard-payout",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "humo",
            *         "uzcard"
@@ -7917,6 +8121,7 @@ export interface operations {
            *       "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *       "code": "uzcard-payout",
            *       "instrumentType": "card",
+           *       "dataEntryMode": "card_form",
            *       "cardBrands": [
            *         "humo",
            *         "uzcard"
@@ -8042,6 +8247,7 @@ export interface operations {
            *       "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
            *       "companyId": "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
            *       "version": 2,
+           *       "shopName": "Demo Shop",
            *       "amountDeviation": {
            *         "lowerPercent": "2",
            *         "upperPercent": "5"
@@ -8054,7 +8260,11 @@ export interface operations {
            *         }
            *       },
            *       "useCustomerDataAsPayer": false,
-           *       "callbackUrl": "https://merchant.example.com/payments/callback"
+           *       "callbackUrl": "https://merchant.example.com/payments/callback",
+           *       "defaultIntegration": "hosted",
+           *       "redirectDomains": [
+           *         "merchant.example.com"
+           *       ]
            *     }
            */
           'application/json': {
@@ -8065,13 +8275,16 @@ export interface operations {
             autoFinalizeNeedAction?: boolean;
             callbackUrl?: string | null;
             companyId?: string;
+            defaultIntegration?: string;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
               };
               defaultSeconds?: number;
             };
+            redirectDomains?: string[];
             shopId?: string;
+            shopName?: string;
             useCustomerDataAsPayer?: boolean;
             version?: number;
           };
@@ -8164,6 +8377,7 @@ export interface operations {
            *       "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
            *       "companyId": "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
            *       "version": 2,
+           *       "shopName": "Demo Shop",
            *       "amountDeviation": {
            *         "lowerPercent": "2",
            *         "upperPercent": "5"
@@ -8176,7 +8390,11 @@ export interface operations {
            *         }
            *       },
            *       "useCustomerDataAsPayer": false,
-           *       "callbackUrl": "https://merchant.example.com/payments/callback"
+           *       "callbackUrl": "https://merchant.example.com/payments/callback",
+           *       "defaultIntegration": "hosted",
+           *       "redirectDomains": [
+           *         "merchant.example.com"
+           *       ]
            *     }
            */
           'application/json': {
@@ -8187,13 +8405,16 @@ export interface operations {
             autoFinalizeNeedAction?: boolean;
             callbackUrl?: string | null;
             companyId?: string;
+            defaultIntegration?: string;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
               };
               defaultSeconds?: number;
             };
+            redirectDomains?: string[];
             shopId?: string;
+            shopName?: string;
             useCustomerDataAsPayer?: boolean;
             version?: number;
           };
@@ -8338,6 +8559,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -8540,6 +8775,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -8804,6 +9053,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9020,6 +9283,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9278,6 +9555,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -9516,6 +9807,20 @@ export interface operations {
               id?: string;
             };
             data?: {
+              expiresAt?: string;
+              instructions?: {
+                amount?: string;
+                currency?: string;
+                deeplinks?: {
+                  app?: string;
+                  universal?: string;
+                };
+                expiresAt?: string;
+                method?: string;
+                qr?: string;
+              };
+              paymentLink?: string;
+              paymentLinkStatus?: string;
               payments?: {
                 amount?: string;
                 createdAt?: string;
@@ -10788,6 +11093,7 @@ export interface operations {
            *           "id": "7b1e4c2a-3d5f-4a6b-9c8d-0e1f2a3b4c5d",
            *           "code": "uzcard-payout",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "humo",
            *             "uzcard"
@@ -10808,6 +11114,7 @@ export interface operations {
            *           "id": "8c2f5d3b-4e6a-4b7c-8d9e-1f2a3b4c5d6e",
            *           "code": "wallet-payout",
            *           "instrumentType": "wallet",
+           *           "dataEntryMode": "instruction",
            *           "walletTypes": [
            *             "personal",
            *             "company"
@@ -10827,6 +11134,7 @@ export interface operations {
            *           "id": "9d3a6e4c-5f7b-4c8d-9e0f-2a3b4c5d6e7f",
            *           "code": "usdt-trc20",
            *           "instrumentType": "crypto",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "USDT",
@@ -10927,6 +11235,7 @@ export interface operations {
            *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
            *           "code": "cards",
            *           "instrumentType": "card",
+           *           "dataEntryMode": "card_form",
            *           "cardBrands": [
            *             "visa",
            *             "mastercard",
@@ -10952,6 +11261,7 @@ export interface operations {
            *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
            *           "code": "mobile",
            *           "instrumentType": "mobile_top_up",
+           *           "dataEntryMode": "instruction",
            *           "currencies": [
            *             {
            *               "currency": "UZS",

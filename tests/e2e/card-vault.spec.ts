@@ -56,7 +56,7 @@ describe('card vault: card numbers never stored or published in clear', () => {
   const preexistingTokens = new Map<string, string>();
 
   beforeAll(async () => {
-    stack = await TestStack.start({ extraEnv: vaultEnv(`${oldKey},${newKey}`) });
+    stack = await TestStack.start({ checkout: true, extraEnv: vaultEnv(`${oldKey},${newKey}`) });
     shop = await aShop(stack.gateway!.url);
     await withPayoutMethods(stack.gateway!.url, shop.shopId);
     db = new Client({ connectionString: stack.databaseUrl });
@@ -129,11 +129,33 @@ describe('card vault: card numbers never stored or published in clear', () => {
       body: aP2pRequest({ amount: '30.13', extra: { callbackUrl: receiver.url } }),
     });
     expect(p2pDeclined.status).toBe(201);
+    // A card typed on a hosted payment page (apps/checkout), posted as the page's form posts it.
+    const hosted = await http('POST', `${gw()}/order`, {
+      token: shop.apiKey,
+      body: {
+        order: { merchantOrderId: `hosted-${randomUUID()}`, cost: { amount: '150000.00', currency: 'UZS' } },
+        paymentPageDesign: { format: 'hosted' },
+        callbackUrl: receiver.url,
+      },
+    });
+    expect(hosted.status).toBe(201);
+    const submitted = await fetch(hosted.body.data.paymentLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ method: 'card', cardNumber: testCard(4), expiry: '12/39' }).toString(),
+      redirect: 'manual',
+    });
+    expect(submitted.status).toBe(303);
     // A provider callback about nothing of ours: its raw copy is kept and its event dead-lettered.
     await http('POST', `${stack.sandbox!.url}/simulate/callback`, {
       body: { kind: 'payout', reference: randomUUID(), amount: '1.00', currency: 'USD', status: 'success' },
     });
 
+    await wait.untilStatus(
+      async () => (await http('GET', `${gw()}/order/${hosted.body.id}`, { token: shop.apiKey })).body,
+      'completed',
+      'the hosted order paid by card',
+    );
     await payoutUntil(paid.id, 'completed');
     await payoutUntil(declined.id, 'failed');
     await payoutUntil(mismatch.id, 'need_action');

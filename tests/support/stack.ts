@@ -3,6 +3,7 @@ import {
   RunningCallbacksIngest,
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
+import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
 import {
@@ -36,10 +37,20 @@ async function openApiOf(url: string): Promise<unknown> {
 }
 
 type ServiceName =
-  'gateway' | 'orders' | 'callbacks-ingest' | 'provider-sandbox' | 'methods' | 'merchant-callbacks' | 'payouts' | 'p2p';
+  | 'gateway'
+  | 'orders'
+  | 'callbacks-ingest'
+  | 'provider-sandbox'
+  | 'methods'
+  | 'merchant-callbacks'
+  | 'payouts'
+  | 'p2p'
+  | 'checkout';
 
 export interface StackOptions {
   services?: ServiceName[];
+  /** Adds the hosted pages (apps/checkout) to the default services. */
+  checkout?: boolean;
   orders?: OrdersModuleOptions;
   payouts?: PayoutsModuleOptions;
   p2p?: P2pModuleOptions;
@@ -60,6 +71,7 @@ export class TestStack {
   merchantCallbacks?: RunningMerchantCallbacks;
   payouts?: RunningPayouts;
   p2p?: RunningP2p;
+  checkout?: RunningCheckout;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   /** Keys of this stack's card vault: generated, in memory only (docs/decisions.md 111). */
@@ -117,6 +129,7 @@ export class TestStack {
       'merchant-callbacks',
       'payouts',
       'p2p',
+      ...(opts.checkout ? (['checkout'] as const) : []),
     ];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
@@ -149,9 +162,19 @@ export class TestStack {
     if (services.includes('payouts'))
       stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
     if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
+    if (services.includes('checkout'))
+      stack.checkout = await startCheckout(
+        loadCheckoutConfig(env().withDefaults({ CHECKOUT_INSTANCE_ID: uniqueName('co') })),
+        0,
+      );
     if (services.includes('gateway'))
       stack.gateway = await startGateway(
-        loadGatewayConfig(env().withDefaults({ GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+        loadGatewayConfig(
+          env().withDefaults({
+            GATEWAY_INSTANCE_ID: uniqueName('gw'),
+            ...(stack.checkout ? { CHECKOUT_PUBLIC_URL: stack.checkout.url } : {}),
+          }),
+        ),
         0,
       );
     // Every answer the tests get through http() from these services is held to their documents.
@@ -174,6 +197,7 @@ export class TestStack {
     for (const running of [this.gateway, this.ingest]) if (running) unregisterOpenApi(running.url);
     await this.sandbox?.close();
     await this.gateway?.close();
+    await this.checkout?.close();
     await this.ingest?.close();
     await this.merchantCallbacks?.close();
     for (const o of this.orders ?? []) await o.close();

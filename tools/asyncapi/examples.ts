@@ -28,6 +28,7 @@ const cardMethod = {
   code: 'uzcard-humo',
   instrumentType: 'card',
   cardBrands: ['uzcard', 'humo'],
+  dataEntryMode: 'card_form',
   currencies: [{ currency: 'UZS', minAmount: '1000', maxAmount: '50000000' }],
   provider: 'sandbox',
   enabled: true,
@@ -115,6 +116,24 @@ const deliveryView = {
   deliveredAt: later,
 };
 
+const linkHashExample = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+const checkoutView = {
+  orderId: ids.order,
+  shopId: ids.shop,
+  shopName: 'Demo Shop',
+  merchantOrderId: 'inv-2026-000123',
+  status: 'registered',
+  statusCode: '1-01-01',
+  statusDescription: 'Order registered; awaiting payment.',
+  amount: '1500.00',
+  currency: 'UZS',
+  description: 'Order 123: two coffees',
+  expiresAt: later,
+  linkStatus: 'live',
+  locale: 'uz',
+  redirectUrls: { success: 'https://merchant.example/paid', failure: 'https://merchant.example/not-paid' },
+};
+
 /** Each message type's example payload. */
 export const payloadExamples: Record<string, unknown> = {
   'order.create': {
@@ -127,6 +146,18 @@ export const payloadExamples: Record<string, unknown> = {
     callbackUrl: 'https://merchant.example/payments/callbacks',
   },
   'order.get': { orderId: ids.order, shopId: ids.shop },
+  'order.get_for_checkout': { orderId: ids.order, linkHash: linkHashExample },
+  'order.pay_hosted': {
+    orderId: ids.order,
+    linkHash: linkHashExample,
+    method: 'card',
+    card: {
+      token: 'card_0f8fad5b-d9cb-469f-a165-70867728950e',
+      bin: '986012',
+      last4: '4444',
+      masked: '986012******4444',
+    },
+  },
   'order.get_for_operator': { orderId: ids.order },
   'order.get_by_merchant_id': { merchantOrderId: 'inv-2026-000123', shopId: ids.shop },
   'order.cancel': { orderId: ids.order, shopId: ids.shop },
@@ -245,6 +276,8 @@ export const payloadExamples: Record<string, unknown> = {
     processingTimeout: { defaultSeconds: 604800, byPaymentSetting: { card: 1800 } },
     useCustomerDataAsPayer: true,
     callbackUrl: 'https://merchant.example/payments/callbacks',
+    defaultIntegration: 'hosted',
+    redirectDomains: ['merchant.example'],
     callbackSecret: 'whsec_example_not_a_real_secret',
   },
 };
@@ -259,6 +292,8 @@ export const resultExamples: Record<string, unknown> = {
     data: { payments: [] },
   },
   'order.get': orderView,
+  'order.get_for_checkout': checkoutView,
+  'order.pay_hosted': { ...checkoutView, status: 'in_progress', linkStatus: 'used', maskedCard: '986012******4444' },
   'order.get_for_operator': orderView,
   'order.get_by_merchant_id': orderView,
   'order.cancel': {

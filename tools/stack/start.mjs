@@ -29,7 +29,9 @@ const ports = {
   merchantCallbacks: Number(process.env.MERCHANT_CALLBACKS_HTTP_PORT ?? 3030),
   payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3040),
   p2p: Number(process.env.P2P_HTTP_PORT ?? 3050),
+  checkout: Number(process.env.CHECKOUT_HTTP_PORT ?? 3060),
 };
+const checkout = `http://127.0.0.1:${ports.checkout}`;
 const runDir = path.join(ROOT, '.run');
 const logsDir = path.join(runDir, 'logs');
 mkdirSync(logsDir, { recursive: true });
@@ -74,7 +76,12 @@ const env = {
   CALLBACK_URL_ALLOW_INSECURE: process.env.CALLBACK_URL_ALLOW_INSECURE ?? 'true',
   PAYOUTS_HTTP_PORT: String(ports.payouts),
   P2P_HTTP_PORT: String(ports.p2p),
+  CHECKOUT_HTTP_PORT: String(ports.checkout),
+  // Where payers open hosted payment links (data.paymentLink).
+  CHECKOUT_PUBLIC_URL: process.env.CHECKOUT_PUBLIC_URL ?? checkout,
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
+  // Where orders, payouts and P2P send attempts: the sandbox on its port (also when PROVIDER_SANDBOX_HTTP_PORT moved it).
+  SANDBOX_PROVIDER_URL: process.env.SANDBOX_PROVIDER_URL ?? `http://127.0.0.1:${ports.sandbox}`,
   GATEWAY_INSTANCE_ID: process.env.GATEWAY_INSTANCE_ID ?? 'local',
 };
 
@@ -102,6 +109,7 @@ process.on('SIGTERM', () => void shutdown(0));
   'merchant-callbacks',
   'payouts',
   'p2p',
+  'checkout',
 ].forEach((name) => {
   const say = logger(name, 90);
   const child = /** @type {import('node:child_process').ChildProcess} */ (
@@ -130,6 +138,7 @@ const health = [
   ['merchant-callbacks', ports.merchantCallbacks],
   ['payouts', ports.payouts],
   ['p2p', ports.p2p],
+  ['checkout', ports.checkout],
 ];
 try {
   await Promise.all(
@@ -194,6 +203,14 @@ async function seedDemoMethods(shopId) {
         currencies: [{ currency: 'USD' }, { currency: 'UZS' }],
         provider: 'sandbox',
       },
+      // Hosted pages offer it as "Pay in the SandboxPay app" (deeplink, QR; docs/checkout.md).
+      {
+        code: 'sandboxpay',
+        instrumentType: 'wallet',
+        dataEntryMode: 'instruction',
+        currencies: [{ currency: 'UZS' }, { currency: 'USD' }],
+        provider: 'sandbox',
+      },
     ],
     'payout-methods': [
       {
@@ -236,6 +253,7 @@ const serviceLines = [
   ['gateway', gateway, `OpenAPI: ${gateway}/docs`],
   ['callbacks-ingest', `http://127.0.0.1:${ports.ingest}`],
   ['provider-sandbox', `http://127.0.0.1:${ports.sandbox}`],
+  ['checkout', checkout, 'hosted payment pages'],
   [
     'merchant-callbacks',
     `http://127.0.0.1:${ports.merchantCallbacks}`,
@@ -294,6 +312,14 @@ ${logsHint}
    curl -s ${gateway}/p2p -H 'Authorization: Bearer ${demo.apiKey}' \\
      -H 'Content-Type: application/json' \\
      -d '{"p2p":{"merchantP2pId":"demo-p2p-'$(date +%s)'","cost":{"amount":"10.00","currency":"USD"}},"sender":{"cardNumber":"4111111111111111"},"recipient":{"cardNumber":"8600123456789012"}}'
+
+ 6. A hosted order: the answer's data.paymentLink is a page where the payer pays by card. Open it
+    in a browser and pay with 9860 1234 5678 9015 (HUMO), any future expiry such as 12/30, or
+    choose "Pay in the SandboxPay app" and approve on the page its QR code or link opens:
+   curl -s ${gateway}/order -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"order":{"merchantOrderId":"demo-pay-'$(date +%s)'","cost":{"amount":"150000.00","currency":"UZS"}},"paymentPageDesign":{"format":"hosted","locale":"en"}}' \\
+     | grep -o '"paymentLink":"[^"]*"'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).

@@ -11,6 +11,7 @@ export const SERVICES = [
   ['provider-sandbox', 'PROVIDER_SANDBOX_HTTP_PORT'],
   ['merchant-callbacks', 'MERCHANT_CALLBACKS_HTTP_PORT'],
   ['gateway', 'GATEWAY_HTTP_PORT'],
+  ['checkout', 'CHECKOUT_HTTP_PORT'],
 ];
 
 export function freePort() {
@@ -41,6 +42,7 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
     SANDBOX_PROVIDER_URL: `http://127.0.0.1:${ports['provider-sandbox']}`,
     SANDBOX_CALLBACKS_URL: `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`,
     GATEWAY_INSTANCE_ID: instanceId,
+    CHECKOUT_PUBLIC_URL: `http://127.0.0.1:${ports.checkout}`,
     LOG_FORMAT: 'json',
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',

@@ -39,6 +39,8 @@ export interface GatewayConfig extends CommonConfig {
   reconciliation: ReconciliationConfig;
   /** Where a card first arrives, it is tokenized: Kafka commands carry the token, never the number. */
   cardVault: CardVaultConfig;
+  /** Where payers open hosted pages (apps/checkout): the base of `data.paymentLink`. */
+  checkoutPublicUrl: string;
 }
 
 export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
@@ -67,12 +69,15 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       .filter(Boolean),
     reconciliation: readReconciliationConfig(env, common.databaseUrl),
     cardVault: readCardVaultConfig(env),
+    checkoutPublicUrl: env.string('CHECKOUT_PUBLIC_URL', 'http://127.0.0.1:3060'),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });
   config.rateLimit = { perSecond, burst: env.int('RATE_LIMIT_BURST', perSecond * 2, { min: 1, max: 10_000_000 }) };
   // Well past the longest a live gateway can hold a request (its reply timeout), so a takeover
   // never races a request that is still running.
   config.idempotency.staleAfterMs = Math.max(30_000, 3 * config.requestTimeoutMs);
+  if (!/^https?:\/\/[^/\s]+\/?$|^https?:\/\/[^\s]+$/.test(config.checkoutPublicUrl))
+    throw new Error('gateway: CHECKOUT_PUBLIC_URL must be an absolute http(s) URL');
   if (config.opsToken && config.opsToken.length < 16)
     throw new Error('gateway: OPS_TOKEN must have at least 16 characters');
   env.done('gateway');

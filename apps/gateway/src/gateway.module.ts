@@ -44,6 +44,8 @@ import { ApiKeyRepository } from './auth/api-key.repository';
 import { ShopRepository } from './shops/shop.repository';
 import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-idempotency-and-key-use';
 import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
+import { PaymentLinks } from './orders/payment-links';
+import { HostedIntegration1765200000001 } from './migrations/1765200000001-hosted-integration';
 import { OpsApiKeysController } from './ops/ops-api-keys.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';
@@ -75,6 +77,7 @@ export class GatewayModule {
         IdempotencyAndKeyUse1764200000000,
         Reconciliation1764317400000,
         PreviousCallbackSecret1764900000002,
+        HostedIntegration1765200000001,
       ],
     };
     return {
@@ -110,6 +113,7 @@ export class GatewayModule {
         ShopSettingsPublisher,
         ShopSecretResealer,
         PayoutMethodResolver,
+        PaymentLinks,
         OutboxRelayService,
         CardVaultCloser,
         {

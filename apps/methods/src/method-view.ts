@@ -1,4 +1,4 @@
-import type { MethodCurrency, MethodDefinition, MethodView } from '@payments/contracts';
+import { defaultDataEntryMode, MethodCurrency, MethodDefinition, MethodView } from '@payments/contracts';
 import type { ResolvableMethod } from '@payments/methods-domain';
 import type { MethodEntity } from './method.entity';
 
@@ -20,6 +20,7 @@ export function toMethodView(m: MethodEntity): MethodView {
     instrumentType: m.instrumentType,
     ...(m.instrumentType === 'card' && m.cardBrands ? { cardBrands: m.cardBrands } : {}),
     ...(m.walletTypes.length > 0 ? { walletTypes: m.walletTypes } : {}),
+    dataEntryMode: m.dataEntryMode ?? defaultDataEntryMode(m.instrumentType),
     currencies: m.currencies.map(inOrder),
     provider: m.provider,
     enabled: m.enabled,
@@ -34,6 +35,7 @@ export function toDefinition(m: MethodEntity): ResolvableMethod & MethodDefiniti
     instrumentType: m.instrumentType,
     ...(m.cardBrands ? { cardBrands: m.cardBrands } : {}),
     walletTypes: m.walletTypes,
+    ...(m.dataEntryMode ? { dataEntryMode: m.dataEntryMode } : {}),
     currencies: m.currencies,
     provider: m.provider,
     enabled: m.enabled,

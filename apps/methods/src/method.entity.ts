@@ -1,5 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { CardBrand, MethodCurrency, MethodDirection, MethodInstrumentType, WalletType } from '@payments/contracts';
+import type {
+  CardBrand,
+  DataEntryMode,
+  MethodCurrency,
+  MethodDirection,
+  MethodInstrumentType,
+  WalletType,
+} from '@payments/contracts';
 
 /** The columns both tables share; payment and payout methods differ in use, not in shape. */
 abstract class MethodColumns {
@@ -17,6 +24,10 @@ abstract class MethodColumns {
 
   @Column('text', { name: 'card_brands', array: true, nullable: true })
   cardBrands: CardBrand[] | null;
+
+  /** Null: the instrument type's default (card_form for cards, instruction for the rest). */
+  @Column('text', { name: 'data_entry_mode', nullable: true })
+  dataEntryMode: DataEntryMode | null;
 
   @Column('jsonb')
   currencies: MethodCurrency[];

@@ -1,3 +1,4 @@
+import { DataEntryMode1765200000002 } from './migrations/1765200000002-data-entry-mode';
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
@@ -21,7 +22,7 @@ export class MethodsModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [PaymentMethodEntity, PayoutMethodEntity],
-      migrations: [Init1764200000000],
+      migrations: [Init1764200000000, DataEntryMode1765200000002],
     };
     return {
       module: MethodsModule,

@@ -1,3 +1,4 @@
+import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
 import { ProviderConfig, readProviderConfig } from '@payments/provider-dispatch';
 
@@ -6,6 +7,8 @@ export interface OrdersConfig extends CommonConfig, ProviderConfig {
   consumerGroup: string;
   /** How often the processing-timeout sweeper looks for due orders; 0 turns it off. */
   sweepIntervalMs: number;
+  /** A card typed on a hosted page is a vault token here; the dispatcher opens it just before the send. */
+  cardVault: CardVaultConfig;
 }
 
 export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
@@ -15,6 +18,7 @@ export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
     consumerGroup: env.string('ORDERS_CONSUMER_GROUP', 'orders'),
     sweepIntervalMs: env.int('ORDERS_SWEEP_INTERVAL_MS', 60_000, { min: 0 }),
     ...readProviderConfig(env),
+    cardVault: readCardVaultConfig(env),
   };
   env.done('orders');
   return config;

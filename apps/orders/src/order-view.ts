@@ -1,4 +1,11 @@
-import type { CostDto, NeedActionView, OrderStatusChanged, OrderView } from '@payments/contracts';
+import type {
+  CheckoutOrderView,
+  CostDto,
+  NeedActionView,
+  OrderStatusChanged,
+  OrderView,
+  PaymentLinkStatus,
+} from '@payments/contracts';
 import type { MoneyFacts, NeedAction } from '@payments/orders-domain';
 import { assertNever } from '@payments/exhaustive';
 import { formatInCurrency } from '@payments/money';
@@ -43,11 +50,41 @@ export function toNeedActionView(n: NeedAction, statusCode: string | null): Need
   }
 }
 
+/** Where a hosted order's one payment is; undefined for a host-to-host order. */
+export function linkStatusOf(order: OrderEntity, now: Date): PaymentLinkStatus | undefined {
+  if (!order.linkHash || !order.linkExpiresAt) return undefined;
+  if (order.linkUsedAt) return 'used';
+  if (order.status !== 'registered') return 'closed';
+  return now.getTime() >= order.linkExpiresAt.getTime() ? 'expired' : 'live';
+}
+
+/** The hosted order as its payment page shows it: no payer data, the card masked. */
+export function toCheckoutView(order: OrderEntity, now: Date): CheckoutOrderView {
+  return {
+    orderId: order.id,
+    shopId: order.shopId,
+    merchantOrderId: order.merchantOrderId,
+    status: order.status,
+    ...describe(order.statusCode),
+    amount: formatInCurrency(order.amount, order.currency),
+    currency: order.currency,
+    ...(order.description ? { description: order.description } : {}),
+    expiresAt: (order.linkExpiresAt ?? order.createdAt).toISOString(),
+    linkStatus: linkStatusOf(order, now) ?? 'closed',
+    ...(order.pageLocale ? { locale: order.pageLocale } : {}),
+    ...(order.redirectUrls ? { redirectUrls: order.redirectUrls } : {}),
+    ...(order.cardMasked ? { maskedCard: order.cardMasked } : {}),
+    ...(order.instructions ? { instructions: order.instructions } : {}),
+  };
+}
+
 export function toOrderView(
   order: OrderEntity,
   payments: PaymentAttemptEntity[],
   refunds: RefundRow[] = [],
+  now = new Date(),
 ): OrderView {
+  const linkStatus = linkStatusOf(order, now);
   return {
     id: order.id,
     shopId: order.shopId,
@@ -97,6 +134,11 @@ export function toOrderView(
             })),
           }
         : {}),
+      ...(linkStatus === 'live' && order.linkExpiresAt ? { expiresAt: order.linkExpiresAt.toISOString() } : {}),
+      ...(linkStatus ? { paymentLinkStatus: linkStatus } : {}),
+      ...(order.instructions && !order.linkHash && (order.status === 'registered' || order.status === 'in_progress')
+        ? { instructions: order.instructions }
+        : {}),
     },
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
@@ -121,5 +163,8 @@ export function toStatusChanged(
       ...(order.tokenStandard ? { tokenStandard: order.tokenStandard } : {}),
     },
     ...(order.callbackUrl ? { callbackUrl: order.callbackUrl } : {}),
+    ...(order.instructions && !order.linkHash && order.status === 'registered'
+      ? { instructions: order.instructions }
+      : {}),
   };
 }

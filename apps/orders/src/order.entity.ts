@@ -8,7 +8,13 @@ import {
   ManyToOne,
   JoinColumn,
 } from 'typeorm';
-import type { InstrumentType, MerchantBalance, OrderStatus } from '@payments/contracts';
+import type {
+  InstrumentType,
+  MerchantBalance,
+  OrderStatus,
+  PageLocale,
+  PaymentInstructions,
+} from '@payments/contracts';
 import type { NeedAction, NeedActionReason } from '@payments/orders-domain';
 import { NumericStringTransformer } from '@payments/platform';
 
@@ -82,6 +88,38 @@ export class OrderEntity {
   /** Crypto payments are never failed by the processing timeout (spec section 3). */
   @Column('boolean', { name: 'is_crypto' })
   isCrypto: boolean;
+
+  /** Hosted page (issue 20): SHA-256 (hex) of the link's token; null for a host-to-host order. */
+  @Column('text', { name: 'link_hash', nullable: true })
+  linkHash: string | null;
+
+  @Column('timestamptz', { name: 'link_expires_at', nullable: true })
+  linkExpiresAt: Date | null;
+
+  /** When the payer submitted the link's one payment. */
+  @Column('timestamptz', { name: 'link_used_at', nullable: true })
+  linkUsedAt: Date | null;
+
+  @Column('text', { name: 'page_locale', nullable: true })
+  pageLocale: PageLocale | null;
+
+  @Column('jsonb', { name: 'redirect_urls', nullable: true })
+  redirectUrls: { success?: string; failure?: string } | null;
+
+  /** The card typed on the hosted page: its vault token, sent in clear only by the dispatcher. */
+  @Column('text', { name: 'card_token', nullable: true })
+  cardToken: string | null;
+
+  @Column('text', { name: 'card_masked', nullable: true })
+  cardMasked: string | null;
+
+  /** The method the payer chose on the hosted page (its code). */
+  @Column('text', { name: 'page_method', nullable: true })
+  pageMethod: string | null;
+
+  /** For an app method: the deeplinks and QR the provider adapter built for the payment. */
+  @Column('jsonb', { nullable: true })
+  instructions: PaymentInstructions | null;
 
   /** Bumped with every status change; merchants order callbacks by it. */
   @Column('int')

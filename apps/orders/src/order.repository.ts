@@ -40,6 +40,42 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** What the hosted page gave for the payment: the card's vault token, or an app payment. */
+  async hostedPaymentOf(m: EntityManager, id: string): Promise<{ cardToken: string | null; app: boolean }> {
+    const row = await m
+      .getRepository(OrderEntity)
+      .findOne({ where: { id }, select: { id: true, cardToken: true, instructions: true } });
+    return { cardToken: row?.cardToken ?? null, app: !!row?.instructions };
+  }
+
+  /** Records the hosted link's one payment on the locked order. */
+  async markLinkUsed(m: EntityManager, order: OrderEntity): Promise<void> {
+    await m.getRepository(OrderEntity).update(
+      { id: order.id },
+      {
+        linkUsedAt: order.linkUsedAt,
+        cardToken: order.cardToken,
+        cardMasked: order.cardMasked,
+        pageMethod: order.pageMethod,
+        instructions: order.instructions,
+      },
+    );
+  }
+
+  /** Locks up to `limit` hosted orders whose link expired unpaid, skipping those another instance holds. */
+  claimExpiredLinks(m: EntityManager, now: Date, limit: number): Promise<OrderEntity[]> {
+    return m
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .where(`o.status = 'registered' AND o.link_hash IS NOT NULL AND o.link_used_at IS NULL`)
+      .andWhere('o.link_expires_at <= :now', { now })
+      .orderBy('o.link_expires_at', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
   findById(m: EntityManager, id: string): Promise<OrderEntity | null> {
     return m.getRepository(OrderEntity).findOne({ where: { id } });
   }

@@ -24,6 +24,8 @@ import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
 import { Refunds1764100000000 } from './migrations/1764100000000-refunds';
 import { OrderCallbackUrl1764200000000 } from './migrations/1764200000000-order-callback-url';
 import { NeedActionExplanation1764317200000 } from './migrations/1764317200000-need-action-explanation';
+import { HostedPage1765200000000 } from './migrations/1765200000000-hosted-page';
+import { CheckoutHandler } from './checkout/checkout.handler';
 import { RefundOrderHandler } from './refund-order/refund-order.handler';
 import { CustomerRepository } from './customers/customer.repository';
 import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
@@ -56,6 +58,7 @@ export class OrdersModule {
         Refunds1764100000000,
         OrderCallbackUrl1764200000000,
         NeedActionExplanation1764317200000,
+        HostedPage1765200000000,
       ],
     };
     return {
@@ -72,6 +75,7 @@ export class OrdersModule {
         CancelOrderHandler,
         RefundOrderHandler,
         ResolveOrderHandler,
+        CheckoutHandler,
         ProviderEventConsumer,
         ShopSettingsConsumer,
         HealthController,

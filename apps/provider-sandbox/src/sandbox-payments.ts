@@ -14,6 +14,8 @@ export interface StartPayment {
   amount: string;
   currency: string;
   tokenStandard?: string;
+  /** Waits for the payer's approval in the bank app before the scenario's callbacks. */
+  app?: boolean;
 }
 
 export interface PaymentAnswer {
@@ -41,6 +43,8 @@ export interface PaymentRecord extends StartPayment {
   /** How many times the payment was asked for: resends included. */
   requests: number;
   callbacks: SentCallback[];
+  /** An app payment: what the payer chose in the bank app, once they did. */
+  decision?: 'approved' | 'declined';
 }
 
 export type StartResult =
@@ -104,7 +108,8 @@ export class SandboxPayments implements OnModuleDestroy {
         if (err instanceof Closing) return { kind: 'closing' };
         throw err;
       }
-      void this.playCallbacks(record, scenario.callbacks(request));
+      // An app payment waits for the payer in the bank app (decide); the rest play at once.
+      if (!request.app) void this.playCallbacks(record, scenario.callbacks(request));
       return {
         kind: 'answer',
         answer: {
@@ -120,6 +125,28 @@ export class SandboxPayments implements OnModuleDestroy {
       `payment ${record.paymentId} of ${record.reference}: ${record.amount} ${record.currency}, scenario ${scenario.name}`,
     );
     return answer;
+  }
+
+  /**
+   * The payer's answer in the bank app: approving plays the amount's scenario (so the magic cents
+   * work as for a card), declining sends one failed callback. Only the first answer counts.
+   */
+  decide(reference: string, paymentId: string, approve: boolean): PaymentRecord | undefined {
+    const record = this.find('payment', reference, paymentId);
+    if (!record?.app || record.decision) return record;
+    record.decision = approve ? 'approved' : 'declined';
+    const terms = {
+      amount: record.amount,
+      currency: record.currency,
+      ...(record.tokenStandard ? { tokenStandard: record.tokenStandard } : {}),
+    };
+    void this.playCallbacks(
+      record,
+      approve
+        ? scenarioOf(record.amount).callbacks(terms)
+        : [{ status: 'failed', reason: 'declined in the bank app', ...terms }],
+    );
+    return record;
   }
 
   find(kind: PaymentKind, reference: string, paymentId: string): PaymentRecord | undefined {

@@ -24,6 +24,8 @@ export async function startSandbox(
   const app = await createHttpApp(SandboxModule.register(config), {
     logger: createLogger('provider-sandbox', config),
     metricsEnabled: config.metricsEnabled,
+    // The page that plays the bank app (GET /app/pay/{paymentId}) posts its approve/decline form.
+    forms: true,
   });
   installProblemHandling(app);
   app.useGlobalPipes(strictValidationPipe());

@@ -1,6 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsDefined, IsObject, IsOptional, IsString, Length, Matches, ValidateBy } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsDefined,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateBy,
+} from 'class-validator';
 import { isCardNumber } from '@payments/methods-domain';
 import { ProblemException } from '@payments/platform';
 import { CallbackSender } from './callback-sender';
@@ -36,6 +46,8 @@ export class StartPaymentDto extends PaymentRequestDto {
    * dropped. The sandbox neither stores nor logs them, nor echoes them in callbacks.
    */
   @IsOptional() @IsObject() @IsCardNumberMap() cards?: Record<string, string>;
+  /** The payer approves or declines in the bank app (its page is /app/pay/{paymentId}): no callback before. */
+  @IsOptional() @IsBoolean() app?: boolean;
 }
 
 export class SimulateCallbackDto extends PaymentRequestDto {

@@ -1,3 +1,4 @@
+import { BankAppController } from './bank-app.controller';
 import { DynamicModule, Module } from '@nestjs/common';
 import { CallbackSender } from './callback-sender';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
@@ -9,7 +10,7 @@ export class SandboxModule {
   static register(config: SandboxConfig): DynamicModule {
     return {
       module: SandboxModule,
-      controllers: [SandboxController],
+      controllers: [SandboxController, BankAppController],
       providers: [CallbackSender, SandboxPayments, { provide: SANDBOX_CONFIG, useValue: config }],
     };
   }

@@ -57,11 +57,11 @@ describe('card vault under the per-service database roles', () => {
     await db?.drop();
   });
 
-  it('when the gateway, payouts and p2p boot the vault as their roles (no CREATE), then they tokenize and detokenize', async () => {
+  it('when the gateway, orders, payouts and p2p boot the vault as their roles (no CREATE), then they tokenize and detokenize', async () => {
     const gateway = vaultAs('payments_gateway');
     await gateway.migrate();
     const card = await gateway.tokenize('4111111111111111');
-    for (const role of ['payments_payouts', 'payments_p2p']) {
+    for (const role of ['payments_orders', 'payments_payouts', 'payments_p2p']) {
       const vault = vaultAs(role);
       await vault.migrate();
       await expect(vault.detokenize(card.token)).resolves.toBe('4111111111111111');
@@ -72,7 +72,7 @@ describe('card vault under the per-service database roles', () => {
   });
 
   it('when another service reads the vault, then PostgreSQL refuses', async () => {
-    for (const role of ['payments_orders', 'payments_merchant_callbacks'])
+    for (const role of ['payments_methods', 'payments_merchant_callbacks'])
       await expect(run(as(db.url, role), 'SELECT * FROM card_vault.cards')).rejects.toThrow(
         /permission denied for schema card_vault/,
       );

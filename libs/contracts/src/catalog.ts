@@ -26,7 +26,10 @@ import {
 } from './methods';
 import {
   cancelOrderCommand,
+  checkoutOrderView,
   createOrderCommand,
+  getOrderForCheckoutQuery,
+  payHostedCommand,
   getOrderQuery,
   getOrderForOperatorQuery,
   getOrderByMerchantIdQuery,
@@ -100,10 +103,11 @@ const request = (type: string, summary: string, payload: z.ZodType, reply: z.Zod
 export const topicContracts: readonly TopicContract[] = [
   {
     topic: Topics.ordersCommands,
-    description: 'Requests from the gateway to the orders service, each answered on the reply topic it names.',
+    description:
+      'Requests from the gateway (and from the hosted pages of checkout) to the orders service, each answered on the reply topic it names.',
     key: "The order id (the gateway assigns it before it asks to create the order); the shop id for a read by the merchant's own id",
     keySchema: uuid(),
-    publishedBy: ['gateway'],
+    publishedBy: ['gateway', 'checkout'],
     consumedBy: ['orders'],
     messages: [
       request(OrderCommandTypes.create, 'Create a payment order', createOrderCommand, orderView),
@@ -128,6 +132,18 @@ export const topicContracts: readonly TopicContract[] = [
         orderView,
       ),
       request(OrderCommandTypes.refund, 'Refund a paid order, partly or fully', refundOrderCommand, orderView),
+      request(
+        OrderCommandTypes.getForCheckout,
+        'Read a hosted order for its payment page (checkout)',
+        getOrderForCheckoutQuery,
+        checkoutOrderView,
+      ),
+      request(
+        OrderCommandTypes.payHosted,
+        "The payer's one payment of a hosted link (checkout)",
+        payHostedCommand,
+        checkoutOrderView,
+      ),
     ],
   },
   {
@@ -181,10 +197,10 @@ export const topicContracts: readonly TopicContract[] = [
   {
     topic: Topics.methodsQueries,
     description:
-      "Questions about a shop's payment and payout methods, and operators' changes to them, from the gateway to the methods service; each answered on the reply topic it names.",
+      "Questions about a shop's payment and payout methods, and operators' changes to them, from the gateway (and the hosted pages of checkout) to the methods service; each answered on the reply topic it names.",
     key: 'The shop id',
     keySchema: uuid(),
-    publishedBy: ['gateway'],
+    publishedBy: ['gateway', 'checkout'],
     consumedBy: ['methods'],
     messages: [
       request(MethodQueryTypes.paymentList, "List a shop's payment methods", listMethodsQuery, methodListView),

@@ -12,3 +12,4 @@ export * from './p2p';
 export * from './methods';
 export * from './merchant-callbacks';
 export * from './catalog';
+export * from './payment-link';

@@ -23,6 +23,18 @@ export type MethodInstrumentType = (typeof MethodInstrumentTypes)[number];
 export const CardBrands = ['visa', 'mastercard', 'mir', 'humo', 'uzcard', 'unionpay', 'maestro', 'amex'] as const;
 export type CardBrand = (typeof CardBrands)[number];
 
+/**
+ * How the payer gives the payment data (ARCHITECTURE.md section 8): a card form on our page, an
+ * app, wallet or transfer completed elsewhere from instructions (deeplink, QR), or the provider's page.
+ */
+export const DataEntryModes = ['card_form', 'instruction', 'redirect'] as const;
+export type DataEntryMode = (typeof DataEntryModes)[number];
+
+/** A card method takes a card form unless told otherwise; any other, instructions. */
+export function defaultDataEntryMode(instrumentType: MethodInstrumentType): DataEntryMode {
+  return instrumentType === 'card' ? 'card_form' : 'instruction';
+}
+
 export const WalletTypes = ['personal', 'company'] as const;
 export type WalletType = (typeof WalletTypes)[number];
 
@@ -51,6 +63,9 @@ export const methodView = z
     instrumentType,
     cardBrands: z.array(z.enum(CardBrands)).optional().describe('Only on card methods'),
     walletTypes: z.array(walletType).optional().describe('Present only when at least one is configured (spec 2.5)'),
+    dataEntryMode: z
+      .enum(DataEntryModes)
+      .describe('How the payer gives the payment data (card form, instructions, redirect)'),
     currencies: z.array(methodCurrency),
     provider: z.string(),
     enabled: z.boolean(),
@@ -127,6 +142,7 @@ export const methodDefinition = z.object({
   instrumentType,
   cardBrands: optional(z.array(z.enum(CardBrands))),
   walletTypes: optional(z.array(walletType)),
+  dataEntryMode: optional(z.enum(DataEntryModes)),
   currencies: z.array(methodCurrency),
   provider,
   enabled: z.boolean(),

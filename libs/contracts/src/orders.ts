@@ -32,7 +32,34 @@ export const OrderCommandTypes = {
   cancel: 'order.cancel',
   resolve: 'order.resolve',
   refund: 'order.refund',
+  getForCheckout: 'order.get_for_checkout',
+  payHosted: 'order.pay_hosted',
 } as const;
+
+/** Where the one payment of a hosted link is. */
+export const PaymentLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
+export type PaymentLinkStatus = (typeof PaymentLinkStatuses)[number];
+
+export const PageLocales = ['uz', 'ru', 'en'] as const;
+export type PageLocale = (typeof PageLocales)[number];
+
+/** A SHA-256 (hex) of a payment link's token: what is stored and what crosses Kafka, never the token. */
+export const linkHash = () => z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be a SHA-256 in hex' });
+
+export const redirectUrls = z
+  .object({ success: optional(z.string().min(1).max(2048)), failure: optional(z.string().min(1).max(2048)) })
+  .describe('Where the payment page sends the payer when the order is final (checked by the gateway)');
+
+/** The hosted payment page of an order (ARCHITECTURE.md section 8): the link's hash, expiry and where to return. */
+export const hostedPage = z
+  .object({
+    linkHash: linkHash(),
+    expiresAt: z.string().describe('When the link stops taking payments (ISO 8601)'),
+    locale: optional(z.enum(PageLocales)),
+    redirectUrls: optional(redirectUrls),
+  })
+  .describe('The order is paid on the hosted page: it stays registered until the payer submits');
+export type HostedPage = z.infer<typeof hostedPage>;
 
 export const cancelOrderCommand = z.object({ orderId: uuid(), shopId: uuid() }).describe('Cancels an unpaid order');
 export type CancelOrderCommand = z.infer<typeof cancelOrderCommand>;
@@ -62,6 +89,22 @@ export type MerchantBalance = z.infer<typeof merchantBalance>;
 
 const walletType = z.enum(['personal', 'company']);
 
+/** What the payer needs to pay with an app, wallet or transfer elsewhere (dataEntryMode instruction). */
+export const paymentInstructions = z
+  .object({
+    method: z.string(),
+    amount: decimal(),
+    currency: z.string(),
+    deeplinks: z.object({
+      app: z.string().describe('Opens the bank or wallet app, e.g. sandboxpay://pay?...'),
+      universal: z.string().describe('An https page of the provider that opens the app, or plays it'),
+    }),
+    qr: z.string().describe('What the QR code holds (the universal link)'),
+    expiresAt: z.string(),
+  })
+  .describe("Instructions for a payment the payer completes in an app: deeplinks and the QR code's payload");
+export type PaymentInstructions = z.infer<typeof paymentInstructions>;
+
 export const createOrderCommand = z
   .object({
     orderId: uuid(),
@@ -79,6 +122,12 @@ export const createOrderCommand = z
         .min(1)
         .max(2048)
         .describe("Overrides the shop's callback URL for this order's callbacks (checked by the gateway)"),
+    ),
+    hosted: optional(hostedPage),
+    shopHosted: optional(
+      z
+        .object({ method: z.string().min(1).max(64), expiresAt: z.string() })
+        .describe('shop_hosted: the instruction method the gateway chose; the shop shows the payer the instructions'),
     ),
   })
   .describe('A payment order the gateway has checked, with the id it assigned');
@@ -172,11 +221,66 @@ export const orderView = z
     payer: z.record(z.string(), z.unknown()).optional(),
     recipient: z.object({ merchantBalance: merchantBalance.optional() }).optional(),
     needAction: needActionView.optional(),
-    data: z.object({ payments: z.array(paymentAttemptView), refunds: z.array(refundView).optional() }),
+    data: z.object({
+      payments: z.array(paymentAttemptView),
+      refunds: z.array(refundView).optional(),
+      paymentLink: z.string().optional().describe('Added by the gateway from the order id while the link is live'),
+      expiresAt: z.string().optional().describe("A hosted order's link expiry, while the link is live"),
+      paymentLinkStatus: z.enum(PaymentLinkStatuses).optional(),
+      instructions: paymentInstructions.optional().describe('shop_hosted: what the shop shows the payer, while unpaid'),
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .describe('The order as merchants see it; answered by order.get and order.create');
+
+export const getOrderForCheckoutQuery = z
+  .object({ orderId: uuid(), linkHash: linkHash() })
+  .describe('Reads a hosted order for its payment page; an order whose link hash differs is not found');
+export type GetOrderForCheckoutQuery = z.infer<typeof getOrderForCheckoutQuery>;
+
+export const tokenizedCard = z
+  .object({
+    token: z.string().min(1).max(64),
+    bin: z.string().regex(/^[0-9]{6}$/),
+    last4: z.string().regex(/^[0-9]{4}$/),
+    masked: z.string().max(32),
+  })
+  .describe('A card as everything but the vault holds it (docs/decisions.md 110)');
+
+export const payHostedCommand = z
+  .object({
+    orderId: uuid(),
+    linkHash: linkHash(),
+    method: z.string().min(1).max(64),
+    dataEntryMode: optional(z.enum(['card_form', 'instruction', 'redirect'])),
+    card: optional(tokenizedCard),
+  })
+  .describe("The payer's one payment of a hosted link: the card as a vault token, never the number");
+export type PayHostedCommand = z.infer<typeof payHostedCommand>;
+
+/** What the payment page shows: no payer data, no card but its masked number. */
+export const checkoutOrderView = z
+  .object({
+    orderId: z.string(),
+    shopId: z.string(),
+    shopName: z.string().optional(),
+    merchantOrderId: z.string(),
+    status: orderStatus,
+    statusCode: z.string().optional(),
+    statusDescription: z.string().optional(),
+    amount: decimal(),
+    currency: z.string(),
+    description: z.string().optional(),
+    expiresAt: z.string(),
+    linkStatus: z.enum(PaymentLinkStatuses),
+    locale: z.enum(PageLocales).optional(),
+    redirectUrls: redirectUrls.optional(),
+    maskedCard: z.string().optional(),
+    instructions: paymentInstructions.optional(),
+  })
+  .describe('A hosted order as its payment page shows it');
+export type CheckoutOrderView = z.infer<typeof checkoutOrderView>;
 export type OrderView = z.infer<typeof orderView>;
 
 /** Message types on `orders.events`. */
@@ -200,6 +304,7 @@ export const orderStatusChanged = z
         .max(2048)
         .describe("The order's own callback URL, when the merchant gave one; else the shop's applies"),
     ),
+    instructions: optional(paymentInstructions.describe('shop_hosted: the instructions, in the creation event')),
   })
   .describe('An order changed status; merchant-callbacks turns it into the merchant callback');
 export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;

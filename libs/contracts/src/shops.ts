@@ -12,6 +12,7 @@ export const shopSettingsPublished = z
     shopId: uuid(),
     companyId: uuid(),
     version: z.int().describe('Grows with every change; consumers ignore a snapshot older than the one they have'),
+    shopName: optional(z.string().max(256).describe('The name payers see on hosted pages')),
     amountDeviation: z
       .object({ lowerPercent: z.string(), upperPercent: z.string() })
       .describe('Allowed deviation of a reported amount, in percent of the order amount (decimal strings)'),
@@ -22,6 +23,14 @@ export const shopSettingsPublished = z
     useCustomerDataAsPayer: z.boolean().describe('The company setting "Use customer data as payer information"'),
     // A snapshot that leaves it out means "no callback URL" too.
     callbackUrl: z.string().nullable().default(null).describe("The shop's callback URL; null when none is set"),
+    defaultIntegration: z
+      .enum(['host_to_host', 'hosted'])
+      .default('host_to_host')
+      .describe('What an order without paymentPageDesign.format gets (issue 20)'),
+    redirectDomains: z
+      .array(z.string())
+      .default([])
+      .describe('Domains (and their subdomains) that hosted pages may send the payer back to'),
     callbackSecret: optional(
       z
         .string()

@@ -22,6 +22,17 @@ export interface StatusChange {
   statusCode?: string;
   statusDescription?: string;
   cost: CallbackCost;
+  /** shop_hosted orders: what the shop shows the payer (deeplinks, QR payload), in the creation callback. */
+  instructions?: CallbackInstructions;
+}
+
+export interface CallbackInstructions {
+  method: string;
+  amount: string;
+  currency: string;
+  deeplinks: { app: string; universal: string };
+  qr: string;
+  expiresAt: string;
 }
 
 /** The JSON body posted to the merchant. Built from named fields only: nothing else of the event (payer data) can leak. */
@@ -40,6 +51,7 @@ export interface CallbackBody {
   statusCode: string | null;
   statusDescription: string | null;
   cost: CallbackCost;
+  instructions?: CallbackInstructions;
   occurredAt: string;
 }
 
@@ -82,6 +94,18 @@ export function toCallbackBody(eventId: string, occurredAt: string, change: Stat
       currency: change.cost.currency,
       ...(change.cost.tokenStandard ? { tokenStandard: change.cost.tokenStandard } : {}),
     },
+    ...(change.instructions
+      ? {
+          instructions: {
+            method: change.instructions.method,
+            amount: change.instructions.amount,
+            currency: change.instructions.currency,
+            deeplinks: { app: change.instructions.deeplinks.app, universal: change.instructions.deeplinks.universal },
+            qr: change.instructions.qr,
+            expiresAt: change.instructions.expiresAt,
+          },
+        }
+      : {}),
     occurredAt,
   };
 }

@@ -2,3 +2,4 @@ export * from './payout-fields';
 export * from './check-payee';
 export * from './method-definition';
 export * from './card-in-text';
+export * from './card-brands';

@@ -17,6 +17,11 @@ export interface HttpAppOptions {
   bodyLimitBytes?: number;
   /** `/metrics` and the collection behind it (METRICS_ENABLED); on unless switched off. */
   metricsEnabled?: boolean;
+  /**
+   * HTML forms (`application/x-www-form-urlencoded`, flat string fields) besides JSON: only the
+   * hosted pages of apps/checkout, whose forms work without JavaScript.
+   */
+  forms?: boolean;
 }
 
 /** A Fastify-backed Nest app with `/metrics`; raw bodies are kept for signature checks. */
@@ -53,7 +58,8 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
   await app.register(helmet as never, SECURITY_HEADERS);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', transportHeaders);
-  fastify.addHook('onRequest', bodyGate(bodyLimit));
+  fastify.addHook('onRequest', bodyGate(bodyLimit, opts.forms ?? false));
+  // Nest's Fastify adapter parses forms (@fastify/formbody); the gate lets them through only here.
   fastify.addHook('preValidation', bodyContentGate(MAX_BODY_DEPTH));
   if (opts.metricsEnabled ?? true) installMetrics(app);
   return app;
@@ -239,7 +245,9 @@ export function hasBody(headers: Record<string, string | string[] | undefined>):
  * text needs to be told the accepted type. A chunked body over the limit is still cut off by
  * Fastify's own limit while it is read (413 through the problem filter).
  */
-export function bodyGate(limitBytes: number) {
+const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+export function bodyGate(limitBytes: number, forms = false) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const headers = request.headers;
     if (!METHODS_WITH_BODY.has(request.method) || !hasBody(headers)) return done();
@@ -256,7 +264,7 @@ export function bodyGate(limitBytes: number) {
       );
     }
     const type = headers['content-type'];
-    if (!type || !JSON_CONTENT_TYPE.test(type)) {
+    if (!type || !(JSON_CONTENT_TYPE.test(type) || (forms && FORM_CONTENT_TYPE.test(type)))) {
       return sendProblem(
         reply,
         new ProblemException(

@@ -14,6 +14,8 @@ export interface ProviderRequest {
    * vault just before the send: held in memory for this one request, never stored or logged.
    */
   cards?: Record<string, string>;
+  /** A payment the payer approves in the provider's app (hosted pages, dataEntryMode instruction). */
+  app?: boolean;
 }
 
 /**

@@ -47,6 +47,7 @@ export class SandboxProviderClient implements ProviderClient {
       currency: request.currency,
       ...(request.tokenStandard ? { tokenStandard: request.tokenStandard } : {}),
       ...(request.cards ? { cards: request.cards } : {}),
+      ...(request.app ? { app: true } : {}),
     });
     // One deadline for the whole exchange, reading the answer included.
     const abort = new AbortController();

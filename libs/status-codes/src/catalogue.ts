@@ -105,6 +105,12 @@ const entries = [
     description: 'Payout or P2P transaction failed by an operator after checking with the provider.',
     retryAllowed: true,
   },
+  // Hosted pages (issue 20): the payer did not pay the link before it expired; a new order may be paid.
+  {
+    code: '1-07-08',
+    description: 'Payment time limit expired: the payment link was not paid in time.',
+    retryAllowed: true,
+  },
 ] as const satisfies readonly StatusCodeEntry[];
 
 export type StatusCode = (typeof entries)[number]['code'];

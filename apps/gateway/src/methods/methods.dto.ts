@@ -14,8 +14,8 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { CardBrands, MethodInstrumentTypes, WalletTypes } from '@payments/contracts';
-import type { CardBrand, MethodInstrumentType, WalletType } from '@payments/contracts';
+import { CardBrands, DataEntryModes, MethodInstrumentTypes, WalletTypes } from '@payments/contracts';
+import type { CardBrand, DataEntryMode, MethodInstrumentType, WalletType } from '@payments/contracts';
 import { METHOD_CODE_PATTERN, PROVIDER_CODE_PATTERN } from '@payments/methods-domain';
 import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../validation/money.validators';
 
@@ -170,6 +170,14 @@ export class MethodViewDto {
   })
   walletTypes?: WalletType[];
 
+  @ApiProperty({
+    enum: DataEntryModes,
+    example: 'card_form',
+    description:
+      "How the payer gives the data: card_form (a card form on the hosted page), instruction (an app, wallet or transfer completed elsewhere: deeplink, QR), redirect (the provider's page).",
+  })
+  dataEntryMode: DataEntryMode;
+
   @ApiProperty({ type: [MethodCurrencyDto] })
   currencies: MethodCurrencyDto[];
 
@@ -228,6 +236,14 @@ export class UpdateMethodDto {
   @ArrayMaxSize(WalletTypes.length)
   @IsIn(WalletTypes, { each: true, message: `each wallet type must be one of ${WalletTypes.join(', ')}` })
   walletTypes?: WalletType[];
+
+  @ApiPropertyOptional({
+    enum: DataEntryModes,
+    description: 'How the payer gives the data; default card_form for card methods, instruction for the others.',
+  })
+  @IsOptional()
+  @IsIn(DataEntryModes)
+  dataEntryMode?: DataEntryMode;
 
   @ApiPropertyOptional({ type: [MethodCurrencyDto] })
   @IsOptional()
@@ -291,6 +307,14 @@ export class CreateMethodDto {
   @ArrayMaxSize(WalletTypes.length)
   @IsIn(WalletTypes, { each: true, message: `each wallet type must be one of ${WalletTypes.join(', ')}` })
   walletTypes?: WalletType[];
+
+  @ApiPropertyOptional({
+    enum: DataEntryModes,
+    description: 'How the payer gives the data; default card_form for card methods, instruction for the others.',
+  })
+  @IsOptional()
+  @IsIn(DataEntryModes)
+  dataEntryMode?: DataEntryMode;
 
   @ApiProperty({ type: [MethodCurrencyDto] })
   @IsDefined()

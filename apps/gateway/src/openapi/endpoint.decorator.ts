@@ -27,7 +27,7 @@ export interface EndpointDoc {
     open?: string[];
   };
   /** The request body: the DTO class (its schema) and a valid example. Adds 400, 413 and 415. */
-  body?: { type: Type<unknown>; example: unknown };
+  body?: { type: Type<unknown>; example: unknown; examples?: Record<string, unknown> };
   /** Errors beyond the ones every endpoint of its kind has (404 for an id, 409, 422, 503 …). */
   problems?: ProblemStatus[];
 }
@@ -49,7 +49,15 @@ function documented(doc: EndpointDoc, problems: ProblemStatus[]): MethodDecorato
       ? [
           ApiBody({
             type: doc.body.type,
-            examples: { example: { summary: 'A valid request', value: doc.body.example } },
+            examples: {
+              example: { summary: 'A valid request', value: doc.body.example },
+              ...Object.fromEntries(
+                Object.entries(doc.body.examples ?? {}).map(([name, value]) => [
+                  name,
+                  { summary: `A valid request (${name})`, value },
+                ]),
+              ),
+            },
           }),
         ]
       : []),

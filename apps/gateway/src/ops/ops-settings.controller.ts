@@ -17,6 +17,7 @@ import { assertValid, callbackUrlErrors } from '../validation/callback-url.valid
 import { ask } from '../messaging/domain-requests';
 import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '../shops/shop-settings.publisher';
 import { ShopRepository } from '../shops/shop.repository';
+import { PaymentLinks } from '../orders/payment-links';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
@@ -43,6 +44,7 @@ export class OpsSettingsController {
     private readonly publisher: ShopSettingsPublisher,
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly links: PaymentLinks,
   ) {}
 
   @Get('shops/:shopId/settings')
@@ -61,7 +63,7 @@ export class OpsSettingsController {
   @Patch('shops/:shopId/settings')
   @OpsEndpoint({
     summary:
-      "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
+      "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
     response: { example: shopSettingsExample, description: 'The settings after the change', nullable: ['callbackUrl'] },
     problems: [404],
@@ -80,6 +82,9 @@ export class OpsSettingsController {
       }
       if (body.autoFinalizeNeedAction !== undefined) shop.autoFinalizeNeedAction = body.autoFinalizeNeedAction;
       if (body.callbackUrl !== undefined) shop.callbackUrl = body.callbackUrl;
+      if (body.defaultIntegration !== undefined) shop.defaultIntegration = body.defaultIntegration;
+      if (body.redirectDomains !== undefined)
+        shop.redirectDomains = [...new Set(body.redirectDomains.map((d) => d.toLowerCase().replace(/\.$/, '')))];
       if (body.processingTimeout?.defaultSeconds !== undefined)
         shop.processingTimeoutSeconds = body.processingTimeout.defaultSeconds;
       if (body.processingTimeout?.byPaymentSetting)
@@ -118,9 +123,16 @@ export class OpsSettingsController {
     response: { ...orderAnswerShapes, example: needActionOrderExample, description: 'The order' },
     problems: [404, 503],
   })
-  order(@Param('orderId', uuid('order')) orderId: string): Promise<OrderView> {
+  async order(@Param('orderId', uuid('order')) orderId: string): Promise<OrderView> {
     const query: GetOrderForOperatorQuery = { orderId };
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.getForOperator, query);
+    const view = await ask<OrderView>(
+      this.client,
+      Topics.ordersCommands,
+      orderId,
+      OrderCommandTypes.getForOperator,
+      query,
+    );
+    return this.links.withOrderLink(view);
   }
 
   @Post('orders/:orderId/resolve')

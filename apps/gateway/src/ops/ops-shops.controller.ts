@@ -82,6 +82,8 @@ export class OpsShopsController {
         processingTimeoutSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS,
         processingTimeouts: {},
         settingsVersion: 1,
+        defaultIntegration: 'host_to_host',
+        redirectDomains: [],
       } satisfies Partial<ShopEntity>);
       await this.shops.insertShop(m, shop);
       await this.publisher.publish(m, shop, company);

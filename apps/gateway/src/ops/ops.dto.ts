@@ -1,6 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  IsArray,
+  IsFQDN,
+  MaxLength,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -123,6 +127,30 @@ export class UpdateShopSettingsDto {
   @IsString()
   @Length(1, 2048)
   callbackUrl?: string | null;
+
+  @ApiPropertyOptional({
+    enum: ['host_to_host', 'hosted'],
+    description: 'What an order without `paymentPageDesign.format` gets: dispatched at once, or a payment link.',
+  })
+  @IsOptional()
+  @IsIn(['host_to_host', 'hosted'])
+  defaultIntegration?: 'host_to_host' | 'hosted';
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['merchant.example.com'],
+    description:
+      'Domains a hosted page may send the payer back to (`redirectUrls`), each with its subdomains; replaces the list. At most 20.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsFQDN(
+    { require_tld: false, allow_numeric_tld: true },
+    { each: true, message: 'each must be a domain name, e.g. merchant.example.com' },
+  )
+  @MaxLength(253, { each: true })
+  redirectDomains?: string[];
 }
 
 export class UpdateCompanySettingsDto {

@@ -24,15 +24,20 @@ export const shopSettingsExample: ShopSettingsSnapshot = {
   shopId: SHOP_ID,
   companyId: COMPANY_ID,
   version: 2,
+  shopName: 'Demo Shop',
   amountDeviation: { lowerPercent: '2', upperPercent: '5' },
   autoFinalizeNeedAction: true,
   processingTimeout: { defaultSeconds: 604800, byPaymentSetting: { bank_transfer: 1209600 } },
   useCustomerDataAsPayer: false,
   callbackUrl: 'https://merchant.example.com/payments/callback',
+  defaultIntegration: 'hosted',
+  redirectDomains: ['merchant.example.com'],
 };
 
 export const updateShopSettingsExample = {
   amountDeviation: { lowerPercent: '2', upperPercent: '5' },
+  defaultIntegration: 'hosted',
+  redirectDomains: ['merchant.example.com'],
   autoFinalizeNeedAction: true,
   processingTimeout: { byPaymentSetting: { bank_transfer: 1209600 } },
 };

@@ -5,7 +5,11 @@ import {
   IsDefined,
   IsEmail,
   IsIn,
+  IsInt,
+  IsISO8601,
   IsObject,
+  Max,
+  Min,
   IsOptional,
   IsString,
   Length,
@@ -43,11 +47,51 @@ export class CostDto {
   tokenStandard?: string;
 }
 
+export class RedirectUrlsDto {
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/paid',
+    description:
+      'Where the page sends the payer after a completed payment, with orderId and status added to the query. https on a domain the shop allow-listed (operator setting redirectDomains).',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  success?: string;
+
+  @ApiPropertyOptional({
+    example: 'https://merchant.example.com/orders/1001/not-paid',
+    description: 'Where the page sends the payer after a failed payment; the same rules as success.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  failure?: string;
+}
+
 export class PaymentSettingsDto {
   @ApiPropertyOptional({ enum: WALLET_TYPES, description: 'Only with instrumentType = wallet.' })
   @IsOptional()
   @IsIn(WALLET_TYPES)
   walletType?: (typeof WALLET_TYPES)[number];
+
+  @ApiPropertyOptional({
+    type: RedirectUrlsDto,
+    description: "The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedirectUrlsDto)
+  redirectUrls?: RedirectUrlsDto;
+
+  @ApiPropertyOptional({
+    example: '2026-06-09T10:30:00.000Z',
+    description:
+      "The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.",
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 instant, e.g. 2026-06-09T10:30:00Z' })
+  timeLimit?: string;
 }
 
 export class WalletDataDto {
@@ -159,6 +203,39 @@ export class PayerDto {
   bankTransferData?: Record<string, string>;
 }
 
+/** `redirect` is the PSP's name of the hosted format (docs/decisions.md 126). */
+export const INTEGRATION_FORMATS = ['host_to_host', 'hosted', 'shop_hosted', 'redirect'] as const;
+export type IntegrationFormat = (typeof INTEGRATION_FORMATS)[number];
+export const PAGE_LOCALES = ['uz', 'ru', 'en'] as const;
+
+export class PaymentPageDesignDto {
+  @ApiPropertyOptional({
+    enum: INTEGRATION_FORMATS,
+    description:
+      "host_to_host: dispatched at once (today's flow). hosted (the PSP's redirect): the order stays registered and the answer carries data.paymentLink and data.expiresAt for the payer. shop_hosted: for an instruction method, the instructions go to the shop; for any other method the standard flow runs. Absent: the shop's default integration.",
+  })
+  @IsOptional()
+  @IsIn(INTEGRATION_FORMATS)
+  format?: IntegrationFormat;
+
+  @ApiPropertyOptional({
+    example: 'default',
+    description: "The PSP's page design alias: accepted, there is one design.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  alias?: string;
+
+  @ApiPropertyOptional({
+    enum: PAGE_LOCALES,
+    description: "The page's language; absent, the payer's browser language (Accept-Language), else en.",
+  })
+  @IsOptional()
+  @IsIn(PAGE_LOCALES)
+  locale?: (typeof PAGE_LOCALES)[number];
+}
+
 const CRYPTO_PAYMENT_REMOVED =
   'cryptoPayment was removed on 14.04.2026: use order.cost.tokenStandard (was cryptoPayment.walletTokenStandard), ' +
   'recipient.merchantBalance.currency (was cryptoPayment.accountCurrency.currency) and ' +
@@ -206,6 +283,35 @@ export class CreateOrderDto {
   @IsString()
   @Length(1, 2048)
   callbackUrl?: string;
+
+  @ApiPropertyOptional({ type: PaymentPageDesignDto, description: 'Integration format and page language (issue 20).' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentPageDesignDto)
+  paymentPageDesign?: PaymentPageDesignDto;
+
+  @ApiPropertyOptional({
+    type: RedirectUrlsDto,
+    description: 'Where a hosted page sends the payer when the order is final.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedirectUrlsDto)
+  redirectUrls?: RedirectUrlsDto;
+
+  @ApiPropertyOptional({
+    example: 1800,
+    minimum: 60,
+    maximum: 86400,
+    description: 'Seconds the payment link stays payable (hosted); then the order fails with 1-07-08. Default 1800.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(86400)
+  timeLimit?: number;
 
   /** Declared only to answer its use with the names of its replacements. */
   @ValidateIf((o: CreateOrderDto) => o.cryptoPayment !== undefined)

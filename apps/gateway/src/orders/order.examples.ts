@@ -111,8 +111,62 @@ export const refundExample = { orderId: ORDER_ID, cost: { amount: '40.00', curre
  * What every answer with an order may also hold, beside the examples' members: a crypto order with
  * the amount the provider reported and the one accepted, and payer data that is the merchant's own.
  */
+/** A hosted order (issue 20): registered, with the link the payer opens and its expiry. */
+export const createHostedOrderExample = {
+  order: { merchantOrderId: 'shop-order-1003', cost: { amount: '150000.00', currency: 'UZS' } },
+  paymentPageDesign: { format: 'hosted', locale: 'uz' },
+  redirectUrls: {
+    success: 'https://merchant.example.com/orders/1003/paid',
+    failure: 'https://merchant.example.com/orders/1003/not-paid',
+  },
+  timeLimit: 1800,
+};
+
+export const hostedOrderExample: OrderView = {
+  ...orderExample,
+  order: { merchantOrderId: 'shop-order-1003', cost: { amount: '150000.00', currency: 'UZS' } },
+  instrumentType: undefined,
+  payer: undefined,
+  data: {
+    payments: [],
+    paymentLink: 'https://pay.example.com/pay/oC2x5Lx3Q1qfN9Y2l3Zt4aZcUjq0XqjK9b0n2m5s8v1w4y7B0D3F6H9J2L5N8P1R4T7',
+    expiresAt: '2026-06-09T10:30:00.000Z',
+    paymentLinkStatus: 'live',
+  },
+};
+
+/** shop_hosted for an app method: the instructions the shop shows its payer. */
+export const shopHostedOrderExample: OrderView = {
+  ...orderExample,
+  order: { merchantOrderId: 'shop-order-1004', cost: { amount: '150000.00', currency: 'UZS' } },
+  instrumentType: 'wallet',
+  payer: undefined,
+  data: {
+    payments: [],
+    instructions: {
+      method: 'sandboxpay',
+      amount: '150000.00',
+      currency: 'UZS',
+      deeplinks: {
+        app: 'sandboxpay://pay?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21&payment=pay_1c2d&amount=150000.00&currency=UZS',
+        universal: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
+      },
+      qr: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
+      expiresAt: '2026-06-09T10:30:00.000Z',
+    },
+  },
+};
+
 export const orderAnswerShapes = {
   variants: [
+    hostedOrderExample,
+    shopHostedOrderExample,
+    {
+      ...hostedOrderExample,
+      status: 'failed',
+      ...statusOf('1-07-08'),
+      data: { payments: [], paymentLinkStatus: 'expired' },
+    } satisfies OrderView,
     {
       ...refundedOrderExample,
       order: {

@@ -15,10 +15,13 @@ import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
+import Decimal from 'decimal.js';
 import {
   CancelOrderCommand,
   GetOrderByMerchantIdQuery,
   GetOrderQuery,
+  MethodListView,
+  MethodQueryTypes,
   RefundOrderCommand,
   OrderCommandTypes,
   OrderView,
@@ -37,6 +40,7 @@ import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { ask } from '../messaging/domain-requests';
 import {
   cancelledOrderExample,
+  createHostedOrderExample,
   createOrderExample,
   needActionOrderExample,
   orderAnswerShapes,
@@ -45,7 +49,9 @@ import {
   refundedOrderExample,
   refundExample,
 } from './order.examples';
-import { crossFieldErrors, toCreateOrderCommand } from './order-request.rules';
+import { crossFieldErrors, linkExpiry, redirectUrlsOf, toCreateOrderCommand } from './order-request.rules';
+import { PaymentLinks, redirectUrlErrors } from './payment-links';
+import { ShopRepository } from '../shops/shop.repository';
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),
@@ -87,6 +93,8 @@ export class OrdersController {
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly shops: ShopRepository,
+    private readonly links: PaymentLinks,
   ) {}
 
   @Post()
@@ -94,19 +102,46 @@ export class OrdersController {
   @MerchantEndpoint({
     summary: 'Create Order',
     status: 201,
-    body: { type: CreateOrderDto, example: createOrderExample },
+    description:
+      "With `paymentPageDesign.format` = `hosted` (or none, when the shop's default integration is hosted) the order stays registered and the answer carries `data.paymentLink` and `data.expiresAt`: send the payer there. `redirectUrls` must be on the shop's allow-listed domains.",
+    body: { type: CreateOrderDto, example: createOrderExample, examples: { hosted: createHostedOrderExample } },
     response: { ...orderAnswerShapes, example: orderExample, description: 'The order, registered' },
     problems: [409, 422, 503],
   })
-  create(
+  async create(
     @CurrentShop() shop: ShopPrincipal,
     @Body() body: CreateOrderDto,
     @NewObjectId() orderId: string,
   ): Promise<OrderView> {
-    const errors = [...crossFieldErrors(body), ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config)];
-    if (errors.length > 0) throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
-    const command = toCreateOrderCommand(orderId, shop.shopId, body);
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
+    const settings = (await this.shops.findWithCompany(shop.shopId))?.shop;
+    const domains = settings?.redirectDomains ?? [];
+    const where = body.redirectUrls ? 'redirectUrls' : 'paymentSettings.redirectUrls';
+    const urls = redirectUrlsOf(body);
+    const expiry = linkExpiry(body, Date.now());
+    const errors = [
+      ...crossFieldErrors(body),
+      ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config),
+      ...redirectUrlErrors(urls?.success, `${where}.success`, domains, this.config),
+      ...redirectUrlErrors(urls?.failure, `${where}.failure`, domains, this.config),
+      ...('error' in expiry ? [expiry.error] : []),
+    ];
+    if (errors.length > 0 || 'error' in expiry)
+      throw new ProblemException('validation', `${errors[0].path}: ${errors[0].message}`, errors);
+    const format = body.paymentPageDesign?.format ?? settings?.defaultIntegration ?? 'host_to_host';
+    const hosted =
+      format === 'hosted' || format === 'redirect'
+        ? { linkHash: this.links.hashFor('order', orderId), expiresAt: expiry.expiresAt }
+        : undefined;
+    const shopHosted =
+      format === 'shop_hosted' && !('error' in expiry)
+        ? await this.instructionMethod(shop.shopId, body, expiry.expiresAt)
+        : undefined;
+    const command = {
+      ...toCreateOrderCommand(orderId, shop.shopId, body, hosted),
+      ...(shopHosted ? { shopHosted } : {}),
+    };
+    const view = await ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.create, command);
+    return this.links.withOrderLink(view);
   }
 
   @Post('cancel')
@@ -177,14 +212,48 @@ export class OrdersController {
   })
   find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindOrderDto): Promise<OrderView> {
     const query: GetOrderByMerchantIdQuery = { merchantOrderId: q.merchantOrderId, shopId: shop.shopId };
-    return ask<OrderView>(
-      this.client,
-      Topics.ordersCommands,
-      // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
-      shop.shopId,
-      OrderCommandTypes.getByMerchantId,
-      query,
+    return this.linked(
+      ask<OrderView>(
+        this.client,
+        Topics.ordersCommands,
+        // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
+        shop.shopId,
+        OrderCommandTypes.getByMerchantId,
+        query,
+      ),
     );
+  }
+
+  /**
+   * shop_hosted applies to an enabled instruction method of the shop that takes this currency and
+   * amount (and instrument type, when given); with none, the format is ignored and the standard
+   * flow runs (ARCHITECTURE.md section 8).
+   */
+  private async instructionMethod(
+    shopId: string,
+    body: CreateOrderDto,
+    expiresAt: string,
+  ): Promise<{ method: string; expiresAt: string } | undefined> {
+    const list = await ask<MethodListView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.paymentList, {
+      shopId,
+    });
+    const currency = canonicalCurrency(body.order.cost.currency);
+    const amount = new Decimal(body.order.cost.amount);
+    const found = list.methods.find((m) => {
+      if (!m.enabled || m.dataEntryMode !== 'instruction') return false;
+      if (body.instrumentType && m.instrumentType !== body.instrumentType) return false;
+      const c = m.currencies.find((x) => x.currency === currency);
+      return (
+        !!c &&
+        (c.minAmount === undefined || amount.greaterThanOrEqualTo(c.minAmount)) &&
+        (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount))
+      );
+    });
+    return found ? { method: found.code, expiresAt } : undefined;
+  }
+
+  private async linked(view: Promise<OrderView>): Promise<OrderView> {
+    return this.links.withOrderLink(await view);
   }
 
   @Get(':orderId')
@@ -201,6 +270,6 @@ export class OrdersController {
   })
   get(@CurrentShop() shop: ShopPrincipal, @Param('orderId', orderIdPipe) orderId: string): Promise<OrderView> {
     const query: GetOrderQuery = { orderId, shopId: shop.shopId };
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query);
+    return this.linked(ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.get, query));
   }
 }

@@ -11,6 +11,7 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     shopId: shop.id,
     companyId: company.id,
     version: shop.settingsVersion,
+    shopName: shop.name,
     amountDeviation: {
       lowerPercent: formatAmount(shop.amountDeviationLowerPercent),
       upperPercent: formatAmount(shop.amountDeviationUpperPercent),
@@ -19,6 +20,8 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     processingTimeout: { defaultSeconds: shop.processingTimeoutSeconds, byPaymentSetting: shop.processingTimeouts },
     useCustomerDataAsPayer: company.useCustomerDataAsPayer,
     callbackUrl: shop.callbackUrl,
+    defaultIntegration: shop.defaultIntegration,
+    redirectDomains: shop.redirectDomains,
     callbackSecret: shop.callbackSecret,
     ...(shop.previousCallbackSecret && shop.previousCallbackSecretExpiresAt
       ? {

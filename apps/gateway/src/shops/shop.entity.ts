@@ -28,6 +28,11 @@ export class ShopEntity {
   /** Processing timeout per payment setting (instrument type), in seconds. */
   @Column('jsonb', { name: 'processing_timeouts' }) processingTimeouts: Record<string, number>;
   @Column('int', { name: 'settings_version' }) settingsVersion: number;
+  /** What an order or payout without `paymentPageDesign.format` gets (issue 20). */
+  @Column('text', { name: 'default_integration', default: 'host_to_host' }) defaultIntegration:
+    'host_to_host' | 'hosted';
+  /** Domains a hosted page may send the payer back to (`redirectUrls`); a subdomain of one is allowed too. */
+  @Column('jsonb', { name: 'redirect_domains', default: () => "'[]'::jsonb" }) redirectDomains: string[];
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 

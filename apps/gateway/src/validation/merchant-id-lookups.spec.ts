@@ -23,13 +23,14 @@ function recordingClient(keys: string[]): KafkaRequestClient {
 }
 
 const unused = undefined as never;
+const noLinks = { withOrderLink: <T>(view: T) => view } as never;
 const lookups = [
   {
     name: 'GET /order?merchantOrderId=',
     param: 'merchantOrderId',
     dto: FindOrderDto,
     find: (client: KafkaRequestClient, id: string) =>
-      new OrdersController(client, unused).find(SHOP, { merchantOrderId: id }),
+      new OrdersController(client, unused, unused, noLinks).find(SHOP, { merchantOrderId: id }),
   },
   {
     name: 'GET /payouts?merchantPayoutId=',

@@ -46,6 +46,7 @@ export class StatusChangeConsumer {
         statusCode: p.statusCode,
         statusDescription: p.statusDescription,
         cost: p.cost,
+        ...(p.instructions ? { instructions: p.instructions } : {}),
       },
       p.callbackUrl,
     );

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   CreateOrderCommand,
   createOrderCommand,
@@ -14,7 +14,8 @@ import {
   Reply,
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
-import { findCurrency, formatAmount, isCrypto } from '@payments/money';
+import { findCurrency, formatAmount, formatInCurrency, isCrypto } from '@payments/money';
+import { PAYMENT_PROVIDER, PaymentProvider } from '../dispatch-attempt/payment-provider';
 import { CustomerRepository, PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
@@ -78,6 +79,15 @@ function registeredOrder(
     paymentSettings: cmd.paymentSettings ?? null,
     recipient: cmd.recipient ?? null,
     callbackUrl: cmd.callbackUrl ?? null,
+    linkHash: cmd.hosted?.linkHash ?? null,
+    linkExpiresAt: cmd.hosted ? new Date(cmd.hosted.expiresAt) : null,
+    linkUsedAt: null,
+    pageLocale: cmd.hosted?.locale ?? null,
+    redirectUrls: cmd.hosted?.redirectUrls ?? null,
+    cardToken: null,
+    cardMasked: null,
+    pageMethod: null,
+    instructions: null,
     isCrypto: crypto,
     sequence: 1,
     createdAt: now,
@@ -95,7 +105,33 @@ export class CreateOrderHandler {
     private readonly shopSettings: ShopSettingsRepository,
     private readonly customers: CustomerRepository,
     private readonly dispatches: ProviderDispatchRepository,
+    @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {}
+
+  /**
+   * shop_hosted: the adapter's deeplinks for the attempt just queued, kept on the order so that
+   * the answer, the creation callback and GET show them; the provider waits for the payer's app.
+   */
+  private async withInstructions(
+    m: EntityManager,
+    order: OrderEntity,
+    shopHosted: { method: string; expiresAt: string },
+    paymentId: string,
+  ): Promise<void> {
+    const amount = formatInCurrency(order.amount, order.currency);
+    const links = this.provider.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency });
+    if (!links) return; // no app at this provider: the standard flow, as for any other method
+    order.pageMethod = shopHosted.method;
+    order.instructions = {
+      method: shopHosted.method,
+      amount,
+      currency: order.currency,
+      deeplinks: links,
+      qr: links.universal,
+      expiresAt: shopHosted.expiresAt,
+    };
+    await this.orders.markLinkUsed(m, order);
+  }
 
   /**
    * Creates the order in `registered` with its event, in one transaction. Idempotent by order id:
@@ -120,8 +156,10 @@ export class CreateOrderHandler {
       const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);
       const order = registeredOrder(cmd, payer, customerId, settings.timeouts, now);
       if (await this.orders.insertIfAbsent(m, order)) {
+        // Sent to the provider after commit, off the merchant's request; a hosted order waits for its payer.
+        const paymentId = order.linkHash ? undefined : await this.dispatches.enqueue(m, order, now);
+        if (cmd.shopHosted && paymentId) await this.withInstructions(m, order, cmd.shopHosted, paymentId);
         await publishStatusChange(this.outbox, m, order, null, now, message);
-        await this.dispatches.enqueue(m, order, now); // sent to the provider after commit, off the merchant's request
         return okReply(toOrderView(order, []));
       }
       const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);

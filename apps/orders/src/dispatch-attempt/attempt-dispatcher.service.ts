@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OrderStatus } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
+import { CardVault, CardVaultError, EnvelopeError } from '@payments/card-vault';
 import { formatInCurrency } from '@payments/money';
 import { assertNever } from '@payments/exhaustive';
 import {
@@ -18,7 +19,7 @@ import { ORDERS_CONFIG, OrdersConfig } from '../config';
 import { PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { applyTransition } from '../orders-outbox';
-import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+import { CLOCK, Clock, ORDERS_CARD_VAULT, ORDERS_OUTBOX } from '../tokens';
 import { decideAttemptOutcome, shouldSend } from './attempt-outcome';
 import { PAYMENT_PROVIDER, PaymentProvider, ProviderAnswer } from './payment-provider';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
@@ -47,7 +48,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly dispatcher: ProviderDispatcher;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     dispatches: ProviderDispatchRepository,
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
@@ -56,6 +57,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
     @Inject(ATTEMPT_DISPATCHER_OPTIONS) private readonly options: AttemptDispatcherOptions,
     private readonly shopSettings: ShopSettingsRepository,
+    @Inject(ORDERS_CARD_VAULT) private readonly vault: CardVault,
   ) {
     this.policy = {
       maxSends: config.providerMaxAttempts,
@@ -103,12 +105,20 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return shouldSend(row.aggregateStatus as OrderStatus);
   }
 
-  send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
+  async send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     if (row.provider !== this.provider.code) {
-      return Promise.resolve({
-        kind: 'unavailable',
-        reason: `no adapter for provider "${row.provider}" in this instance`,
-      });
+      return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
+    }
+    // A card typed on the hosted page: opened from the vault for this one request (section 10).
+    const { cardToken, app } = await this.orders.hostedPaymentOf(this.dataSource.manager, row.referenceId);
+    let cardNumber: string | undefined;
+    if (cardToken) {
+      try {
+        cardNumber = await this.vault.detokenize(cardToken);
+      } catch (err) {
+        if (!(err instanceof CardVaultError) && !(err instanceof EnvelopeError)) throw err;
+        return { kind: 'refused', reason: `the card vault refused the payer's card: ${err.message}` };
+      }
     }
     return this.provider.startPayment(
       {
@@ -117,6 +127,8 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         amount: formatInCurrency(row.amount, row.currency),
         currency: row.currency,
         ...(row.tokenStandard ? { tokenStandard: row.tokenStandard } : {}),
+        ...(cardNumber ? { cardNumber } : {}),
+        ...(app ? { app } : {}),
       },
       opts,
     );

@@ -1,5 +1,7 @@
-import { Provider } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { CardVault } from '@payments/card-vault';
 import { OrdersConfig } from '../config';
+import { ORDERS_CARD_VAULT } from '../tokens';
 import {
   ATTEMPT_DISPATCHER_OPTIONS,
   AttemptDispatcher,
@@ -11,6 +13,16 @@ import { PAYMENT_PROVIDER } from './payment-provider';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
 import { SandboxPaymentProvider } from './sandbox-payment.provider';
 
+/** Closes the vault's own connection pool with the application. */
+@Injectable()
+class CardVaultCloser implements OnApplicationShutdown {
+  constructor(@Inject(ORDERS_CARD_VAULT) private readonly vault: CardVault) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.vault.close();
+  }
+}
+
 /** Everything the orders module needs to send payment attempts to the provider. */
 export function dispatchAttemptProviders(
   config: OrdersConfig,
@@ -20,6 +32,18 @@ export function dispatchAttemptProviders(
   return [
     ProviderDispatchRepository,
     AttemptDispatcher,
+    CardVaultCloser,
+    {
+      provide: ORDERS_CARD_VAULT,
+      useFactory: async () => {
+        const vault = new CardVault(config.databaseUrl, config.cardVault, {
+          poolSize: 2,
+          warn: (line) => new Logger('CardVault').warn(line),
+        });
+        await vault.migrate();
+        return vault;
+      },
+    },
     { provide: ATTEMPT_DISPATCHER_OPTIONS, useValue: options },
     { provide: PAYMENT_PROVIDER, useValue: options.provider ?? new SandboxPaymentProvider(config.sandboxProviderUrl) },
   ];

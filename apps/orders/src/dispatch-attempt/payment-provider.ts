@@ -1,4 +1,5 @@
 import type { ProviderAnswer } from '@payments/provider-dispatch';
+import type { AppDeeplinks } from '@payments/providers/sandbox';
 
 /** One payment attempt as we ask a provider to start it. */
 export interface StartPaymentRequest {
@@ -10,6 +11,10 @@ export interface StartPaymentRequest {
   amount: string;
   currency: string;
   tokenStandard?: string;
+  /** The payer's card from a hosted page, detokenized just before the send: never stored or logged. */
+  cardNumber?: string;
+  /** The payer approves in the provider's app (an instruction method): no callback until then. */
+  app?: boolean;
 }
 
 /** The closed set of outcomes of one send, shared with payouts and P2P (libs/provider-dispatch). */
@@ -20,6 +25,8 @@ export interface PaymentProvider {
   /** The provider code that its callbacks arrive under (`POST /callbacks/{code}`). */
   readonly code: string;
   startPayment(request: StartPaymentRequest, opts: { timeoutMs: number }): Promise<ProviderAnswer>;
+  /** The deeplinks of an app payment, built before it is sent; undefined when the provider has no app. */
+  deeplinks?(p: { reference: string; paymentId: string; amount: string; currency: string }): AppDeeplinks | undefined;
 }
 
 export const PAYMENT_PROVIDER = Symbol('PAYMENT_PROVIDER');

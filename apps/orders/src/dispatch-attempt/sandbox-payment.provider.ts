@@ -1,4 +1,5 @@
 import { SandboxProviderClient } from '@payments/provider-dispatch';
+import { AppDeeplinks, sandboxDeeplinks } from '@payments/providers/sandbox';
 import { PaymentProvider, ProviderAnswer, StartPaymentRequest } from './payment-provider';
 
 /**
@@ -9,8 +10,12 @@ import { PaymentProvider, ProviderAnswer, StartPaymentRequest } from './payment-
 export class SandboxPaymentProvider implements PaymentProvider {
   private readonly client: SandboxProviderClient;
 
-  constructor(baseUrl: string) {
+  constructor(private readonly baseUrl: string) {
     this.client = new SandboxProviderClient(baseUrl);
+  }
+
+  deeplinks(p: { reference: string; paymentId: string; amount: string; currency: string }): AppDeeplinks {
+    return sandboxDeeplinks(this.baseUrl, p);
   }
 
   get code(): string {
@@ -26,6 +31,8 @@ export class SandboxPaymentProvider implements PaymentProvider {
         amount: request.amount,
         currency: request.currency,
         ...(request.tokenStandard ? { tokenStandard: request.tokenStandard } : {}),
+        ...(request.cardNumber ? { cards: { 'payer.cardNumber': request.cardNumber } } : {}),
+        ...(request.app ? { app: true } : {}),
       },
       opts,
     );

@@ -50,7 +50,7 @@ export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnAppli
 
   /** Fails every order due at `now`, in batches; returns how many it failed. */
   async sweep(now: Date, batchSize = 200): Promise<number> {
-    let total = 0;
+    let total = await this.sweepExpiredLinks(now, batchSize);
     for (;;) {
       const failed = await this.dataSource.transaction(async (m) => {
         const due = await this.orders.claimExpired(m, now, batchSize);
@@ -67,6 +67,26 @@ export class ProcessingTimeoutSweeper implements OnApplicationBootstrap, OnAppli
       if (failed.claimed < batchSize) break;
     }
     if (total > 0) this.logger.log(`${total} order(s) failed by the processing timeout`);
+    return total;
+  }
+
+  /**
+   * Fails hosted orders whose link expired with no payment submitted (1-07-08, retry allowed):
+   * the merchant gets the callback. A link paid in time is the dispatcher's, not ours.
+   */
+  async sweepExpiredLinks(now: Date, batchSize = 200): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.dataSource.transaction(async (m) => {
+        const due = await this.orders.claimExpiredLinks(m, now, batchSize);
+        for (const order of due)
+          await applyTransition(this.outbox, m, order, { status: 'failed', statusCode: '1-07-08' }, now);
+        return due.length;
+      });
+      total += claimed;
+      if (claimed < batchSize) break;
+    }
+    if (total > 0) this.logger.log(`${total} hosted order(s) failed: payment link expired`);
     return total;
   }
 }

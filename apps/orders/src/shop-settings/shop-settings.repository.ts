@@ -36,6 +36,15 @@ export class ShopSettingsRepository {
     };
   }
 
+  /** The shop's name as payers see it on hosted pages; undefined until its settings arrived. */
+  async shopName(m: EntityManager, shopId: string): Promise<string | undefined> {
+    const rows: { name: string | null }[] = await m.query(
+      `SELECT settings ->> 'shopName' AS name FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
+      [shopId],
+    );
+    return rows[0]?.name ?? undefined;
+  }
+
   /** Stores a snapshot unless a newer one is already there; true when stored. */
   async upsert(m: EntityManager, snapshot: ShopSettingsSnapshot): Promise<boolean> {
     const rows: unknown[] = await m.query(

@@ -1,2 +1,3 @@
 export * from './signature';
 export * from './sandbox-callback';
+export * from './deeplinks';

@@ -1,0 +1,374 @@
+import { Body, Controller, Get, Inject, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { CardVault } from '@payments/card-vault';
+import {
+  CardBrand,
+  CheckoutOrderView,
+  GetOrderForCheckoutQuery,
+  MethodListView,
+  MethodQueryTypes,
+  OrderCommandTypes,
+  parseLinkToken,
+  PayHostedCommand,
+  Reply,
+  Topics,
+} from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
+import { checkCardNumber, checkExpiry, DEFAULT_PAGE_CARD_BRANDS } from '@payments/methods-domain';
+import { RateLimiter } from '@payments/platform';
+import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
+import QRCode from 'qrcode';
+import { appPage, brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
+import { CATALOGUE, pickLocale } from './pages/strings';
+
+type Outcome<T> =
+  { kind: 'ok'; value: T } | { kind: 'refused'; reply: Extract<Reply<T>, { ok: false }> } | { kind: 'down' };
+
+const SUCCESS = new Set(['completed', 'partially_refunded', 'refunded']);
+const FAILURE = new Set(['failed', 'cancelled']);
+const METHODS_TTL_MS = 30_000;
+/** A methods service that did not answer is asked again after this long: pages do not wait on it meanwhile. */
+const METHODS_DOWN_TTL_MS = 5_000;
+
+/** Where the page sends the payer back: the merchant's URL with the order id and status added. */
+export function returnUrl(base: string, v: CheckoutOrderView): string {
+  const url = new URL(base);
+  url.searchParams.set('orderId', v.orderId);
+  url.searchParams.set('status', v.status);
+  return url.toString();
+}
+
+/**
+ * The hosted payment page (ARCHITECTURE.md section 8): public, no API key. The link's token is
+ * the only credential; it is turned into the order id and the token's hash here and never sent
+ * on. Every answer is server-rendered HTML with a CSP of its own nonce.
+ */
+@Controller()
+export class CheckoutController {
+  private readonly logger = new Logger(CheckoutController.name);
+  private readonly perClient: RateLimiter;
+  private readonly perLink: RateLimiter;
+  private readonly methodsCache = new Map<string, { at: number; ttl: number; methods: PageMethod[] }>();
+
+  constructor(
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    @Inject(CARD_VAULT) private readonly vault: CardVault,
+    @Inject(CHECKOUT_CONFIG) config: CheckoutConfig,
+  ) {
+    this.perClient = new RateLimiter(config.perClient.perSecond, config.perClient.burst);
+    this.perLink = new RateLimiter(config.perLink.perSecond, config.perLink.burst);
+  }
+
+  @Get('health')
+  health(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('pay/:token')
+  async page(
+    @Param('token') token: string,
+    @Query('lang') lang: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const link = this.admit(token, req, reply, lang);
+    if (!link) return;
+    const found = await this.read(link.id, link.linkHash);
+    if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
+    await this.show(found.value, req, reply, lang, link.path);
+  }
+
+  @Post('pay/:token')
+  async pay(
+    @Param('token') token: string,
+    @Body() body: Record<string, unknown> | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const form = (body ?? {}) as Record<string, unknown>;
+    const text = (k: string) => (typeof form[k] === 'string' ? (form[k] as string).slice(0, 64) : '');
+    const lang = text('lang') || undefined;
+    const link = this.admit(token, req, reply, lang);
+    if (!link) return;
+    const found = await this.read(link.id, link.linkHash);
+    if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
+    const v = found.value;
+    if (v.linkStatus !== 'live') return this.show(v, req, reply, lang, link.path, true);
+    const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+    const t = CATALOGUE[locale];
+    const methods = await this.methodsFor(v);
+    const method =
+      methods.find((m) => m.code === text('method')) ?? (form.method === undefined ? methods[0] : undefined);
+    if (method?.kind === 'app') return this.payInApp(v, method, link, reply, locale);
+    const errors: FieldErrors = {};
+    const card = checkCardNumber(text('cardNumber'), method?.brands ?? []);
+    if (!method) errors.method = t.errForm;
+    else if (card.kind === 'invalid')
+      errors.cardNumber = { format: t.errFormat, brand: t.errBrand, luhn: t.errLuhn }[card.reason].replace(
+        '{brands}',
+        brandList(method.brands),
+      );
+    const now = new Date();
+    if (!checkExpiry(text('expiry'), { year: now.getUTCFullYear(), month: now.getUTCMonth() + 1 }))
+      errors.expiry = t.errExpiry;
+    if (!method || card.kind === 'invalid' || errors.expiry) {
+      const nonce = this.secure(reply, v);
+      // The number is never echoed back: the payer types it again.
+      void reply
+        .status(400)
+        .type('text/html; charset=utf-8')
+        .send(
+          orderPage(v, {
+            locale,
+            nonce,
+            path: link.path,
+            methods,
+            chosen: method?.code,
+            errors,
+            values: { expiry: text('expiry'), holder: text('holder') },
+            now,
+          }),
+        );
+      return;
+    }
+    const tokenized = await this.vault.tokenize(card.pan);
+    const command: PayHostedCommand = {
+      orderId: link.id,
+      linkHash: link.linkHash,
+      method: method.code,
+      card: { token: tokenized.token, bin: tokenized.bin, last4: tokenized.last4, masked: tokenized.masked },
+    };
+    const paid = await this.ask<CheckoutOrderView>(
+      Topics.ordersCommands,
+      link.id,
+      OrderCommandTypes.payHosted,
+      command,
+    );
+    if (paid.kind === 'ok') {
+      void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+      return;
+    }
+    if (paid.kind === 'refused' && paid.reply.error.code === 'conflict') {
+      // The other tab (or a replay) was first: nothing was queued for this one.
+      const again = await this.read(link.id, link.linkHash);
+      if (again.kind === 'ok') return this.show(again.value, req, reply, lang, link.path, true);
+    }
+    return this.notFoundOrDown(paid, req, reply, lang, link.path);
+  }
+
+  /** An app method: no card; the orders service has the adapter build the deeplinks. */
+  private async payInApp(
+    v: CheckoutOrderView,
+    method: PageMethod,
+    link: { id: string; linkHash: string; path: string },
+    reply: FastifyReply,
+    locale: string,
+  ): Promise<void> {
+    const command: PayHostedCommand = {
+      orderId: link.id,
+      linkHash: link.linkHash,
+      method: method.code,
+      dataEntryMode: 'instruction',
+    };
+    const paid = await this.ask<CheckoutOrderView>(
+      Topics.ordersCommands,
+      v.orderId,
+      OrderCommandTypes.payHosted,
+      command,
+    );
+    // Whatever came of it (paid here, or in the other tab), the page shows where the order is.
+    void paid;
+    void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+  }
+
+  /** Parses the token and takes from both rate limits; answers the page itself when it may not go on. */
+  private admit(
+    token: string,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    lang: string | undefined,
+  ): { id: string; linkHash: string; path: string } | undefined {
+    const parsed = parseLinkToken('order', token);
+    const path = `/pay/${parsed ? token : ''}`;
+    const now = Date.now();
+    const client = this.perClient.take(req.ip, now);
+    const perLink = parsed ? this.perLink.take(parsed.id, now) : client;
+    if (!client.allowed || !perLink.allowed) {
+      reply.header('retry-after', String(Math.max(client.retryAfterSeconds, perLink.retryAfterSeconds)));
+      this.message(429, 'busy', req, reply, lang, path);
+      return undefined;
+    }
+    if (!parsed) {
+      this.message(404, 'notFound', req, reply, lang, path);
+      return undefined;
+    }
+    return { ...parsed, path };
+  }
+
+  /** The page for where the order and its link are. */
+  private async show(
+    v: CheckoutOrderView,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    lang: string | undefined,
+    path: string,
+    afterSubmit = false,
+  ): Promise<void> {
+    const back = SUCCESS.has(v.status)
+      ? v.redirectUrls?.success
+      : FAILURE.has(v.status)
+        ? v.redirectUrls?.failure
+        : undefined;
+    const expired = v.linkStatus === 'expired' || (v.linkStatus === 'closed' && v.statusCode === '1-07-08');
+    if (expired) return this.message(410, 'expired', req, reply, lang, path, v, v.redirectUrls?.failure);
+    if (v.linkStatus === 'live') {
+      const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+      const methods = await this.methodsFor(v);
+      const nonce = this.secure(reply, v);
+      void reply
+        .status(200)
+        .type('text/html; charset=utf-8')
+        .send(orderPage(v, { locale, nonce, path, methods, now: new Date() }));
+      return;
+    }
+    if (afterSubmit && v.linkStatus === 'used' && !SUCCESS.has(v.status) && !FAILURE.has(v.status))
+      return this.message(409, 'used', req, reply, lang, path, v);
+    if (v.instructions && !SUCCESS.has(v.status) && !FAILURE.has(v.status)) {
+      const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+      const qrSvg = await QRCode.toString(v.instructions.qr, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+      const nonce = this.secure(reply, v);
+      void reply.status(200).type('text/html; charset=utf-8').send(appPage(v, { locale, nonce, path, qrSvg }));
+      return;
+    }
+    if (back) {
+      void reply.status(303).header('location', returnUrl(back, v)).send();
+      return;
+    }
+    const kind: MessageKind = SUCCESS.has(v.status) ? 'paid' : FAILURE.has(v.status) ? 'failed' : 'processing';
+    this.message(afterSubmit && kind !== 'processing' ? 409 : 200, kind, req, reply, lang, path, v);
+  }
+
+  private message(
+    status: number,
+    kind: MessageKind,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    lang: string | undefined,
+    path: string,
+    v?: CheckoutOrderView,
+    back?: string,
+  ): void {
+    const locale = pickLocale(lang, v?.locale, req.headers['accept-language']);
+    const nonce = this.secure(reply, v);
+    void reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .send(
+        messagePage(kind, { locale, nonce, path, ...(v ? { v } : {}), ...(back ? { back: returnUrl(back, v!) } : {}) }),
+      );
+  }
+
+  private notFoundOrDown(
+    outcome: { kind: 'refused' } | { kind: 'down' },
+    req: FastifyRequest,
+    reply: FastifyReply,
+    lang: string | undefined,
+    path: string,
+  ): void {
+    if (outcome.kind === 'refused') return this.message(404, 'notFound', req, reply, lang, path);
+    reply.header('retry-after', '2');
+    this.message(503, 'busy', req, reply, lang, path);
+  }
+
+  /**
+   * The headers of every page: a CSP that runs only this answer's inline script and style (its
+   * nonce), forms posting only here (the merchant's origins are there for the redirect that may
+   * follow a submit), never framed; never cached, no Referer (the link is a credential).
+   */
+  private secure(reply: FastifyReply, v?: CheckoutOrderView): string {
+    const nonce = randomBytes(16).toString('base64');
+    const origins = [v?.redirectUrls?.success, v?.redirectUrls?.failure]
+      .filter((u): u is string => !!u)
+      .map((u) => new URL(u).origin);
+    reply.header(
+      'content-security-policy',
+      [
+        "default-src 'none'",
+        `script-src 'nonce-${nonce}'`,
+        `style-src 'nonce-${nonce}'`,
+        "img-src 'self' data:",
+        `form-action 'self'${[...new Set(origins)].map((o) => ` ${o}`).join('')}`,
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ].join('; '),
+    );
+    reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'no-referrer');
+    return nonce;
+  }
+
+  private read(orderId: string, linkHash: string): Promise<Outcome<CheckoutOrderView>> {
+    const query: GetOrderForCheckoutQuery = { orderId, linkHash };
+    return this.ask<CheckoutOrderView>(Topics.ordersCommands, orderId, OrderCommandTypes.getForCheckout, query);
+  }
+
+  /**
+   * The shop's card methods that take this currency and amount, each with its brands; the
+   * default brands of ARCHITECTURE.md section 8 when the shop configured none (docs/decisions.md 127).
+   */
+  private async methodsFor(v: CheckoutOrderView): Promise<PageMethod[]> {
+    const cached = this.methodsCache.get(v.shopId);
+    let list = cached && Date.now() - cached.at < cached.ttl ? cached.methods : undefined;
+    if (!list) {
+      const answer = await this.ask<MethodListView>(Topics.methodsQueries, v.shopId, MethodQueryTypes.paymentList, {
+        shopId: v.shopId,
+      });
+      const all = answer.kind === 'ok' ? answer.value.methods : [];
+      list = all
+        .filter(
+          (m) =>
+            m.enabled &&
+            ((m.dataEntryMode === 'card_form' && (m.cardBrands?.length ?? 0) > 0) ||
+              (m.dataEntryMode === 'instruction' && m.provider === 'sandbox')),
+        )
+        .map((m) => ({
+          code: m.code,
+          kind: m.dataEntryMode === 'instruction' ? 'app' : 'card',
+          brands: (m.cardBrands ?? []) as CardBrand[],
+          currencies: m.currencies,
+        })) as PageMethod[];
+      // No answer: the default card method for a few seconds, then the methods service is asked again.
+      const ttl = answer.kind === 'ok' ? METHODS_TTL_MS : METHODS_DOWN_TTL_MS;
+      this.methodsCache.set(v.shopId, { at: Date.now(), ttl, methods: list });
+    }
+    const amount = new Decimal(v.amount);
+    const fitting = list.filter((m) => {
+      const c = (m as PageMethod & { currencies?: MethodListView['methods'][number]['currencies'] }).currencies?.find(
+        (x) => x.currency === v.currency,
+      );
+      return (
+        !!c &&
+        (c.minAmount === undefined || amount.greaterThanOrEqualTo(c.minAmount)) &&
+        (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount))
+      );
+    });
+    const cards = fitting.filter((m) => m.kind === 'card');
+    const apps = fitting.filter((m) => m.kind === 'app');
+    return [
+      ...(cards.length > 0 ? cards : [{ code: 'card', kind: 'card' as const, brands: DEFAULT_PAGE_CARD_BRANDS }]),
+      ...apps,
+    ];
+  }
+
+  private async ask<T>(topic: string, key: string, type: string, payload: unknown): Promise<Outcome<T>> {
+    try {
+      const reply = await this.client.request<T>(topic, key, type, payload);
+      return reply.ok ? { kind: 'ok', value: reply.result } : { kind: 'refused', reply };
+    } catch (err) {
+      this.logger.warn(`${type} was not answered: ${(err as Error).message}`);
+      return { kind: 'down' };
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { hostname } from 'node:os';
+import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
+import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+
+export interface CheckoutConfig extends CommonConfig {
+  /** Names this instance's reply topic; unique per running instance. */
+  instanceId: string;
+  requestTimeoutMs: number;
+  /** Requests per client address (token bucket): a card-testing bot is slowed, a payer never. */
+  perClient: { perSecond: number; burst: number };
+  /** Requests per link: the status view reloads every 2 s; a link hammered from many addresses is stopped. */
+  perLink: { perSecond: number; burst: number };
+  /** A card typed on a page is tokenized here, at the edge (ARCHITECTURE.md section 10). */
+  cardVault: CardVaultConfig;
+}
+
+export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
+  const config: CheckoutConfig = {
+    ...readCommonConfig(env, 'checkout'),
+    instanceId: env
+      .string('CHECKOUT_INSTANCE_ID', `checkout-${hostname()}-${process.pid}`)
+      .replace(/[^a-zA-Z0-9._-]/g, '-'),
+    requestTimeoutMs: env.int('CHECKOUT_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
+    perClient: {
+      perSecond: env.int('CHECKOUT_RATE_PER_CLIENT_PER_SECOND', 5, { min: 1, max: 1_000_000 }),
+      burst: env.int('CHECKOUT_RATE_PER_CLIENT_BURST', 60, { min: 1, max: 10_000_000 }),
+    },
+    perLink: {
+      perSecond: env.int('CHECKOUT_RATE_PER_LINK_PER_SECOND', 2, { min: 1, max: 1_000_000 }),
+      burst: env.int('CHECKOUT_RATE_PER_LINK_BURST', 30, { min: 1, max: 10_000_000 }),
+    },
+    cardVault: readCardVaultConfig(env),
+  };
+  env.done('checkout');
+  return config;
+}
+
+export const CHECKOUT_CONFIG = Symbol('CHECKOUT_CONFIG');
+export const REQUEST_CLIENT = Symbol('REQUEST_CLIENT');
+export const CARD_VAULT = Symbol('CARD_VAULT');
