@@ -288,6 +288,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log, newest first: who did what, on which object, before and after, and why
+     * @description Filters: operatorId, action, objectType, objectId, from, to; limit and cursor. Role: viewer or above.
+     */
+    get: operations['OpsOperatorsController_list_audit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/callbacks': {
     parameters: {
       query?: never;
@@ -295,7 +315,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor) */
+    /**
+     * List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsCallbacksController_list'];
     put?: never;
     post?: never;
@@ -312,7 +335,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One delivery with its body and every attempt (time, response status or error, latency) */
+    /**
+     * One delivery with its body and every attempt (time, response status or error, latency)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsCallbacksController_get'];
     put?: never;
     post?: never;
@@ -331,7 +357,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replay one delivery: sent again with the same eventId and a fresh signature */
+    /**
+     * Replay one delivery: sent again with the same eventId and a fresh signature
+     * @description Role: operator or above.
+     */
     post: operations['OpsCallbacksController_replay'];
     delete?: never;
     options?: never;
@@ -348,7 +377,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replay many deliveries: by ids, or a shop's by status and/or since */
+    /**
+     * Replay many deliveries: by ids, or a shop's by status and/or since
+     * @description Role: operator or above.
+     */
     post: operations['OpsCallbacksController_replayMany'];
     delete?: never;
     options?: never;
@@ -368,7 +400,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a card's number from the card vault (data-subject request)
-     * @description Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again.
+     * @description Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
      */
     delete: operations['OpsCardsController_erase'];
     options?: never;
@@ -385,7 +417,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a company */
+    /**
+     * Create a company
+     * @description Role: operator or above.
+     */
     post: operations['OpsShopsController_createCompany'];
     delete?: never;
     options?: never;
@@ -406,7 +441,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Company setting "Use customer data as payer information" */
+    /**
+     * Company setting "Use customer data as payer information"
+     * @description Role: operator or above.
+     */
     patch: operations['OpsSettingsController_updateCompany'];
     trace?: never;
   };
@@ -419,8 +457,95 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a shop with its first API key and callback secret */
+    /**
+     * Create a shop with its first API key and callback secret
+     * @description Role: operator or above.
+     */
     post: operations['OpsShopsController_createShop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The operator this token belongs to: name and role
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsOperatorsController_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every operator: name, role, status; never the token
+     * @description Role: admin or above.
+     */
+    get: operations['OpsOperatorsController_list'];
+    put?: never;
+    /**
+     * Create a named operator (the token is in this answer only; it is stored hashed)
+     * @description Role: admin or above.
+     */
+    post: operations['OpsOperatorsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators/{operatorId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One operator
+     * @description Role: admin or above.
+     */
+    get: operations['OpsOperatorsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators/{operatorId}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Disable an operator: the token is refused from the next request on
+     * @description Role: admin or above.
+     */
+    post: operations['OpsOperatorsController_disable'];
     delete?: never;
     options?: never;
     head?: never;
@@ -434,7 +559,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Any shop's order; in need_action, why it waits and what resolves it (`needAction`) */
+    /**
+     * Any shop's order; in need_action, why it waits and what resolves it (`needAction`)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsSettingsController_order'];
     put?: never;
     post?: never;
@@ -453,7 +581,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve an order in need_action by hand: accept the reported amount, or fail it */
+    /**
+     * Resolve an order in need_action by hand: accept the reported amount, or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsSettingsController_resolve'];
     delete?: never;
     options?: never;
@@ -470,7 +601,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve a P2P transaction in need_action by hand: complete or fail it */
+    /**
+     * Resolve a P2P transaction in need_action by hand: complete or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsTransfersController_resolveP2p'];
     delete?: never;
     options?: never;
@@ -487,7 +621,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve a payout in need_action by hand: complete or fail it */
+    /**
+     * Resolve a payout in need_action by hand: complete or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsTransfersController_resolvePayout'];
     delete?: never;
     options?: never;
@@ -502,7 +639,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Open reconciliation breaches (what, where, since when), oldest first, and what the last run checked */
+    /**
+     * Open reconciliation breaches (what, where, since when), oldest first, and what the last run checked
+     * @description Role: viewer or above.
+     */
     get: operations['OpsReconciliationController_breaches'];
     put?: never;
     post?: never;
@@ -519,10 +659,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's API keys: prefix, status and dates, never the key */
+    /**
+     * A shop's API keys: prefix, status and dates, never the key
+     * @description Role: viewer or above.
+     */
     get: operations['OpsApiKeysController_list'];
     put?: never;
-    /** Create an API key for a shop (the key is in this answer only; it is stored hashed) */
+    /**
+     * Create an API key for a shop (the key is in this answer only; it is stored hashed)
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_create'];
     delete?: never;
     options?: never;
@@ -539,7 +685,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Revoke an API key: refused from the next request on, on every gateway instance */
+    /**
+     * Revoke an API key: refused from the next request on, on every gateway instance
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_revoke'];
     delete?: never;
     options?: never;
@@ -556,7 +705,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more */
+    /**
+     * Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_rotate'];
     delete?: never;
     options?: never;
@@ -575,7 +727,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a shop's callback secret: callbacks carry both signatures until the overlap ends
-     * @description Generates a new callback-signing secret, shown in this answer only. Until previousSecretExpiresAt, every callback carries two `v1=` signatures in X-Signature, one with the new secret and one with the old; after it, only the new. A rotation during an overlap replaces the older secret: only the last two sign.
+     * @description Generates a new callback-signing secret, shown in this answer only. Until previousSecretExpiresAt, every callback carries two `v1=` signatures in X-Signature, one with the new secret and one with the old; after it, only the new. A rotation during an overlap replaces the older secret: only the last two sign. Role: admin or above.
      */
     post: operations['OpsCallbackSecretController_rotate'];
     delete?: never;
@@ -591,10 +743,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's payment methods, disabled ones included */
+    /**
+     * A shop's payment methods, disabled ones included
+     * @description Role: viewer or above.
+     */
     get: operations['OpsPaymentMethodsController_list'];
     put?: never;
-    /** Add a payment method to a shop */
+    /**
+     * Add a payment method to a shop
+     * @description Role: operator or above.
+     */
     post: operations['OpsPaymentMethodsController_create'];
     delete?: never;
     options?: never;
@@ -612,11 +770,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a payment method (to keep it but hide it, PATCH enabled: false) */
+    /**
+     * Delete a payment method (to keep it but hide it, PATCH enabled: false)
+     * @description Role: operator or above.
+     */
     delete: operations['OpsPaymentMethodsController_remove'];
     options?: never;
     head?: never;
-    /** Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled) */
+    /**
+     * Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)
+     * @description Role: operator or above.
+     */
     patch: operations['OpsPaymentMethodsController_update'];
     trace?: never;
   };
@@ -627,10 +791,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's payout methods, disabled ones included */
+    /**
+     * A shop's payout methods, disabled ones included
+     * @description Role: viewer or above.
+     */
     get: operations['OpsPayoutMethodsController_list'];
     put?: never;
-    /** Add a payout method to a shop */
+    /**
+     * Add a payout method to a shop
+     * @description Role: operator or above.
+     */
     post: operations['OpsPayoutMethodsController_create'];
     delete?: never;
     options?: never;
@@ -648,11 +818,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a payout method (to keep it but refuse payouts, PATCH enabled: false) */
+    /**
+     * Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)
+     * @description Role: operator or above.
+     */
     delete: operations['OpsPayoutMethodsController_remove'];
     options?: never;
     head?: never;
-    /** Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled) */
+    /**
+     * Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)
+     * @description Role: operator or above.
+     */
     patch: operations['OpsPayoutMethodsController_update'];
     trace?: never;
   };
@@ -663,14 +839,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's settings (the callback secret is shown only when the shop is created) */
+    /**
+     * A shop's settings (the callback secret is shown only when the shop is created)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsSettingsController_get'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL */
+    /**
+     * Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL
+     * @description Role: operator or above.
+     */
     patch: operations['OpsSettingsController_update'];
     trace?: never;
   };
@@ -990,6 +1172,18 @@ export interface components {
        */
       walletTypes?: ('personal' | 'company')[];
     };
+    CreateOperatorDto: {
+      /**
+       * @description Shown in the audit log; unique, case-insensitive.
+       * @example Alice Martin
+       */
+      name: string;
+      /**
+       * @description viewer reads; operator also acts; admin also manages operators.
+       * @enum {string}
+       */
+      role: 'viewer' | 'operator' | 'admin';
+    };
     CreateOrderDto: {
       /**
        * @description Where this order's status callbacks go instead of the shop's callback URL. https, public address.
@@ -1051,6 +1245,13 @@ export interface components {
       callbackUrl?: string;
       /** @example Demo Shop */
       name: string;
+    };
+    DisableOperatorDto: {
+      /**
+       * @description Why; kept in the audit log.
+       * @example Left the team
+       */
+      reason: string;
     };
     MerchantBalanceDto: {
       /**
@@ -4578,6 +4779,140 @@ export interface operations {
       };
     };
   };
+  OpsOperatorsController_list_audit: {
+    parameters: {
+      query?: {
+        action?: string;
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Records at or after this time. */
+        from?: string;
+        limit?: number;
+        objectId?: string;
+        objectType?: string;
+        /** @description Operator id (`ops-token` for the configured OPS_TOKEN) */
+        operatorId?: string;
+        /** @description Records before this time. */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "42",
+           *           "at": "2026-11-24T10:15:02.120Z",
+           *           "operator": {
+           *             "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *             "name": "Alice Martin",
+           *             "role": "operator"
+           *           },
+           *           "action": "order.resolve",
+           *           "object": {
+           *             "type": "order",
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+           *           },
+           *           "before": {
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *             "status": "need_action"
+           *           },
+           *           "after": {
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *             "status": "completed"
+           *           },
+           *           "reason": "Confirmed with the acquirer",
+           *           "request": "POST /ops/v1/orders/7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b/resolve"
+           *         }
+           *       ],
+           *       "nextCursor": "41"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              action?: string;
+              after?:
+                | ({
+                    id?: string | null;
+                    status?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              at?: string;
+              before?:
+                | ({
+                    id?: string | null;
+                    status?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              id?: string | null;
+              object?: {
+                id?: string | null;
+                type?: string;
+              };
+              operator?: {
+                id?: string | null;
+                name?: string;
+                role?: string;
+              };
+              reason?: string | null;
+              request?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   OpsCallbacksController_list: {
     parameters: {
       query?: {
@@ -4960,6 +5295,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -5069,6 +5413,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5191,6 +5544,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -5264,6 +5626,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5355,6 +5726,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5461,6 +5841,505 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator"
+           *     }
+           */
+          'application/json': {
+            id?: string;
+            name?: string;
+            role?: string;
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *           "name": "Alice Martin",
+           *           "role": "operator",
+           *           "tokenPrefix": "op_Zk3q",
+           *           "status": "active",
+           *           "createdAt": "2026-11-24T09:00:00.000Z",
+           *           "createdBy": "OPS_TOKEN",
+           *           "disabledAt": null
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              createdBy?: string;
+              disabledAt?: string | null;
+              id?: string;
+              name?: string;
+              role?: string;
+              status?: string;
+              tokenPrefix?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOperatorDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "active",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": null,
+           *       "token": "op_Zk3qL0a9xV2mT7cR5nB8wE1yU4iO6pA3sD0fG9hJ2kQ"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            token?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/conflict`: The request conflicts with the current state; `/problems/idempotency-request-in-progress`: A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        operatorId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "disabled",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": "2026-11-24T17:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_disable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        operatorId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DisableOperatorDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "disabled",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": "2026-11-24T17:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5929,6 +6808,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6102,6 +6990,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6264,6 +7161,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -6625,6 +7531,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6729,6 +7644,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -6869,6 +7793,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6971,6 +7904,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7231,6 +8173,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7347,6 +8298,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7448,6 +8408,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7736,6 +8705,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7852,6 +8830,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7948,6 +8935,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -8210,6 +9206,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };

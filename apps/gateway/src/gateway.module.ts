@@ -51,6 +51,11 @@ import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { Reconciliation1764317400000 } from './migrations/1764317400000-reconciliation';
 import { OpsReconciliationController } from './ops/ops-reconciliation.controller';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
+import { OperatorsAndAudit1765100000000 } from './migrations/1765100000000-operators-and-audit';
+import { OpsOperatorsController } from './ops/ops-operators.controller';
+import { OperatorRepository } from './operators/operator.repository';
+import { AuditRepository } from './operators/audit.repository';
+import { AuditInterceptor } from './operators/audit.interceptor';
 
 /** Closes the card vault's own connection pool with the application. */
 @Injectable()
@@ -75,6 +80,7 @@ export class GatewayModule {
         IdempotencyAndKeyUse1764200000000,
         Reconciliation1764317400000,
         PreviousCallbackSecret1764900000002,
+        OperatorsAndAudit1765100000000,
       ],
     };
     return {
@@ -103,6 +109,7 @@ export class GatewayModule {
         OpsReconciliationController,
         OpsCardsController,
         OpsCallbackSecretController,
+        OpsOperatorsController,
       ],
       providers: [
         MerchantAuthGuard,
@@ -144,6 +151,9 @@ export class GatewayModule {
         IdempotencyPurgeService,
         ReconciliationService,
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        OperatorRepository,
+        AuditRepository,
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,
           useFactory: async () => {

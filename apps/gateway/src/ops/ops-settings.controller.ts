@@ -12,6 +12,7 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ask } from '../messaging/domain-requests';
@@ -59,7 +60,14 @@ export class OpsSettingsController {
 
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
   @Patch('shops/:shopId/settings')
+  @Audited({
+    action: 'shop.settings.update',
+    object: 'shop',
+    idParam: 'shopId',
+    read: { method: 'get', args: ['shopId'] },
+  })
   @OpsEndpoint({
+    role: 'operator',
     summary:
       "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
@@ -91,7 +99,9 @@ export class OpsSettingsController {
   }
 
   @Patch('companies/:companyId/settings')
+  @Audited({ action: 'company.settings.update', object: 'company', idParam: 'companyId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Company setting "Use customer data as payer information"',
     body: { type: UpdateCompanySettingsDto, example: companySettingsExample },
     response: { example: { ...companyExample, ...companySettingsExample } },
@@ -125,7 +135,14 @@ export class OpsSettingsController {
 
   @Post('orders/:orderId/resolve')
   @HttpCode(200)
+  @Audited({
+    action: 'order.resolve',
+    object: 'order',
+    idParam: 'orderId',
+    read: { method: 'order', args: ['orderId'] },
+  })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it',
     body: { type: ResolveOrderDto, example: resolveOrderExample },
     response: { ...orderAnswerShapes, example: resolvedOrderExample, description: 'The order after the resolution' },

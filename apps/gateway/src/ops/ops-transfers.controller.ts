@@ -13,6 +13,7 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { ask } from '../messaging/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import {
@@ -54,7 +55,9 @@ export class OpsTransfersController {
 
   @Post('payouts/:payoutId/resolve')
   @HttpCode(200)
+  @Audited({ action: 'payout.resolve', object: 'payout', idParam: 'payoutId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve a payout in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
     response: { ...payoutAnswerShapes, example: resolvedPayoutExample },
@@ -74,7 +77,9 @@ export class OpsTransfersController {
 
   @Post('p2p/:p2pId/resolve')
   @HttpCode(200)
+  @Audited({ action: 'p2p.resolve', object: 'p2p', idParam: 'p2pId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
     response: { ...p2pAnswerShapes, example: resolvedP2pExample },
