@@ -592,6 +592,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute
+     * @description Each figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead letters come from the elected Kafka collector: `kafkaCollector` says whether this instance runs it. Role: viewer or above.
+     */
+    get: operations['OpsOverviewController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/p2p/{p2pId}/resolve': {
     parameters: {
       query?: never;
@@ -6873,6 +6893,160 @@ export interface operations {
       };
       /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOverviewController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "at": "2026-11-24T10:15:00.000Z",
+           *       "kafkaCollector": "this_instance",
+           *       "consumerGroups": [
+           *         {
+           *           "group": "orders",
+           *           "lag": 12,
+           *           "lagSeconds": 3.5,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             4,
+           *             12
+           *           ]
+           *         },
+           *         {
+           *           "group": "merchant-callbacks",
+           *           "lag": 0,
+           *           "lagSeconds": 0,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             0,
+           *             0
+           *           ]
+           *         }
+           *       ],
+           *       "deadLetters": [
+           *         {
+           *           "topic": "provider.events.dlq",
+           *           "messages": 2,
+           *           "last15m": [
+           *             1,
+           *             1,
+           *             2,
+           *             2
+           *           ]
+           *         }
+           *       ],
+           *       "outboxes": [
+           *         {
+           *           "schema": "orders",
+           *           "pending": 3,
+           *           "oldestSeconds": 1,
+           *           "last15m": [
+           *             0,
+           *             5,
+           *             3,
+           *             3
+           *           ]
+           *         }
+           *       ],
+           *       "merchantCallbacks": {
+           *         "pending": 4,
+           *         "failed": 1,
+           *         "last15m": [
+           *           2,
+           *           3,
+           *           4,
+           *           4
+           *         ]
+           *       },
+           *       "transitionsPerMinute": [
+           *         {
+           *           "status": "completed",
+           *           "count": 42,
+           *           "last15m": [
+           *             30,
+           *             38,
+           *             41,
+           *             42
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            at?: string;
+            consumerGroups?: {
+              group?: string;
+              lag?: number;
+              lagSeconds?: number;
+              last15m?: number[];
+            }[];
+            deadLetters?: {
+              last15m?: number[];
+              messages?: number;
+              topic?: string;
+            }[];
+            kafkaCollector?: string;
+            merchantCallbacks?: {
+              failed?: number;
+              last15m?: number[];
+              pending?: number;
+            } | null;
+            outboxes?: {
+              last15m?: number[];
+              oldestSeconds?: number;
+              pending?: number;
+              schema?: string;
+            }[];
+            transitionsPerMinute?: {
+              count?: number;
+              last15m?: number[];
+              status?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
         headers: {
           [name: string]: unknown;
         };

@@ -56,6 +56,11 @@ import { OpsOperatorsController } from './ops/ops-operators.controller';
 import { OperatorRepository } from './operators/operator.repository';
 import { AuditRepository } from './operators/audit.repository';
 import { AuditInterceptor } from './operators/audit.interceptor';
+import { ConsoleSessions1765100000001 } from './migrations/1765100000001-console-sessions';
+import { ConsoleController } from './console/console.controller';
+import { ConsoleSessionRepository } from './console/console-session.repository';
+import { OpsOverviewController } from './ops/ops-overview.controller';
+import { OverviewService } from './overview/overview.service';
 
 /** Closes the card vault's own connection pool with the application. */
 @Injectable()
@@ -81,6 +86,7 @@ export class GatewayModule {
         Reconciliation1764317400000,
         PreviousCallbackSecret1764900000002,
         OperatorsAndAudit1765100000000,
+        ConsoleSessions1765100000001,
       ],
     };
     return {
@@ -110,6 +116,8 @@ export class GatewayModule {
         OpsCardsController,
         OpsCallbackSecretController,
         OpsOperatorsController,
+        OpsOverviewController,
+        ConsoleController,
       ],
       providers: [
         MerchantAuthGuard,
@@ -153,6 +161,8 @@ export class GatewayModule {
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         OperatorRepository,
         AuditRepository,
+        ConsoleSessionRepository,
+        OverviewService,
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,

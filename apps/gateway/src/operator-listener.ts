@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { clientErrorHandler, ProblemException } from '@payments/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createServer, IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 
 /** Marks a request that came in on the operators' listener (set by its server, never by a header). */
 const FROM_OPERATOR_LISTENER = Symbol('fromOperatorListener');
@@ -30,6 +30,8 @@ export function separateOperatorSurface(app: NestFastifyApplication): void {
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      // An injected request (the console reading /ops/v1 for its page) never crossed a listener.
+      if (!(request.raw.socket instanceof Socket)) return done();
       const fromOperators = (request.raw as Marked)[FROM_OPERATOR_LISTENER] === true;
       const operatorPath = isOperatorPath(request.url);
       if (fromOperators ? operatorPath || sharedPath(request.url) : !operatorPath) return done();

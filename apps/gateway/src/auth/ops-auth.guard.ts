@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { FAILED_AUTH_THROTTLE, FailedAuthThrottle, ProblemException } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { ConsoleSessionRepository } from '../console/console-session.repository';
 import { OperatorRepository } from '../operators/operator.repository';
 import { hashOperatorToken, mayAct, Operator, OperatorRole, OPS_TOKEN_OPERATOR } from '../operators/operators';
 import { OPS_ROLE } from '../openapi/endpoint.decorator';
@@ -18,6 +19,29 @@ export interface OpsRequest {
   routeOptions?: { url?: string };
   /** Set by OpsAuthGuard: who is acting. */
   operator?: Operator;
+  /** Set by OpsAuthGuard when the request came with the console's session cookie. */
+  consoleSession?: { id: string; csrfToken: string };
+}
+
+/** The console's session cookie (HttpOnly, SameSite=Strict, Path=/ops; Secure over https). */
+export const SESSION_COOKIE = 'ops_session';
+/** The header the console sends its session's CSRF token in, on every request that changes something. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** One cookie's value from a Cookie header. */
+export function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
+  const value = Array.isArray(header) ? header.join('; ') : header;
+  for (const part of value?.split(';') ?? []) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
 }
 
 /**
@@ -26,6 +50,10 @@ export interface OpsRequest {
  * client address (429 and one log line per address per interval) runs before the token is looked at.
  * A route needs the role its OpsEndpoint names; one that names none needs `viewer` to read and
  * `operator` to change anything, so a viewer can never change state (issue 15 item 1).
+ *
+ * The console's pages call the same routes with its session cookie instead of a bearer token: then
+ * every request that changes something must carry the session's CSRF token in X-CSRF-Token, or it
+ * is refused with 403 before anything runs (decision 154).
  */
 @Injectable()
 export class OpsAuthGuard implements CanActivate {
@@ -36,6 +64,7 @@ export class OpsAuthGuard implements CanActivate {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(FAILED_AUTH_THROTTLE) private readonly throttle: FailedAuthThrottle,
     private readonly operators: OperatorRepository,
+    private readonly sessions: ConsoleSessionRepository,
     private readonly reflector: Reflector,
   ) {
     this.opsToken = createHash('sha256').update(config.opsToken).digest();
@@ -43,7 +72,11 @@ export class OpsAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<OpsRequest>();
-    const operator = await this.authenticate(request.ip, bearerToken(request.headers.authorization));
+    const token = bearerToken(request.headers.authorization);
+    const sessionId = token ? undefined : cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const operator = sessionId
+      ? await this.fromSession(request, sessionId)
+      : await this.authenticate(request.ip, token);
     request.operator = operator;
     const required =
       this.reflector.get<OperatorRole | undefined>(OPS_ROLE, context.getHandler()) ??
@@ -79,6 +112,34 @@ export class OpsAuthGuard implements CanActivate {
     }
     attempt.succeeded();
     return operator;
+  }
+
+  /** The session's operator; for a change, only with the session's CSRF token in X-CSRF-Token. */
+  private async fromSession(request: OpsRequest, sessionId: string): Promise<Operator> {
+    const attempt = this.throttle.begin(request.ip, Date.now(), sessionId);
+    let session;
+    try {
+      session = await this.sessions.find(sessionId);
+    } catch (err) {
+      attempt.abandoned();
+      throw err;
+    }
+    if (!session) {
+      attempt.failed();
+      throw new ProblemException('unauthorized', 'Your console session has ended; sign in again.');
+    }
+    attempt.succeeded();
+    request.consoleSession = { id: sessionId, csrfToken: session.csrfToken };
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const given = request.headers[CSRF_HEADER];
+      if (typeof given !== 'string' || !sameSecret(given, session.csrfToken)) {
+        this.logger.warn(
+          `console request without a valid CSRF token refused: ${request.method} ${request.url.split('?')[0]}`,
+        );
+        throw new ProblemException('forbidden', 'The CSRF token is missing or wrong; reload the page and try again.');
+      }
+    }
+    return session.operator;
   }
 
   private async identify(token: string): Promise<Operator | undefined> {

@@ -1,0 +1,223 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Logger,
+  Post,
+  Query,
+  Req,
+  Res,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ProblemException } from '@payments/platform';
+import { IsDefined, IsString, Length } from 'class-validator';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { cookieValue, OpsAuthGuard, OpsRequest, SESSION_COOKIE } from '../auth/ops-auth.guard';
+import { OPS_ROLE } from '../openapi/endpoint.decorator';
+import { AuditRecord, AuditRepository } from '../operators/audit.repository';
+import { Audited } from '../operators/audited.decorator';
+import { Overview } from '../overview/overview.service';
+import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console.assets';
+import { ConsoleSession, ConsoleSessionRepository, SESSION_HOURS } from './console-session.repository';
+import { auditPage, errorPage, Frame, overviewFragment, overviewPage, Page, signInPage } from './console.pages';
+import { en } from './console.strings';
+
+export class SignInDto {
+  @IsDefined()
+  @IsString()
+  @Length(8, 512)
+  token: string;
+}
+
+/** Only this page's own script and stylesheet, by nonce; nothing inline, nothing from elsewhere. */
+function contentSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+type Reply = FastifyReply;
+
+/**
+ * The operators' console (issue 15 item 3): server-rendered pages on the operators' listener. Every
+ * figure a page shows comes from an /ops/v1 route, called here with the operator's own session
+ * (so the same guard, roles and audit apply); the page's script sends every action to an /ops/v1
+ * route with the session's CSRF token (decision 154).
+ */
+@ApiExcludeController()
+@Controller('ops/console')
+export class ConsoleController {
+  private readonly logger = new Logger('Console');
+
+  constructor(
+    private readonly guard: OpsAuthGuard,
+    private readonly sessions: ConsoleSessionRepository,
+    private readonly audit: AuditRepository,
+    private readonly adapter: HttpAdapterHost,
+  ) {}
+
+  @Get('assets/console.js')
+  @Header('content-type', 'text/javascript; charset=utf-8')
+  script(): string {
+    return CONSOLE_SCRIPT;
+  }
+
+  @Get('assets/console.css')
+  @Header('content-type', 'text/css; charset=utf-8')
+  style(): string {
+    return CONSOLE_STYLE;
+  }
+
+  @Get('sign-in')
+  signInForm(@Query('signed-out') signedOut: string | undefined, @Res({ passthrough: true }) reply: Reply): string {
+    const frame = this.frame(reply, en.signIn.title);
+    return signInPage(frame, signedOut === '1');
+  }
+
+  /** The token is checked like a bearer token: the same throttle per address, the same log line. */
+  @Post('sign-in')
+  @HttpCode(200)
+  async signIn(
+    @Body() body: SignInDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<{ name: string; role: string }> {
+    const operator = await this.guard.authenticate(request.ip, body.token).catch((err: unknown) => {
+      // The same refusal, in the words of a person at a sign-in form rather than an API client.
+      if (err instanceof ProblemException && err.kind === 'unauthorized')
+        throw new ProblemException('unauthorized', en.signIn.wrongToken);
+      throw err;
+    });
+    const session = await this.sessions.create(operator);
+    const secure = request.protocol === 'https' ? '; Secure' : '';
+    void reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/ops; Max-Age=${SESSION_HOURS * 3600}${secure}`,
+    );
+    await this.audit.append({
+      operator,
+      action: 'console.sign-in',
+      objectType: 'operator',
+      objectId: operator.id,
+      before: null,
+      after: null,
+      reason: null,
+      request: 'POST /ops/console/sign-in',
+    });
+    return { name: operator.name, role: operator.role };
+  }
+
+  @Post('sign-out')
+  @HttpCode(200)
+  @UseGuards(OpsAuthGuard)
+  @SetMetadata(OPS_ROLE, 'viewer')
+  @Audited({ action: 'console.sign-out', object: 'operator' })
+  async signOut(@Req() request: OpsRequest, @Res({ passthrough: true }) reply: Reply): Promise<{ id: string }> {
+    if (request.consoleSession) await this.sessions.delete(request.consoleSession.id);
+    void reply.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/ops; Max-Age=0`);
+    return { id: request.operator!.id };
+  }
+
+  @Get()
+  async overview(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    return this.page(reply, session, 'overview', en.overview.title, async (frame) => {
+      const data = await this.call<Overview>(request, '/ops/v1/overview');
+      return data && overviewPage(frame, data);
+    });
+  }
+
+  @Get('overview/live')
+  async overviewLive(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply): Promise<string | void> {
+    const data = await this.call<Overview>(request, '/ops/v1/overview');
+    if (!data) throw new ProblemException('unauthorized', en.errors.sessionEnded);
+    this.frame(reply, en.overview.title);
+    return overviewFragment(data);
+  }
+
+  @Get('audit')
+  async auditLog(
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    const query = cursor && /^[0-9]{1,19}$/.test(cursor) ? `?limit=50&cursor=${cursor}` : '?limit=50';
+    return this.page(reply, session, 'audit', en.audit.title, async (frame) => {
+      const page = await this.call<{ items: AuditRecord[]; nextCursor: string | null }>(
+        request,
+        `/ops/v1/audit${query}`,
+      );
+      return page && auditPage(frame, page);
+    });
+  }
+
+  /** A page, or its error page (a 503 in English, not a JSON problem); the sign-in page once the session ended. */
+  private async page(
+    reply: Reply,
+    session: ConsoleSession,
+    current: Page,
+    title: string,
+    render: (frame: Frame) => Promise<string | undefined>,
+  ): Promise<string | void> {
+    const frame = this.frame(reply, title, session, current);
+    try {
+      const html = await render(frame);
+      if (html === undefined) return this.toSignIn(reply);
+      return html;
+    } catch (err) {
+      const detail = err instanceof ProblemException ? err.detail : en.errors.failed;
+      this.logger.error(`console page ${current} failed: ${err instanceof Error ? err.message : String(err)}`);
+      void reply.code(503);
+      return errorPage(frame, detail);
+    }
+  }
+
+  /** The signed-in operator, or a redirect to the sign-in page. */
+  private async session(request: FastifyRequest, reply: Reply): Promise<ConsoleSession | undefined> {
+    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const session = id ? await this.sessions.find(id) : undefined;
+    if (!session) this.toSignIn(reply);
+    return session;
+  }
+
+  private toSignIn(reply: Reply): void {
+    void reply.code(303).header('location', '/ops/console/sign-in').send();
+  }
+
+  /** An /ops/v1 read with the operator's own session: undefined when the session is refused. */
+  private async call<T>(request: FastifyRequest, path: string): Promise<T | undefined> {
+    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    const res = await fastify.inject({
+      method: 'GET',
+      url: path,
+      headers: { cookie: request.headers.cookie ?? '' },
+      remoteAddress: request.ip,
+    });
+    if (res.statusCode === 401) return undefined;
+    if (res.statusCode !== 200) throw new ProblemException('unavailable', `${path} answered ${res.statusCode}.`);
+    return res.json<T>();
+  }
+
+  private frame(reply: Reply, title: string, session?: ConsoleSession, current?: Page): Frame {
+    const nonce = randomBytes(16).toString('base64');
+    void reply.header('content-type', 'text/html; charset=utf-8');
+    void reply.header('content-security-policy', contentSecurityPolicy(nonce));
+    return { nonce, title, operator: session?.operator, csrfToken: session?.csrfToken, current };
+  }
+}

@@ -1,0 +1,177 @@
+import type { Browser, Page } from 'puppeteer-core';
+import { http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { aShop, TestShop } from '../support/merchant';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+
+/**
+ * The operators' console in a real headless Chromium against the real stack (issue 15 item 3):
+ * sign-in with a named operator's token, the overview, the audit log, CSRF on every change, a
+ * viewer refused, sign-out. Each step leaves a screenshot (docs/console.md shows some).
+ */
+describe('the operators console in a browser', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let shop: TestShop;
+  let operator: { id: string; token: string };
+  let viewer: { id: string; token: string };
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ extraEnv: { KAFKA_METRICS_INTERVAL_MS: '500' } });
+    shop = await aShop(stack.gateway!.url, 'Console Shop');
+    const create = async (name: string, role: string) => {
+      const res = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
+        token: TEST_OPS_TOKEN,
+        body: { name, role },
+      });
+      expect(res.status).toBe(201);
+      return res.body;
+    };
+    operator = await create('Dana Operator', 'operator');
+    viewer = await create('Vic Viewer', 'viewer');
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const consoleUrl = (path = '') => `${stack.gateway!.opsUrl}/ops/console${path}`;
+
+  async function signIn(page: Page, token: string): Promise<void> {
+    await page.goto(consoleUrl('/sign-in'));
+    await page.type('#token', token);
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+  }
+
+  /** The page's session cookie and CSRF token, as its own script would send them. */
+  async function credentialsOf(page: Page): Promise<{ cookie: string; csrf: string }> {
+    const cookies = await page.cookies();
+    const session = cookies.find((c) => c.name === 'ops_session')!;
+    const csrf = await page.$eval('meta[name="csrf-token"]', (m) => m.getAttribute('content')!);
+    return { cookie: `ops_session=${session.value}`, csrf };
+  }
+
+  it('when nobody is signed in, then the console shows the sign-in page, and a wrong token is told so in English', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    const res = await page.goto(consoleUrl());
+    expect(page.url()).toBe(consoleUrl('/sign-in'));
+    expect(res!.headers()['content-security-policy']).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(await page.$eval('h1', (h) => h.textContent)).toBe('Sign in');
+    await saveScreenshot(page, 'console-sign-in');
+
+    await page.type('#token', 'op_this-is-not-a-token');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('[role="alert"]:not([hidden])');
+    expect(await page.$eval('[role="alert"]', (a) => a.textContent)).toBe(
+      'That is not a valid operator token, or its operator is disabled. Check it and try again.',
+    );
+    expect(page.url()).toBe(consoleUrl('/sign-in'));
+    await saveScreenshot(page, 'console-sign-in-refused');
+    await page.close();
+  });
+
+  it('when an operator signs in, then the session cookie is HttpOnly and SameSite=Strict, and the overview shows the consumer groups and backlogs', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    expect(page.url()).toBe(consoleUrl());
+    const cookie = (await page.cookies()).find((c) => c.name === 'ops_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/ops', secure: false });
+    expect(await page.$eval('header .who', (w) => w.textContent)).toContain('Dana Operator');
+    // The elected Kafka collector of this gateway reads the orders group (every 500 ms here).
+    await page.waitForSelector('tr[data-group="orders"]', { timeout: 20_000 });
+    const text = await page.$eval('main', (m) => m.textContent ?? '');
+    expect(text).toContain('Consumer groups');
+    expect(text).toContain('Dead letters');
+    expect(text).toContain('Merchant callbacks');
+    expect(text).toContain('Outbox');
+    expect(await page.$$('svg.spark')).not.toHaveLength(0);
+    await saveScreenshot(page, 'console-overview');
+
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.reload();
+    await page.waitForSelector('tr[data-group="orders"]');
+    // Nothing wider than the phone but the tables' own scrolling boxes.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'console-overview-phone');
+    await page.close();
+  });
+
+  it('when a change is sent with the session but without its CSRF token, then 403 and nothing changes; with it, the change is made and audited under the operator', async () => {
+    const page = await browser.newPage();
+    await signIn(page, operator.token);
+    const { cookie, csrf } = await credentialsOf(page);
+    const url = `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`;
+    const before = await http('GET', url, { headers: { cookie } });
+    expect(before.status).toBe(200);
+
+    const change = { autoFinalizeNeedAction: !before.body.autoFinalizeNeedAction };
+    const forged = await http('PATCH', url, { headers: { cookie }, body: change });
+    expect(forged.status).toBe(403);
+    expect(forged.body.detail).toContain('CSRF');
+    const wrong = await http('PATCH', url, { headers: { cookie, 'x-csrf-token': 'x'.repeat(43) }, body: change });
+    expect(wrong.status).toBe(403);
+    expect((await http('GET', url, { headers: { cookie } })).body).toEqual(before.body);
+
+    const made = await http('PATCH', url, { headers: { cookie, 'x-csrf-token': csrf }, body: change });
+    expect(made.status).toBe(200);
+    const audit = await http(
+      'GET',
+      `${stack.gateway!.opsUrl}/ops/v1/audit?action=shop.settings.update&objectId=${shop.shopId}`,
+      {
+        token: TEST_OPS_TOKEN,
+      },
+    );
+    expect(audit.body.items[0]).toMatchObject({
+      operator: { id: operator.id, name: 'Dana Operator', role: 'operator' },
+      before: { autoFinalizeNeedAction: before.body.autoFinalizeNeedAction },
+      after: change,
+    });
+
+    await page.setViewport({ width: 1280, height: 720 });
+    await page.goto(consoleUrl('/audit'));
+    const rows = await page.$$eval('main tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    expect(rows[0]).toContain('shop.settings.update');
+    expect(rows[0]).toContain('Dana Operator');
+    expect(rows.some((r) => r.includes('console.sign-in'))).toBe(true);
+    await saveScreenshot(page, 'console-audit');
+    await page.close();
+  });
+
+  it('when a viewer is signed in, then reads work and a change is refused with 403 even with the CSRF token', async () => {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await signIn(page, viewer.token);
+    expect(await page.$eval('header .who', (w) => w.textContent)).toContain('(viewer)');
+    const { cookie, csrf } = await credentialsOf(page);
+    const url = `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`;
+    const before = await http('GET', url, { headers: { cookie } });
+    const refused = await http('PATCH', url, {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { autoFinalizeNeedAction: !before.body.autoFinalizeNeedAction },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toContain('viewer');
+    expect((await http('GET', url, { headers: { cookie } })).body).toEqual(before.body);
+    await context.close();
+  });
+
+  it('when the operator signs out, then the page says so and the old session cookie opens nothing', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    await signIn(page, operator.token);
+    const { cookie } = await credentialsOf(page);
+    await Promise.all([page.waitForNavigation(), page.click('header .who button[type="submit"]')]);
+    expect(page.url()).toBe(consoleUrl('/sign-in?signed-out=1'));
+    expect(await page.$eval('.notice', (n) => n.textContent)).toBe('You are signed out.');
+    await saveScreenshot(page, 'console-signed-out');
+
+    expect((await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { headers: { cookie } })).status).toBe(401);
+    const again = await fetch(consoleUrl(), { headers: { cookie }, redirect: 'manual' });
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe('/ops/console/sign-in');
+    await page.close();
+  });
+});
