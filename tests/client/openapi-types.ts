@@ -552,6 +552,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's orders, newest first: by status (the need_action queue), shop or merchant order id
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsSettingsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/orders/{orderId}': {
     parameters: {
       query?: never;
@@ -6405,6 +6425,257 @@ export interface operations {
       };
       /** @description `/problems/internal-error`: Internal error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsSettingsController_list: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        limit?: number;
+        /** @description The merchant's own order id (with or without shopId). */
+        merchantOrderId?: string;
+        shopId?: string;
+        /** @description need_action: the queue of orders waiting for an operator. */
+        status?:
+          | 'registered'
+          | 'in_progress'
+          | 'need_action'
+          | 'completed'
+          | 'partially_refunded'
+          | 'refunded'
+          | 'cancelled'
+          | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of orders */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "need_action",
+           *           "statusCode": "2-07-04",
+           *           "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *           "order": {
+           *             "merchantOrderId": "shop-order-1001",
+           *             "cost": {
+           *               "amount": "100.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Order #1001",
+           *             "reportedCost": {
+           *               "amount": "90.00",
+           *               "currency": "USD"
+           *             }
+           *           },
+           *           "customer": {
+           *             "id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+           *           },
+           *           "instrumentType": "bank_transfer",
+           *           "payer": {
+           *             "email": "payer@example.com",
+           *             "phone": "+998901234567"
+           *           },
+           *           "data": {
+           *             "payments": [
+           *               {
+           *                 "paymentId": "pay_4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b",
+           *                 "provider": "sandbox",
+           *                 "status": "success",
+           *                 "amount": "90.00",
+           *                 "currency": "USD",
+           *                 "statusCode": "2-07-04",
+           *                 "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *                 "createdAt": "2026-06-09T10:00:01.000Z",
+           *                 "updatedAt": "2026-06-09T10:00:02.000Z"
+           *               }
+           *             ]
+           *           },
+           *           "createdAt": "2026-06-09T10:00:00.000Z",
+           *           "updatedAt": "2026-06-09T10:00:02.000Z",
+           *           "needAction": {
+           *             "rule": "amount_outside_range",
+           *             "statusCode": "2-07-04",
+           *             "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *             "expected": {
+           *               "amount": "100.00",
+           *               "currency": "USD"
+           *             },
+           *             "reported": {
+           *               "amount": "90.00",
+           *               "currency": "USD"
+           *             },
+           *             "allowedRange": {
+           *               "lowerPercent": "2",
+           *               "upperPercent": "5",
+           *               "lowerBound": "98.00",
+           *               "upperBound": "105.00"
+           *             },
+           *             "resolution": {
+           *               "autoFinalization": false,
+           *               "resolvedBy": "operator",
+           *               "description": "Auto-finalization is off for this shop: an operator accepts the reported amount or fails the order."
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": "MjAyNi0xMS0yNFQxMDoxNTowMC4wMDBafDdkNmYxYjJh"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              customer?: {
+                id?: string;
+              };
+              data?: {
+                payments?: {
+                  amount?: string;
+                  createdAt?: string;
+                  currency?: string;
+                  paymentId?: string;
+                  provider?: string;
+                  status?: string;
+                  statusCode?: string;
+                  statusDescription?: string;
+                  updatedAt?: string;
+                }[];
+                refunds?: {
+                  amount?: string;
+                  createdAt?: string;
+                  currency?: string;
+                  refundId?: string;
+                }[];
+              };
+              id?: string;
+              instrumentType?: string;
+              needAction?: {
+                allowedRange?: {
+                  lowerBound?: string;
+                  lowerPercent?: string;
+                  upperBound?: string;
+                  upperPercent?: string;
+                };
+                expected?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                reported?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                resolution?: {
+                  autoFinalization?: boolean;
+                  description?: string;
+                  resolvedBy?: string;
+                };
+                rule?: string;
+                statusCode?: string;
+                statusDescription?: string;
+              };
+              order?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                description?: string;
+                merchantOrderId?: string;
+                originalCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              payer?: {
+                email?: string;
+                phone?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              paymentSettings?: {
+                walletType?: string;
+              };
+              recipient?: {
+                merchantBalance?: {
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };

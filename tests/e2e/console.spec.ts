@@ -1,7 +1,9 @@
 import type { Browser, Page } from 'puppeteer-core';
-import { http, launchBrowser, saveScreenshot } from '@payments/testing';
-import { aShop, TestShop } from '../support/merchant';
+import { eventually, http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { CallbackReceiver } from '../support/callback-receiver';
+import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { untilStatus } from '../support/wait';
 
 /**
  * The operators' console in a real headless Chromium against the real stack (issue 15 item 3):
@@ -14,10 +16,24 @@ describe('the operators console in a browser', () => {
   let shop: TestShop;
   let operator: { id: string; token: string };
   let viewer: { id: string; token: string };
+  /** The shop's callback endpoint: it answers 500 until the replay test mends it. */
+  let receiver: CallbackReceiver;
+  /** The order the need_action test accepts on the page; the callbacks test replays its callback. */
+  let accepted: string;
 
   beforeAll(async () => {
-    stack = await TestStack.start({ extraEnv: { KAFKA_METRICS_INTERVAL_MS: '500' } });
+    // Callbacks give up after 1.5 s of failures here, so a failed one can be replayed.
+    stack = await TestStack.start({
+      extraEnv: { KAFKA_METRICS_INTERVAL_MS: '500', MERCHANT_CALLBACKS_RETRY_WINDOW_MS: '1500' },
+    });
     shop = await aShop(stack.gateway!.url, 'Console Shop');
+    receiver = await CallbackReceiver.start();
+    receiver.mode = 500;
+    const withCallbacks = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`, {
+      token: TEST_OPS_TOKEN,
+      body: { callbackUrl: receiver.url },
+    });
+    expect(withCallbacks.status).toBe(200);
     const create = async (name: string, role: string) => {
       const res = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
         token: TEST_OPS_TOKEN,
@@ -33,6 +49,7 @@ describe('the operators console in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.stop();
     await stack?.stop();
   });
 
@@ -137,6 +154,109 @@ describe('the operators console in a browser', () => {
     expect(rows[0]).toContain('Dana Operator');
     expect(rows.some((r) => r.includes('console.sign-in'))).toBe(true);
     await saveScreenshot(page, 'console-audit');
+    await page.close();
+  });
+
+  /** An order the sandbox leaves in need_action: .21 pays another amount, .22 another currency. */
+  async function needActionOrder(amount: string): Promise<string> {
+    const created = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount }),
+    });
+    expect(created.status).toBe(201);
+    const read = async () =>
+      (await http('GET', `${stack.gateway!.url}/order/${created.body.id}`, { token: shop.apiKey })).body;
+    await untilStatus(read, 'need_action', `order ${created.body.id} need_action`);
+    return created.body.id;
+  }
+
+  it('when orders wait in need_action, then the queue explains each; another operator resolving one removes it, and resolving one here with a reason is audited', async () => {
+    const [byOther, byHere] = [await needActionOrder('40.22'), await needActionOrder('60.21')];
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl('/need-action'));
+    const card = (id: string) => `article[data-order="${id}"]`;
+    await page.waitForSelector(card(byOther));
+    const other = await page.$eval(card(byOther), (a) => a.textContent ?? '');
+    expect(other).toContain('The provider paid in another currency');
+    expect(other).toContain('40.22 USD');
+    expect(other).toContain('40.22 EUR');
+    expect(other).toMatch(/Tolerance applied\s*−\d+ % \/ \+\d+ %/);
+    const here = await page.$eval(card(byHere), (a) => a.textContent ?? '');
+    expect(here).toContain('The paid amount is outside the allowed range');
+    await saveScreenshot(page, 'console-need-action');
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'console-need-action-phone');
+    await page.setViewport({ width: 1280, height: 900 });
+
+    // Another operator (the API, OPS_TOKEN) fails one: this page drops it at its next refresh.
+    const failed = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/orders/${byOther}/resolve`, {
+      token: TEST_OPS_TOKEN,
+      body: { action: 'fail', note: 'Paid in EUR; refunded by the provider' },
+    });
+    expect(failed.status).toBe(200);
+    await page.waitForSelector(card(byOther), { hidden: true, timeout: 15_000 });
+
+    // This operator accepts the other with a reason: it leaves the queue, and the audit log has it.
+    await page.type(`${card(byHere)} input[name="note"]`, 'Customer paid the difference by phone');
+    await Promise.all([page.waitForNavigation(), page.click(`${card(byHere)} form.resolve button[type="submit"]`)]);
+    expect(await page.$(card(byHere))).toBeNull();
+    accepted = byHere;
+    const audit = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/audit?action=order.resolve&objectId=${byHere}`, {
+      token: TEST_OPS_TOKEN,
+    });
+    expect(audit.body.items[0]).toMatchObject({
+      operator: { id: operator.id, name: 'Dana Operator' },
+      reason: 'Customer paid the difference by phone',
+      before: { status: 'need_action', needAction: { rule: 'amount_outside_range' } },
+      after: { status: 'completed' },
+    });
+    await page.close();
+  });
+
+  it('when the callback of the accepted order failed, then the log shows each answer, and a replay from the page delivers it once more and is audited', async () => {
+    const api = (path: string) => http('GET', `${stack.gateway!.opsUrl}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
+    const completed = await eventually(
+      async () => {
+        const page = await api(`/callbacks?objectId=${accepted}&status=failed`);
+        return page.body.items.find((d: { type: string; attempts: number }) => d.attempts > 0) as
+          { id: string; eventId: string } | undefined;
+      },
+      20_000,
+      'a failed callback of the accepted order',
+    );
+    receiver.mode = 200;
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl(`/callbacks?shopId=${shop.shopId}&status=failed`));
+    const row = `tr[data-delivery="${completed.id}"]`;
+    expect(await page.$eval(row, (r) => r.textContent ?? '')).toContain('HTTP 500');
+    await saveScreenshot(page, 'console-callbacks');
+
+    await Promise.all([page.waitForNavigation(), page.click(`${row} button[type="submit"]`)]);
+    await eventually(
+      async () => ((await api(`/callbacks/${completed.id}`)).body.status === 'delivered' ? true : undefined),
+      20_000,
+      'the replayed callback delivered',
+    );
+    expect(receiver.received.filter((r) => r.json?.eventId === completed.eventId && r.answered === 200)).toHaveLength(
+      1,
+    );
+    const audit = await api(`/audit?action=delivery.replay&objectId=${completed.id}`);
+    expect(audit.body.items).toHaveLength(1);
+    expect(audit.body.items[0]).toMatchObject({
+      operator: { name: 'Dana Operator' },
+      before: { status: 'failed' },
+    });
+
+    await page.goto(consoleUrl(`/callbacks/${completed.id}`));
+    const attempts = await page.$$eval('main tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    expect(attempts.some((a) => a.includes('HTTP 500'))).toBe(true);
+    expect(attempts[attempts.length - 1]).toContain('HTTP 200');
+    await saveScreenshot(page, 'console-callback');
     await page.close();
   });
 

@@ -128,6 +128,7 @@ export const payloadExamples: Record<string, unknown> = {
   },
   'order.get': { orderId: ids.order, shopId: ids.shop },
   'order.get_for_operator': { orderId: ids.order },
+  'order.list_for_operator': { status: 'need_action', limit: 50 },
   'order.get_by_merchant_id': { merchantOrderId: 'inv-2026-000123', shopId: ids.shop },
   'order.cancel': { orderId: ids.order, shopId: ids.shop },
   'order.resolve': {
@@ -260,6 +261,7 @@ export const resultExamples: Record<string, unknown> = {
   },
   'order.get': orderView,
   'order.get_for_operator': orderView,
+  'order.list_for_operator': { items: [orderView], nextCursor: null },
   'order.get_by_merchant_id': orderView,
   'order.cancel': {
     ...orderView,

@@ -52,6 +52,30 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { shopId, merchantOrderId } });
   }
 
+  /**
+   * Any shop's orders for operators, newest first, after the cursor (created_at, id): the index
+   * on (status, created_at) serves the need_action queue, the shop's and the merchant id's indexes
+   * the searches.
+   */
+  listForOperator(
+    m: EntityManager,
+    f: {
+      status?: string;
+      shopId?: string;
+      merchantOrderId?: string;
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    },
+  ): Promise<OrderEntity[]> {
+    const q = m.getRepository(OrderEntity).createQueryBuilder('o');
+    if (f.status) q.andWhere('o.status = :status', { status: f.status });
+    if (f.shopId) q.andWhere('o.shop_id = :shopId', { shopId: f.shopId });
+    if (f.merchantOrderId) q.andWhere('o.merchant_order_id = :merchantOrderId', { merchantOrderId: f.merchantOrderId });
+    if (f.after)
+      q.andWhere('(o.created_at, o.id) < (:createdAt, :id)', { createdAt: f.after.createdAt, id: f.after.id });
+    return q.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC').limit(f.limit).getMany();
+  }
+
   payments(m: EntityManager, orderId: string): Promise<PaymentAttemptEntity[]> {
     return m
       .getRepository(PaymentAttemptEntity)

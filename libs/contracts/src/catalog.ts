@@ -30,8 +30,10 @@ import {
   getOrderQuery,
   getOrderForOperatorQuery,
   getOrderByMerchantIdQuery,
+  listOrdersForOperatorQuery,
   OrderCommandTypes,
   OrderEventTypes,
+  orderPage,
   orderStatusChanged,
   orderView,
   refundOrderCommand,
@@ -119,6 +121,12 @@ export const topicContracts: readonly TopicContract[] = [
         "Read any shop's order (operators)",
         getOrderForOperatorQuery,
         orderView,
+      ),
+      request(
+        OrderCommandTypes.listForOperator,
+        "List any shop's orders, newest first, by status, shop or merchant id (operators)",
+        listOrdersForOperatorQuery,
+        orderPage,
       ),
       request(OrderCommandTypes.cancel, 'Cancel an unpaid order', cancelOrderCommand, orderView),
       request(

@@ -7,8 +7,9 @@ export const CONSOLE_SCRIPT = `(() => {
   'use strict';
   const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content');
   const failed = document.body.dataset.msgFailed;
-  for (const form of document.querySelectorAll('form[data-api]')) {
-    form.addEventListener('submit', async (event) => {
+  document.addEventListener('submit', async (event) => {
+      const form = event.target;
+      if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
       event.preventDefault();
       const alert = form.querySelector('[role="alert"]');
       const body = {};
@@ -40,11 +41,13 @@ export const CONSOLE_SCRIPT = `(() => {
       } finally {
         if (button) button.disabled = false;
       }
-    });
-  }
+  });
   const live = document.querySelector('[data-refresh]');
   if (live) {
     setInterval(async () => {
+      // Never under the hands of someone typing a reason: the next refresh comes soon enough.
+      if (live.contains(document.activeElement) && document.activeElement !== document.body) return;
+      if ([...live.querySelectorAll('input[type="text"]')].some((i) => i.value !== '')) return;
       try {
         const res = await fetch(live.dataset.refresh, { credentials: 'same-origin', redirect: 'manual' });
         if (res.status === 200) live.innerHTML = await res.text();
@@ -94,9 +97,30 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 .nowrap { white-space: nowrap; }
 details summary { cursor: pointer; color: var(--accent); }
 pre { white-space: pre-wrap; word-break: break-all; font-size: 12px; margin: 6px 0 0; }
+.orders { display: grid; gap: 16px; }
+main > .card + .card, main > form.card + .card { margin-top: 16px; }
+form.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-end; }
+form.filters input { width: 340px; max-width: 100%; }
+select { font: inherit; padding: 7px 8px; border: 1px solid var(--line); border-radius: 6px; }
+button.small { padding: 3px 10px; font-size: 14px; }
+form.replay { margin-top: 12px; max-width: 480px; }
+form.replay > * + * { margin-top: 6px; }
+.order h2 { margin-bottom: 8px; }
+.order h3 { font-size: 15px; margin: 12px 0 4px; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; min-width: 0; }
+ol.events { margin: 0; padding-left: 20px; }
+.actions { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; margin-top: 14px; border-top: 1px solid var(--line); padding-top: 12px; }
+.actions form > * + * { margin-top: 6px; }
+button.danger { background: var(--bad); border-color: var(--bad); }
 @media (max-width: 600px) {
+  dl { grid-template-columns: 1fr; gap: 0; }
+  dd { margin-bottom: 6px; }
+  .actions { grid-template-columns: 1fr; }
   main { padding: 12px; }
   header { padding: 8px 12px; }
+  header .brand, nav, .who { flex: 1 1 100%; }
   .grid { grid-template-columns: 1fr; }
   .card { padding: 12px; }
   th, td { padding: 5px 6px; }

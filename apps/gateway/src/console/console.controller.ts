@@ -5,6 +5,7 @@ import {
   Header,
   HttpCode,
   Logger,
+  Param,
   Post,
   Query,
   Req,
@@ -23,9 +24,23 @@ import { OPS_ROLE } from '../openapi/endpoint.decorator';
 import { AuditRecord, AuditRepository } from '../operators/audit.repository';
 import { Audited } from '../operators/audited.decorator';
 import { Overview } from '../overview/overview.service';
+import { mayAct } from '../operators/operators';
+import { DeliveryDetailView, DeliveryPage, DeliveryStatuses, OrderPage } from '@payments/contracts';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console.assets';
 import { ConsoleSession, ConsoleSessionRepository, SESSION_HOURS } from './console-session.repository';
-import { auditPage, errorPage, Frame, overviewFragment, overviewPage, Page, signInPage } from './console.pages';
+import {
+  auditPage,
+  callbackPage,
+  callbacksPage,
+  errorPage,
+  Frame,
+  needActionFragment,
+  needActionPage,
+  overviewFragment,
+  overviewPage,
+  Page,
+  signInPage,
+} from './console.pages';
 import { en } from './console.strings';
 
 export class SignInDto {
@@ -50,6 +65,11 @@ function contentSecurityPolicy(nonce: string): string {
 }
 
 type Reply = FastifyReply;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The need_action queue: newest first, 100 at most (the API pages further with its cursor). */
+const NEED_ACTION_QUEUE = '/ops/v1/orders?status=need_action&limit=100';
 
 /**
  * The operators' console (issue 15 item 3): server-rendered pages on the operators' listener. Every
@@ -149,6 +169,68 @@ export class ConsoleController {
     return overviewFragment(data);
   }
 
+  @Get('need-action')
+  async needAction(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    return this.page(reply, session, 'need-action', en.needAction.title, async (frame) => {
+      const page = await this.call<OrderPage>(request, NEED_ACTION_QUEUE);
+      return page && needActionPage(frame, page, mayAct(session.operator.role, 'operator'));
+    });
+  }
+
+  /** The queue again, for the page's refresh: it changes when another operator resolves an order. */
+  @Get('need-action/live')
+  async needActionLive(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply): Promise<string> {
+    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const session = id ? await this.sessions.find(id) : undefined;
+    const page = session && (await this.call<OrderPage>(request, NEED_ACTION_QUEUE));
+    if (!session || !page) throw new ProblemException('unauthorized', en.errors.sessionEnded);
+    this.frame(reply, en.needAction.title);
+    return needActionFragment(page, mayAct(session.operator.role, 'operator'));
+  }
+
+  @Get('callbacks')
+  async callbacks(
+    @Query('shopId') shopId: string | undefined,
+    @Query('status') status: string | undefined,
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    // Only well-formed filters are passed on; the API would answer anything else with a 400.
+    const filter = {
+      ...(shopId && UUID.test(shopId.trim()) ? { shopId: shopId.trim() } : {}),
+      ...(status && (DeliveryStatuses as readonly string[]).includes(status) ? { status } : {}),
+    };
+    const query = new URLSearchParams({
+      limit: '50',
+      ...filter,
+      ...(cursor && /^[0-9]{1,19}$/.test(cursor) ? { cursor } : {}),
+    });
+    return this.page(reply, session, 'callbacks', en.callbacks.title, async (frame) => {
+      const page = await this.call<DeliveryPage>(request, `/ops/v1/callbacks?${query}`);
+      return page && callbacksPage(frame, page, filter, mayAct(session.operator.role, 'operator'));
+    });
+  }
+
+  @Get('callbacks/:deliveryId')
+  async callback(
+    @Param('deliveryId') deliveryId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    return this.page(reply, session, 'callbacks', en.callbacks.title, async (frame) => {
+      if (!UUID.test(deliveryId)) throw new ProblemException('notFound', 'No such delivery.');
+      const delivery = await this.call<DeliveryDetailView>(request, `/ops/v1/callbacks/${deliveryId}`);
+      return delivery && callbackPage(frame, delivery, mayAct(session.operator.role, 'operator'));
+    });
+  }
+
   @Get('audit')
   async auditLog(
     @Query('cursor') cursor: string | undefined,
@@ -182,8 +264,10 @@ export class ConsoleController {
       return html;
     } catch (err) {
       const detail = err instanceof ProblemException ? err.detail : en.errors.failed;
-      this.logger.error(`console page ${current} failed: ${err instanceof Error ? err.message : String(err)}`);
-      void reply.code(503);
+      const notFound = err instanceof ProblemException && err.kind === 'notFound';
+      if (!notFound)
+        this.logger.error(`console page ${current} failed: ${err instanceof Error ? err.message : String(err)}`);
+      void reply.code(notFound ? 404 : 503);
       return errorPage(frame, detail);
     }
   }
@@ -210,6 +294,7 @@ export class ConsoleController {
       remoteAddress: request.ip,
     });
     if (res.statusCode === 401) return undefined;
+    if (res.statusCode === 404) throw new ProblemException('notFound', res.json<{ detail: string }>().detail);
     if (res.statusCode !== 200) throw new ProblemException('unavailable', `${path} answered ${res.statusCode}.`);
     return res.json<T>();
   }

@@ -1,3 +1,5 @@
+import type { DeliveryDetailView, DeliveryPage, OrderPage, OrderView } from '@payments/contracts';
+import { DeliveryStatuses } from '@payments/contracts';
 import type { AuditRecord } from '../operators/audit.repository';
 import type { Operator } from '../operators/operators';
 import type { Overview } from '../overview/overview.service';
@@ -15,7 +17,7 @@ export function esc(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
-export type Page = 'overview' | 'audit';
+export type Page = 'overview' | 'need-action' | 'callbacks' | 'audit';
 
 export interface Frame {
   nonce: string;
@@ -31,6 +33,8 @@ function nav(frame: Frame): string {
     `<a href="${href}"${frame.current === page ? ' aria-current="page"' : ''}>${esc(label)}</a>`;
   return `<nav aria-label="Console">
       ${link('overview', '/ops/console', t.nav.overview)}
+      ${link('need-action', '/ops/console/need-action', t.nav.needAction)}
+      ${link('callbacks', '/ops/console/callbacks', t.nav.callbacks)}
       ${link('audit', '/ops/console/audit', t.nav.audit)}
     </nav>
     <div class="who">
@@ -208,5 +212,166 @@ ${rows}
 }
 ${page.nextCursor ? `<p><a href="/ops/console/audit?cursor=${esc(page.nextCursor)}">${esc(t.audit.older)}</a></p>` : ''}
 </section>`,
+  );
+}
+
+type Money = { amount: string; currency: string; tokenStandard?: string };
+const money = (m: Money | undefined) =>
+  m ? `${m.amount} ${m.currency}${m.tokenStandard ? ` (${m.tokenStandard})` : ''}` : '—';
+const when = (iso: string) => iso.replace('T', ' ').slice(0, 19);
+
+function needActionCard(o: OrderView, canAct: boolean): string {
+  const n = o.needAction;
+  const na = t.needAction;
+  const reported = n && 'reported' in n ? n.reported : o.order.reportedCost;
+  const events = o.data.payments.length
+    ? `<ol class="events">${o.data.payments
+        .map(
+          (p) =>
+            `<li><span class="mono">${esc(when(p.updatedAt))}</span> ${esc(p.provider)}: ${esc(p.status)}${p.amount ? ` ${esc(p.amount)} ${esc(p.currency ?? '')}` : ''}${p.statusDescription ? ` — ${esc(p.statusDescription)}` : ''}</li>`,
+        )
+        .join('')}</ol>`
+    : `<p class="muted">${esc(na.noEvents)}</p>`;
+  const action = (value: string, label: string, danger: boolean) => `
+  <form data-api="/ops/v1/orders/${esc(o.id)}/resolve" class="resolve">
+    <input type="hidden" name="action" value="${value}">
+    <label for="reason-${esc(o.id)}-${value}">${esc(na.reason)}</label>
+    <input type="text" id="reason-${esc(o.id)}-${value}" name="note" required maxlength="1024">
+    <p role="alert" hidden></p>
+    <button type="submit"${danger ? ' class="danger"' : ''}>${esc(label)}</button>
+  </form>`;
+  return `<article class="card order" data-order="${esc(o.id)}">
+  <h2>${esc(n ? (na.rules[n.rule] ?? n.rule) : (o.statusDescription ?? o.status))}</h2>
+  <dl>
+    <dt>${esc(na.order)}</dt><dd class="mono">${esc(o.id)}</dd>
+    <dt>${esc(na.merchantOrderId)}</dt><dd>${esc(o.order.merchantOrderId)}</dd>
+    <dt>${esc(na.shop)}</dt><dd class="mono">${esc(o.shopId)}</dd>
+    <dt>${esc(na.since)}</dt><dd>${esc(when(o.updatedAt))} UTC</dd>
+    <dt>${esc(na.expected)}</dt><dd>${esc(money(n?.expected ?? o.order.cost))}</dd>
+    <dt>${esc(na.reported)}</dt><dd class="bad">${esc(money(reported))}</dd>
+    ${n ? `<dt>${esc(na.tolerance)}</dt><dd>${esc(na.toleranceValue(n.allowedRange.lowerPercent, n.allowedRange.upperPercent, n.allowedRange.lowerBound, n.allowedRange.upperBound))}</dd>` : ''}
+    ${n ? `<dt>${esc(na.resolvedBy)}</dt><dd>${esc(n.resolution.description)}</dd>` : ''}
+    ${n?.statusDescription ? `<dt>${esc(na.why)}</dt><dd>${esc(n.statusCode)} ${esc(n.statusDescription)}</dd>` : ''}
+  </dl>
+  <h3>${esc(na.events)}</h3>
+  ${events}
+  ${canAct ? `<div class="actions">${action('accept_reported_amount', na.accept, false)}${action('fail', na.fail, true)}</div>` : ''}
+</article>`;
+}
+
+export function needActionFragment(page: OrderPage, canAct: boolean): string {
+  if (!page.items.length) return `<p class="card muted">${esc(t.needAction.empty)}</p>`;
+  return `<div class="orders">${page.items.map((o) => needActionCard(o, canAct)).join('\n')}</div>`;
+}
+
+export function needActionPage(frame: Frame, page: OrderPage, canAct: boolean): string {
+  return layout(
+    frame,
+    `<h1>${esc(t.needAction.title)}</h1>
+<p class="lead">${esc(t.needAction.intro)}</p>
+${canAct ? '' : `<p class="notice">${esc(t.needAction.viewerOnly)}</p>`}
+<div id="live" data-refresh="/ops/console/need-action/live" data-every="5000" aria-live="polite">
+${needActionFragment(page, canAct)}
+</div>`,
+  );
+}
+
+const lastAnswer = (d: { lastResponseStatus: number | null; lastError: string | null }) =>
+  d.lastResponseStatus !== null ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? '—');
+
+export function callbacksPage(
+  frame: Frame,
+  page: DeliveryPage,
+  filter: { shopId?: string; status?: string },
+  canAct: boolean,
+): string {
+  const c = t.callbacks;
+  const qs = (extra: Record<string, string>) =>
+    new URLSearchParams({
+      ...(filter.shopId ? { shopId: filter.shopId } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...extra,
+    }).toString();
+  const rows = page.items
+    .map(
+      (d) => `<tr data-delivery="${esc(d.id)}" data-object="${esc(d.objectId)}" data-status="${esc(d.status)}">
+<td class="mono nowrap">${esc(when(d.createdAt))}</td>
+<td>${esc(d.objectType)} <a class="mono" href="/ops/console/callbacks/${esc(d.id)}">${esc(d.objectId)}</a></td>
+<td class="mono">${esc(d.type)}</td>
+<td class="${d.status === 'failed' ? 'bad' : ''}">${esc(d.status)}</td>
+<td class="num">${d.attempts}</td>
+<td>${esc(lastAnswer(d))}</td>
+<td>${
+        canAct
+          ? `<form data-api="/ops/v1/callbacks/${esc(d.id)}/replay" class="inline"><p role="alert" hidden></p><button type="submit" class="small">${esc(c.replay)}</button></form>`
+          : ''
+      }</td>
+</tr>`,
+    )
+    .join('\n');
+  const options = DeliveryStatuses.map(
+    (s) => `<option value="${s}"${filter.status === s ? ' selected' : ''}>${s}</option>`,
+  ).join('');
+  return layout(
+    frame,
+    `<h1>${esc(c.title)}</h1>
+<p class="lead">${esc(c.intro)}</p>
+<form method="get" action="/ops/console/callbacks" class="card filters">
+  <div><label for="shopId">${esc(c.shopId)}</label><input type="text" id="shopId" name="shopId" value="${esc(filter.shopId ?? '')}" pattern="[0-9a-fA-F-]{36}"></div>
+  <div><label for="status">${esc(c.status)}</label><select id="status" name="status"><option value="">${esc(c.any)}</option>${options}</select></div>
+  <div><button type="submit">${esc(c.filter)}</button></div>
+</form>
+${
+  canAct && filter.shopId
+    ? `<form data-api="/ops/v1/callbacks/replay" class="card replay-all">
+  <input type="hidden" name="shopId" value="${esc(filter.shopId)}"><input type="hidden" name="status" value="failed">
+  <p role="alert" hidden></p><button type="submit">${esc(c.replayAll)}</button>
+</form>`
+    : ''
+}
+<section class="card">
+${
+  page.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th>${c.when}</th><th>${c.object}</th><th>${c.event}</th><th>${c.result}</th><th class="num">${c.attempts}</th><th>${c.lastAnswer}</th><th></th></tr></thead><tbody>
+${rows}
+</tbody></table></div>`
+    : `<p class="muted">${esc(c.empty)}</p>`
+}
+${page.nextCursor ? `<p><a href="/ops/console/callbacks?${esc(qs({ cursor: page.nextCursor }))}">${esc(c.older)}</a></p>` : ''}
+</section>`,
+  );
+}
+
+export function callbackPage(frame: Frame, d: DeliveryDetailView, canAct: boolean): string {
+  const c = t.callbacks;
+  return layout(
+    frame,
+    `<h1>${esc(c.title)}: ${esc(d.objectType)} <span class="mono">${esc(d.objectId)}</span></h1>
+<p class="lead"><a href="/ops/console/callbacks?shopId=${esc(d.shopId)}">${esc(c.back)}</a></p>
+<section class="card">
+<dl>
+  <dt>${esc(c.event)}</dt><dd class="mono">${esc(d.type)} (${esc(d.eventId)})</dd>
+  <dt>${esc(c.result)}</dt><dd class="${d.status === 'failed' ? 'bad' : ''}">${esc(d.status)}</dd>
+  <dt>${esc(c.url)}</dt><dd class="mono">${esc(d.url)}</dd>
+</dl>
+${
+  canAct
+    ? `<form data-api="/ops/v1/callbacks/${esc(d.id)}/replay" class="replay">
+  <label for="reason">${esc(c.replayReason)}</label><input type="text" id="reason" name="reason" maxlength="500">
+  <p role="alert" hidden></p><button type="submit">${esc(c.replay)}</button>
+</form>`
+    : ''
+}
+</section>
+<section class="card"><h2>${esc(c.detail)}</h2>
+<div class="table-wrap"><table><thead><tr><th class="num">${c.attempt}</th><th>${c.at}</th><th>${c.answer}</th><th class="num">${c.latency}</th></tr></thead><tbody>
+${d.attemptLog
+  .map(
+    (a) =>
+      `<tr><td class="num">${a.attempt}</td><td class="mono nowrap">${esc(when(a.at))}</td><td>${esc(a.responseStatus !== null ? `HTTP ${a.responseStatus}` : (a.error ?? ''))}</td><td class="num">${Math.round(a.latencyMs)} ms</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div></section>
+<section class="card"><h2>${esc(c.body)}</h2><pre>${esc(JSON.stringify(d.body, null, 2))}</pre></section>`,
   );
 }

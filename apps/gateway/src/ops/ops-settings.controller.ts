@@ -1,9 +1,23 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Patch,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
   GetOrderForOperatorQuery,
+  ListOrdersForOperatorQuery,
   OrderCommandTypes,
+  OrderPage,
   OrderView,
   ResolveOrderCommand,
   ShopSettingsSnapshot,
@@ -20,7 +34,7 @@ import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '../shops/shop-
 import { ShopRepository } from '../shops/shop.repository';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
-import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
+import { ListOrdersDto, ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
 import {
   companyExample,
   companySettingsExample,
@@ -120,6 +134,35 @@ export class OpsSettingsController {
       }
       return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
     });
+  }
+
+  @Get('orders')
+  @OpsEndpoint({
+    summary: "Any shop's orders, newest first: by status (the need_action queue), shop or merchant order id",
+    response: {
+      example: { items: [needActionOrderExample], nextCursor: 'MjAyNi0xMS0yNFQxMDoxNTowMC4wMDBafDdkNmYxYjJh' },
+      variants: orderAnswerShapes.variants.map((v) => ({ items: [v], nextCursor: null })),
+      nullable: ['nextCursor'],
+      open: orderAnswerShapes.open,
+      description: 'A page of orders',
+    },
+    problems: [400, 503],
+  })
+  list(@Query() q: ListOrdersDto): Promise<OrderPage> {
+    const query: ListOrdersForOperatorQuery = {
+      limit: q.limit ?? 50,
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.shopId ? { shopId: q.shopId } : {}),
+      ...(q.merchantOrderId ? { merchantOrderId: q.merchantOrderId } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    };
+    return ask<OrderPage>(
+      this.client,
+      Topics.ordersCommands,
+      q.shopId ?? 'list',
+      OrderCommandTypes.listForOperator,
+      query,
+    );
   }
 
   @Get('orders/:orderId')

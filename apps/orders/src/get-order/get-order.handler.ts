@@ -8,7 +8,9 @@ import {
   getOrderForOperatorQuery,
   getOrderByMerchantIdQuery,
   getOrderQuery,
+  listOrdersForOperatorQuery,
   okReply,
+  OrderPage,
   OrderCommandTypes,
   OrderView,
   parsePayload,
@@ -61,4 +63,34 @@ export class GetOrderHandler {
     if (!order) return errorReply({ code: 'not_found', detail: `order ${q.orderId} does not exist` });
     return okReply(toOrderView(order, await this.orders.payments(m, order.id), await this.orders.refunds(m, order.id)));
   }
+
+  /** Operators list any shop's orders (the console's need_action queue and search), newest first. */
+  @MessagePattern(OrderCommandTypes.listForOperator)
+  async listForOperator(@Payload() message: Envelope): Promise<Reply<OrderPage>> {
+    const q = parsePayload(listOrdersForOperatorQuery, message.payload, message.type);
+    const m = this.dataSource.manager;
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    if (q.cursor && !after)
+      return errorReply({
+        code: 'invalid',
+        detail: 'cursor: must be the nextCursor of a previous page',
+        errors: [{ path: 'cursor', message: 'must be the nextCursor of a previous page' }],
+      });
+    const found = await this.orders.listForOperator(m, { ...q, after, limit: q.limit + 1 });
+    const page = found.slice(0, q.limit);
+    const items = await Promise.all(page.map((o) => this.view(o)));
+    const last = page[page.length - 1];
+    return okReply({ items, nextCursor: found.length > q.limit ? encodeCursor(last.createdAt, last.id) : null });
+  }
+}
+
+function encodeCursor(createdAt: Date, id: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } | undefined {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(at ?? '');
+  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) return undefined;
+  return { createdAt, id };
 }
