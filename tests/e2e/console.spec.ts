@@ -260,6 +260,34 @@ describe('the operators console in a browser', () => {
     await page.close();
   });
 
+  it('when an operator searches orders by shop and opens one by its id, then the detail shows its status history, attempts and callbacks', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl(`/orders?shopId=${shop.shopId}`));
+    const listed = await page.$$eval('main tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-order')));
+    expect(listed).toContain(accepted);
+    await saveScreenshot(page, 'console-orders');
+
+    await page.goto(consoleUrl('/orders'));
+    await page.type('#q', accepted);
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type="submit"]')]);
+    expect(page.url()).toBe(consoleUrl(`/orders/${accepted}`));
+    const text = await page.$eval('main', (m) => m.textContent ?? '');
+    expect(text).toContain('completed');
+    expect(text).toContain('Status history');
+    const steps = await page.$$eval('main section:nth-of-type(2) tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    expect(steps.map((s) => s[2])).toEqual(expect.arrayContaining(['need_action', 'completed']));
+    expect(text).toContain('sandbox');
+    await saveScreenshot(page, 'console-order');
+
+    await page.goto(consoleUrl('/orders?q=00000000-0000-4000-8000-000000000000'));
+    expect(await page.$eval('.notice', (n) => n.textContent)).toBe('No order has this id.');
+    await page.close();
+  });
+
   it('when a viewer is signed in, then reads work and a change is refused with 403 even with the CSRF token', async () => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();

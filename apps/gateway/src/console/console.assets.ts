@@ -61,6 +61,7 @@ export const CONSOLE_SCRIPT = `(() => {
 export const CONSOLE_STYLE = `
 :root { color-scheme: light; --ink: #1d2430; --muted: #5b6472; --line: #d9dee6; --bg: #f5f7fa; --accent: #1f5fbf; --bad: #b3261e; --ok: #1e7a3c; }
 * { box-sizing: border-box; }
+a { color: var(--accent); }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 20px; padding: 10px 20px; background: #fff; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 600; }

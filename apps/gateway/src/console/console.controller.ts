@@ -25,7 +25,14 @@ import { AuditRecord, AuditRepository } from '../operators/audit.repository';
 import { Audited } from '../operators/audited.decorator';
 import { Overview } from '../overview/overview.service';
 import { mayAct } from '../operators/operators';
-import { DeliveryDetailView, DeliveryPage, DeliveryStatuses, OrderPage } from '@payments/contracts';
+import {
+  DeliveryDetailView,
+  DeliveryPage,
+  DeliveryStatuses,
+  OrderPage,
+  OrderStatuses,
+  OrderView,
+} from '@payments/contracts';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console.assets';
 import { ConsoleSession, ConsoleSessionRepository, SESSION_HOURS } from './console-session.repository';
 import {
@@ -36,6 +43,8 @@ import {
   Frame,
   needActionFragment,
   needActionPage,
+  orderPage,
+  ordersPage,
   overviewFragment,
   overviewPage,
   Page,
@@ -190,6 +199,78 @@ export class ConsoleController {
     return needActionFragment(page, mayAct(session.operator.role, 'operator'));
   }
 
+  @Get('orders')
+  async orders(
+    @Query('q') q: string | undefined,
+    @Query('shopId') shopId: string | undefined,
+    @Query('status') status: string | undefined,
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    const query = q?.trim().slice(0, 128) || undefined;
+    const filter = {
+      ...(query ? { q: query } : {}),
+      ...(shopId && UUID.test(shopId.trim()) ? { shopId: shopId.trim() } : {}),
+      ...(status && (OrderStatuses as readonly string[]).includes(status) ? { status } : {}),
+    };
+    // An order id goes straight to the order; anything else is a merchant order id.
+    if (query && UUID.test(query)) {
+      const found = await this.callOrMissing<OrderView>(request, `/ops/v1/orders/${query}`);
+      if (found) return void reply.code(303).header('location', `/ops/console/orders/${found.id}`).send();
+    }
+    const params = new URLSearchParams({
+      limit: '50',
+      ...(filter.shopId ? { shopId: filter.shopId } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(query && !UUID.test(query) ? { merchantOrderId: query } : {}),
+      ...(cursor && /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? { cursor } : {}),
+    });
+    return this.page(reply, session, 'orders', en.orders.title, async (frame) => {
+      if (query && UUID.test(query))
+        return ordersPage(frame, { items: [], nextCursor: null }, filter, en.orders.notFound);
+      const page = await this.call<OrderPage>(request, `/ops/v1/orders?${params}`);
+      return page && ordersPage(frame, page, filter);
+    });
+  }
+
+  @Get('orders/:orderId')
+  async order(
+    @Param('orderId') orderId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    return this.page(reply, session, 'orders', en.orders.title, async (frame) => {
+      if (!UUID.test(orderId)) throw new ProblemException('notFound', en.orders.notFound);
+      const order = await this.call<OrderView>(request, `/ops/v1/orders/${orderId}`);
+      const deliveries = await this.call<DeliveryPage>(request, `/ops/v1/callbacks?objectId=${orderId}&limit=50`);
+      if (!order || !deliveries) return undefined;
+      // Each callback carries one status change: together, the order's history as the merchant saw it.
+      const details = await Promise.all(
+        deliveries.items.map((d) => this.call<DeliveryDetailView>(request, `/ops/v1/callbacks/${d.id}`)),
+      );
+      const history = details
+        .filter((d): d is DeliveryDetailView => d !== undefined)
+        .map((d) => ({
+          d,
+          body: d.body as { status?: string; previousStatus?: string; occurredAt?: string; sequence?: number },
+        }))
+        .sort((a, b) => (a.body.sequence ?? 0) - (b.body.sequence ?? 0))
+        .map(({ d, body }) => ({
+          at: body.occurredAt ?? d.createdAt,
+          from: body.previousStatus ?? null,
+          to: body.status ?? d.type,
+          deliveryId: d.id,
+          delivery: d.status,
+        }));
+      return orderPage(frame, order, history, mayAct(session.operator.role, 'operator'));
+    });
+  }
+
   @Get('callbacks')
   async callbacks(
     @Query('shopId') shopId: string | undefined,
@@ -282,6 +363,16 @@ export class ConsoleController {
 
   private toSignIn(reply: Reply): void {
     void reply.code(303).header('location', '/ops/console/sign-in').send();
+  }
+
+  /** A read that may find nothing: undefined for a 404 (and a refused session). */
+  private async callOrMissing<T>(request: FastifyRequest, path: string): Promise<T | undefined> {
+    try {
+      return await this.call<T>(request, path);
+    } catch (err) {
+      if (err instanceof ProblemException && err.kind === 'notFound') return undefined;
+      throw err;
+    }
   }
 
   /** An /ops/v1 read with the operator's own session: undefined when the session is refused. */

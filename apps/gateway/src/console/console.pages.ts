@@ -1,5 +1,5 @@
 import type { DeliveryDetailView, DeliveryPage, OrderPage, OrderView } from '@payments/contracts';
-import { DeliveryStatuses } from '@payments/contracts';
+import { DeliveryStatuses, OrderStatuses } from '@payments/contracts';
 import type { AuditRecord } from '../operators/audit.repository';
 import type { Operator } from '../operators/operators';
 import type { Overview } from '../overview/overview.service';
@@ -17,7 +17,7 @@ export function esc(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
-export type Page = 'overview' | 'need-action' | 'callbacks' | 'audit';
+export type Page = 'overview' | 'need-action' | 'orders' | 'callbacks' | 'audit';
 
 export interface Frame {
   nonce: string;
@@ -34,6 +34,7 @@ function nav(frame: Frame): string {
   return `<nav aria-label="Console">
       ${link('overview', '/ops/console', t.nav.overview)}
       ${link('need-action', '/ops/console/need-action', t.nav.needAction)}
+      ${link('orders', '/ops/console/orders', t.nav.orders)}
       ${link('callbacks', '/ops/console/callbacks', t.nav.callbacks)}
       ${link('audit', '/ops/console/audit', t.nav.audit)}
     </nav>
@@ -373,5 +374,111 @@ ${d.attemptLog
   .join('\n')}
 </tbody></table></div></section>
 <section class="card"><h2>${esc(c.body)}</h2><pre>${esc(JSON.stringify(d.body, null, 2))}</pre></section>`,
+  );
+}
+
+export function ordersPage(
+  frame: Frame,
+  page: OrderPage,
+  filter: { q?: string; shopId?: string; status?: string },
+  notice?: string,
+): string {
+  const o = t.orders;
+  const options = OrderStatuses.map(
+    (s) => `<option value="${s}"${filter.status === s ? ' selected' : ''}>${s}</option>`,
+  ).join('');
+  const rows = page.items
+    .map(
+      (r) => `<tr data-order="${esc(r.id)}">
+<td class="mono nowrap">${esc(when(r.createdAt))}</td>
+<td><a class="mono" href="/ops/console/orders/${esc(r.id)}">${esc(r.id)}</a></td>
+<td>${esc(r.order.merchantOrderId)}</td>
+<td class="mono">${esc(r.shopId)}</td>
+<td>${esc(r.status)}</td>
+<td class="num">${esc(money(r.order.cost))}</td>
+</tr>`,
+    )
+    .join('\n');
+  return layout(
+    frame,
+    `<h1>${esc(o.title)}</h1>
+<p class="lead">${esc(o.intro)}</p>
+<form method="get" action="/ops/console/orders" class="card filters">
+  <div><label for="q">${esc(o.query)}</label><input type="text" id="q" name="q" value="${esc(filter.q ?? '')}" maxlength="128"></div>
+  <div><label for="shopId">${esc(o.shopId)}</label><input type="text" id="shopId" name="shopId" value="${esc(filter.shopId ?? '')}" maxlength="36"></div>
+  <div><label for="status">${esc(o.status)}</label><select id="status" name="status"><option value="">${esc(o.any)}</option>${options}</select></div>
+  <div><button type="submit">${esc(o.search)}</button></div>
+</form>
+${notice ? `<p class="notice">${esc(notice)}</p>` : ''}
+<section class="card">
+${
+  page.items.length
+    ? `<div class="table-wrap"><table><thead><tr><th>${o.created}</th><th>${o.order}</th><th>${o.merchantOrderId}</th><th>${o.shop}</th><th>${o.status}</th><th class="num">${o.amount}</th></tr></thead><tbody>
+${rows}
+</tbody></table></div>`
+    : `<p class="muted">${esc(o.empty)}</p>`
+}
+${page.nextCursor ? `<p><a href="/ops/console/orders?${esc(new URLSearchParams({ ...(filter.shopId ? { shopId: filter.shopId } : {}), ...(filter.status ? { status: filter.status } : {}), cursor: page.nextCursor }).toString())}">${esc(o.older)}</a></p>` : ''}
+</section>`,
+  );
+}
+
+export interface StatusStep {
+  at: string;
+  from: string | null;
+  to: string;
+  deliveryId: string;
+  delivery: string;
+}
+
+export function orderPage(frame: Frame, order: OrderView, history: StatusStep[], canAct: boolean): string {
+  const o = t.orders;
+  const n = order.needAction;
+  return layout(
+    frame,
+    `<h1>${esc(o.order)} <span class="mono">${esc(order.id)}</span></h1>
+<p class="lead"><a href="/ops/console/orders?shopId=${esc(order.shopId)}">${esc(o.shop)} ${esc(order.shopId)}</a></p>
+<section class="card">
+<dl>
+  <dt>${esc(o.status)}</dt><dd><strong>${esc(order.status)}</strong> ${esc(order.statusCode ?? '')} ${esc(order.statusDescription ?? '')}</dd>
+  <dt>${esc(o.merchantOrderId)}</dt><dd>${esc(order.order.merchantOrderId)}</dd>
+  <dt>${esc(o.amount)}</dt><dd>${esc(money(order.order.cost))}${order.order.reportedCost ? ` (${esc(t.needAction.reported)}: ${esc(money(order.order.reportedCost))})` : ''}</dd>
+  <dt>${esc(o.created)}</dt><dd>${esc(when(order.createdAt))} UTC</dd>
+  <dt>${esc(o.updated)}</dt><dd>${esc(when(order.updatedAt))} UTC</dd>
+</dl>
+</section>
+${order.status === 'need_action' ? needActionCard(order, canAct) : ''}
+${n && order.status !== 'need_action' ? `<section class="card"><h2>${esc(o.needAction)}</h2><p>${esc(n.rule)}: ${esc(n.resolution.description)}</p></section>` : ''}
+<section class="card"><h2>${esc(o.history)}</h2>
+${
+  history.length
+    ? `<div class="table-wrap"><table><thead><tr><th>${o.at}</th><th>${o.from}</th><th>${o.to}</th><th>${o.delivery}</th></tr></thead><tbody>
+${history
+  .map(
+    (h) =>
+      `<tr><td class="mono nowrap">${esc(when(h.at))}</td><td>${esc(h.from ?? '—')}</td><td>${esc(h.to)}</td><td><a href="/ops/console/callbacks/${esc(h.deliveryId)}">${esc(h.delivery)}</a></td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>`
+    : `<p class="muted">${esc(o.noHistory)}</p>`
+}
+</section>
+<section class="card"><h2>${esc(o.attempts)}</h2>
+${
+  order.data.payments.length
+    ? `<ol class="events">${order.data.payments
+        .map(
+          (p) =>
+            `<li><span class="mono">${esc(when(p.createdAt))}</span> ${esc(p.provider)} <span class="mono">${esc(p.paymentId)}</span>: ${esc(p.status)}${p.amount ? ` ${esc(p.amount)} ${esc(p.currency ?? '')}` : ''}${p.statusDescription ? ` — ${esc(p.statusDescription)}` : ''}</li>`,
+        )
+        .join('')}</ol>`
+    : `<p class="muted">${esc(o.noAttempts)}</p>`
+}
+${
+  order.data.refunds?.length
+    ? `<h3>${esc(o.refunds)}</h3><ul>${order.data.refunds.map((r) => `<li>${esc(when(r.createdAt))}: ${esc(r.amount)} ${esc(r.currency)}</li>`).join('')}</ul>`
+    : ''
+}
+</section>`,
   );
 }
