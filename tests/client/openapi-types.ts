@@ -468,6 +468,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/dead-letters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Dead letters, newest first, with their error and origin (filters: topic, status; limit, cursor)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsDeadLettersController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/{deadLetterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One dead letter
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsDeadLettersController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/{deadLetterId}/discard': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Discard a dead letter with a reason: it is never redriven (discarding again changes nothing)
+     * @description Role: operator or above.
+     */
+    post: operations['OpsDeadLettersController_discard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/redrive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send dead letters back to the topic they came from (each at most once; the rest are skipped)
+     * @description Role: operator or above.
+     */
+    post: operations['OpsDeadLettersController_redrive'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/me': {
     parameters: {
       query?: never;
@@ -1293,6 +1373,10 @@ export interface components {
        */
       reason: string;
     };
+    DiscardDto: {
+      /** @example A test message from the sandbox; nothing to apply */
+      reason: string;
+    };
     MerchantBalanceDto: {
       /**
        * @description Currency of the merchant balance (fiat or crypto), independent of order.cost.currency.
@@ -1585,6 +1669,17 @@ export interface components {
     };
     RecipientDto: {
       merchantBalance?: components['schemas']['MerchantBalanceDto'];
+    };
+    RedriveDto: {
+      /**
+       * @description The dead letters to send back to their topic.
+       * @example [
+       *       "17"
+       *     ]
+       */
+      ids: string[];
+      /** @example The order exists now; apply the event */
+      reason?: string;
     };
     RefundOrderDto: {
       /** @description What to refund; in the order currency, at most what is left. */
@@ -5899,6 +5994,490 @@ export interface operations {
       };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_list: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        limit?: number;
+        /** @description open: not redriven nor discarded yet. */
+        status?: 'open' | 'redriven' | 'discarded';
+        topic?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "17",
+           *           "topic": "provider.events.dlq",
+           *           "originalTopic": "provider.events",
+           *           "partition": 0,
+           *           "offset": "42",
+           *           "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *           "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *           "type": "provider.event",
+           *           "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *           "consumerGroup": "orders",
+           *           "attempts": 1,
+           *           "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *           "status": "open",
+           *           "redrivable": true,
+           *           "resolvedAt": null,
+           *           "resolvedBy": null,
+           *           "reason": null
+           *         }
+           *       ],
+           *       "nextCursor": "16"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              attempts?: number;
+              consumerGroup?: string | null;
+              deadLetteredAt?: string;
+              error?: string;
+              eventId?: string | null;
+              id?: string;
+              key?: string | null;
+              offset?: string;
+              originalTopic?: string;
+              partition?: number;
+              reason?: string | null;
+              redrivable?: boolean;
+              resolvedAt?: string | null;
+              resolvedBy?: string | null;
+              status?: string;
+              topic?: string;
+              type?: string | null;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deadLetterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "17",
+           *       "topic": "provider.events.dlq",
+           *       "originalTopic": "provider.events",
+           *       "partition": 0,
+           *       "offset": "42",
+           *       "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *       "type": "provider.event",
+           *       "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "consumerGroup": "orders",
+           *       "attempts": 1,
+           *       "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *       "status": "open",
+           *       "redrivable": true,
+           *       "resolvedAt": null,
+           *       "resolvedBy": null,
+           *       "reason": null
+           *     }
+           */
+          'application/json': {
+            attempts?: number;
+            consumerGroup?: string | null;
+            deadLetteredAt?: string;
+            error?: string;
+            eventId?: string | null;
+            id?: string;
+            key?: string | null;
+            offset?: string;
+            originalTopic?: string;
+            partition?: number;
+            reason?: string | null;
+            redrivable?: boolean;
+            resolvedAt?: string | null;
+            resolvedBy?: string | null;
+            status?: string;
+            topic?: string;
+            type?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_discard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deadLetterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiscardDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "17",
+           *       "topic": "provider.events.dlq",
+           *       "originalTopic": "provider.events",
+           *       "partition": 0,
+           *       "offset": "42",
+           *       "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *       "type": "provider.event",
+           *       "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "consumerGroup": "orders",
+           *       "attempts": 1,
+           *       "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *       "status": "discarded",
+           *       "redrivable": true,
+           *       "resolvedAt": "2026-11-24T10:20:00.000Z",
+           *       "resolvedBy": "Alice Martin",
+           *       "reason": "A test message from the sandbox; nothing to apply"
+           *     }
+           */
+          'application/json': {
+            attempts?: number;
+            consumerGroup?: string | null;
+            deadLetteredAt?: string;
+            error?: string;
+            eventId?: string | null;
+            id?: string;
+            key?: string | null;
+            offset?: string;
+            originalTopic?: string;
+            partition?: number;
+            reason?: string | null;
+            redrivable?: boolean;
+            resolvedAt?: string | null;
+            resolvedBy?: string | null;
+            status?: string;
+            topic?: string;
+            type?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/conflict`: The request conflicts with the current state; `/problems/idempotency-request-in-progress`: A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_redrive: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RedriveDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "redriven": [
+           *         "17"
+           *       ],
+           *       "skipped": [
+           *         {
+           *           "id": "18",
+           *           "status": "redriven",
+           *           "why": "already redriven"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            redriven?: string[];
+            skipped?: {
+              id?: string;
+              status?: string;
+              why?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };

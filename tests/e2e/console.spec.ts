@@ -1,5 +1,7 @@
 import type { Browser, Page } from 'puppeteer-core';
-import { eventually, http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { randomUUID } from 'node:crypto';
+import { envelope } from '@payments/contracts';
+import { eventually, http, launchBrowser, saveScreenshot, testKafka } from '@payments/testing';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
@@ -285,6 +287,104 @@ describe('the operators console in a browser', () => {
 
     await page.goto(consoleUrl('/orders?q=00000000-0000-4000-8000-000000000000'));
     expect(await page.$eval('.notice', (n) => n.textContent)).toBe('No order has this id.');
+    await page.close();
+  });
+
+  it('when dead letters wait, then the page shows their error and origin; redriving one applies it once, and discarding one needs a reason', async () => {
+    // An order the sandbox took and never answered (.99), and its provider event dead-lettered.
+    const created = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '70.99' }),
+    });
+    const read = async () =>
+      (await http('GET', `${stack.gateway!.url}/order/${created.body.id}`, { token: shop.apiKey })).body;
+    const waiting = await untilStatus(read, 'in_progress', 'order in_progress');
+    const event = envelope({
+      type: 'provider.event',
+      occurredAt: new Date(),
+      payload: {
+        providerCode: 'sandbox',
+        providerEventId: `sbx-dlq-${randomUUID()}`,
+        kind: 'payment',
+        reference: created.body.id,
+        paymentId: waiting.data.payments[0].paymentId,
+        status: 'success',
+        amount: '70.99',
+        currency: 'USD',
+        receivedAt: new Date().toISOString(),
+      },
+    });
+    const garbageKey = randomUUID();
+    const producer = testKafka('test-dlq').producer();
+    await producer.connect();
+    const headers = {
+      'dlq-error': 'handler failed: the database was down',
+      'dlq-original-topic': 'provider.events',
+      'dlq-consumer-group': 'orders',
+      'dlq-attempts': '5',
+      'dlq-at': new Date().toISOString(),
+    };
+    await producer.send({
+      topic: `${stack.prefix}provider.events.dlq`,
+      messages: [
+        { key: created.body.id, value: JSON.stringify(event), headers },
+        {
+          key: garbageKey,
+          value: 'not json at all',
+          headers: { ...headers, 'dlq-error': 'invalid envelope: value is not JSON' },
+        },
+      ],
+    });
+    await producer.disconnect();
+    const api = (path: string) => http('GET', `${stack.gateway!.opsUrl}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
+    const [letter, garbage] = await eventually(
+      async () => {
+        const items = (await api('/dead-letters?status=open')).body.items as { id: string; key: string }[];
+        const l = items.find((i) => i.key === created.body.id);
+        const g = items.find((i) => i.key === garbageKey);
+        return l && g ? [l, g] : undefined;
+      },
+      20_000,
+      'both dead letters copied',
+    );
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl('/dead-letters'));
+    const row = (id: string) => `tr[data-dead-letter="${id}"]`;
+    expect(await page.$eval(row(letter.id), (r) => r.textContent ?? '')).toContain(
+      'handler failed: the database was down',
+    );
+    expect(await page.$(`${row(garbage.id)} input[type="checkbox"]`)).toBeNull();
+    await saveScreenshot(page, 'console-dead-letters');
+
+    await page.click(`${row(letter.id)} input[type="checkbox"]`);
+    await page.type('#redrive-reason', 'The database is back');
+    await Promise.all([page.waitForNavigation(), page.click('form#redrive button[type="submit"]')]);
+    expect(await page.$(row(letter.id))).toBeNull();
+    await untilStatus(read, 'completed', 'order completed by the redriven event');
+    const again = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/dead-letters/redrive`, {
+      token: TEST_OPS_TOKEN,
+      body: { ids: [letter.id] },
+    });
+    expect(again.body.redriven).toEqual([]);
+
+    // Discarding without a reason is stopped by the form; with one it leaves the open list.
+    await page.click(`${row(garbage.id)} form.discard button[type="submit"]`);
+    expect(await page.$(row(garbage.id))).not.toBeNull();
+    await page.type(`${row(garbage.id)} input[name="reason"]`, 'Garbage from a test tool');
+    await Promise.all([page.waitForNavigation(), page.click(`${row(garbage.id)} form.discard button[type="submit"]`)]);
+    expect(await page.$(row(garbage.id))).toBeNull();
+    expect((await api(`/dead-letters/${garbage.id}`)).body).toMatchObject({
+      status: 'discarded',
+      resolvedBy: 'Dana Operator',
+      reason: 'Garbage from a test tool',
+    });
+    expect((await api(`/dead-letters/${letter.id}`)).body).toMatchObject({
+      status: 'redriven',
+      resolvedBy: 'Dana Operator',
+    });
     await page.close();
   });
 

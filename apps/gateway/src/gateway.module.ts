@@ -61,6 +61,10 @@ import { ConsoleController } from './console/console.controller';
 import { ConsoleSessionRepository } from './console/console-session.repository';
 import { OpsOverviewController } from './ops/ops-overview.controller';
 import { OverviewService } from './overview/overview.service';
+import { DeadLetters1765100000003 } from './migrations/1765100000003-dead-letters';
+import { OpsDeadLettersController } from './ops/ops-dead-letters.controller';
+import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
+import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 
 /** Closes the card vault's own connection pool with the application. */
 @Injectable()
@@ -87,6 +91,7 @@ export class GatewayModule {
         PreviousCallbackSecret1764900000002,
         OperatorsAndAudit1765100000000,
         ConsoleSessions1765100000001,
+        DeadLetters1765100000003,
       ],
     };
     return {
@@ -117,6 +122,7 @@ export class GatewayModule {
         OpsCallbackSecretController,
         OpsOperatorsController,
         OpsOverviewController,
+        OpsDeadLettersController,
         ConsoleController,
       ],
       providers: [
@@ -163,6 +169,8 @@ export class GatewayModule {
         AuditRepository,
         ConsoleSessionRepository,
         OverviewService,
+        DeadLetterRepository,
+        DeadLetterCollector,
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,

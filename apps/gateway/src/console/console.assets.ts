@@ -13,7 +13,10 @@ export const CONSOLE_SCRIPT = `(() => {
       event.preventDefault();
       const alert = form.querySelector('[role="alert"]');
       const body = {};
-      for (const [key, value] of new FormData(form)) if (value !== '') body[key] = value;
+      for (const [key, value] of new FormData(form)) {
+        if (key.endsWith('[]')) (body[key.slice(0, -2)] ??= []).push(value);
+        else if (value !== '') body[key] = value;
+      }
       const headers = { 'content-type': 'application/json', accept: 'application/json' };
       if (csrf) headers['x-csrf-token'] = csrf;
       const button = form.querySelector('button[type="submit"]');
@@ -104,6 +107,8 @@ form.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-end;
 form.filters input { width: 340px; max-width: 100%; }
 select { font: inherit; padding: 7px 8px; border: 1px solid var(--line); border-radius: 6px; }
 button.small { padding: 3px 10px; font-size: 14px; }
+form.discard { display: flex; gap: 6px; flex-wrap: wrap; }
+form.discard input { width: 200px; padding: 4px 8px; }
 form.replay { margin-top: 12px; max-width: 480px; }
 form.replay > * + * { margin-top: 6px; }
 .order h2 { margin-bottom: 8px; }

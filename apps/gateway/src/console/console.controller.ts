@@ -32,7 +32,9 @@ import {
   OrderPage,
   OrderStatuses,
   OrderView,
+  topicSpecs,
 } from '@payments/contracts';
+import { DeadLetterStatuses, DeadLetterView } from '../dead-letters/dead-letter.repository';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console.assets';
 import { ConsoleSession, ConsoleSessionRepository, SESSION_HOURS } from './console-session.repository';
 import {
@@ -43,6 +45,7 @@ import {
   Frame,
   needActionFragment,
   needActionPage,
+  deadLettersPage,
   orderPage,
   ordersPage,
   overviewFragment,
@@ -309,6 +312,44 @@ export class ConsoleController {
       if (!UUID.test(deliveryId)) throw new ProblemException('notFound', 'No such delivery.');
       const delivery = await this.call<DeliveryDetailView>(request, `/ops/v1/callbacks/${deliveryId}`);
       return delivery && callbackPage(frame, delivery, mayAct(session.operator.role, 'operator'));
+    });
+  }
+
+  @Get('dead-letters')
+  async deadLetters(
+    @Query('topic') topic: string | undefined,
+    @Query('status') status: string | undefined,
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    const topics = topicSpecs()
+      .map((s) => s.name)
+      .filter((n) => n.endsWith('.dlq'));
+    // Open ones unless asked otherwise: those are what an operator works through.
+    const filter = {
+      ...(topic && topics.includes(topic) ? { topic } : {}),
+      status:
+        status === ''
+          ? undefined
+          : status && (DeadLetterStatuses as readonly string[]).includes(status)
+            ? status
+            : 'open',
+    };
+    const query = new URLSearchParams({
+      limit: '100',
+      ...(filter.topic ? { topic: filter.topic } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(cursor && /^[0-9]{1,18}$/.test(cursor) ? { cursor } : {}),
+    });
+    return this.page(reply, session, 'dead-letters', en.deadLetters.title, async (frame) => {
+      const page = await this.call<{ items: DeadLetterView[]; nextCursor: string | null }>(
+        request,
+        `/ops/v1/dead-letters?${query}`,
+      );
+      return page && deadLettersPage(frame, page, topics, filter, mayAct(session.operator.role, 'operator'));
     });
   }
 

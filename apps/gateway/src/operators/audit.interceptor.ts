@@ -18,7 +18,8 @@ export function redacted(value: unknown): unknown {
   return value;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The ids the gateway reads by: UUIDs, and the numeric ids of its own rows (dead letters). */
+const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9]{1,18})$/i;
 
 function reasonOf(body: unknown): string | null {
   if (!body || typeof body !== 'object') return null;

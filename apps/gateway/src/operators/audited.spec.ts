@@ -7,6 +7,7 @@ import { OpsApiKeysController } from '../ops/ops-api-keys.controller';
 import { OpsCallbackSecretController } from '../ops/ops-callback-secret.controller';
 import { OpsCallbacksController } from '../ops/ops-callbacks.controller';
 import { OpsCardsController } from '../ops/ops-cards.controller';
+import { OpsDeadLettersController } from '../ops/ops-dead-letters.controller';
 import { OpsOperatorsController } from '../ops/ops-operators.controller';
 import { OpsReconciliationController } from '../ops/ops-reconciliation.controller';
 import { OpsSettingsController } from '../ops/ops-settings.controller';
@@ -19,6 +20,7 @@ const OPS_CONTROLLERS = [
   OpsCallbackSecretController,
   OpsCallbacksController,
   OpsCardsController,
+  OpsDeadLettersController,
   OpsOperatorsController,
   OpsReconciliationController,
   OpsSettingsController,
