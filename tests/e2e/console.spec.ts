@@ -422,4 +422,47 @@ describe('the operators console in a browser', () => {
     expect(again.headers.get('location')).toBe('/ops/console/sign-in');
     await page.close();
   });
+
+  it('when the orders service stops, then its consumer group lag rises on the overview, and drains when it starts again', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    const lagOfOrders = (test: string) =>
+      page.waitForFunction(
+        `(() => { const c = document.querySelector('tr[data-group="orders"] td[data-lag]'); return c && (${test})(Number(c.textContent.replace(/,/g, ''))); })()`,
+        { timeout: 45_000, polling: 500 },
+      );
+    // Lag is measured from the group's committed offset on orders.commands: one order answered gives it one.
+    const first = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: anOrderRequest({ amount: '10.99' }),
+    });
+    expect(first.status).toBe(201);
+    await eventually(
+      async () =>
+        (await (await fetch(`${stack.gateway!.url}/metrics`)).text()).includes(
+          'kafka_consumergroup_lag_sum{consumergroup="orders",topic="orders.commands"} 0',
+        ) || undefined,
+      30_000,
+      'the orders group committed on orders.commands',
+    );
+    await lagOfOrders('(n) => n === 0');
+
+    const [stopped] = stack.orders!.splice(0, 1);
+    await stopped.close();
+    // Merchants keep creating orders: the requests wait in orders.commands (each answers 503 in time).
+    const requests = await Promise.all(
+      [1, 2, 3].map(() =>
+        http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest({ amount: '10.99' }) }),
+      ),
+    );
+    expect(requests.map((r) => r.status)).toEqual([503, 503, 503]);
+    await lagOfOrders('(n) => n >= 3');
+    await saveScreenshot(page, 'console-overview-lag');
+
+    await stack.startOrders();
+    await lagOfOrders('(n) => n === 0');
+    await saveScreenshot(page, 'console-overview-drained');
+    await page.close();
+  });
 });

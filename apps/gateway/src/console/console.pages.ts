@@ -125,7 +125,7 @@ ${o.deadLetters
   .filter((d) => d.messages > 0)
   .map(
     (d) =>
-      `<tr><td class="mono">${esc(d.topic)}</td><td class="num bad">${num(d.messages)}</td><td>${sparkline(d.last15m, `${d.topic}: ${t.overview.chartLabel}`)}</td></tr>`,
+      `<tr><td class="mono nowrap">${esc(d.topic)}</td><td class="num bad">${num(d.messages)}</td><td>${sparkline(d.last15m, `${d.topic}: ${t.overview.chartLabel}`)}</td></tr>`,
   )
   .join('\n')}
 </tbody></table></div>`
