@@ -712,6 +712,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/p2p': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's P2P transactions, newest first: by id, status, shop or merchant P2P id (card numbers masked)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_listP2p'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/p2p/{p2pId}/resolve': {
     parameters: {
       query?: never;
@@ -726,6 +746,26 @@ export interface paths {
      * @description Role: operator or above.
      */
     post: operations['OpsTransfersController_resolveP2p'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/payouts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's payouts, newest first: by id, status, shop or merchant payout id (card numbers masked)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_listPayouts'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -7906,6 +7946,154 @@ export interface operations {
       };
     };
   };
+  OpsTransfersController_listP2p: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        id?: string;
+        limit?: number;
+        /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
+        merchantId?: string;
+        shopId?: string;
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "5c4b3a29-1807-4f6e-8d5c-4b3a29180706",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "registered",
+           *           "statusCode": "1-01-05",
+           *           "statusDescription": "P2P transaction registered; awaiting sending to the provider.",
+           *           "p2p": {
+           *             "merchantP2pId": "p2p-1001",
+           *             "cost": {
+           *               "amount": "10.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Split the bill"
+           *           },
+           *           "sender": {
+           *             "customerId": "cust-17",
+           *             "cardNumber": "411111******1111"
+           *           },
+           *           "recipient": {
+           *             "name": "John Roe",
+           *             "cardNumber": "860012******9012"
+           *           },
+           *           "createdAt": "2026-11-21T10:00:00.000Z",
+           *           "updatedAt": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': {
+            items?: {
+              callbackUrl?: string;
+              createdAt?: string;
+              id?: string;
+              p2p?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                description?: string;
+                merchantP2pId?: string;
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              recipient?: {
+                cardNumber?: string;
+                customerId?: string;
+                email?: string;
+                name?: string;
+                phone?: string;
+                walletId?: string;
+              };
+              sender?: {
+                cardNumber?: string;
+                customerId?: string;
+                email?: string;
+                name?: string;
+                phone?: string;
+                walletId?: string;
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   OpsTransfersController_resolveP2p: {
     parameters: {
       query?: never;
@@ -8052,6 +8240,150 @@ export interface operations {
       };
       /** @description `/problems/unsupported-media-type`: The content type is not supported */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsTransfersController_listPayouts: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        id?: string;
+        limit?: number;
+        /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
+        merchantId?: string;
+        shopId?: string;
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "3b9d6c1e-7a2f-4e58-9c0d-1f2e3d4c5b6a",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "registered",
+           *           "statusCode": "1-01-03",
+           *           "statusDescription": "Payout registered; awaiting sending to the provider.",
+           *           "payout": {
+           *             "merchantPayoutId": "po-1001",
+           *             "method": "wallet-payout",
+           *             "cost": {
+           *               "amount": "25.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Cashback for order 1001"
+           *           },
+           *           "instrumentType": "wallet",
+           *           "walletType": "personal",
+           *           "payee": {
+           *             "walletId": "w-1001",
+           *             "firstName": "Jane",
+           *             "lastName": "Doe"
+           *           },
+           *           "callbackUrl": "https://merchant.example.com/payouts/callback",
+           *           "createdAt": "2026-11-21T10:00:00.000Z",
+           *           "updatedAt": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': {
+            items?: {
+              callbackUrl?: string;
+              createdAt?: string;
+              id?: string;
+              instrumentType?: string;
+              payee?: {
+                firstName?: string;
+                lastName?: string;
+                walletId?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              payout?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                cryptoTokenStandard?: string;
+                description?: string;
+                merchantPayoutId?: string;
+                method?: string;
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+              walletType?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -5,6 +5,7 @@ import { eventually, http, launchBrowser, saveScreenshot, testKafka } from '@pay
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -385,6 +386,35 @@ describe('the operators console in a browser', () => {
       status: 'redriven',
       resolvedBy: 'Dana Operator',
     });
+    await page.close();
+  });
+
+  it('when an operator searches payouts and P2P transactions, then each opens with its status and card numbers masked', async () => {
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
+    const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
+    expect(payout.status).toBe(201);
+    const p2p = await http('POST', `${stack.gateway!.url}/p2p`, { token: shop.apiKey, body: aP2pRequest() });
+    expect(p2p.status).toBe(201);
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    for (const [kind, id, merchantId] of [
+      ['payouts', payout.body.id, payout.body.payout.merchantPayoutId],
+      ['p2p', p2p.body.id, p2p.body.p2p.merchantP2pId],
+    ] as const) {
+      await page.goto(consoleUrl(`/${kind}?q=${encodeURIComponent(merchantId)}`));
+      expect(await page.$$eval('main tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-transfer')))).toEqual([
+        id,
+      ]);
+      await Promise.all([page.waitForNavigation(), page.click(`tr[data-transfer="${id}"] a`)]);
+      const text = await page.$eval('main', (m) => m.textContent ?? '');
+      expect(text).toContain(merchantId);
+      expect(text).toContain('860012******9012');
+      expect(text).not.toContain('8600123456789012');
+      expect(text).not.toContain('4111111111111111');
+      await saveScreenshot(page, `console-${kind}-one`);
+    }
     await page.close();
   });
 

@@ -48,6 +48,7 @@ import {
   p2pView,
   resolveP2pCommand,
   getP2pByMerchantIdQuery,
+  p2pPage,
 } from './p2p';
 import {
   createPayoutCommand,
@@ -58,7 +59,9 @@ import {
   payoutView,
   resolvePayoutCommand,
   getPayoutByMerchantIdQuery,
+  payoutPage,
 } from './payouts';
+import { listTransfersForOperatorQuery } from './transfers';
 import { ProviderCallbackTypes, providerCallbackReceived, providerEvent, ProviderEventTypes } from './providers';
 import { ShopSettingsTypes, shopSettingsPublished } from './shops';
 import { uuid } from './schema';
@@ -155,6 +158,12 @@ export const topicContracts: readonly TopicContract[] = [
         payoutView,
       ),
       request(
+        PayoutCommandTypes.listForOperator,
+        "List any shop's payouts, newest first, by id, status, shop or merchant id (operators)",
+        listTransfersForOperatorQuery,
+        payoutPage,
+      ),
+      request(
         PayoutCommandTypes.resolve,
         "An operator's decision on a payout in need_action",
         resolvePayoutCommand,
@@ -177,6 +186,12 @@ export const topicContracts: readonly TopicContract[] = [
         "Read a P2P transaction of a shop by the merchant's own id",
         getP2pByMerchantIdQuery,
         p2pView,
+      ),
+      request(
+        P2pCommandTypes.listForOperator,
+        "List any shop's P2P transactions, newest first, by id, status, shop or merchant id (operators)",
+        listTransfersForOperatorQuery,
+        p2pPage,
       ),
       request(
         P2pCommandTypes.resolve,

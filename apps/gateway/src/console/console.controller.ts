@@ -33,6 +33,7 @@ import {
   OrderStatuses,
   OrderView,
   topicSpecs,
+  TransferStatuses,
 } from '@payments/contracts';
 import { DeadLetterStatuses, DeadLetterView } from '../dead-letters/dead-letter.repository';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from './console.assets';
@@ -48,6 +49,10 @@ import {
   deadLettersPage,
   orderPage,
   ordersPage,
+  StatusStep,
+  TransferLike,
+  transferPage,
+  transfersPage,
   overviewFragment,
   overviewPage,
   Page,
@@ -250,28 +255,116 @@ export class ConsoleController {
     return this.page(reply, session, 'orders', en.orders.title, async (frame) => {
       if (!UUID.test(orderId)) throw new ProblemException('notFound', en.orders.notFound);
       const order = await this.call<OrderView>(request, `/ops/v1/orders/${orderId}`);
-      const deliveries = await this.call<DeliveryPage>(request, `/ops/v1/callbacks?objectId=${orderId}&limit=50`);
-      if (!order || !deliveries) return undefined;
-      // Each callback carries one status change: together, the order's history as the merchant saw it.
-      const details = await Promise.all(
-        deliveries.items.map((d) => this.call<DeliveryDetailView>(request, `/ops/v1/callbacks/${d.id}`)),
-      );
-      const history = details
-        .filter((d): d is DeliveryDetailView => d !== undefined)
-        .map((d) => ({
-          d,
-          body: d.body as { status?: string; previousStatus?: string; occurredAt?: string; sequence?: number },
-        }))
-        .sort((a, b) => (a.body.sequence ?? 0) - (b.body.sequence ?? 0))
-        .map(({ d, body }) => ({
-          at: body.occurredAt ?? d.createdAt,
-          from: body.previousStatus ?? null,
-          to: body.status ?? d.type,
-          deliveryId: d.id,
-          delivery: d.status,
-        }));
+      const history = await this.history(request, orderId);
+      if (!order || !history) return undefined;
       return orderPage(frame, order, history, mayAct(session.operator.role, 'operator'));
     });
+  }
+
+  @Get('payouts')
+  payouts(
+    @Query('q') q: string | undefined,
+    @Query('shopId') shopId: string | undefined,
+    @Query('status') status: string | undefined,
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    return this.transfers('payouts', { q, shopId, status, cursor }, request, reply);
+  }
+
+  @Get('p2p')
+  p2p(
+    @Query('q') q: string | undefined,
+    @Query('shopId') shopId: string | undefined,
+    @Query('status') status: string | undefined,
+    @Query('cursor') cursor: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<string | void> {
+    return this.transfers('p2p', { q, shopId, status, cursor }, request, reply);
+  }
+
+  @Get('payouts/:id')
+  payout(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply) {
+    return this.transfer('payouts', id, request, reply);
+  }
+
+  @Get('p2p/:id')
+  p2pOne(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply) {
+    return this.transfer('p2p', id, request, reply);
+  }
+
+  /** Payouts and P2P: one list page for both, over GET /ops/v1/payouts and /ops/v1/p2p. */
+  private async transfers(
+    kind: 'payouts' | 'p2p',
+    raw: { q?: string; shopId?: string; status?: string; cursor?: string },
+    request: FastifyRequest,
+    reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    const query = raw.q?.trim().slice(0, 128) || undefined;
+    const filter = {
+      ...(query ? { q: query } : {}),
+      ...(raw.shopId && UUID.test(raw.shopId.trim()) ? { shopId: raw.shopId.trim() } : {}),
+      ...(raw.status && (TransferStatuses as readonly string[]).includes(raw.status) ? { status: raw.status } : {}),
+    };
+    const params = new URLSearchParams({
+      limit: '50',
+      ...(filter.shopId ? { shopId: filter.shopId } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(query ? (UUID.test(query) ? { id: query } : { merchantId: query }) : {}),
+      ...(raw.cursor && /^[A-Za-z0-9_-]{1,200}$/.test(raw.cursor) ? { cursor: raw.cursor } : {}),
+    });
+    return this.page(reply, session, kind, en.transfers[kind].title, async (frame) => {
+      const page = await this.call<{ items: TransferLike[]; nextCursor: string | null }>(
+        request,
+        `/ops/v1/${kind}?${params}`,
+      );
+      return page && transfersPage(frame, kind, page, filter);
+    });
+  }
+
+  private async transfer(
+    kind: 'payouts' | 'p2p',
+    id: string,
+    request: FastifyRequest,
+    reply: Reply,
+  ): Promise<string | void> {
+    const session = await this.session(request, reply);
+    if (!session) return;
+    return this.page(reply, session, kind, en.transfers[kind].title, async (frame) => {
+      if (!UUID.test(id)) throw new ProblemException('notFound', `No ${en.transfers[kind].one} has this id.`);
+      const page = await this.call<{ items: TransferLike[] }>(request, `/ops/v1/${kind}?id=${id}&limit=1`);
+      const history = await this.history(request, id);
+      if (!page || !history) return undefined;
+      if (!page.items[0]) throw new ProblemException('notFound', `No ${en.transfers[kind].one} has this id.`);
+      return transferPage(frame, kind, page.items[0], history);
+    });
+  }
+
+  /** Each callback carries one status change: together, an object's history as the merchant saw it. */
+  private async history(request: FastifyRequest, objectId: string): Promise<StatusStep[] | undefined> {
+    const deliveries = await this.call<DeliveryPage>(request, `/ops/v1/callbacks?objectId=${objectId}&limit=50`);
+    if (!deliveries) return undefined;
+    const details = await Promise.all(
+      deliveries.items.map((d) => this.call<DeliveryDetailView>(request, `/ops/v1/callbacks/${d.id}`)),
+    );
+    return details
+      .filter((d): d is DeliveryDetailView => d !== undefined)
+      .map((d) => ({
+        d,
+        body: d.body as { status?: string; previousStatus?: string; occurredAt?: string; sequence?: number },
+      }))
+      .sort((a, b) => (a.body.sequence ?? 0) - (b.body.sequence ?? 0))
+      .map(({ d, body }) => ({
+        at: body.occurredAt ?? d.createdAt,
+        from: body.previousStatus ?? null,
+        to: body.status ?? d.type,
+        deliveryId: d.id,
+        delivery: d.status,
+      }));
   }
 
   @Get('callbacks')

@@ -13,6 +13,8 @@ export const en = {
     overview: 'Overview',
     needAction: 'Need action',
     orders: 'Orders',
+    payouts: 'Payouts',
+    p2p: 'P2P',
     callbacks: 'Callbacks',
     deadLetters: 'Dead letters',
     audit: 'Audit log',
@@ -127,6 +129,14 @@ export const en = {
     older: 'Older dead letters',
     resolved: (status: string, by: string | null, reason: string | null) =>
       `${status}${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`,
+  },
+  transfers: {
+    payouts: { title: 'Payouts', one: 'Payout', merchantId: 'Merchant payout id' },
+    p2p: { title: 'P2P transactions', one: 'P2P transaction', merchantId: 'Merchant P2P id' },
+    intro:
+      'Search any shop’s transfers: by id, or by shop and merchant id, or by status. Card numbers are shown masked.',
+    query: 'Id or merchant id',
+    details: 'Everything the service answers (card numbers masked)',
   },
   callbacks: {
     title: 'Merchant callbacks',

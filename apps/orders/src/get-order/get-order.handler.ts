@@ -3,6 +3,8 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  decodeListCursor,
+  encodeListCursor,
   Envelope,
   errorReply,
   getOrderForOperatorQuery,
@@ -69,7 +71,7 @@ export class GetOrderHandler {
   async listForOperator(@Payload() message: Envelope): Promise<Reply<OrderPage>> {
     const q = parsePayload(listOrdersForOperatorQuery, message.payload, message.type);
     const m = this.dataSource.manager;
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const after = q.cursor ? decodeListCursor(q.cursor) : undefined;
     if (q.cursor && !after)
       return errorReply({
         code: 'invalid',
@@ -80,17 +82,6 @@ export class GetOrderHandler {
     const page = found.slice(0, q.limit);
     const items = await Promise.all(page.map((o) => this.view(o)));
     const last = page[page.length - 1];
-    return okReply({ items, nextCursor: found.length > q.limit ? encodeCursor(last.createdAt, last.id) : null });
+    return okReply({ items, nextCursor: found.length > q.limit ? encodeListCursor(last.createdAt, last.id) : null });
   }
-}
-
-function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } | undefined {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) return undefined;
-  return { createdAt, id };
 }
