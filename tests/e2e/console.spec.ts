@@ -157,6 +157,11 @@ describe('the operators console in a browser', () => {
     expect(rows[0]).toContain('Dana Operator');
     expect(rows.some((r) => r.includes('console.sign-in'))).toBe(true);
     await saveScreenshot(page, 'console-audit');
+    await page.type('#f-action', 'shop.settings.update');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type="submit"]')]);
+    const filtered = await page.$$eval('main tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.every((r) => r.includes('shop.settings.update'))).toBe(true);
     await page.close();
   });
 

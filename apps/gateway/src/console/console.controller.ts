@@ -448,19 +448,32 @@ export class ConsoleController {
 
   @Get('audit')
   async auditLog(
-    @Query('cursor') cursor: string | undefined,
+    @Query() raw: Record<string, string | undefined>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: Reply,
   ): Promise<string | void> {
     const session = await this.session(request, reply);
     if (!session) return;
-    const query = cursor && /^[0-9]{1,19}$/.test(cursor) ? `?limit=50&cursor=${cursor}` : '?limit=50';
+    // The filters of GET /ops/v1/audit, passed on only when well-formed (the API would answer 400).
+    const valid: Record<string, RegExp> = {
+      action: /^[a-z][a-z0-9_.-]{0,63}$/,
+      objectType: /^[a-z][a-z0-9_-]{0,31}$/,
+      objectId: /^[A-Za-z0-9_.:-]{1,200}$/,
+      operatorId: /^(ops-token|[0-9a-fA-F-]{36})$/,
+      cursor: /^[0-9]{1,19}$/,
+    };
+    const filter = Object.fromEntries(
+      Object.entries(valid)
+        .map(([k, re]) => [k, raw[k]?.trim() ?? ''] as const)
+        .filter(([k, v]) => v !== '' && valid[k].test(v)),
+    );
+    const query = new URLSearchParams({ limit: '50', ...filter });
     return this.page(reply, session, 'audit', en.audit.title, async (frame) => {
       const page = await this.call<{ items: AuditRecord[]; nextCursor: string | null }>(
         request,
-        `/ops/v1/audit${query}`,
+        `/ops/v1/audit?${query}`,
       );
-      return page && auditPage(frame, page);
+      return page && auditPage(frame, page, filter);
     });
   }
 

@@ -190,7 +190,13 @@ export function errorPage(frame: Frame, detail: string): string {
   );
 }
 
-export function auditPage(frame: Frame, page: { items: AuditRecord[]; nextCursor: string | null }): string {
+export function auditPage(
+  frame: Frame,
+  page: { items: AuditRecord[]; nextCursor: string | null },
+  filter: Record<string, string> = {},
+): string {
+  const field = (name: string, label: string) =>
+    `<div><label for="f-${name}">${esc(label)}</label><input type="text" id="f-${name}" name="${name}" value="${esc(filter[name] ?? '')}"></div>`;
   const rows = page.items
     .map(
       (r) => `<tr>
@@ -207,6 +213,10 @@ export function auditPage(frame: Frame, page: { items: AuditRecord[]; nextCursor
     frame,
     `<h1>${esc(t.audit.title)}</h1>
 <p class="lead">${esc(t.audit.intro)}</p>
+<form method="get" action="/ops/console/audit" class="card filters">
+  ${field('action', t.audit.action)}${field('objectType', t.audit.objectType)}${field('objectId', t.audit.objectId)}${field('operatorId', t.audit.operatorId)}
+  <div><button type="submit">${esc(t.audit.filter)}</button></div>
+</form>
 <section class="card">
 ${
   page.items.length
@@ -215,7 +225,7 @@ ${rows}
 </tbody></table></div>`
     : `<p class="muted">${esc(t.audit.empty)}</p>`
 }
-${page.nextCursor ? `<p><a href="/ops/console/audit?cursor=${esc(page.nextCursor)}">${esc(t.audit.older)}</a></p>` : ''}
+${page.nextCursor ? `<p><a href="/ops/console/audit?${esc(new URLSearchParams({ ...filter, cursor: page.nextCursor }).toString())}">${esc(t.audit.older)}</a></p>` : ''}
 </section>`,
   );
 }

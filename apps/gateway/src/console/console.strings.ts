@@ -176,6 +176,10 @@ export const en = {
     change: 'Before → after',
     empty: 'No changes recorded yet.',
     older: 'Older entries',
+    objectType: 'Object type',
+    objectId: 'Object id',
+    operatorId: 'Operator id',
+    filter: 'Show',
   },
   errors: {
     failed: 'The request failed; try again.',
