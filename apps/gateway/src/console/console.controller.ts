@@ -464,7 +464,7 @@ export class ConsoleController {
     };
     const filter = Object.fromEntries(
       Object.entries(valid)
-        .map(([k, re]) => [k, raw[k]?.trim() ?? ''] as const)
+        .map(([k]) => [k, raw[k]?.trim() ?? ''] as const)
         .filter(([k, v]) => v !== '' && valid[k].test(v)),
     );
     const query = new URLSearchParams({ limit: '50', ...filter });
