@@ -163,4 +163,16 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
     });
     expect((await ops('GET', '/dead-letters/not-an-id')).status).toBe(404);
   });
+
+  it('when a dead letter carries a card number, then the gateway keeps it masked and never redrives it', async () => {
+    const key = randomUUID();
+    await deadLetter('provider.events', key, JSON.stringify({ note: 'paid with 4111 1111 1111 1111' }));
+    const letter = await openOf(key);
+    const stored = await db.query('SELECT raw, envelope FROM gateway.dead_letters WHERE id = $1', [letter.id]);
+    expect(stored.rows[0]).toEqual({ raw: '{"note":"paid with 411111******1111"}', envelope: null });
+    expect((await ops('GET', `/dead-letters/${letter.id}`)).body).toMatchObject({
+      redrivable: false,
+      error: 'handler failed: the database was down (card numbers masked by the gateway: not redrivable)',
+    });
+  });
 });
