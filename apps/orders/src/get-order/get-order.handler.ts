@@ -80,7 +80,11 @@ export class GetOrderHandler {
       });
     const found = await this.orders.listForOperator(m, { ...q, after, limit: q.limit + 1 });
     const page = found.slice(0, q.limit);
-    const items = await Promise.all(page.map((o) => this.view(o)));
+    const parts = await this.orders.partsOf(
+      m,
+      page.map((o) => o.id),
+    );
+    const items = page.map((o) => toOrderView(o, parts.get(o.id)!.payments, parts.get(o.id)!.refunds));
     const last = page[page.length - 1];
     return okReply({ items, nextCursor: found.length > q.limit ? encodeListCursor(last.createdAt, last.id) : null });
   }
