@@ -291,6 +291,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log, newest first: who did what, on which object, before and after, and why
+     * @description Filters: operatorId, action, objectType, objectId, from, to; limit and cursor. Role: viewer or above.
+     */
+    get: operations['OpsOperatorsController_list_audit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/callbacks': {
     parameters: {
       query?: never;
@@ -298,7 +318,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor) */
+    /**
+     * List merchant callback deliveries, newest first (filters: shopId, objectId, status; limit and cursor)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsCallbacksController_list'];
     put?: never;
     post?: never;
@@ -315,7 +338,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One delivery with its body and every attempt (time, response status or error, latency) */
+    /**
+     * One delivery with its body and every attempt (time, response status or error, latency)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsCallbacksController_get'];
     put?: never;
     post?: never;
@@ -334,7 +360,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replay one delivery: sent again with the same eventId and a fresh signature */
+    /**
+     * Replay one delivery: sent again with the same eventId and a fresh signature
+     * @description Role: operator or above.
+     */
     post: operations['OpsCallbacksController_replay'];
     delete?: never;
     options?: never;
@@ -351,7 +380,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replay many deliveries: by ids, or a shop's by status and/or since */
+    /**
+     * Replay many deliveries: by ids, or a shop's by status and/or since
+     * @description Role: operator or above.
+     */
     post: operations['OpsCallbacksController_replayMany'];
     delete?: never;
     options?: never;
@@ -371,7 +403,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a card's number from the card vault (data-subject request)
-     * @description Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again.
+     * @description Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
      */
     delete: operations['OpsCardsController_erase'];
     options?: never;
@@ -388,7 +420,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a company */
+    /**
+     * Create a company
+     * @description Role: operator or above.
+     */
     post: operations['OpsShopsController_createCompany'];
     delete?: never;
     options?: never;
@@ -409,7 +444,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Company setting "Use customer data as payer information" */
+    /**
+     * Company setting "Use customer data as payer information"
+     * @description Role: operator or above.
+     */
     patch: operations['OpsSettingsController_updateCompany'];
     trace?: never;
   };
@@ -422,8 +460,195 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a shop with its first API key and callback secret */
+    /**
+     * Create a shop with its first API key and callback secret
+     * @description Role: operator or above.
+     */
     post: operations['OpsShopsController_createShop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Dead letters, newest first, with their error and origin (filters: topic, status; limit, cursor)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsDeadLettersController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/{deadLetterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One dead letter
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsDeadLettersController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/{deadLetterId}/discard': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Discard a dead letter with a reason: it is never redriven (discarding again changes nothing)
+     * @description Role: operator or above.
+     */
+    post: operations['OpsDeadLettersController_discard'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/dead-letters/redrive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send dead letters back to the topic they came from (each at most once; the rest are skipped)
+     * @description Role: operator or above.
+     */
+    post: operations['OpsDeadLettersController_redrive'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The operator this token belongs to: name and role
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsOperatorsController_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every operator: name, role, status; never the token
+     * @description Role: admin or above.
+     */
+    get: operations['OpsOperatorsController_list'];
+    put?: never;
+    /**
+     * Create a named operator (the token is in this answer only; it is stored hashed)
+     * @description Role: admin or above.
+     */
+    post: operations['OpsOperatorsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators/{operatorId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One operator
+     * @description Role: admin or above.
+     */
+    get: operations['OpsOperatorsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/operators/{operatorId}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Disable an operator: the token is refused from the next request on
+     * @description Role: admin or above.
+     */
+    post: operations['OpsOperatorsController_disable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's orders, newest first: by status (the need_action queue), shop or merchant order id
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsSettingsController_list'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -437,7 +662,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Any shop's order; in need_action, why it waits and what resolves it (`needAction`) */
+    /**
+     * Any shop's order; in need_action, why it waits and what resolves it (`needAction`)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsSettingsController_order'];
     put?: never;
     post?: never;
@@ -456,8 +684,51 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve an order in need_action by hand: accept the reported amount, or fail it */
+    /**
+     * Resolve an order in need_action by hand: accept the reported amount, or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsSettingsController_resolve'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute
+     * @description Each figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead letters come from the elected Kafka collector: `kafkaCollector` says whether this instance runs it. Role: viewer or above.
+     */
+    get: operations['OpsOverviewController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/p2p': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's P2P transactions, newest first: by id, status, shop or merchant P2P id (card numbers masked)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_listP2p'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -473,8 +744,31 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve a P2P transaction in need_action by hand: complete or fail it */
+    /**
+     * Resolve a P2P transaction in need_action by hand: complete or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsTransfersController_resolveP2p'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/payouts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Any shop's payouts, newest first: by id, status, shop or merchant payout id (card numbers masked)
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_listPayouts'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -490,7 +784,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Resolve a payout in need_action by hand: complete or fail it */
+    /**
+     * Resolve a payout in need_action by hand: complete or fail it
+     * @description Role: operator or above.
+     */
     post: operations['OpsTransfersController_resolvePayout'];
     delete?: never;
     options?: never;
@@ -505,7 +802,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Open reconciliation breaches (what, where, since when), oldest first, and what the last run checked */
+    /**
+     * Open reconciliation breaches (what, where, since when), oldest first, and what the last run checked
+     * @description Role: viewer or above.
+     */
     get: operations['OpsReconciliationController_breaches'];
     put?: never;
     post?: never;
@@ -522,10 +822,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's API keys: prefix, status and dates, never the key */
+    /**
+     * A shop's API keys: prefix, status and dates, never the key
+     * @description Role: viewer or above.
+     */
     get: operations['OpsApiKeysController_list'];
     put?: never;
-    /** Create an API key for a shop (the key is in this answer only; it is stored hashed) */
+    /**
+     * Create an API key for a shop (the key is in this answer only; it is stored hashed)
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_create'];
     delete?: never;
     options?: never;
@@ -542,7 +848,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Revoke an API key: refused from the next request on, on every gateway instance */
+    /**
+     * Revoke an API key: refused from the next request on, on every gateway instance
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_revoke'];
     delete?: never;
     options?: never;
@@ -559,7 +868,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more */
+    /**
+     * Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more
+     * @description Role: admin or above.
+     */
     post: operations['OpsApiKeysController_rotate'];
     delete?: never;
     options?: never;
@@ -578,7 +890,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a shop's callback secret: callbacks carry both signatures until the overlap ends
-     * @description Generates a new callback-signing secret, shown in this answer only. Until previousSecretExpiresAt, every callback carries two `v1=` signatures in X-Signature, one with the new secret and one with the old; after it, only the new. A rotation during an overlap replaces the older secret: only the last two sign.
+     * @description Generates a new callback-signing secret, shown in this answer only. Until previousSecretExpiresAt, every callback carries two `v1=` signatures in X-Signature, one with the new secret and one with the old; after it, only the new. A rotation during an overlap replaces the older secret: only the last two sign. Role: admin or above.
      */
     post: operations['OpsCallbackSecretController_rotate'];
     delete?: never;
@@ -594,10 +906,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's payment methods, disabled ones included */
+    /**
+     * A shop's payment methods, disabled ones included
+     * @description Role: viewer or above.
+     */
     get: operations['OpsPaymentMethodsController_list'];
     put?: never;
-    /** Add a payment method to a shop */
+    /**
+     * Add a payment method to a shop
+     * @description Role: operator or above.
+     */
     post: operations['OpsPaymentMethodsController_create'];
     delete?: never;
     options?: never;
@@ -615,11 +933,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a payment method (to keep it but hide it, PATCH enabled: false) */
+    /**
+     * Delete a payment method (to keep it but hide it, PATCH enabled: false)
+     * @description Role: operator or above.
+     */
     delete: operations['OpsPaymentMethodsController_remove'];
     options?: never;
     head?: never;
-    /** Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled) */
+    /**
+     * Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)
+     * @description Role: operator or above.
+     */
     patch: operations['OpsPaymentMethodsController_update'];
     trace?: never;
   };
@@ -630,10 +954,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's payout methods, disabled ones included */
+    /**
+     * A shop's payout methods, disabled ones included
+     * @description Role: viewer or above.
+     */
     get: operations['OpsPayoutMethodsController_list'];
     put?: never;
-    /** Add a payout method to a shop */
+    /**
+     * Add a payout method to a shop
+     * @description Role: operator or above.
+     */
     post: operations['OpsPayoutMethodsController_create'];
     delete?: never;
     options?: never;
@@ -651,11 +981,17 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a payout method (to keep it but refuse payouts, PATCH enabled: false) */
+    /**
+     * Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)
+     * @description Role: operator or above.
+     */
     delete: operations['OpsPayoutMethodsController_remove'];
     options?: never;
     head?: never;
-    /** Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled) */
+    /**
+     * Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)
+     * @description Role: operator or above.
+     */
     patch: operations['OpsPayoutMethodsController_update'];
     trace?: never;
   };
@@ -666,14 +1002,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A shop's settings (the callback secret is shown only when the shop is created) */
+    /**
+     * A shop's settings (the callback secret is shown only when the shop is created)
+     * @description Role: viewer or above.
+     */
     get: operations['OpsSettingsController_get'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains */
+    /**
+     * Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains
+     * @description Role: operator or above.
+     */
     patch: operations['OpsSettingsController_update'];
     trace?: never;
   };
@@ -1001,6 +1343,18 @@ export interface components {
        */
       walletTypes?: ('personal' | 'company')[];
     };
+    CreateOperatorDto: {
+      /**
+       * @description Shown in the audit log; unique, case-insensitive.
+       * @example Alice Martin
+       */
+      name: string;
+      /**
+       * @description viewer reads; operator also acts; admin also manages operators.
+       * @enum {string}
+       */
+      role: 'viewer' | 'operator' | 'admin';
+    };
     CreateOrderDto: {
       /**
        * @description Where this order's status callbacks go instead of the shop's callback URL. https, public address.
@@ -1071,6 +1425,17 @@ export interface components {
       callbackUrl?: string;
       /** @example Demo Shop */
       name: string;
+    };
+    DisableOperatorDto: {
+      /**
+       * @description Why; kept in the audit log.
+       * @example Left the team
+       */
+      reason: string;
+    };
+    DiscardDto: {
+      /** @example A test message from the sandbox; nothing to apply */
+      reason: string;
     };
     MerchantBalanceDto: {
       /**
@@ -1406,6 +1771,17 @@ export interface components {
        * @example https://merchant.example.com/orders/1001/paid
        */
       success?: string;
+    };
+    RedriveDto: {
+      /**
+       * @description The dead letters to send back to their topic.
+       * @example [
+       *       "17"
+       *     ]
+       */
+      ids: string[];
+      /** @example The order exists now; apply the event */
+      reason?: string;
     };
     RefundOrderDto: {
       /** @description What to refund; in the order currency, at most what is left. */
@@ -4746,6 +5122,140 @@ export interface operations {
       };
     };
   };
+  OpsOperatorsController_list_audit: {
+    parameters: {
+      query?: {
+        action?: string;
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Records at or after this time. */
+        from?: string;
+        limit?: number;
+        objectId?: string;
+        objectType?: string;
+        /** @description Operator id (`ops-token` for the configured OPS_TOKEN) */
+        operatorId?: string;
+        /** @description Records before this time. */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "42",
+           *           "at": "2026-11-24T10:15:02.120Z",
+           *           "operator": {
+           *             "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *             "name": "Alice Martin",
+           *             "role": "operator"
+           *           },
+           *           "action": "order.resolve",
+           *           "object": {
+           *             "type": "order",
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+           *           },
+           *           "before": {
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *             "status": "need_action"
+           *           },
+           *           "after": {
+           *             "id": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *             "status": "completed"
+           *           },
+           *           "reason": "Confirmed with the acquirer",
+           *           "request": "POST /ops/v1/orders/7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b/resolve"
+           *         }
+           *       ],
+           *       "nextCursor": "41"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              action?: string;
+              after?:
+                | ({
+                    id?: string | null;
+                    status?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              at?: string;
+              before?:
+                | ({
+                    id?: string | null;
+                    status?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              id?: string | null;
+              object?: {
+                id?: string | null;
+                type?: string;
+              };
+              operator?: {
+                id?: string | null;
+                name?: string;
+                role?: string;
+              };
+              reason?: string | null;
+              request?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   OpsCallbacksController_list: {
     parameters: {
       query?: {
@@ -5128,6 +5638,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -5237,6 +5756,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5359,6 +5887,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -5432,6 +5969,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5523,6 +6069,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -5636,6 +6191,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -5674,6 +6238,1245 @@ export interface operations {
       };
       /** @description `/problems/internal-error`: Internal error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_list: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        limit?: number;
+        /** @description open: not redriven nor discarded yet. */
+        status?: 'open' | 'redriven' | 'discarded';
+        topic?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "17",
+           *           "topic": "provider.events.dlq",
+           *           "originalTopic": "provider.events",
+           *           "partition": 0,
+           *           "offset": "42",
+           *           "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *           "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *           "type": "provider.event",
+           *           "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *           "consumerGroup": "orders",
+           *           "attempts": 1,
+           *           "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *           "status": "open",
+           *           "redrivable": true,
+           *           "resolvedAt": null,
+           *           "resolvedBy": null,
+           *           "reason": null
+           *         }
+           *       ],
+           *       "nextCursor": "16"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              attempts?: number;
+              consumerGroup?: string | null;
+              deadLetteredAt?: string;
+              error?: string;
+              eventId?: string | null;
+              id?: string;
+              key?: string | null;
+              offset?: string;
+              originalTopic?: string;
+              partition?: number;
+              reason?: string | null;
+              redrivable?: boolean;
+              resolvedAt?: string | null;
+              resolvedBy?: string | null;
+              status?: string;
+              topic?: string;
+              type?: string | null;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deadLetterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "17",
+           *       "topic": "provider.events.dlq",
+           *       "originalTopic": "provider.events",
+           *       "partition": 0,
+           *       "offset": "42",
+           *       "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *       "type": "provider.event",
+           *       "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "consumerGroup": "orders",
+           *       "attempts": 1,
+           *       "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *       "status": "open",
+           *       "redrivable": true,
+           *       "resolvedAt": null,
+           *       "resolvedBy": null,
+           *       "reason": null
+           *     }
+           */
+          'application/json': {
+            attempts?: number;
+            consumerGroup?: string | null;
+            deadLetteredAt?: string;
+            error?: string;
+            eventId?: string | null;
+            id?: string;
+            key?: string | null;
+            offset?: string;
+            originalTopic?: string;
+            partition?: number;
+            reason?: string | null;
+            redrivable?: boolean;
+            resolvedAt?: string | null;
+            resolvedBy?: string | null;
+            status?: string;
+            topic?: string;
+            type?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_discard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deadLetterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiscardDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "17",
+           *       "topic": "provider.events.dlq",
+           *       "originalTopic": "provider.events",
+           *       "partition": 0,
+           *       "offset": "42",
+           *       "key": "7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "eventId": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+           *       "type": "provider.event",
+           *       "error": "provider event for unknown order 7d6f1b2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
+           *       "consumerGroup": "orders",
+           *       "attempts": 1,
+           *       "deadLetteredAt": "2026-11-24T10:15:00.000Z",
+           *       "status": "discarded",
+           *       "redrivable": true,
+           *       "resolvedAt": "2026-11-24T10:20:00.000Z",
+           *       "resolvedBy": "Alice Martin",
+           *       "reason": "A test message from the sandbox; nothing to apply"
+           *     }
+           */
+          'application/json': {
+            attempts?: number;
+            consumerGroup?: string | null;
+            deadLetteredAt?: string;
+            error?: string;
+            eventId?: string | null;
+            id?: string;
+            key?: string | null;
+            offset?: string;
+            originalTopic?: string;
+            partition?: number;
+            reason?: string | null;
+            redrivable?: boolean;
+            resolvedAt?: string | null;
+            resolvedBy?: string | null;
+            status?: string;
+            topic?: string;
+            type?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/conflict`: The request conflicts with the current state; `/problems/idempotency-request-in-progress`: A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsDeadLettersController_redrive: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RedriveDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "redriven": [
+           *         "17"
+           *       ],
+           *       "skipped": [
+           *         {
+           *           "id": "18",
+           *           "status": "redriven",
+           *           "why": "already redriven"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            redriven?: string[];
+            skipped?: {
+              id?: string;
+              status?: string;
+              why?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator"
+           *     }
+           */
+          'application/json': {
+            id?: string;
+            name?: string;
+            role?: string;
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *           "name": "Alice Martin",
+           *           "role": "operator",
+           *           "tokenPrefix": "op_Zk3q",
+           *           "status": "active",
+           *           "createdAt": "2026-11-24T09:00:00.000Z",
+           *           "createdBy": "OPS_TOKEN",
+           *           "disabledAt": null
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              createdBy?: string;
+              disabledAt?: string | null;
+              id?: string;
+              name?: string;
+              role?: string;
+              status?: string;
+              tokenPrefix?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOperatorDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "active",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": null,
+           *       "token": "op_Zk3qL0a9xV2mT7cR5nB8wE1yU4iO6pA3sD0fG9hJ2kQ"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            token?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/conflict`: The request conflicts with the current state; `/problems/idempotency-request-in-progress`: A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        operatorId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "disabled",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": "2026-11-24T17:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOperatorsController_disable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        operatorId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DisableOperatorDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0b7e4f52-6a1d-4c3e-9f80-2d5a7c9e1b34",
+           *       "name": "Alice Martin",
+           *       "role": "operator",
+           *       "tokenPrefix": "op_Zk3q",
+           *       "status": "disabled",
+           *       "createdAt": "2026-11-24T09:00:00.000Z",
+           *       "createdBy": "OPS_TOKEN",
+           *       "disabledAt": "2026-11-24T17:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            createdAt?: string;
+            createdBy?: string;
+            disabledAt?: string | null;
+            id?: string;
+            name?: string;
+            role?: string;
+            status?: string;
+            tokenPrefix?: string;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/payload-too-large`: The request body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unsupported-media-type`: The content type is not supported */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsSettingsController_list: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        limit?: number;
+        /** @description The merchant's own order id (with or without shopId). */
+        merchantOrderId?: string;
+        shopId?: string;
+        /** @description need_action: the queue of orders waiting for an operator. */
+        status?:
+          | 'registered'
+          | 'in_progress'
+          | 'need_action'
+          | 'completed'
+          | 'partially_refunded'
+          | 'refunded'
+          | 'cancelled'
+          | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of orders */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "need_action",
+           *           "statusCode": "2-07-04",
+           *           "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *           "order": {
+           *             "merchantOrderId": "shop-order-1001",
+           *             "cost": {
+           *               "amount": "100.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Order #1001",
+           *             "reportedCost": {
+           *               "amount": "90.00",
+           *               "currency": "USD"
+           *             }
+           *           },
+           *           "customer": {
+           *             "id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+           *           },
+           *           "instrumentType": "bank_transfer",
+           *           "payer": {
+           *             "email": "payer@example.com",
+           *             "phone": "+998901234567"
+           *           },
+           *           "data": {
+           *             "payments": [
+           *               {
+           *                 "paymentId": "pay_4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b",
+           *                 "provider": "sandbox",
+           *                 "status": "success",
+           *                 "amount": "90.00",
+           *                 "currency": "USD",
+           *                 "statusCode": "2-07-04",
+           *                 "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *                 "createdAt": "2026-06-09T10:00:01.000Z",
+           *                 "updatedAt": "2026-06-09T10:00:02.000Z"
+           *               }
+           *             ]
+           *           },
+           *           "createdAt": "2026-06-09T10:00:00.000Z",
+           *           "updatedAt": "2026-06-09T10:00:02.000Z",
+           *           "needAction": {
+           *             "rule": "amount_outside_range",
+           *             "statusCode": "2-07-04",
+           *             "statusDescription": "The provider reported an amount outside the allowed range, or a different currency; action is needed.",
+           *             "expected": {
+           *               "amount": "100.00",
+           *               "currency": "USD"
+           *             },
+           *             "reported": {
+           *               "amount": "90.00",
+           *               "currency": "USD"
+           *             },
+           *             "allowedRange": {
+           *               "lowerPercent": "2",
+           *               "upperPercent": "5",
+           *               "lowerBound": "98.00",
+           *               "upperBound": "105.00"
+           *             },
+           *             "resolution": {
+           *               "autoFinalization": false,
+           *               "resolvedBy": "operator",
+           *               "description": "Auto-finalization is off for this shop: an operator accepts the reported amount or fails the order."
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": "MjAyNi0xMS0yNFQxMDoxNTowMC4wMDBafDdkNmYxYjJh"
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              customer?: {
+                id?: string;
+              };
+              data?: {
+                expiresAt?: string;
+                instructions?: {
+                  amount?: string;
+                  currency?: string;
+                  deeplinks?: {
+                    app?: string;
+                    universal?: string;
+                  };
+                  expiresAt?: string;
+                  method?: string;
+                  qr?: string;
+                };
+                paymentLink?: string;
+                paymentLinkStatus?: string;
+                payments?: {
+                  amount?: string;
+                  createdAt?: string;
+                  currency?: string;
+                  paymentId?: string;
+                  provider?: string;
+                  status?: string;
+                  statusCode?: string;
+                  statusDescription?: string;
+                  updatedAt?: string;
+                }[];
+                refunds?: {
+                  amount?: string;
+                  createdAt?: string;
+                  currency?: string;
+                  refundId?: string;
+                }[];
+              };
+              id?: string;
+              instrumentType?: string;
+              needAction?: {
+                allowedRange?: {
+                  lowerBound?: string;
+                  lowerPercent?: string;
+                  upperBound?: string;
+                  upperPercent?: string;
+                };
+                expected?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                reported?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                resolution?: {
+                  autoFinalization?: boolean;
+                  description?: string;
+                  resolvedBy?: string;
+                };
+                rule?: string;
+                statusCode?: string;
+                statusDescription?: string;
+              };
+              order?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                description?: string;
+                merchantOrderId?: string;
+                originalCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              payer?: {
+                email?: string;
+                phone?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              paymentSettings?: {
+                walletType?: string;
+              };
+              recipient?: {
+                merchantBalance?: {
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6125,6 +7928,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6154,6 +7966,308 @@ export interface operations {
       };
       /** @description `/problems/unsupported-media-type`: The content type is not supported */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsOverviewController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "at": "2026-11-24T10:15:00.000Z",
+           *       "kafkaCollector": "this_instance",
+           *       "consumerGroups": [
+           *         {
+           *           "group": "orders",
+           *           "lag": 12,
+           *           "lagSeconds": 3.5,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             4,
+           *             12
+           *           ]
+           *         },
+           *         {
+           *           "group": "merchant-callbacks",
+           *           "lag": 0,
+           *           "lagSeconds": 0,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             0,
+           *             0
+           *           ]
+           *         }
+           *       ],
+           *       "deadLetters": [
+           *         {
+           *           "topic": "provider.events.dlq",
+           *           "messages": 2,
+           *           "last15m": [
+           *             1,
+           *             1,
+           *             2,
+           *             2
+           *           ]
+           *         }
+           *       ],
+           *       "outboxes": [
+           *         {
+           *           "schema": "orders",
+           *           "pending": 3,
+           *           "oldestSeconds": 1,
+           *           "last15m": [
+           *             0,
+           *             5,
+           *             3,
+           *             3
+           *           ]
+           *         }
+           *       ],
+           *       "merchantCallbacks": {
+           *         "pending": 4,
+           *         "failed": 1,
+           *         "last15m": [
+           *           2,
+           *           3,
+           *           4,
+           *           4
+           *         ]
+           *       },
+           *       "transitionsPerMinute": [
+           *         {
+           *           "status": "completed",
+           *           "count": 42,
+           *           "last15m": [
+           *             30,
+           *             38,
+           *             41,
+           *             42
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            at?: string;
+            consumerGroups?: {
+              group?: string;
+              lag?: number;
+              lagSeconds?: number;
+              last15m?: number[];
+            }[];
+            deadLetters?: {
+              last15m?: number[];
+              messages?: number;
+              topic?: string;
+            }[];
+            kafkaCollector?: string;
+            merchantCallbacks?: {
+              failed?: number;
+              last15m?: number[];
+              pending?: number;
+            } | null;
+            outboxes?: {
+              last15m?: number[];
+              oldestSeconds?: number;
+              pending?: number;
+              schema?: string;
+            }[];
+            transitionsPerMinute?: {
+              count?: number;
+              last15m?: number[];
+              status?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsTransfersController_listP2p: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        id?: string;
+        limit?: number;
+        /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
+        merchantId?: string;
+        shopId?: string;
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "5c4b3a29-1807-4f6e-8d5c-4b3a29180706",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "registered",
+           *           "statusCode": "1-01-05",
+           *           "statusDescription": "P2P transaction registered; awaiting sending to the provider.",
+           *           "p2p": {
+           *             "merchantP2pId": "p2p-1001",
+           *             "cost": {
+           *               "amount": "10.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Split the bill"
+           *           },
+           *           "sender": {
+           *             "customerId": "cust-17",
+           *             "cardNumber": "411111******1111"
+           *           },
+           *           "recipient": {
+           *             "name": "John Roe",
+           *             "cardNumber": "860012******9012"
+           *           },
+           *           "createdAt": "2026-11-21T10:00:00.000Z",
+           *           "updatedAt": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': {
+            items?: {
+              callbackUrl?: string;
+              createdAt?: string;
+              id?: string;
+              p2p?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                description?: string;
+                merchantP2pId?: string;
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              recipient?: {
+                cardNumber?: string;
+                customerId?: string;
+                email?: string;
+                name?: string;
+                phone?: string;
+                walletId?: string;
+              };
+              sender?: {
+                cardNumber?: string;
+                customerId?: string;
+                email?: string;
+                name?: string;
+                phone?: string;
+                walletId?: string;
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -6298,6 +8412,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6327,6 +8450,150 @@ export interface operations {
       };
       /** @description `/problems/unsupported-media-type`: The content type is not supported */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsTransfersController_listPayouts: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        id?: string;
+        limit?: number;
+        /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
+        merchantId?: string;
+        shopId?: string;
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "3b9d6c1e-7a2f-4e58-9c0d-1f2e3d4c5b6a",
+           *           "shopId": "5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "status": "registered",
+           *           "statusCode": "1-01-03",
+           *           "statusDescription": "Payout registered; awaiting sending to the provider.",
+           *           "payout": {
+           *             "merchantPayoutId": "po-1001",
+           *             "method": "wallet-payout",
+           *             "cost": {
+           *               "amount": "25.00",
+           *               "currency": "USD"
+           *             },
+           *             "description": "Cashback for order 1001"
+           *           },
+           *           "instrumentType": "wallet",
+           *           "walletType": "personal",
+           *           "payee": {
+           *             "walletId": "w-1001",
+           *             "firstName": "Jane",
+           *             "lastName": "Doe"
+           *           },
+           *           "callbackUrl": "https://merchant.example.com/payouts/callback",
+           *           "createdAt": "2026-11-21T10:00:00.000Z",
+           *           "updatedAt": "2026-11-21T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': {
+            items?: {
+              callbackUrl?: string;
+              createdAt?: string;
+              id?: string;
+              instrumentType?: string;
+              payee?: {
+                firstName?: string;
+                lastName?: string;
+                walletId?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              payout?: {
+                cost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+                cryptoTokenStandard?: string;
+                description?: string;
+                merchantPayoutId?: string;
+                method?: string;
+                reportedCost?: {
+                  amount?: string;
+                  currency?: string;
+                  tokenStandard?: string;
+                };
+              };
+              shopId?: string;
+              status?: string;
+              statusCode?: string;
+              statusDescription?: string;
+              updatedAt?: string;
+              walletType?: string;
+            }[];
+            nextCursor?: string | null;
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: The request is invalid; `/problems/malformed-body`: The request body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -6460,6 +8727,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -6821,6 +9097,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -6925,6 +9210,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7065,6 +9359,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7167,6 +9470,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7430,6 +9742,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7546,6 +9867,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -7648,6 +9978,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7940,6 +10279,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -8056,6 +10404,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `/problems/not-found`: The resource does not exist */
       404: {
         headers: {
@@ -8153,6 +10510,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -8431,6 +10797,15 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/forbidden`: Access to this resource is not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,6 +1,6 @@
 import { http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 const BURST = 5;
 
@@ -77,12 +77,12 @@ describe('the failed-authentication throttle per client address', () => {
 
   it('when one address sends wrong operator tokens past the burst, then it gets 429', async () => {
     await expectThrottledAfterBurst((i) =>
-      http('GET', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/api-keys`, {
+      http('GET', `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${shop.shopId}/api-keys`, {
         token: `wrong-${i}`,
         headers: from('203.0.113.20'),
       }),
     );
-    const other = await http('GET', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/api-keys`, {
+    const other = await http('GET', `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${shop.shopId}/api-keys`, {
       token: TEST_OPS_TOKEN,
       headers: from('203.0.113.21'),
     });
@@ -111,7 +111,7 @@ describe('the failed-authentication throttle per client address', () => {
     for (let i = 0; i <= BURST; i++)
       answers.push(
         (
-          await http('GET', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/api-keys`, {
+          await http('GET', `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${shop.shopId}/api-keys`, {
             token: 'wrong',
             headers: { 'x-forwarded-for': `10.9.9.${i}, 198.51.100.40` },
           })

@@ -2,7 +2,7 @@ import { ProviderAnswer, ProviderClient, ProviderRequest } from '@payments/provi
 import { http } from '@payments/testing';
 import { Client } from 'pg';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 import * as wait from '../support/wait';
 
@@ -81,7 +81,7 @@ describe('card vault: the provider adapter gets the number just before it sends'
   it('when the card of a payout not yet sent is erased, then the payout is refused and fails, and the adapter never sees it', async () => {
     const payout = await createPayout('8600271828182844');
     const { rows } = await db.query(`SELECT payee_cards FROM payouts.payouts WHERE id = $1`, [payout.id]);
-    const erased = await http('DELETE', `${gw()}/ops/v1/cards/${rows[0].payee_cards.cardNumber.token}`, {
+    const erased = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${rows[0].payee_cards.cardNumber.token}`, {
       token: TEST_OPS_TOKEN,
     });
     expect(erased.status).toBe(200);

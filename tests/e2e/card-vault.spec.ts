@@ -16,7 +16,7 @@ import { ShopSecretResealer } from '../../apps/gateway/src/shops/shop-secret-res
 import { ShopSecretResealer as CallbackSecretResealer } from '../../apps/merchant-callbacks/src/shop-settings/shop-secret-resealer.service';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 import * as wait from '../support/wait';
 
@@ -223,10 +223,10 @@ describe('card vault: card numbers never stored or published in clear', () => {
     const token: string = rows[0].payee_cards.cardNumber.token;
     await payoutUntil(payout.id, 'completed');
 
-    const erased = await http('DELETE', `${gw()}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
+    const erased = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
     expect(erased.status).toBe(200);
     expect(erased.body).toMatchObject({ token, bin: '860000', last4: testCard(7).slice(-4), erased: true });
-    const again = await http('DELETE', `${gw()}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
+    const again = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
     expect(again.body.erasedAt).toBe(erased.body.erasedAt);
     const stored = await db.query(`SELECT ciphertext, key_id, erased_at FROM card_vault.cards WHERE token = $1`, [
       token,
@@ -244,9 +244,11 @@ describe('card vault: card numbers never stored or published in clear', () => {
     const after = await http('GET', `${gw()}/payouts/${payout.id}`, { token: shop.apiKey });
     expect(after.body.payee.cardNumber).toBe(masked(testCard(7)));
 
-    const unknown = await http('DELETE', `${gw()}/ops/v1/cards/card_${randomUUID()}`, { token: TEST_OPS_TOKEN });
+    const unknown = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/card_${randomUUID()}`, {
+      token: TEST_OPS_TOKEN,
+    });
     expect(unknown.status).toBe(404);
-    const merchant = await http('DELETE', `${gw()}/ops/v1/cards/${token}`, { token: shop.apiKey });
+    const merchant = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${token}`, { token: shop.apiKey });
     expect(merchant.status).toBe(401);
   });
 
@@ -292,7 +294,7 @@ describe('card vault: card numbers never stored or published in clear', () => {
 
   it("when a shop's callback secret is rotated with an overlap, then callbacks carry both signatures until it ends, then only the new one", async () => {
     const rotate = (overlapHours: number) =>
-      http('POST', `${gw()}/ops/v1/shops/${shop.shopId}/callback-secret/rotate`, {
+      http('POST', `${opsUrlOf(gw())}/ops/v1/shops/${shop.shopId}/callback-secret/rotate`, {
         token: TEST_OPS_TOKEN,
         body: { overlapHours },
       });

@@ -5,7 +5,7 @@ import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { eventually, http, launchBrowser, saveScreenshot } from '@payments/testing';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -43,7 +43,7 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
 
   async function hostedShop(settings: Record<string, unknown> = {}): Promise<TestShop> {
     const s = await aShop(gw(), 'Chorsu Bazaar');
-    const res = await http('PATCH', `${gw()}/ops/v1/shops/${s.shopId}/settings`, {
+    const res = await http('PATCH', `${opsUrlOf(gw())}/ops/v1/shops/${s.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { callbackUrl: merchant.url, redirectDomains: ['localhost'], ...settings },
     });
@@ -257,7 +257,7 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
   /** A shop whose payers may also pay in the sandbox's bank app (a method with dataEntryMode instruction). */
   async function appShop(): Promise<TestShop> {
     const s = await hostedShop();
-    const res = await http('POST', `${gw()}/ops/v1/shops/${s.shopId}/payment-methods`, {
+    const res = await http('POST', `${opsUrlOf(gw())}/ops/v1/shops/${s.shopId}/payment-methods`, {
       token: TEST_OPS_TOKEN,
       body: {
         code: 'sandboxpay',

@@ -5,7 +5,7 @@ import { http } from '@payments/testing';
 import { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver';
 import { anOrderRequest } from '../support/merchant';
 import * as provider from '../support/provider';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 import { untilStatus } from '../support/wait';
 
@@ -72,7 +72,7 @@ describe('events feed: every status change of a shop, in order, as its callback 
 
   const gw = () => stack.gateway!.url;
   const ops = (method: string, path: string, body?: unknown) =>
-    http(method, `${gw()}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
+    http(method, `${opsUrlOf(gw())}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
   const get = (shop: Shop, path: string) => http('GET', `${gw()}${path}`, { token: shop.apiKey });
 
   async function aReceiver(): Promise<CallbackReceiver> {

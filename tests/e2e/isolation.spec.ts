@@ -3,7 +3,7 @@ import { registeredRoutes } from '@payments/platform';
 import { http, HttpResult } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { apiRoutes, ApiRoute, fill } from '../support/routes';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 
 /** How a merchant route takes the id of an object another shop may own. */
@@ -205,7 +205,8 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     const failures: string[] = [];
     for (const r of of) {
       const body = ['POST', 'PUT', 'PATCH'].includes(r.method) ? {} : undefined;
-      const res = await http(r.method, `${gateway}${fill(r, { shopId: shopA.shopId }, randomUUID())}`, {
+      const base = r.access === 'ops' ? opsUrlOf(gateway) : gateway;
+      const res = await http(r.method, `${base}${fill(r, { shopId: shopA.shopId }, randomUUID())}`, {
         ...(token ? { token } : {}),
         ...(body ? { body } : {}),
       });
@@ -231,7 +232,9 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
   );
 
   it('when the right credentials are used, then the same routes do open (the refusals above are about the credentials)', async () => {
-    const ops = await http('GET', `${gateway}/ops/v1/shops/${shopA.shopId}/settings`, { token: TEST_OPS_TOKEN });
+    const ops = await http('GET', `${opsUrlOf(gateway)}/ops/v1/shops/${shopA.shopId}/settings`, {
+      token: TEST_OPS_TOKEN,
+    });
     expect(ops.status).toBe(200);
     const merchant = await http('GET', `${gateway}/order/${ownedByA.order}`, { token: shopA.apiKey });
     expect(merchant.status).toBe(200);

@@ -12,7 +12,7 @@ import { eventually, http, testKafka, TopicReader, uniqueName } from '@payments/
 import { verifyCallback } from '../../examples/merchant-callback-verify/verify';
 import { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver';
 import { anOrder as createOrder, anOrderRequest } from '../support/merchant';
-import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 
 interface Shop {
   shopId: string;
@@ -55,7 +55,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
   });
 
   const gw = () => stack.gateway!.url;
-  const ops = (method: string, path: string, body?: unknown, url = gw()) =>
+  const ops = (method: string, path: string, body?: unknown, url = opsUrlOf(gw())) =>
     http(method, `${url}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
 
   async function aReceiver(): Promise<CallbackReceiver> {
@@ -246,7 +246,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
     });
 
     it('when the operator API is called with a merchant key or bad filters, then it refuses', async () => {
-      expect((await http('GET', `${gw()}/ops/v1/callbacks`, { token: shop.apiKey })).status).toBe(401);
+      expect((await http('GET', `${opsUrlOf(gw())}/ops/v1/callbacks`, { token: shop.apiKey })).status).toBe(401);
       const bad = await ops('GET', '/callbacks?status=lost&limit=0');
       expect(bad.status).toBe(400);
       expect(bad.body.errors.map((e: any) => e.path).sort()).toEqual(['limit', 'status']);
@@ -513,12 +513,12 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       ['https://[fd12::1]/cb', 'must not point at a private, loopback, link-local or unique-local address'],
       ['https://localhost/cb', 'must not point at a local host name'],
     ])('when a shop is created with callback URL %s, then it is a 400 naming callbackUrl', async (url, message) => {
-      const company = await ops('POST', '/companies', { name: 'Strict Co' }, strict.url);
+      const company = await ops('POST', '/companies', { name: 'Strict Co' }, strict.opsUrl);
       const res = await ops(
         'POST',
         `/companies/${company.body.id}/shops`,
         { name: 'Strict Shop', callbackUrl: url },
-        strict.url,
+        strict.opsUrl,
       );
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -530,13 +530,13 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         'PATCH',
         `/shops/${shop.shopId}/settings`,
         { callbackUrl: 'https://192.168.0.10/cb', autoFinalizeNeedAction: true },
-        strict.url,
+        strict.opsUrl,
       );
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([
         { path: 'callbackUrl', message: 'must not point at a private, loopback, link-local or unique-local address' },
       ]);
-      const now = await ops('GET', `/shops/${shop.shopId}/settings`, undefined, strict.url);
+      const now = await ops('GET', `/shops/${shop.shopId}/settings`, undefined, strict.opsUrl);
       expect(now.body).toMatchObject({ callbackUrl: null, autoFinalizeNeedAction: false });
       expect(now.body).not.toHaveProperty('callbackSecret');
     });
@@ -546,7 +546,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         'PATCH',
         `/shops/${shop.shopId}/settings`,
         { callbackUrl: 'https://merchant.example.com/cb' },
-        strict.url,
+        strict.opsUrl,
       );
       expect(res.status).toBe(200);
       expect(res.body.callbackUrl).toBe('https://merchant.example.com/cb');

@@ -5,7 +5,7 @@ import { KafkaRequestClient } from '@payments/messaging';
 import { checkPayee } from '@payments/methods-domain';
 import { http, testBrokers, uniqueName } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 const cardPayout = {
   code: 'uzcard-payout',
@@ -81,9 +81,9 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
   });
 
   const ops = (method: string, path: string, body?: unknown) =>
-    http(method, `${gw}${path}`, { token: TEST_OPS_TOKEN, body });
+    http(method, `${opsUrlOf(gw)}${path}`, { token: TEST_OPS_TOKEN, body });
   const merchant = (method: string, path: string, body?: unknown, key = shop.apiKey) =>
-    http(method, `${gw}${path}`, { token: key, body });
+    http(method, `${path.startsWith('/ops/') ? opsUrlOf(gw) : gw}${path}`, { token: key, body });
   const methodRows = async () =>
     Number(
       (

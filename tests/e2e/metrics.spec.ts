@@ -7,7 +7,7 @@ import { eventually, http, testKafka, uniqueName } from '@payments/testing';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest } from '../support/merchant';
 import { lintMetrics, scrape, valueOf, valuesOf } from '../support/metrics';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
  * /metrics on the real services, the real broker and database: consumer lag read by the gateway's
@@ -124,7 +124,7 @@ describe('metrics', () => {
     const receiver = await CallbackReceiver.start();
     try {
       const shop = await aShop(stack.gateway!.url, 'Metrics Shop');
-      const settings = await http('PATCH', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/settings`, {
+      const settings = await http('PATCH', `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${shop.shopId}/settings`, {
         token: TEST_OPS_TOKEN,
         body: { callbackUrl: receiver.url },
       });

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { eventually, http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -43,7 +43,7 @@ describe('need_action explained: the rule that fired, the money, the range in fo
 
   const gw = () => stack.gateway!.url;
   function ops(method: string, path: string, body?: unknown) {
-    return http(method, `${gw()}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
+    return http(method, `${opsUrlOf(gw())}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
   }
   async function create(amount: string): Promise<string> {
     const res = await http('POST', `${gw()}/order`, { token: shop.apiKey, body: anOrderRequest({ amount }) });
@@ -92,9 +92,24 @@ describe('need_action explained: the rule that fired, the money, the range in fo
         description: expect.stringContaining('never accepted automatically'),
       },
     });
-    const failed = await ops('POST', `/orders/${id}/resolve`, { action: 'fail' });
+    const failed = await ops('POST', `/orders/${id}/resolve`, { action: 'fail', note: 'Paid in EUR; refunded' });
     expect(failed.body).toMatchObject({ status: 'failed' });
     expect(failed.body.needAction).toBeUndefined();
+    // The audit record: the operator, the order as it waited (with why) and as it ended, the reason.
+    const audit = await ops('GET', `/audit?objectType=order&objectId=${id}`);
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        operator: { id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' },
+        action: 'order.resolve',
+        object: { type: 'order', id },
+        before: expect.objectContaining({
+          status: 'need_action',
+          needAction: expect.objectContaining({ rule: 'currency_differs' }),
+        }),
+        after: expect.objectContaining({ status: 'failed' }),
+        reason: 'Paid in EUR; refunded',
+      }),
+    ]);
   });
 
   it('when the provider does not answer in time (.31), then the order explains the timeout, and the late answer resolves it and clears the explanation', async () => {

@@ -5,7 +5,7 @@ import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
 import { aShop, anOrder as createOrder, anOrderRequest, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -31,7 +31,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
   const gw = () => stack.gateway!.url;
   const ops = (method: string, path: string, body?: unknown) =>
-    http(method, `${gw()}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
+    http(method, `${opsUrlOf(gw())}/ops/v1${path}`, { token: TEST_OPS_TOKEN, body });
 
   async function shopWith(settings: Record<string, unknown>): Promise<TestShop> {
     const shop = await aShop(gw());
@@ -171,7 +171,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     });
 
     it('when a merchant key calls the operator API, then it is refused', async () => {
-      const res = await http('POST', `${gw()}/ops/v1/orders/${randomUUID()}/resolve`, {
+      const res = await http('POST', `${opsUrlOf(gw())}/ops/v1/orders/${randomUUID()}/resolve`, {
         token: shop.apiKey,
         body: { action: 'fail' },
       });

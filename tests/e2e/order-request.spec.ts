@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { eventually, http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 describe('the full order request and response (spec 2.1, 2.2)', () => {
   let stack: TestStack;
@@ -55,7 +55,7 @@ describe('the full order request and response (spec 2.1, 2.2)', () => {
   });
 
   it('when bank transfer data comes with instrumentType bank_transfer and the company uses customer data, then its open set of members is kept', async () => {
-    const on = await http('PATCH', `${stack.gateway!.url}/ops/v1/companies/${shop.companyId}/settings`, {
+    const on = await http('PATCH', `${opsUrlOf(stack.gateway!.url)}/ops/v1/companies/${shop.companyId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { useCustomerDataAsPayer: true },
     });

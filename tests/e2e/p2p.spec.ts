@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { aP2pRequest } from '../support/transfers';
 import * as provider from '../support/provider';
 import * as wait from '../support/wait';
@@ -159,7 +159,7 @@ describe('P2P transactions: from the merchant request to the provider callback a
       statusCode: '2-07-04',
       p2p: { reportedCost: { currency: 'EUR' } },
     });
-    const res = await http('POST', `${gw()}/ops/v1/p2p/${created.id}/resolve`, {
+    const res = await http('POST', `${opsUrlOf(gw())}/ops/v1/p2p/${created.id}/resolve`, {
       token: TEST_OPS_TOKEN,
       body: { action: 'fail', note: 'not paid out' },
     });

@@ -3,7 +3,7 @@ import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { ProcessingTimeoutSweeper } from '@payments/apps/orders';
 import { eventually, http, TopicReader } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { SandboxPayments } from '../../apps/provider-sandbox/src/sandbox-payments';
 import { aPayoutRequest, TRON_ADDRESS, withPayoutMethods } from '../support/transfers';
 import * as provider from '../support/provider';
@@ -214,7 +214,7 @@ describe('payouts: from the merchant request to the provider callback and the fi
     expect((await get(created.id)).body).toMatchObject({ status: 'need_action', statusCode: '2-07-04' });
 
     // Only an operator who checked with the provider settles it; a merchant key cannot.
-    const resolveUrl = `${gw()}/ops/v1/payouts/${created.id}/resolve`;
+    const resolveUrl = `${opsUrlOf(gw())}/ops/v1/payouts/${created.id}/resolve`;
     expect((await http('POST', resolveUrl, { token: shop.apiKey, body: { action: 'complete' } })).status).toBe(401);
     const resolved = await http('POST', resolveUrl, {
       token: TEST_OPS_TOKEN,
@@ -245,7 +245,7 @@ describe('payouts: from the merchant request to the provider callback and the fi
       statusCode: '2-07-04',
       payout: { reportedCost: { currency: 'EUR' } },
     });
-    const failed = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, {
+    const failed = await http('POST', `${opsUrlOf(gw())}/ops/v1/payouts/${created.id}/resolve`, {
       token: TEST_OPS_TOKEN,
       body: { action: 'fail' },
     });
@@ -255,17 +255,21 @@ describe('payouts: from the merchant request to the provider callback and the fi
   it('when an operator resolves a payout that is not in need_action, or an unknown one, then 409 with its status, or 404', async () => {
     const created = await create({ amount: '41.99' });
     await until(created.id, 'in_progress');
-    const res = await http('POST', `${gw()}/ops/v1/payouts/${created.id}/resolve`, {
+    const res = await http('POST', `${opsUrlOf(gw())}/ops/v1/payouts/${created.id}/resolve`, {
       token: TEST_OPS_TOKEN,
       body: { action: 'fail' },
     });
     expect(res.status).toBe(409);
     expect(res.body.currentStatus).toBe('in_progress');
     expect((await get(created.id)).body.status).toBe('in_progress');
-    const unknown = await http('POST', `${gw()}/ops/v1/payouts/00000000-0000-4000-8000-000000000000/resolve`, {
-      token: TEST_OPS_TOKEN,
-      body: { action: 'fail' },
-    });
+    const unknown = await http(
+      'POST',
+      `${opsUrlOf(gw())}/ops/v1/payouts/00000000-0000-4000-8000-000000000000/resolve`,
+      {
+        token: TEST_OPS_TOKEN,
+        body: { action: 'fail' },
+      },
+    );
     expect(unknown.status).toBe(404);
   });
 

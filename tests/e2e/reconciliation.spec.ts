@@ -10,7 +10,7 @@ import { Invariant, INVARIANTS } from '../../apps/gateway/src/reconciliation/rec
 import { ReconciliationRepository } from '../../apps/gateway/src/reconciliation/reconciliation.repository';
 import { ReconciliationService } from '../../apps/gateway/src/reconciliation/reconciliation.service';
 import type { GatewayConfig } from '../../apps/gateway/src/config';
-import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
  * Issue 17 item 4: the reconciliation over the services' real schemas (migrated by the running
@@ -165,7 +165,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     // The operator reads it on the ops route, and Prometheus on the metric.
     const listed = await http(
       'GET',
-      `${stack.gateway!.url}/ops/v1/reconciliation/breaches?invariant=refunds_within_accepted`,
+      `${opsUrlOf(stack.gateway!.url)}/ops/v1/reconciliation/breaches?invariant=refunds_within_accepted`,
       {
         token: TEST_OPS_TOKEN,
       },
@@ -298,7 +298,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     expect(breachesOf(result, 'outbox_not_stuck')).toEqual([]);
     const listed = await http(
       'GET',
-      `${stack.gateway!.url}/ops/v1/reconciliation/breaches?invariant=outbox_not_stuck`,
+      `${opsUrlOf(stack.gateway!.url)}/ops/v1/reconciliation/breaches?invariant=outbox_not_stuck`,
       {
         token: TEST_OPS_TOKEN,
       },

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { sign } from '@payments/providers/sandbox';
 import { checkAnswer, http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
-import { TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { opsUrlOf, TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
 import {
   isValidShaped,
   operationsOf,
@@ -213,7 +213,12 @@ describe('the OpenAPI fuzzer against the real stack', () => {
         const credentials =
           planned.op.access === 'ops' ? TEST_OPS_TOKEN : planned.op.access === 'merchant' ? shop.apiKey : undefined;
         const withIds = { ...planned, body: planned.body === undefined ? undefined : (freshIds(planned.body) as any) };
-        const base = planned.op.service === 'gateway' ? stack.gateway!.url : stack.ingest!.url;
+        const base =
+          planned.op.service !== 'gateway'
+            ? stack.ingest!.url
+            : planned.op.access === 'ops'
+              ? stack.gateway!.opsUrl
+              : stack.gateway!.url;
         const req = toWire(withIds, base, credentials, fillPath(planned.op));
         if (planned.op.access === 'provider') {
           try {
@@ -326,7 +331,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
   });
 
   it('when an operator sends a payment method whose currencies hold an array, then the answer is a 400 naming currencies (it timed out as a 503)', async () => {
-    const res = await http('POST', `${stack.gateway!.url}/ops/v1/shops/${opsShop.shopId}/payment-methods`, {
+    const res = await http('POST', `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${opsShop.shopId}/payment-methods`, {
       token: TEST_OPS_TOKEN,
       body: { code: 'fuzz-card', instrumentType: 'card', cardBrands: ['visa'], currencies: [[]], provider: 'sandbox' },
     });
@@ -335,7 +340,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
   });
 
   it('when an operator sets lowerPercent "150", then the answer is a 400 naming amountDeviation.lowerPercent and nothing changes', async () => {
-    const url = `${stack.gateway!.url}/ops/v1/shops/${opsShop.shopId}/settings`;
+    const url = `${opsUrlOf(stack.gateway!.url)}/ops/v1/shops/${opsShop.shopId}/settings`;
     const before = await http('GET', url, { token: TEST_OPS_TOKEN });
     const res = await http('PATCH', url, {
       token: TEST_OPS_TOKEN,

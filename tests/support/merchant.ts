@@ -1,5 +1,5 @@
 import { http } from '@payments/testing';
-import { TEST_OPS_TOKEN } from './stack';
+import { opsUrlOf, TEST_OPS_TOKEN } from './stack';
 
 export interface TestShop {
   companyId: string;
@@ -10,12 +10,12 @@ export interface TestShop {
 
 /** A company with one shop, created through the operator API as technical support would. */
 export async function aShop(gatewayUrl: string, name = 'Test Shop'): Promise<TestShop> {
-  const company = await http('POST', `${gatewayUrl}/ops/v1/companies`, {
+  const company = await http('POST', `${opsUrlOf(gatewayUrl)}/ops/v1/companies`, {
     token: TEST_OPS_TOKEN,
     body: { name: `${name} Company` },
   });
   if (company.status !== 201) throw new Error(`company: ${company.status} ${company.text}`);
-  const shop = await http('POST', `${gatewayUrl}/ops/v1/companies/${company.body.id}/shops`, {
+  const shop = await http('POST', `${opsUrlOf(gatewayUrl)}/ops/v1/companies/${company.body.id}/shops`, {
     token: TEST_OPS_TOKEN,
     body: { name },
   });

@@ -16,14 +16,16 @@ export interface ApiRoute {
 const PUBLIC = new Set(['/health', '/status-codes', '/api/v1/status-codes']);
 
 /**
- * The API routes of a running app, from what Fastify registered: the ones HEAD mirrors and the
- * Swagger UI's own files left out. A route added later is here without anyone listing it.
+ * The API routes of a running app, from what Fastify registered: the ones HEAD mirrors, the
+ * Swagger UI's own files and the operators' console (HTML pages, not API; tests/e2e/console.spec.ts)
+ * left out. A route added later is here without anyone listing it.
  */
 export function apiRoutes(registered: RegisteredRoute[]): ApiRoute[] {
   const seen = new Set<string>();
   const out: ApiRoute[] = [];
   for (const { method, url } of registered) {
     if (method === 'HEAD' || url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-')) continue;
+    if (url === '/ops/console' || url.startsWith('/ops/console/')) continue;
     const path = url.length > 1 ? url.replace(/\/$/, '') : url;
     if (seen.has(`${method} ${path}`)) continue;
     seen.add(`${method} ${path}`);

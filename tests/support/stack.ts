@@ -27,6 +27,16 @@ import {
 } from '@payments/testing';
 
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
+
+/** Gateway merchant URL → its operators' listener (/ops/v1 is never served on the merchant port). */
+const operatorUrls = new Map<string, string>();
+
+/** The operators' listener of the gateway whose merchant URL this is. */
+export function opsUrlOf(gatewayUrl: string): string {
+  const found = operatorUrls.get(gatewayUrl);
+  if (!found) throw new Error(`no gateway of a test stack at ${gatewayUrl}`);
+  return found;
+}
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
 /** The service's own OpenAPI document, as a client generator would fetch it. */
@@ -178,7 +188,12 @@ export class TestStack {
         0,
       );
     // Every answer the tests get through http() from these services is held to their documents.
-    if (stack.gateway) registerOpenApi('gateway', stack.gateway.url, await openApiOf(stack.gateway.url));
+    if (stack.gateway) {
+      operatorUrls.set(stack.gateway.url, stack.gateway.opsUrl);
+      const doc = await openApiOf(stack.gateway.url);
+      registerOpenApi('gateway', stack.gateway.url, doc);
+      registerOpenApi('gateway', stack.gateway.opsUrl, doc);
+    }
     if (stack.ingest) registerOpenApi('callbacks-ingest', stack.ingest.url, await openApiOf(stack.ingest.url));
     return stack;
   }
@@ -195,6 +210,10 @@ export class TestStack {
 
   async stop(): Promise<void> {
     for (const running of [this.gateway, this.ingest]) if (running) unregisterOpenApi(running.url);
+    if (this.gateway) {
+      unregisterOpenApi(this.gateway.opsUrl);
+      operatorUrls.delete(this.gateway.url);
+    }
     await this.sandbox?.close();
     await this.gateway?.close();
     await this.checkout?.close();

@@ -1,5 +1,5 @@
 import { http } from '@payments/testing';
-import { TEST_OPS_TOKEN } from './stack';
+import { opsUrlOf, TEST_OPS_TOKEN } from './stack';
 
 /** A TRON address (base58, 34 characters starting with T), as the crypto payout method asks. */
 export const TRON_ADDRESS = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
@@ -32,7 +32,7 @@ export async function withPayoutMethods(gatewayUrl: string, shopId: string): Pro
     },
   ];
   for (const body of methods) {
-    const res = await http('POST', `${gatewayUrl}/ops/v1/shops/${shopId}/payout-methods`, {
+    const res = await http('POST', `${opsUrlOf(gatewayUrl)}/ops/v1/shops/${shopId}/payout-methods`, {
       token: TEST_OPS_TOKEN,
       body,
     });

@@ -39,7 +39,7 @@ import { runClosedLoop, Latencies } from './load.mjs';
 import { peakRssMb } from './memory.mjs';
 import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 import { measureMetricsCost, metricsCostLine } from './metrics-cost.mjs';
-import { freePort, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
+import { freePorts, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
 /** --smoke: the smallest run that still goes through every step (the clean-up test runs it). */
@@ -146,7 +146,7 @@ async function main() {
   const receiver = await startMerchantReceiver();
   run.defer('close the merchant receiver', () => receiver.close());
 
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
+  const ports = await freePorts();
   const logDir = path.join(ROOT, '.run', 'bench');
   mkdirSync(logDir, { recursive: true });
   const env = systemEnv({
@@ -188,14 +188,15 @@ async function main() {
     await startAll();
     stillRunning();
     const gateway = `http://127.0.0.1:${ports.gateway}`;
+    const opsApi = `http://127.0.0.1:${ports['gateway-ops']}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
-    const company = await json(`${gateway}/ops/v1/companies`, {
+    const company = await json(`${opsApi}/ops/v1/companies`, {
       method: 'POST',
       headers: ops,
       body: JSON.stringify({ name: 'Bench Company' }),
     });
-    const shop = await json(`${gateway}/ops/v1/companies/${company.id}/shops`, {
+    const shop = await json(`${opsApi}/ops/v1/companies/${company.id}/shops`, {
       method: 'POST',
       headers: ops,
       body: JSON.stringify({ name: 'Bench Shop', callbackUrl: receiver.url }),

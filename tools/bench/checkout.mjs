@@ -61,6 +61,7 @@ async function main() {
   await ensureContractTopics(infra.env.KAFKA_BROKERS, prefix);
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
   ports.methods = await freePort(); // not among the services the other tools start
+  ports['gateway-ops'] = await freePort(); // the operators' listener of the gateway
   const env = {
     ...systemEnv({
       infraEnv: infra.env,
@@ -92,9 +93,10 @@ async function main() {
   }
   await Promise.all(NEEDED.map((name) => waitForHttp(`http://127.0.0.1:${ports[name]}/health`)));
   const gateway = `http://127.0.0.1:${ports.gateway}`;
+  const opsApi = `http://127.0.0.1:${ports['gateway-ops']}`;
   const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
-  const company = await json(`${gateway}/ops/v1/companies`, { method: 'POST', headers: ops, body: '{"name":"Bench"}' });
-  const shop = await json(`${gateway}/ops/v1/companies/${company.id}/shops`, {
+  const company = await json(`${opsApi}/ops/v1/companies`, { method: 'POST', headers: ops, body: '{"name":"Bench"}' });
+  const shop = await json(`${opsApi}/ops/v1/companies/${company.id}/shops`, {
     method: 'POST',
     headers: ops,
     body: JSON.stringify({ name: 'Bench Shop' }),

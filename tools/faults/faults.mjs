@@ -23,7 +23,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService, waitForHttp } from '../stack/common.mjs';
-import { freePort, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
+import { freePorts, SERVICES, signSandbox, systemEnv } from '../stack/system.mjs';
 import { ensureKafka, stopKafka } from '../infra/kafka.mjs';
 import { createDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
 import { readPid, startRun, stopChild } from '../infra/process.mjs';
@@ -328,7 +328,7 @@ async function runScenario(sc, infra, logDir) {
   const dbUrl = await createDatabase(adminDbUrl, dbName);
   await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
   receiver = await startReceiver();
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([n]) => [n, await freePort()])));
+  const ports = await freePorts();
   const env = systemEnv({
     infraEnv,
     dbUrl,
@@ -390,11 +390,12 @@ async function runScenario(sc, infra, logDir) {
     }
     await Promise.all(SERVICES.map(([n]) => waitForHttp(`http://127.0.0.1:${ports[n]}/health`)));
     const gateway = `http://127.0.0.1:${ports.gateway}`;
+    const opsApi = `http://127.0.0.1:${ports['gateway-ops']}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}/callbacks/sandbox`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}` };
     const company = JSON.parse(
       (
-        await request(agent, `${gateway}/ops/v1/companies`, {
+        await request(agent, `${opsApi}/ops/v1/companies`, {
           method: 'POST',
           headers: ops,
           body: { name: 'Faults Company' },
@@ -403,7 +404,7 @@ async function runScenario(sc, infra, logDir) {
     );
     const shop = JSON.parse(
       (
-        await request(agent, `${gateway}/ops/v1/companies/${company.id}/shops`, {
+        await request(agent, `${opsApi}/ops/v1/companies/${company.id}/shops`, {
           method: 'POST',
           headers: ops,
           body: { name: 'Faults Shop', callbackUrl: receiver.url },

@@ -22,6 +22,8 @@ import { localCardVaultEnv } from './card-vault-keys.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
+  /** The gateway's operators' listener: /ops/v1 and the console, never on the merchant port. */
+  gatewayOps: Number(process.env.GATEWAY_OPS_HTTP_PORT ?? 3090),
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
@@ -67,6 +69,7 @@ const env = {
   SANDBOX_CALLBACK_SECRET: localSandboxSecret(),
   ...localCardVaultEnv(runDir),
   GATEWAY_HTTP_PORT: String(ports.gateway),
+  GATEWAY_OPS_HTTP_PORT: String(ports.gatewayOps),
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
@@ -130,8 +133,10 @@ process.on('SIGTERM', () => void shutdown(0));
 });
 
 const gateway = `http://127.0.0.1:${ports.gateway}`;
+const opsApi = `http://127.0.0.1:${ports.gatewayOps}`;
 const health = [
   ['gateway', ports.gateway],
+  ['gateway (operators)', ports.gatewayOps],
   ['callbacks-ingest', ports.ingest],
   ['orders', ports.orders],
   ['methods', ports.methods],
@@ -167,14 +172,14 @@ async function seedDemo() {
   }
   const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
   const company = await (
-    await fetch(`${gateway}/ops/v1/companies`, {
+    await fetch(`${opsApi}/ops/v1/companies`, {
       method: 'POST',
       headers: ops,
       body: JSON.stringify({ name: 'Demo Company' }),
     })
   ).json();
   const shop = await (
-    await fetch(`${gateway}/ops/v1/companies/${company.id}/shops`, {
+    await fetch(`${opsApi}/ops/v1/companies/${company.id}/shops`, {
       method: 'POST',
       headers: ops,
       body: JSON.stringify({ name: 'Demo Shop' }),
@@ -187,6 +192,28 @@ async function seedDemo() {
 }
 
 const demo = await seedDemo();
+
+/** A named demo operator (role operator), kept in .run/demo-operator.json while its token works. */
+async function seedDemoOperator() {
+  const file = path.join(runDir, 'demo-operator.json');
+  if (existsSync(file)) {
+    const known = JSON.parse(readFileSync(file, 'utf8'));
+    const me = await fetch(`${opsApi}/ops/v1/me`, { headers: { authorization: `Bearer ${known.token}` } });
+    if (me.status === 200) return known;
+  }
+  const res = await fetch(`${opsApi}/ops/v1/operators`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Demo Operator ${randomBytes(3).toString('hex')}`, role: 'operator' }),
+  });
+  const created = await res.json();
+  if (res.status !== 201) throw new Error(`seeding the demo operator failed: ${res.status} ${JSON.stringify(created)}`);
+  const operator = { id: created.id, name: created.name, role: created.role, token: created.token };
+  writeFileSync(file, JSON.stringify(operator, null, 2), { mode: 0o600 });
+  return operator;
+}
+
+const demoOperator = await seedDemoOperator();
 
 /**
  * The demo shop's payment and payout methods, created where their code is missing (also for a
@@ -236,7 +263,7 @@ async function seedDemoMethods(shopId) {
     ],
   };
   for (const [list, methods] of Object.entries(wanted)) {
-    const url = `${gateway}/ops/v1/shops/${shopId}/${list}`;
+    const url = `${opsApi}/ops/v1/shops/${shopId}/${list}`;
     const existing = await (await fetch(url, { headers: ops })).json();
     const codes = new Set((existing.methods ?? []).map((m) => m.code));
     for (const method of methods.filter((m) => !codes.has(m.code))) {
@@ -251,13 +278,14 @@ const relLog = (name) => path.relative(ROOT, logFile(name));
 /** The summary's service lines: name, URL, what else is there (one entry, one line). */
 const serviceLines = [
   ['gateway', gateway, `OpenAPI: ${gateway}/docs`],
+  ['gateway, operators', opsApi, `/ops/v1 and the console; OpenAPI: ${opsApi}/docs`],
   ['callbacks-ingest', `http://127.0.0.1:${ports.ingest}`],
   ['provider-sandbox', `http://127.0.0.1:${ports.sandbox}`],
   ['checkout', checkout, 'hosted payment pages'],
   [
     'merchant-callbacks',
     `http://127.0.0.1:${ports.merchantCallbacks}`,
-    `health; callback log: ${gateway}/ops/v1/callbacks`,
+    `health; callback log: ${opsApi}/ops/v1/callbacks`,
   ],
   ['Kafka', infra.env.KAFKA_BROKERS],
   ['PostgreSQL', infra.env.DATABASE_URL.replace(/:[^:@/]+@/, ':***@')],
@@ -283,7 +311,11 @@ ${logsHint}
 
  Demo shop ${demo.shopId}
    API key       ${demo.apiKey}
-   operator token ${opsToken}
+
+ Operators (on their own port, never the merchant one):
+   console        ${opsApi}/ops/console — sign in with the demo operator's token
+   demo operator  ${demoOperator.name} (${demoOperator.role}) token ${demoOperator.token}
+   OPS_TOKEN      ${opsToken} (the first admin: creates operators, POST ${opsApi}/ops/v1/operators)
 
  1. Create an order (an amount ending in .99 is one the sandbox acquirer accepts and never
     answers, so you send its callback yourself; other amounts it pays and calls back by itself):
@@ -322,7 +354,7 @@ ${logsHint}
      | grep -o '"paymentLink":"[^"]*"'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
- apps/provider-sandbox/README.md. Operator API: ${gateway}/docs (Bearer <operator token>).
+ apps/provider-sandbox/README.md. Operator API: ${opsApi}/docs (Bearer <operator token>).
 
  Ctrl-C stops everything npm start started.
 ────────────────────────────────────────────────────────────────────────────

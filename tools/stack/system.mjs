@@ -31,6 +31,12 @@ export function signSandbox(secret, body) {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
+/** Free ports for SERVICES, and one for the gateway's operators' listener (`gateway-ops`). */
+export async function freePorts() {
+  const names = [...SERVICES.map(([name]) => name), 'gateway-ops'];
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()])));
+}
+
 /** The environment every service of one isolated run gets, with card vault keys of its own. */
 export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId }) {
   return {
@@ -50,5 +56,7 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
     AUTH_FAILURES_BURST: '1000000',
     ...newCardVaultEnv(),
     ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
+    // The gateway's operators' listener (/ops/v1): a port of its own, see withOperatorPort.
+    GATEWAY_OPS_HTTP_PORT: String(ports['gateway-ops']),
   };
 }

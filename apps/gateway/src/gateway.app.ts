@@ -12,11 +12,15 @@ import { GatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { documentIdempotencyKey } from './idempotency/idempotency.openapi';
+import { closeServer, listenForOperators, separateOperatorSurface, serverPort } from './operator-listener';
 
 export interface RunningGateway {
   app: NestFastifyApplication;
   port: number;
   url: string;
+  /** The operators' own listener: /ops/v1 and the console (never on `port`). */
+  opsPort: number;
+  opsUrl: string;
   close(): Promise<void>;
 }
 
@@ -24,6 +28,7 @@ export async function startGateway(
   config: GatewayConfig,
   httpPort: number,
   host = '127.0.0.1',
+  opsHttpPort = 0,
 ): Promise<RunningGateway> {
   const app = await createHttpApp(GatewayModule.register(config), {
     logger: createLogger('gateway', config),
@@ -31,6 +36,7 @@ export async function startGateway(
     metricsEnabled: config.metricsEnabled,
   });
   installProblemHandling(app);
+  separateOperatorSurface(app);
   app.useGlobalPipes(strictValidationPipe());
   SwaggerModule.setup('docs', app, documentIdempotencyKey(buildOpenApiDocument(app)), {
     jsonDocumentUrl: 'docs/openapi.json',
@@ -45,10 +51,17 @@ export async function startGateway(
     });
   await app.listen(httpPort, host);
   const port = boundPort(app);
+  const opsServer = await listenForOperators(app, opsHttpPort, host);
+  const opsPort = serverPort(opsServer);
   return {
     app,
     port,
     url: `http://127.0.0.1:${port}`,
-    close: () => app.close(),
+    opsPort,
+    opsUrl: `http://127.0.0.1:${opsPort}`,
+    close: async () => {
+      await closeServer(opsServer);
+      await app.close();
+    },
   };
 }

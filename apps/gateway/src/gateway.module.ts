@@ -53,6 +53,20 @@ import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { Reconciliation1764317400000 } from './migrations/1764317400000-reconciliation';
 import { OpsReconciliationController } from './ops/ops-reconciliation.controller';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
+import { OperatorsAndAudit1765100000000 } from './migrations/1765100000000-operators-and-audit';
+import { OpsOperatorsController } from './ops/ops-operators.controller';
+import { OperatorRepository } from './operators/operator.repository';
+import { AuditRepository } from './operators/audit.repository';
+import { AuditInterceptor } from './operators/audit.interceptor';
+import { ConsoleSessions1765100000001 } from './migrations/1765100000001-console-sessions';
+import { ConsoleController } from './console/console.controller';
+import { ConsoleSessionRepository } from './console/console-session.repository';
+import { OpsOverviewController } from './ops/ops-overview.controller';
+import { OverviewService } from './overview/overview.service';
+import { DeadLetters1765100000003 } from './migrations/1765100000003-dead-letters';
+import { OpsDeadLettersController } from './ops/ops-dead-letters.controller';
+import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
+import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 
 /** Closes the card vault's own connection pool with the application. */
 @Injectable()
@@ -77,6 +91,9 @@ export class GatewayModule {
         IdempotencyAndKeyUse1764200000000,
         Reconciliation1764317400000,
         PreviousCallbackSecret1764900000002,
+        OperatorsAndAudit1765100000000,
+        ConsoleSessions1765100000001,
+        DeadLetters1765100000003,
         HostedIntegration1765200000001,
       ],
     };
@@ -106,6 +123,10 @@ export class GatewayModule {
         OpsReconciliationController,
         OpsCardsController,
         OpsCallbackSecretController,
+        OpsOperatorsController,
+        OpsOverviewController,
+        OpsDeadLettersController,
+        ConsoleController,
       ],
       providers: [
         MerchantAuthGuard,
@@ -148,6 +169,13 @@ export class GatewayModule {
         IdempotencyPurgeService,
         ReconciliationService,
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        OperatorRepository,
+        AuditRepository,
+        ConsoleSessionRepository,
+        OverviewService,
+        DeadLetterRepository,
+        DeadLetterCollector,
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,
           useFactory: async () => {

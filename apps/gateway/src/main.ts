@@ -6,9 +6,10 @@ import { startGateway } from './gateway.app';
 async function main(): Promise<void> {
   const env = new EnvReader();
   const port = env.int('GATEWAY_HTTP_PORT', 3000, { min: 0, max: 65535 });
+  const opsPort = env.int('GATEWAY_OPS_HTTP_PORT', 3090, { min: 0, max: 65535 });
   const host = env.string('HTTP_HOST', '127.0.0.1');
   const config = loadGatewayConfig(env);
-  const running = await startGateway(config, port, host);
+  const running = await startGateway(config, port, host, opsPort);
   running.app.enableShutdownHooks();
 }
 

@@ -88,6 +88,30 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { shopId, merchantOrderId } });
   }
 
+  /**
+   * Any shop's orders for operators, newest first, after the cursor (created_at, id): the index
+   * on (status, created_at) serves the need_action queue, the shop's and the merchant id's indexes
+   * the searches.
+   */
+  listForOperator(
+    m: EntityManager,
+    f: {
+      status?: string;
+      shopId?: string;
+      merchantOrderId?: string;
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    },
+  ): Promise<OrderEntity[]> {
+    const q = m.getRepository(OrderEntity).createQueryBuilder('o');
+    if (f.status) q.andWhere('o.status = :status', { status: f.status });
+    if (f.shopId) q.andWhere('o.shop_id = :shopId', { shopId: f.shopId });
+    if (f.merchantOrderId) q.andWhere('o.merchant_order_id = :merchantOrderId', { merchantOrderId: f.merchantOrderId });
+    if (f.after)
+      q.andWhere('(o.created_at, o.id) < (:createdAt, :id)', { createdAt: f.after.createdAt, id: f.after.id });
+    return q.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC').limit(f.limit).getMany();
+  }
+
   payments(m: EntityManager, orderId: string): Promise<PaymentAttemptEntity[]> {
     return m
       .getRepository(PaymentAttemptEntity)
@@ -100,6 +124,36 @@ export class OrderRepository {
       [orderId],
     );
     return rows.map((r) => ({ refundId: r.id, amount: r.amount, currency: r.currency, createdAt: r.created_at }));
+  }
+
+  /** The attempts and refunds of many orders in two queries: the operators' lists show whole views. */
+  async partsOf(
+    m: EntityManager,
+    orderIds: string[],
+  ): Promise<Map<string, { payments: PaymentAttemptEntity[]; refunds: RefundRow[] }>> {
+    const parts = new Map(
+      orderIds.map((id) => [id, { payments: [] as PaymentAttemptEntity[], refunds: [] as RefundRow[] }]),
+    );
+    if (!orderIds.length) return parts;
+    const payments = await m
+      .getRepository(PaymentAttemptEntity)
+      .createQueryBuilder('p')
+      .where('p.orderId IN (:...ids)', { ids: orderIds })
+      .orderBy('p.createdAt', 'ASC')
+      .addOrderBy('p.paymentId', 'ASC')
+      .getMany();
+    for (const p of payments) parts.get(p.orderId)?.payments.push(p);
+    const refunds: { order_id: string; id: string; amount: string; currency: string; created_at: Date }[] =
+      await m.query(
+        `SELECT order_id, id, amount::text, currency, created_at FROM "${this.config.schema}".refunds
+        WHERE order_id = ANY($1::uuid[]) ORDER BY created_at, id`,
+        [orderIds],
+      );
+    for (const r of refunds)
+      parts
+        .get(r.order_id)
+        ?.refunds.push({ refundId: r.id, amount: r.amount, currency: r.currency, createdAt: r.created_at });
+    return parts;
   }
 
   async refundExists(m: EntityManager, refundId: string): Promise<boolean> {

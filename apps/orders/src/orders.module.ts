@@ -12,6 +12,7 @@ import {
 import { ProviderEventConsumer } from './apply-provider-event/provider-event.consumer';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { CreateOrderHandler } from './create-order/create-order.handler';
+import { OperatorOrderList1765100000002 } from './migrations/1765100000002-operator-order-list';
 import { GetOrderHandler } from './get-order/get-order.handler';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { Init1763700000000 } from './migrations/1763700000000-init';
@@ -58,6 +59,7 @@ export class OrdersModule {
         Refunds1764100000000,
         OrderCallbackUrl1764200000000,
         NeedActionExplanation1764317200000,
+        OperatorOrderList1765100000002,
         HostedPage1765200000000,
       ],
     };

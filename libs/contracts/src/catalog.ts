@@ -33,8 +33,10 @@ import {
   getOrderQuery,
   getOrderForOperatorQuery,
   getOrderByMerchantIdQuery,
+  listOrdersForOperatorQuery,
   OrderCommandTypes,
   OrderEventTypes,
+  orderPage,
   orderStatusChanged,
   orderView,
   refundOrderCommand,
@@ -49,6 +51,7 @@ import {
   p2pView,
   resolveP2pCommand,
   getP2pByMerchantIdQuery,
+  p2pPage,
 } from './p2p';
 import {
   createPayoutCommand,
@@ -59,7 +62,9 @@ import {
   payoutView,
   resolvePayoutCommand,
   getPayoutByMerchantIdQuery,
+  payoutPage,
 } from './payouts';
+import { listTransfersForOperatorQuery } from './transfers';
 import { ProviderCallbackTypes, providerCallbackReceived, providerEvent, ProviderEventTypes } from './providers';
 import { ShopSettingsTypes, shopSettingsPublished } from './shops';
 import { uuid } from './schema';
@@ -124,6 +129,12 @@ export const topicContracts: readonly TopicContract[] = [
         getOrderForOperatorQuery,
         orderView,
       ),
+      request(
+        OrderCommandTypes.listForOperator,
+        "List any shop's orders, newest first, by status, shop or merchant id (operators)",
+        listOrdersForOperatorQuery,
+        orderPage,
+      ),
       request(OrderCommandTypes.cancel, 'Cancel an unpaid order', cancelOrderCommand, orderView),
       request(
         OrderCommandTypes.resolve,
@@ -163,6 +174,12 @@ export const topicContracts: readonly TopicContract[] = [
         payoutView,
       ),
       request(
+        PayoutCommandTypes.listForOperator,
+        "List any shop's payouts, newest first, by id, status, shop or merchant id (operators)",
+        listTransfersForOperatorQuery,
+        payoutPage,
+      ),
+      request(
         PayoutCommandTypes.resolve,
         "An operator's decision on a payout in need_action",
         resolvePayoutCommand,
@@ -185,6 +202,12 @@ export const topicContracts: readonly TopicContract[] = [
         "Read a P2P transaction of a shop by the merchant's own id",
         getP2pByMerchantIdQuery,
         p2pView,
+      ),
+      request(
+        P2pCommandTypes.listForOperator,
+        "List any shop's P2P transactions, newest first, by id, status, shop or merchant id (operators)",
+        listTransfersForOperatorQuery,
+        p2pPage,
       ),
       request(
         P2pCommandTypes.resolve,

@@ -29,6 +29,7 @@ export const OrderCommandTypes = {
   get: 'order.get',
   getForOperator: 'order.get_for_operator',
   getByMerchantId: 'order.get_by_merchant_id',
+  listForOperator: 'order.list_for_operator',
   cancel: 'order.cancel',
   resolve: 'order.resolve',
   refund: 'order.refund',
@@ -282,6 +283,23 @@ export const checkoutOrderView = z
   .describe('A hosted order as its payment page shows it');
 export type CheckoutOrderView = z.infer<typeof checkoutOrderView>;
 export type OrderView = z.infer<typeof orderView>;
+
+export const listOrdersForOperatorQuery = z
+  .object({
+    status: optional(orderStatus),
+    shopId: optional(uuid()),
+    merchantOrderId: optional(z.string().min(1).max(128)),
+    limit: z.number().int().min(1).max(100),
+    /** The nextCursor of the previous page. */
+    cursor: optional(z.string().regex(/^[A-Za-z0-9_-]{1,200}$/)),
+  })
+  .describe("Lists any shop's orders for operators, newest first (the console's need_action queue and search)");
+export type ListOrdersForOperatorQuery = z.infer<typeof listOrdersForOperatorQuery>;
+
+export const orderPage = z
+  .object({ items: z.array(orderView), nextCursor: z.string().nullable() })
+  .describe('A page of orders, newest first');
+export type OrderPage = z.infer<typeof orderPage>;
 
 /** Message types on `orders.events`. */
 export const OrderEventTypes = { statusChanged: 'order.status_changed' } as const;

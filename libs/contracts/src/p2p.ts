@@ -16,6 +16,7 @@ export const P2pCommandTypes = {
   create: 'p2p.create',
   get: 'p2p.get',
   getByMerchantId: 'p2p.get_by_merchant_id',
+  listForOperator: 'p2p.list_for_operator',
   resolve: 'p2p.resolve',
 } as const;
 
@@ -95,6 +96,11 @@ export const p2pView = z
   })
   .describe('The P2P transaction as merchants see it; card numbers are masked');
 export type P2pView = z.infer<typeof p2pView>;
+
+export const p2pPage = z
+  .object({ items: z.array(p2pView), nextCursor: z.string().nullable() })
+  .describe('A page of P2P transactions, newest first');
+export type P2pPage = z.infer<typeof p2pPage>;
 
 export const p2pStatusChanged = z
   .object({

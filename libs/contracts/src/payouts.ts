@@ -16,6 +16,7 @@ export const PayoutCommandTypes = {
   create: 'payout.create',
   get: 'payout.get',
   getByMerchantId: 'payout.get_by_merchant_id',
+  listForOperator: 'payout.list_for_operator',
   resolve: 'payout.resolve',
 } as const;
 
@@ -88,6 +89,11 @@ export const payoutView = z
   })
   .describe('The payout as merchants see it; answered by payout.create and payout.get');
 export type PayoutView = z.infer<typeof payoutView>;
+
+export const payoutPage = z
+  .object({ items: z.array(payoutView), nextCursor: z.string().nullable() })
+  .describe('A page of payouts, newest first');
+export type PayoutPage = z.infer<typeof payoutPage>;
 
 export const payoutStatusChanged = z
   .object({

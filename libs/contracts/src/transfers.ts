@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { costDto, CostDto } from './orders';
+import { optional, uuid } from './schema';
 
 /**
  * What payouts and P2P transactions share: money going out to someone, with one status set.
@@ -23,3 +24,31 @@ export const perObjectCallbackUrl = () =>
 
 export const transferStatus = z.enum(TransferStatuses);
 export const previousTransferStatus = transferStatus.nullable().describe('null at creation');
+
+/** Operators list any shop's payouts or P2P transactions (the console's search), newest first. */
+export const listTransfersForOperatorQuery = z
+  .object({
+    id: optional(uuid()),
+    status: optional(transferStatus),
+    shopId: optional(uuid()),
+    merchantId: optional(z.string().min(1).max(128)),
+    limit: z.number().int().min(1).max(100),
+    /** The nextCursor of the previous page. */
+    cursor: optional(z.string().regex(/^[A-Za-z0-9_-]{1,200}$/)),
+  })
+  .describe(
+    "Lists any shop's payouts or P2P transactions for operators, newest first (by id, status, shop, merchant id)",
+  );
+export type ListTransfersForOperatorQuery = z.infer<typeof listTransfersForOperatorQuery>;
+
+/** The opaque cursor of an operator's list, newest first: the last row's creation time and id. */
+export function encodeListCursor(createdAt: Date, id: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+export function decodeListCursor(cursor: string): { createdAt: Date; id: string } | undefined {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(at ?? '');
+  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) return undefined;
+  return { createdAt, id };
+}

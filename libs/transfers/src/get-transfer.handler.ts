@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Envelope, errorReply, okReply, Reply } from '@payments/contracts';
+import {
+  decodeListCursor,
+  encodeListCursor,
+  Envelope,
+  errorReply,
+  listTransfersForOperatorQuery,
+  okReply,
+  parsePayload,
+  Reply,
+} from '@payments/contracts';
 import type { TransferKindSpec } from './transfer-kind';
 import { TransferRepository } from './transfer.repository';
 import { toTransferView } from './transfer-view';
@@ -30,5 +39,24 @@ export class GetTransferHandler {
         detail: `no ${this.kind.noun} of this shop has ${this.kind.merchantIdField} "${q.merchantId}"`,
       });
     return okReply(toTransferView(this.kind, transfer));
+  }
+
+  /** Operators list any shop's transfers (the console's search), newest first; cards masked as always. */
+  async handleListForOperator(message: Envelope): Promise<Reply<unknown>> {
+    const q = parsePayload(listTransfersForOperatorQuery, message.payload, message.type);
+    const after = q.cursor ? decodeListCursor(q.cursor) : undefined;
+    if (q.cursor && !after)
+      return errorReply({
+        code: 'invalid',
+        detail: 'cursor: must be the nextCursor of a previous page',
+        errors: [{ path: 'cursor', message: 'must be the nextCursor of a previous page' }],
+      });
+    const found = await this.transfers.listForOperator({ ...q, after, limit: q.limit + 1 });
+    const page = found.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return okReply({
+      items: page.map((t) => toTransferView(this.kind, t)),
+      nextCursor: found.length > q.limit ? encodeListCursor(last.createdAt, last.id) : null,
+    });
   }
 }

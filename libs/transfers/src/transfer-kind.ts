@@ -52,7 +52,7 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   /** The event field that holds our id, e.g. `payoutId`. */
   idField: string;
   topics: { commands: string; events: string };
-  commandTypes: { create: string; get: string; getByMerchantId: string; resolve: string };
+  commandTypes: { create: string; get: string; getByMerchantId: string; listForOperator: string; resolve: string };
   statusChangedType: string;
   /** The provider dispatch queue: its ids' prefix and its column naming the transfer. */
   dispatch: { idPrefix: string; referenceColumn: string };

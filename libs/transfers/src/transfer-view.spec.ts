@@ -26,6 +26,7 @@ const giftKind = defineTransferKind<GiftEntity, Record<string, unknown>>({
     create: 'gift.create',
     get: 'gift.get',
     getByMerchantId: 'gift.get_by_merchant_id',
+    listForOperator: 'gift.list_for_operator',
     resolve: 'gift.resolve',
   },
   statusChangedType: 'gift.status_changed',

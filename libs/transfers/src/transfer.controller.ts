@@ -36,6 +36,11 @@ export function transferController(kind: TransferKindSpec<any>): Type {
       return this.getting.handleByMerchantId(message);
     }
 
+    @MessagePattern(kind.commandTypes.listForOperator)
+    listForOperator(@Payload() message: Envelope): Promise<Reply<unknown>> {
+      return this.getting.handleListForOperator(message);
+    }
+
     @MessagePattern(kind.commandTypes.resolve)
     resolve(@Payload() message: Envelope): Promise<Reply<unknown>> {
       return this.resolving.handle(message);

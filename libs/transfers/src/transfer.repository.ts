@@ -54,6 +54,25 @@ export class TransferRepository {
     return this.rows(m).findOne({ where });
   }
 
+  /** Any shop's transfers for operators, newest first, after the cursor (created_at, id). */
+  listForOperator(f: {
+    id?: string;
+    status?: string;
+    shopId?: string;
+    merchantId?: string;
+    after?: { createdAt: Date; id: string };
+    limit: number;
+  }): Promise<TransferEntity[]> {
+    const q = this.rows(this.dataSource.manager).createQueryBuilder('t');
+    if (f.id) q.andWhere('t.id = :id', { id: f.id });
+    if (f.status) q.andWhere('t.status = :status', { status: f.status });
+    if (f.shopId) q.andWhere('t.shopId = :shopId', { shopId: f.shopId });
+    if (f.merchantId) q.andWhere(`t.${this.kind.merchantIdField} = :merchantId`, { merchantId: f.merchantId });
+    if (f.after)
+      q.andWhere('(t.createdAt, t.id) < (:createdAt, :afterId)', { createdAt: f.after.createdAt, afterId: f.after.id });
+    return q.orderBy('t.createdAt', 'DESC').addOrderBy('t.id', 'DESC').limit(f.limit).getMany();
+  }
+
   /** A new transfer in `registered`, not yet stored. */
   build(m: EntityManager, t: NewTransfer<TransferEntity>, now: Date): TransferEntity {
     return this.rows(m).create({

@@ -30,6 +30,7 @@ import { checkMethodDefinition } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { ask } from '../messaging/domain-requests';
 import { ShopRepository } from '../shops/shop.repository';
 import { REQUEST_CLIENT } from '../tokens';
@@ -145,7 +146,9 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
 
   @Post()
   @HttpCode(201)
+  @Audited({ action: 'payment-method.create', object: 'payment-method' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Add a payment method to a shop',
     status: 201,
     body: { type: CreateMethodDto, example: createPaymentMethodExample },
@@ -167,7 +170,9 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
   }
 
   @Patch(':methodId')
+  @Audited({ action: 'payment-method.update', object: 'payment-method', idParam: 'methodId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)',
     body: { type: UpdateMethodDto, example: updatePaymentMethodExample },
     response: { example: updatedPaymentMethodExample, schema: METHOD_SCHEMA },
@@ -183,7 +188,9 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
 
   @Delete(':methodId')
   @HttpCode(204)
+  @Audited({ action: 'payment-method.delete', object: 'payment-method', idParam: 'methodId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)',
     status: 204,
     problems: [404, 503],
@@ -208,7 +215,9 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
 
   @Post()
   @HttpCode(201)
+  @Audited({ action: 'payout-method.create', object: 'payout-method' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Add a payout method to a shop',
     status: 201,
     body: { type: CreateMethodDto, example: createPayoutMethodExample },
@@ -230,7 +239,9 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
   }
 
   @Patch(':methodId')
+  @Audited({ action: 'payout-method.update', object: 'payout-method', idParam: 'methodId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)',
     body: { type: UpdateMethodDto, example: updatePayoutMethodExample },
     response: { example: updatedPayoutMethodExample, schema: METHOD_SCHEMA },
@@ -246,7 +257,9 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
 
   @Delete(':methodId')
   @HttpCode(204)
+  @Audited({ action: 'payout-method.delete', object: 'payout-method', idParam: 'methodId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)',
     status: 204,
     problems: [404, 503],

@@ -1,9 +1,11 @@
-import { applyDecorators, Type } from '@nestjs/common';
+import { applyDecorators, SetMetadata, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, ProblemStatus } from '@payments/platform';
 
 export const MERCHANT_AUTH = 'merchant-key';
 export const OPERATOR_AUTH = 'operator-token';
+/** Metadata: the least operator role a route needs (OpsAuthGuard). */
+export const OPS_ROLE = 'payments:ops-role';
 
 export interface EndpointDoc {
   summary: string;
@@ -97,13 +99,22 @@ export function MerchantEndpoint(doc: EndpointDoc): MethodDecorator {
 
 /**
  * An operator route under /ops/v1: operator token (401 without it; a merchant key is refused too;
- * 429 for an address with too many failed tries).
+ * 429 for an address with too many failed tries). `role`: the least role it needs, 403 below it;
+ * every route that changes anything names one (`operator` or `admin`); without one, OpsAuthGuard
+ * asks `viewer` for GET and `operator` for anything else.
  */
-export function OpsEndpoint(doc: EndpointDoc): MethodDecorator {
+export function OpsEndpoint(doc: EndpointDoc & { role?: 'viewer' | 'operator' | 'admin' }): MethodDecorator {
+  const role = doc.role ?? 'viewer';
   return applyDecorators(
     ApiTags('ops'),
     ApiBearerAuth(OPERATOR_AUTH),
-    documented(doc, [401, 429, ...commonProblems(doc)]),
+    ...(doc.role ? [SetMetadata(OPS_ROLE, doc.role)] : []),
+    documented({ ...doc, description: [doc.description, `Role: ${role} or above.`].filter(Boolean).join(' ') }, [
+      401,
+      ...(role === 'viewer' ? [] : ([403] as const)),
+      429,
+      ...commonProblems(doc),
+    ]),
   );
 }
 

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Logger, Param, ParseUUIDPipe, Post, Us
 import { ProblemException } from '@payments/platform';
 import { ApiKeyRepository, ApiKeyView } from '../auth/api-key.repository';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { ShopRepository } from '../shops/shop.repository';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 
@@ -44,7 +45,9 @@ export class OpsApiKeysController {
 
   @Post()
   @HttpCode(201)
+  @Audited({ action: 'api-key.create', object: 'api-key' })
   @OpsEndpoint({
+    role: 'admin',
     summary: 'Create an API key for a shop (the key is in this answer only; it is stored hashed)',
     status: 201,
     body: { type: CreateApiKeyDto, example: createApiKeyExample },
@@ -74,7 +77,9 @@ export class OpsApiKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
+  @Audited({ action: 'api-key.revoke', object: 'api-key', idParam: 'keyId' })
   @OpsEndpoint({
+    role: 'admin',
     summary: 'Revoke an API key: refused from the next request on, on every gateway instance',
     body: { type: RevokeApiKeyDto, example: revokeApiKeyExample },
     response: { example: revokedApiKeyExample, nullable: API_KEY_NULLABLE },
@@ -96,7 +101,9 @@ export class OpsApiKeysController {
 
   @Post(':keyId/rotate')
   @HttpCode(201)
+  @Audited({ action: 'api-key.rotate', object: 'api-key', idParam: 'keyId' })
   @OpsEndpoint({
+    role: 'admin',
     summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more',
     status: 201,
     body: { type: RotateApiKeyDto, example: rotateApiKeyExample },

@@ -7,6 +7,7 @@ import { sealShopSecret } from '@payments/card-vault';
 import { ProblemException } from '@payments/platform';
 import { generateCallbackSecret } from '../auth/api-keys';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
@@ -49,7 +50,9 @@ export class OpsCallbackSecretController {
 
   @Post('rotate')
   @HttpCode(200)
+  @Audited({ action: 'shop.callback-secret.rotate', object: 'shop', idParam: 'shopId' })
   @OpsEndpoint({
+    role: 'admin',
     summary: "Rotate a shop's callback secret: callbacks carry both signatures until the overlap ends",
     description:
       'Generates a new callback-signing secret, shown in this answer only. Until previousSecretExpiresAt, every ' +

@@ -45,6 +45,7 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { ask } from '../messaging/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
@@ -180,7 +181,9 @@ export class OpsCallbacksController {
 
   @Post('replay')
   @HttpCode(200)
+  @Audited({ action: 'delivery.replay-many', object: 'shop', idParam: 'shopId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: "Replay many deliveries: by ids, or a shop's by status and/or since",
     body: { type: ReplayDeliveriesDto, example: replayManyExample },
     response: { ...deliveryAnswerShapes, example: replayResultExample },
@@ -220,7 +223,14 @@ export class OpsCallbacksController {
 
   @Post(':deliveryId/replay')
   @HttpCode(200)
+  @Audited({
+    action: 'delivery.replay',
+    object: 'delivery',
+    idParam: 'deliveryId',
+    read: { method: 'get', args: ['deliveryId'] },
+  })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Replay one delivery: sent again with the same eventId and a fresh signature',
     body: { type: ReplayOneDto, example: replayOneExample },
     response: { ...deliveryAnswerShapes, example: replayedDeliveryExample },

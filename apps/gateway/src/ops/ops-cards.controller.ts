@@ -3,6 +3,7 @@ import { ApiParam } from '@nestjs/swagger';
 import { CardVault } from '@payments/card-vault';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CARD_VAULT } from '../tokens';
 import { erasedCardExample, ErasedCardView } from './cards.examples';
@@ -24,7 +25,9 @@ export class OpsCardsController {
     description:
       'The card vault token, as payouts (payee_cards) and P2P parties (card) store it; any other value is a 404.',
   })
+  @Audited({ action: 'card.delete', object: 'card', idParam: 'token' })
   @OpsEndpoint({
+    role: 'admin',
     summary: "Erase a card's number from the card vault (data-subject request)",
     description:
       'Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: ' +

@@ -1,9 +1,23 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Patch,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
   GetOrderForOperatorQuery,
+  ListOrdersForOperatorQuery,
   OrderCommandTypes,
+  OrderPage,
   OrderView,
   ResolveOrderCommand,
   ShopSettingsSnapshot,
@@ -12,6 +26,7 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ask } from '../messaging/domain-requests';
@@ -20,7 +35,7 @@ import { ShopRepository } from '../shops/shop.repository';
 import { PaymentLinks } from '../orders/payment-links';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
-import { ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
+import { ListOrdersDto, ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
 import {
   companyExample,
   companySettingsExample,
@@ -61,7 +76,14 @@ export class OpsSettingsController {
 
   /** Changes what is given, keeps the rest; the orders service gets the new settings through `shops.settings`. */
   @Patch('shops/:shopId/settings')
+  @Audited({
+    action: 'shop.settings.update',
+    object: 'shop',
+    idParam: 'shopId',
+    read: { method: 'get', args: ['shopId'] },
+  })
   @OpsEndpoint({
+    role: 'operator',
     summary:
       "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
@@ -96,7 +118,9 @@ export class OpsSettingsController {
   }
 
   @Patch('companies/:companyId/settings')
+  @Audited({ action: 'company.settings.update', object: 'company', idParam: 'companyId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Company setting "Use customer data as payer information"',
     body: { type: UpdateCompanySettingsDto, example: companySettingsExample },
     response: { example: { ...companyExample, ...companySettingsExample } },
@@ -115,6 +139,35 @@ export class OpsSettingsController {
       }
       return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
     });
+  }
+
+  @Get('orders')
+  @OpsEndpoint({
+    summary: "Any shop's orders, newest first: by status (the need_action queue), shop or merchant order id",
+    response: {
+      example: { items: [needActionOrderExample], nextCursor: 'MjAyNi0xMS0yNFQxMDoxNTowMC4wMDBafDdkNmYxYjJh' },
+      variants: orderAnswerShapes.variants.map((v) => ({ items: [v], nextCursor: null })),
+      nullable: ['nextCursor'],
+      open: orderAnswerShapes.open,
+      description: 'A page of orders',
+    },
+    problems: [400, 503],
+  })
+  list(@Query() q: ListOrdersDto): Promise<OrderPage> {
+    const query: ListOrdersForOperatorQuery = {
+      limit: q.limit ?? 50,
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.shopId ? { shopId: q.shopId } : {}),
+      ...(q.merchantOrderId ? { merchantOrderId: q.merchantOrderId } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    };
+    return ask<OrderPage>(
+      this.client,
+      Topics.ordersCommands,
+      q.shopId ?? 'list',
+      OrderCommandTypes.listForOperator,
+      query,
+    );
   }
 
   @Get('orders/:orderId')
@@ -137,7 +190,14 @@ export class OpsSettingsController {
 
   @Post('orders/:orderId/resolve')
   @HttpCode(200)
+  @Audited({
+    action: 'order.resolve',
+    object: 'order',
+    idParam: 'orderId',
+    read: { method: 'order', args: ['orderId'] },
+  })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve an order in need_action by hand: accept the reported amount, or fail it',
     body: { type: ResolveOrderDto, example: resolveOrderExample },
     response: { ...orderAnswerShapes, example: resolvedOrderExample, description: 'The order after the resolution' },

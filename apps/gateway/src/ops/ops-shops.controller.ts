@@ -7,6 +7,7 @@ import { ProblemException } from '@payments/platform';
 import { ApiKeyRepository } from '../auth/api-key.repository';
 import { generateCallbackSecret } from '../auth/api-keys';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ShopSettingsPublisher } from '../shops/shop-settings.publisher';
@@ -32,7 +33,9 @@ export class OpsShopsController {
 
   @Post()
   @HttpCode(201)
+  @Audited({ action: 'company.create', object: 'company' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Create a company',
     status: 201,
     body: { type: CreateCompanyDto, example: createCompanyExample },
@@ -51,7 +54,9 @@ export class OpsShopsController {
   /** The answer is the only time the API key is shown; it is stored hashed. */
   @Post(':companyId/shops')
   @HttpCode(201)
+  @Audited({ action: 'shop.create', object: 'shop' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Create a shop with its first API key and callback secret',
     status: 201,
     body: { type: CreateShopDto, example: createShopExample },

@@ -1,9 +1,15 @@
-import { Body, Controller, HttpCode, Inject, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import {
+  ListTransfersForOperatorQuery,
   P2pCommandTypes,
+  P2pPage,
   P2pView,
+  PayoutPage,
+  TransferStatus,
+  TransferStatuses,
   PayoutCommandTypes,
   PayoutView,
   ResolveP2pCommand,
@@ -13,11 +19,14 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { Audited } from '../operators/audited.decorator';
 import { ask } from '../messaging/domain-requests';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import {
   p2pAnswerShapes,
+  p2pExample,
   payoutAnswerShapes,
+  payoutExample,
   resolvedP2pExample,
   resolvedPayoutExample,
   resolveTransferExample,
@@ -43,6 +52,61 @@ export class ResolveTransferDto {
   note?: string;
 }
 
+export class ListTransfersDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be an id (UUID)' })
+  id?: string;
+
+  @ApiPropertyOptional({ enum: TransferStatuses })
+  @IsOptional()
+  @IsIn(TransferStatuses)
+  status?: TransferStatus;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a shop id (UUID)' })
+  shopId?: string;
+
+  @ApiPropertyOptional({ description: "The merchant's own id (merchantPayoutId or merchantP2pId)." })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  merchantId?: string;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
+  cursor?: string;
+}
+
+function listQuery(q: ListTransfersDto): ListTransfersForOperatorQuery {
+  return {
+    limit: q.limit ?? 50,
+    ...(q.id ? { id: q.id } : {}),
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.shopId ? { shopId: q.shopId } : {}),
+    ...(q.merchantId ? { merchantId: q.merchantId } : {}),
+    ...(q.cursor ? { cursor: q.cursor } : {}),
+  };
+}
+
+const page = (shapes: { variants: unknown[]; open?: string[] }, example: unknown) => ({
+  example: { items: [example], nextCursor: null },
+  variants: shapes.variants.map((v) => ({ items: [v], nextCursor: 'MjAyNi0xMS0yNFQxMDoxNTowMC4wMDBa' })),
+  nullable: ['nextCursor'],
+  ...(shapes.open ? { open: shapes.open } : {}),
+  description: 'A page, newest first',
+});
+
 /**
  * Money going out in need_action (a mismatch, or a provider that never answered) is settled only by
  * an operator who checked with the provider (docs/decisions.md).
@@ -52,9 +116,43 @@ export class ResolveTransferDto {
 export class OpsTransfersController {
   constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
 
+  @Get('payouts')
+  @OpsEndpoint({
+    summary: "Any shop's payouts, newest first: by id, status, shop or merchant payout id (card numbers masked)",
+    response: page(payoutAnswerShapes, payoutExample),
+    problems: [400, 503],
+  })
+  listPayouts(@Query() q: ListTransfersDto): Promise<PayoutPage> {
+    return ask<PayoutPage>(
+      this.client,
+      Topics.payoutsCommands,
+      q.shopId ?? q.id ?? 'list',
+      PayoutCommandTypes.listForOperator,
+      listQuery(q),
+    );
+  }
+
+  @Get('p2p')
+  @OpsEndpoint({
+    summary: "Any shop's P2P transactions, newest first: by id, status, shop or merchant P2P id (card numbers masked)",
+    response: page(p2pAnswerShapes, p2pExample),
+    problems: [400, 503],
+  })
+  listP2p(@Query() q: ListTransfersDto): Promise<P2pPage> {
+    return ask<P2pPage>(
+      this.client,
+      Topics.p2pCommands,
+      q.shopId ?? q.id ?? 'list',
+      P2pCommandTypes.listForOperator,
+      listQuery(q),
+    );
+  }
+
   @Post('payouts/:payoutId/resolve')
   @HttpCode(200)
+  @Audited({ action: 'payout.resolve', object: 'payout', idParam: 'payoutId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve a payout in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
     response: { ...payoutAnswerShapes, example: resolvedPayoutExample },
@@ -74,7 +172,9 @@ export class OpsTransfersController {
 
   @Post('p2p/:p2pId/resolve')
   @HttpCode(200)
+  @Audited({ action: 'p2p.resolve', object: 'p2p', idParam: 'p2pId' })
   @OpsEndpoint({
+    role: 'operator',
     summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',
     body: { type: ResolveTransferDto, example: resolveTransferExample },
     response: { ...p2pAnswerShapes, example: resolvedP2pExample },

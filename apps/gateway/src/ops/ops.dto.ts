@@ -12,6 +12,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsUUID,
   Length,
   Matches,
   Max,
@@ -19,6 +20,7 @@ import {
   registerDecorator,
   ValidateNested,
 } from 'class-validator';
+import { OrderStatus, OrderStatuses } from '@payments/contracts';
 
 export class CreateCompanyDto {
   @ApiProperty({ example: 'Demo Company' })
@@ -193,4 +195,38 @@ function IsTimeoutsByPaymentSetting() {
           `must map payment settings (${INSTRUMENTS.join(', ')}) to whole seconds between 604800 (7 days) and 31536000`,
       },
     });
+}
+
+export class ListOrdersDto {
+  @ApiPropertyOptional({
+    enum: OrderStatuses,
+    description: 'need_action: the queue of orders waiting for an operator.',
+  })
+  @IsOptional()
+  @IsIn(OrderStatuses)
+  status?: OrderStatus;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a shop id (UUID)' })
+  shopId?: string;
+
+  @ApiPropertyOptional({ description: "The merchant's own order id (with or without shopId)." })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  merchantOrderId?: string;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
+  cursor?: string;
 }

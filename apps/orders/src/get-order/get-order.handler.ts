@@ -3,12 +3,16 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  decodeListCursor,
+  encodeListCursor,
   Envelope,
   errorReply,
   getOrderForOperatorQuery,
   getOrderByMerchantIdQuery,
   getOrderQuery,
+  listOrdersForOperatorQuery,
   okReply,
+  OrderPage,
   OrderCommandTypes,
   OrderView,
   parsePayload,
@@ -60,5 +64,28 @@ export class GetOrderHandler {
     const order = await this.orders.findById(m, q.orderId);
     if (!order) return errorReply({ code: 'not_found', detail: `order ${q.orderId} does not exist` });
     return okReply(toOrderView(order, await this.orders.payments(m, order.id), await this.orders.refunds(m, order.id)));
+  }
+
+  /** Operators list any shop's orders (the console's need_action queue and search), newest first. */
+  @MessagePattern(OrderCommandTypes.listForOperator)
+  async listForOperator(@Payload() message: Envelope): Promise<Reply<OrderPage>> {
+    const q = parsePayload(listOrdersForOperatorQuery, message.payload, message.type);
+    const m = this.dataSource.manager;
+    const after = q.cursor ? decodeListCursor(q.cursor) : undefined;
+    if (q.cursor && !after)
+      return errorReply({
+        code: 'invalid',
+        detail: 'cursor: must be the nextCursor of a previous page',
+        errors: [{ path: 'cursor', message: 'must be the nextCursor of a previous page' }],
+      });
+    const found = await this.orders.listForOperator(m, { ...q, after, limit: q.limit + 1 });
+    const page = found.slice(0, q.limit);
+    const parts = await this.orders.partsOf(
+      m,
+      page.map((o) => o.id),
+    );
+    const items = page.map((o) => toOrderView(o, parts.get(o.id)!.payments, parts.get(o.id)!.refunds));
+    const last = page[page.length - 1];
+    return okReply({ items, nextCursor: found.length > q.limit ? encodeListCursor(last.createdAt, last.id) : null });
   }
 }

@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { Operator, OperatorRole } from '../operators/operators';
+
+/** A signed-in operator's session lasts this long from sign-in; then they sign in again. */
+export const SESSION_HOURS = 8;
+
+export interface ConsoleSession {
+  operator: Operator;
+  csrfToken: string;
+}
+
+const hash = (id: string) => createHash('sha256').update(id).digest('hex');
+
+@Injectable()
+export class ConsoleSessionRepository {
+  private readonly s: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.s = config.schema;
+  }
+
+  /** A new session: its id (for the cookie) and its CSRF token; expired ones are swept on the way. */
+  async create(operator: Operator): Promise<{ id: string; csrfToken: string }> {
+    const id = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    await this.dataSource.query(`DELETE FROM "${this.s}".console_sessions WHERE expires_at < now()`);
+    await this.dataSource.query(
+      `INSERT INTO "${this.s}".console_sessions (id_hash, operator_id, operator_name, operator_role, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => $6))`,
+      [hash(id), operator.id, operator.name, operator.role, csrfToken, SESSION_HOURS],
+    );
+    return { id, csrfToken };
+  }
+
+  /**
+   * The session's operator as of now: a named operator's current role, and none once they are
+   * disabled (their sessions end with their token).
+   */
+  async find(id: string): Promise<ConsoleSession | undefined> {
+    const rows: { operator_id: string; name: string; role: OperatorRole; csrf_token: string }[] =
+      await this.dataSource.query(
+        `SELECT s.operator_id, coalesce(o.name, s.operator_name) AS name, coalesce(o.role, s.operator_role) AS role, s.csrf_token
+           FROM "${this.s}".console_sessions s
+           LEFT JOIN "${this.s}".operators o ON o.id::text = s.operator_id
+          WHERE s.id_hash = $1 AND s.expires_at > now()
+            AND (s.operator_id = 'ops-token' OR (o.id IS NOT NULL AND o.disabled_at IS NULL))`,
+        [hash(id)],
+      );
+    const row = rows[0];
+    return row && { operator: { id: row.operator_id, name: row.name, role: row.role }, csrfToken: row.csrf_token };
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM "${this.s}".console_sessions WHERE id_hash = $1`, [hash(id)]);
+  }
+}

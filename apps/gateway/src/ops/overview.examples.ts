@@ -1,0 +1,12 @@
+export const overviewExample = {
+  at: '2026-11-24T10:15:00.000Z',
+  kafkaCollector: 'this_instance',
+  consumerGroups: [
+    { group: 'orders', lag: 12, lagSeconds: 3.5, last15m: [0, 0, 4, 12] },
+    { group: 'merchant-callbacks', lag: 0, lagSeconds: 0, last15m: [0, 0, 0, 0] },
+  ],
+  deadLetters: [{ topic: 'provider.events.dlq', messages: 2, last15m: [1, 1, 2, 2] }],
+  outboxes: [{ schema: 'orders', pending: 3, oldestSeconds: 1, last15m: [0, 5, 3, 3] }],
+  merchantCallbacks: { pending: 4, failed: 1, last15m: [2, 3, 4, 4] },
+  transitionsPerMinute: [{ status: 'completed', count: 42, last15m: [30, 38, 41, 42] }],
+};
