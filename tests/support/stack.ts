@@ -28,6 +28,10 @@ import {
 
 export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 
+// Every service of a stack runs in this process and two jest workers run a stack each, on a
+// PostgreSQL with 100 connection slots: pools of 10 each ran out ("too many clients already").
+process.env.DATABASE_POOL_MAX ??= '4';
+
 /** Gateway merchant URL → its operators' listener (/ops/v1 is never served on the merchant port). */
 const operatorUrls = new Map<string, string>();
 

@@ -15,4 +15,4 @@ export * from './work-queue';
 export * from './queue-worker';
 export * from './kafka-metrics';
 export * from './offset-history';
-export * from './infrastructure-fault';
+export { isInfrastructureFault } from '@payments/platform';

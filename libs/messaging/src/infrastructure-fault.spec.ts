@@ -1,7 +1,7 @@
 import { QueryFailedError } from 'typeorm';
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded } from 'kafkajs';
 import { ContractViolation } from '@payments/contracts';
-import { isInfrastructureFault } from './infrastructure-fault';
+import { isInfrastructureFault } from '@payments/platform';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const pgError = (message: string, code: string) => new QueryFailedError('SELECT 1', [], withCode(message, code));

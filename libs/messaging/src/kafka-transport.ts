@@ -5,7 +5,7 @@ import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
-import { isInfrastructureFault } from './infrastructure-fault';
+import { isInfrastructureFault } from '@payments/platform';
 import { createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
 export interface KafkaTransportOptions {

@@ -26,6 +26,20 @@ export async function ensureSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+/**
+ * Connections a service's pool may open when it does not size its own: DATABASE_POOL_MAX (1–100),
+ * else 10. The test stacks run every service in one process, two stacks at a time, on a
+ * PostgreSQL with 100 connection slots: they set it lower (tests/support/stack.ts).
+ */
+export function defaultPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.DATABASE_POOL_MAX;
+  if (raw === undefined || raw === '') return 10;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new Error(`DATABASE_POOL_MAX must be an integer from 1 to 100, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
 export function serviceDataSourceOptions(opts: ServiceDatabaseOptions): DataSourceOptions {
   return {
     type: 'postgres',
@@ -36,7 +50,7 @@ export function serviceDataSourceOptions(opts: ServiceDatabaseOptions): DataSour
     migrationsTableName: 'migrations',
     migrationsRun: false,
     synchronize: false,
-    extra: { max: opts.poolSize ?? 10, application_name: opts.schema },
+    extra: { max: opts.poolSize ?? defaultPoolSize(), application_name: opts.schema },
   };
 }
 

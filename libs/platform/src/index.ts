@@ -12,3 +12,4 @@ export * from './openapi/service-document';
 export * from './rate-limiter';
 export * from './failed-auth-throttle';
 export * from './interval-job';
+export * from './infrastructure-fault';

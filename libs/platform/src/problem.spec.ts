@@ -83,6 +83,24 @@ describe('turning errors into problems', () => {
 
   it.each([
     [
+      'PostgreSQL out of connection slots',
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+    ],
+    ['a refused connection, wrapped by TypeORM', { name: 'QueryFailedError', driverError: { code: 'ECONNREFUSED' } }],
+    ['an unreachable broker', Object.assign(new Error('Connection error'), { name: 'KafkaJSConnectionError' })],
+  ])('when %s escapes a handler, then the answer is a 503 to retry, not a 500', (_what, error) => {
+    const doc = toProblem(error).toDocument();
+    expect(doc).toEqual({
+      type: '/problems/service-unavailable',
+      title: ProblemTypes.unavailable.title,
+      status: 503,
+      detail: expect.stringContaining('retry the request'),
+    });
+    expect(JSON.stringify(doc)).not.toContain('too many clients');
+  });
+
+  it.each([
+    [
       "Fastify's bad JSON",
       '/problems/malformed-body',
       400,

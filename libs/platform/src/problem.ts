@@ -9,6 +9,7 @@ import {
   ValidationError,
   ValidationPipe,
 } from '@nestjs/common';
+import { isInfrastructureFault } from './infrastructure-fault';
 import { randomUUID } from 'node:crypto';
 
 export interface FieldError {
@@ -164,6 +165,13 @@ export function toProblem(error: unknown): ProblemException {
     if (fastify.statusCode === 400)
       return new ProblemException('malformedBody', 'The request body could not be parsed as JSON.');
   }
+  // The database or broker is unreachable for a moment (a restart, no free connection slot): the
+  // request is sound, so it is a 503 to retry, not a 500 that says something is broken.
+  if (isInfrastructureFault(error))
+    return new ProblemException(
+      'unavailable',
+      'A database or broker this service needs is unreachable for a moment; retry the request (with the same Idempotency-Key).',
+    );
   return new ProblemException(
     'internal',
     'An internal error occurred. It has been logged under the traceId of this answer; retry later.',
