@@ -50,6 +50,9 @@ module.exports = {
       ...shared,
       displayName: 'component',
       testMatch: ['<rootDir>/tests/**/*.spec.ts', '<rootDir>/{apps,libs,tools}/**/*.component.spec.ts'],
+      // tests/perf holds measurements (`npm run bench:console`), not tests: npm test leaves them out.
+      testPathIgnorePatterns:
+        process.env.CONSOLE_BENCH === '1' ? ['/node_modules/'] : ['/node_modules/', '<rootDir>/tests/perf/'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
       // Prints how many documented operations and status codes the e2e answers exercised.
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.js',

@@ -54,6 +54,9 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
     logger: opts.logger,
     rawBody: true,
     bufferLogs: false,
+    // A module that fails to start (the database is unreachable) throws to the caller: each main
+    // logs and exits, and a test stack fails its own test instead of ending the jest worker.
+    abortOnError: false,
   });
   await app.register(helmet as never, SECURITY_HEADERS);
   const fastify = app.getHttpAdapter().getInstance();
