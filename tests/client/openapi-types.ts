@@ -1616,7 +1616,7 @@ export interface components {
       /** @description The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls. */
       redirectUrls?: components['schemas']['RedirectUrlsDto'];
       /**
-       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
+       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601 with Z or a UTC offset), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
        * @example 2026-06-09T10:30:00.000Z
        */
       timeLimit?: string;
