@@ -166,7 +166,7 @@ describe('hosted payment page controller', () => {
       methods: [method({}), method({ code: 'app', instrumentType: 'wallet' as never, dataEntryMode: 'instruction' })],
       pay: () => {
         // The other tab got there between this tab's read and its command.
-        status = 'processing';
+        status = 'in_progress';
         linkStatus = 'used';
         return { ok: false, error: { code: 'conflict', message: 'the link was used' } };
       },
