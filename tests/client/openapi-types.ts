@@ -1616,7 +1616,7 @@ export interface components {
       /** @description The PSP's place for redirectUrls (docs/decisions.md 126); the same as the top-level redirectUrls. */
       redirectUrls?: components['schemas']['RedirectUrlsDto'];
       /**
-       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
+       * @description The PSP's timeLimit: the instant the payment link expires (ISO 8601 with Z or a UTC offset), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.
        * @example 2026-06-09T10:30:00.000Z
        */
       timeLimit?: string;
@@ -2133,7 +2133,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -2349,7 +2348,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -2627,7 +2625,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -2857,7 +2854,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -3129,7 +3125,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -3381,7 +3376,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -7343,7 +7337,6 @@ export interface operations {
                     app?: string;
                     universal?: string;
                   };
-                  expiresAt?: string;
                   method?: string;
                   qr?: string;
                 };
@@ -7587,7 +7580,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -7816,7 +7808,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -10942,7 +10933,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -11158,7 +11148,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -11436,7 +11425,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -11666,7 +11654,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -11938,7 +11925,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };
@@ -12190,7 +12176,6 @@ export interface operations {
                   app?: string;
                   universal?: string;
                 };
-                expiresAt?: string;
                 method?: string;
                 qr?: string;
               };

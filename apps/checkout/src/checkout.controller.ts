@@ -16,7 +16,7 @@ import {
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { checkCardNumber, checkExpiry, DEFAULT_PAGE_CARD_BRANDS } from '@payments/methods-domain';
+import { cardNumbersIn, checkCardNumber, checkExpiry, DEFAULT_PAGE_CARD_BRANDS } from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
 import QRCode from 'qrcode';
@@ -99,9 +99,10 @@ export class CheckoutController {
     const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
     const t = CATALOGUE[locale];
     const methods = await this.methodsFor(v);
+    if (methods.length === 0) return this.show(v, req, reply, lang, link.path);
     const method =
       methods.find((m) => m.code === text('method')) ?? (form.method === undefined ? methods[0] : undefined);
-    if (method?.kind === 'app') return this.payInApp(v, method, link, reply, locale);
+    if (method?.kind === 'app') return this.payInApp(v, method, link, req, reply, locale);
     const errors: FieldErrors = {};
     const card = checkCardNumber(text('cardNumber'), method?.brands ?? []);
     if (!method) errors.method = t.errForm;
@@ -127,13 +128,21 @@ export class CheckoutController {
             methods,
             chosen: method?.code,
             errors,
-            values: { expiry: text('expiry'), holder: text('holder') },
+            // Nor is anything that carries a card number (typed into the wrong field).
+            values: { expiry: noCardIn(text('expiry')), holder: noCardIn(text('holder')) },
             now,
           }),
         );
       return;
     }
-    const tokenized = await this.vault.tokenize(card.pan);
+    let tokenized: Awaited<ReturnType<CardVault['tokenize']>>;
+    try {
+      tokenized = await this.vault.tokenize(card.pan);
+    } catch (err) {
+      // The vault (its database) is down: the busy page, not a JSON 500; nothing was sent on.
+      this.logger.warn(`the card was not tokenized: ${(err as Error).message}`);
+      return this.notFoundOrDown({ kind: 'down' }, req, reply, lang, link.path);
+    }
     const command: PayHostedCommand = {
       orderId: link.id,
       linkHash: link.linkHash,
@@ -163,6 +172,7 @@ export class CheckoutController {
     v: CheckoutOrderView,
     method: PageMethod,
     link: { id: string; linkHash: string; path: string },
+    req: FastifyRequest,
     reply: FastifyReply,
     locale: string,
   ): Promise<void> {
@@ -178,9 +188,16 @@ export class CheckoutController {
       OrderCommandTypes.payHosted,
       command,
     );
-    // Whatever came of it (paid here, or in the other tab), the page shows where the order is.
-    void paid;
-    void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+    if (paid.kind === 'ok') {
+      void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+      return;
+    }
+    // The other tab (or a replay) was first: a 409 page, as for a card (section 8).
+    if (paid.kind === 'refused' && paid.reply.error.code === 'conflict') {
+      const again = await this.read(link.id, link.linkHash);
+      if (again.kind === 'ok') return this.show(again.value, req, reply, locale, link.path, true);
+    }
+    return this.notFoundOrDown(paid, req, reply, locale, link.path);
   }
 
   /** Parses the token and takes from both rate limits; answers the page itself when it may not go on. */
@@ -194,7 +211,9 @@ export class CheckoutController {
     const path = `/pay/${parsed ? token : ''}`;
     const now = Date.now();
     const client = this.perClient.take(req.ip, now);
-    const perLink = parsed ? this.perLink.take(parsed.id, now) : client;
+    // Keyed by the token's hash, not the order id (not secret): forged tokens for a real order
+    // fill buckets of their own and cannot lock the payer's link out.
+    const perLink = parsed ? this.perLink.take(parsed.linkHash, now) : client;
     if (!client.allowed || !perLink.allowed) {
       reply.header('retry-after', String(Math.max(client.retryAfterSeconds, perLink.retryAfterSeconds)));
       this.message(429, 'busy', req, reply, lang, path);
@@ -226,6 +245,8 @@ export class CheckoutController {
     if (v.linkStatus === 'live') {
       const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
       const methods = await this.methodsFor(v);
+      if (methods.length === 0)
+        return this.message(200, 'noMethod', req, reply, lang, path, v, v.redirectUrls?.failure);
       const nonce = this.secure(reply, v);
       void reply
         .status(200)
@@ -242,6 +263,9 @@ export class CheckoutController {
       void reply.status(200).type('text/html; charset=utf-8').send(appPage(v, { locale, nonce, path, qrSvg }));
       return;
     }
+    // A submit after the order is final (a replay, a late tab) is a 409, not the way back.
+    if (afterSubmit && (SUCCESS.has(v.status) || FAILURE.has(v.status)))
+      return this.message(409, SUCCESS.has(v.status) ? 'used' : 'failed', req, reply, lang, path, v, back);
     if (back) {
       void reply.status(303).header('location', returnUrl(back, v)).send();
       return;
@@ -357,7 +381,11 @@ export class CheckoutController {
     const cards = fitting.filter((m) => m.kind === 'card');
     const apps = fitting.filter((m) => m.kind === 'app');
     return [
-      ...(cards.length > 0 ? cards : [{ code: 'card', kind: 'card' as const, brands: DEFAULT_PAGE_CARD_BRANDS }]),
+      // The default card method only for a shop with no card method at all (decision 189): a shop
+      // whose card methods do not take this currency or amount gets none.
+      ...(cards.length > 0 || list.some((m) => m.kind === 'card')
+        ? cards
+        : [{ code: 'card', kind: 'card' as const, brands: DEFAULT_PAGE_CARD_BRANDS }]),
       ...apps,
     ];
   }
@@ -371,4 +399,9 @@ export class CheckoutController {
       return { kind: 'down' };
     }
   }
+}
+
+/** A form value to show again, or nothing when it carries a card number. */
+function noCardIn(value: string): string {
+  return cardNumbersIn(value).length > 0 ? '' : value;
 }

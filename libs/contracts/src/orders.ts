@@ -101,7 +101,7 @@ export const paymentInstructions = z
       universal: z.string().describe('An https page of the provider that opens the app, or plays it'),
     }),
     qr: z.string().describe('What the QR code holds (the universal link)'),
-    expiresAt: z.string(),
+    // No expiresAt: nothing enforced it (docs/decisions.md 192); stored copies that have one parse, without it.
   })
   .describe("Instructions for a payment the payer completes in an app: deeplinks and the QR code's payload");
 export type PaymentInstructions = z.infer<typeof paymentInstructions>;

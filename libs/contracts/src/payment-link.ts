@@ -3,14 +3,18 @@ import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 /**
  * The token in a hosted payment link (ARCHITECTURE.md section 8, docs/decisions.md 125): the order
  * id (16 bytes, so the page can key its Kafka request by it) followed by an HMAC-SHA256 of the
- * purpose and the id under a key only the gateway holds (256 bits a guesser must find). The
+ * purpose and the id under a key only the gateway uses (256 bits a guesser must find). The
  * orders service stores only its SHA-256; the gateway can show the link again from the id.
  */
 export type LinkPurpose = 'order' | 'payout';
 
 const PREFIX: Record<LinkPurpose, string> = { order: 'o', payout: 'p' };
 
-/** The link key, derived from a master secret with HKDF so that it serves this one purpose. */
+/**
+ * The link key, derived from a master secret with HKDF so that it serves this one purpose. The
+ * master is the card vault's fingerprint key: only the gateway derives the link key, but every
+ * service holding that key could (docs/decisions.md 188).
+ */
 export function deriveLinkKey(master: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'payments/checkout-link/v1', 32));
 }

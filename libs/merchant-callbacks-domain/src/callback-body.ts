@@ -32,7 +32,6 @@ export interface CallbackInstructions {
   currency: string;
   deeplinks: { app: string; universal: string };
   qr: string;
-  expiresAt: string;
 }
 
 /** The JSON body posted to the merchant. Built from named fields only: nothing else of the event (payer data) can leak. */
@@ -102,7 +101,6 @@ export function toCallbackBody(eventId: string, occurredAt: string, change: Stat
             currency: change.instructions.currency,
             deeplinks: { app: change.instructions.deeplinks.app, universal: change.instructions.deeplinks.universal },
             qr: change.instructions.qr,
-            expiresAt: change.instructions.expiresAt,
           },
         }
       : {}),

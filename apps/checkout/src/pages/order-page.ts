@@ -131,7 +131,7 @@ ${field('expiry', t.expiry, `inputmode="numeric" autocomplete="cc-exp" maxlength
   );
 }
 
-export type MessageKind = 'processing' | 'paid' | 'failed' | 'expired' | 'used' | 'notFound' | 'busy';
+export type MessageKind = 'processing' | 'paid' | 'failed' | 'expired' | 'used' | 'notFound' | 'busy' | 'noMethod';
 
 /** Icons as inline SVG: no emoji font or image request needed (CSP img-src does not apply). */
 const ICON = {
@@ -154,6 +154,7 @@ const MESSAGE: Record<MessageKind, { title: keyof Strings; text: keyof Strings; 
   used: { title: 'usedTitle', text: 'used', icon: 'info' },
   notFound: { title: 'notFoundTitle', text: 'notFound', icon: 'info' },
   busy: { title: 'busyTitle', text: 'busy', icon: 'clock' },
+  noMethod: { title: 'noMethodTitle', text: 'noMethod', icon: 'info' },
 };
 
 /** A page that says one thing: in progress (and reloads itself), paid, failed, expired, used, unknown. */

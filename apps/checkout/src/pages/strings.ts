@@ -46,6 +46,9 @@ const en = {
   notFound: 'Check that you opened the whole link the shop gave you.',
   busyTitle: 'Too many attempts',
   busy: 'Please wait a minute and try again.',
+  noMethodTitle: 'No payment method available',
+  noMethod:
+    'This order cannot be paid here: none of the payment methods takes this amount or currency. Return to the shop.',
   backToShop: 'Return to the shop',
   secure: 'Card details go over an encrypted connection to the payment provider and are never shown to the shop.',
   minutes: 'min',
@@ -100,6 +103,9 @@ const ru: Strings = {
   notFound: 'Проверьте, что вы открыли ссылку магазина целиком.',
   busyTitle: 'Слишком много попыток',
   busy: 'Подождите минуту и попробуйте снова.',
+  noMethodTitle: 'Нет доступного способа оплаты',
+  noMethod:
+    'Этот заказ нельзя оплатить здесь: ни один способ оплаты не принимает такую сумму или валюту. Вернитесь в магазин.',
   backToShop: 'Вернуться в магазин',
   secure: 'Данные карты передаются платёжному провайдеру по защищённому соединению и не видны магазину.',
   minutes: 'мин',
@@ -152,6 +158,9 @@ const uz: Strings = {
   notFound: 'Doʻkon bergan havolani toʻliq ochganingizni tekshiring.',
   busyTitle: 'Urinishlar juda koʻp',
   busy: 'Bir daqiqa kuting va qayta urinib koʻring.',
+  noMethodTitle: 'Toʻlov usuli mavjud emas',
+  noMethod:
+    'Bu buyurtmani bu yerda toʻlab boʻlmaydi: hech bir toʻlov usuli bu summa yoki valyutani qabul qilmaydi. Doʻkonga qayting.',
   backToShop: 'Doʻkonga qaytish',
   secure: 'Karta maʼlumotlari toʻlov provayderiga shifrlangan ulanish orqali yuboriladi va doʻkonga koʻrsatilmaydi.',
   minutes: 'daq',

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { catchError, from, mergeMap, Observable, switchMap, throwError } from 'rxjs';
 import { PaymentsMetrics, ProblemException, toProblem, VerbatimResponse } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { PaymentLinks } from '../orders/payment-links';
 import { Fingerprint, fingerprintOf, idempotencyKeyOf, IdempotentRequest } from './idempotency-request';
 import { IdempotencyRepository, StoredResponse } from './idempotency.repository';
 
@@ -13,6 +14,12 @@ const KEPT_HEADERS = ['location', 'deprecation', 'sunset', 'link'];
  */
 const STORED_ERROR_STATUSES = new Set([404, 409, 422]);
 const POLL_MS = 50;
+/**
+ * Marks a stored answer whose `data.paymentLink` was taken out before storing (docs/decisions.md
+ * 186): the link's token is a credential and is never stored; it is made again from the id on a
+ * replay. Never sent: removed from the headers before the replay.
+ */
+const LINK_REMOVED = 'x-stored-without-payment-link';
 
 interface ReplyLike {
   statusCode: number;
@@ -33,6 +40,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly records: IdempotencyRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly links: PaymentLinks,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -49,17 +57,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
       switchMap((stored) => {
         if (stored) {
           PaymentsMetrics.idempotencyReplays.inc();
+          const { [LINK_REMOVED]: removed, ...headers } = stored.headers;
+          const body = removed ? JSON.stringify(this.links.withOrderLink(JSON.parse(stored.body))) : stored.body;
           return throwError(
-            () =>
-              new VerbatimResponse(stored.status, { ...stored.headers, 'idempotent-replayed': 'true' }, stored.body),
+            () => new VerbatimResponse(stored.status, { ...headers, 'idempotent-replayed': 'true' }, body),
           );
         }
         return next.handle().pipe(
           mergeMap(async (body) => {
+            const kept = withoutPaymentLink(body);
             await this.records.complete(shopId, key, {
               status: reply.statusCode,
-              headers: { 'content-type': 'application/json; charset=utf-8', ...keptHeaders(reply) },
-              body: JSON.stringify(body),
+              headers: {
+                'content-type': 'application/json; charset=utf-8',
+                ...keptHeaders(reply),
+                ...(kept === body ? {} : { [LINK_REMOVED]: 'order' }),
+              },
+              body: JSON.stringify(kept),
             });
             return body;
           }),
@@ -132,4 +146,12 @@ function keptHeaders(reply: ReplyLike): Record<string, string> {
     if (value !== undefined) out[name] = String(value);
   }
   return out;
+}
+
+/** The answer without `data.paymentLink` (the same object when it has none). */
+export function withoutPaymentLink(body: unknown): unknown {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!data || typeof data !== 'object' || !('paymentLink' in data)) return body;
+  const { paymentLink: _link, ...rest } = data as Record<string, unknown>;
+  return { ...(body as object), data: rest };
 }

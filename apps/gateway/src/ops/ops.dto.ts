@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
-  IsFQDN,
+  isFQDN,
   MaxLength,
   IsBoolean,
   IsDefined,
@@ -147,10 +147,7 @@ export class UpdateShopSettingsDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
-  @IsFQDN(
-    { require_tld: false, allow_numeric_tld: true },
-    { each: true, message: 'each must be a domain name, e.g. merchant.example.com' },
-  )
+  @IsRedirectDomain()
   @MaxLength(253, { each: true })
   redirectDomains?: string[];
 }
@@ -176,6 +173,30 @@ export class ResolveOrderDto {
 }
 
 const INSTRUMENTS = ['card', 'wallet', 'bank_transfer', 'mobile_top_up'];
+
+/**
+ * Each a domain name with a TLD (`merchant.example.com`), never a bare TLD (`com`) that would
+ * allow every domain under it; `localhost` alone is kept for local development and the tests
+ * (docs/decisions.md 193).
+ */
+function IsRedirectDomain() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isRedirectDomain',
+      target: target.constructor,
+      propertyName,
+      validator: {
+        validate: (v: unknown) =>
+          Array.isArray(v) &&
+          v.every(
+            (d) =>
+              typeof d === 'string' &&
+              (d === 'localhost' || isFQDN(d, { require_tld: true, allow_numeric_tld: false })),
+          ),
+        defaultMessage: () => 'each must be a domain name with a TLD, e.g. merchant.example.com',
+      },
+    });
+}
 
 function IsTimeoutsByPaymentSetting() {
   return (target: object, propertyName: string) =>

@@ -87,7 +87,7 @@ export class PaymentSettingsDto {
   @ApiPropertyOptional({
     example: '2026-06-09T10:30:00.000Z',
     description:
-      "The PSP's timeLimit: the instant the payment link expires (ISO 8601), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.",
+      "The PSP's timeLimit: the instant the payment link expires (ISO 8601 with Z or a UTC offset), 60 s to 24 h from now. The top-level timeLimit gives seconds instead.",
   })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 instant, e.g. 2026-06-09T10:30:00Z' })

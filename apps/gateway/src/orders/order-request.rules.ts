@@ -48,6 +48,9 @@ export function linkExpiry(body: CreateOrderDto, nowMs: number): { expiresAt: st
   const instant = body.paymentSettings?.timeLimit;
   if (instant === undefined)
     return { expiresAt: new Date(nowMs + (body.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS) * 1000).toISOString() };
+  // Without Z or an offset, Date.parse reads the instant in the server's local time (decision 193).
+  if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(instant))
+    return { error: { path: 'paymentSettings.timeLimit', message: 'must end with Z or a UTC offset such as +05:00' } };
   const at = Date.parse(instant);
   if (!Number.isFinite(at) || at - nowMs < 60_000 || at - nowMs > 86_400_000)
     return { error: { path: 'paymentSettings.timeLimit', message: 'must be 60 seconds to 24 hours from now' } };

@@ -152,7 +152,6 @@ export const shopHostedOrderExample: OrderView = {
         universal: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
       },
       qr: 'https://sandbox.example.com/app/pay/pay_1c2d?ref=0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21',
-      expiresAt: '2026-06-09T10:30:00.000Z',
     },
   },
 };

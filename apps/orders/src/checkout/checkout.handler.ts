@@ -114,7 +114,6 @@ export class CheckoutHandler {
             currency: order.currency,
             deeplinks: links,
             qr: links.universal,
-            expiresAt: (order.linkExpiresAt ?? now).toISOString(),
           }
         : null;
       await this.orders.markLinkUsed(m, order);

@@ -128,7 +128,6 @@ export class CreateOrderHandler {
       currency: order.currency,
       deeplinks: links,
       qr: links.universal,
-      expiresAt: shopHosted.expiresAt,
     };
     await this.orders.markLinkUsed(m, order);
   }
