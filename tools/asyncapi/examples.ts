@@ -278,6 +278,7 @@ export const payloadExamples: Record<string, unknown> = {
     callbackUrl: 'https://merchant.example/payments/callbacks',
     defaultIntegration: 'hosted',
     redirectDomains: ['merchant.example'],
+    payoutViaPaymentPage: true,
     callbackSecret: 'whsec_example_not_a_real_secret',
   },
 };

@@ -50,8 +50,18 @@ export const createPayoutCommand = z
       z.record(z.string(), cardRef).describe('The payee fields that are card numbers, tokenized by the gateway'),
     ),
     callbackUrl: optional(perObjectCallbackUrl()),
+    hosted: optional(
+      z
+        .object({
+          linkHash: z.string().length(64).describe("SHA-256 (hex) of the payout link's token; never the token"),
+          expiresAt: z.string().describe('When the link stops taking recipient details (ISO 8601)'),
+          locale: optional(z.enum(['uz', 'ru', 'en'])),
+          redirectUrls: optional(z.object({ success: optional(z.string()), failure: optional(z.string()) })),
+        })
+        .describe('Payout via payment page: the recipient gives the payee on a link; nothing is sent before'),
+    ),
   })
-  .describe('A payout the gateway has checked: method resolved, payee checked against its fields');
+  .describe('A payout the gateway has checked: method resolved, payee checked against its fields (or a link for them)');
 export type CreatePayoutCommand = z.infer<typeof createPayoutCommand>;
 
 export const getPayoutQuery = z.object({ payoutId: uuid(), shopId: uuid() }).describe('Reads one payout of a shop');
@@ -83,6 +93,13 @@ export const payoutView = z
     walletType: walletType.optional(),
     payee: z.record(z.string(), z.unknown()).describe('The payee as given, with card and account numbers masked'),
     callbackUrl: z.string().optional(),
+    data: z
+      .object({
+        payoutLink: z.string().optional().describe('Added by the gateway from the payout id while the link is live'),
+        expiresAt: z.string().optional().describe("A hosted payout's link expiry, while the link is live"),
+      })
+      .optional()
+      .describe('Payout via payment page: where the recipient gives the payee details'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -60,6 +60,11 @@ const entries = [
   { code: '2-02-01', description: 'The provider refused the payment data as invalid.', retryAllowed: false },
   { code: '1-03-01', description: 'The payment method is not available for this shop.', retryAllowed: false },
   {
+    code: '1-03-02',
+    description: 'No payout method of the shop fits this payout (amount and currency), or it is not offered.',
+    retryAllowed: false,
+  },
+  {
     code: '2-03-01',
     description: 'The provider does not support this payment method or card brand.',
     retryAllowed: false,

@@ -27,9 +27,13 @@ export class TransferWrites {
     @Inject(TRANSFER_DISPATCH_QUEUE) private readonly queue: DispatchQueue,
   ) {}
 
-  /** Records a just-inserted transfer's first event and queues it for the provider (sent after commit). */
+  /**
+   * Records a just-inserted transfer's first event and queues it for the provider (sent after
+   * commit), unless it still waits for its details (a payout link).
+   */
   async created(m: EntityManager, t: TransferEntity, now: Date, causedBy: CausedBy): Promise<void> {
     await this.publish(m, t, null, now, causedBy);
+    if (this.kind.awaitsDetails?.(t)) return; // dispatched once the details arrive
     await this.queue.enqueue(
       m,
       {
