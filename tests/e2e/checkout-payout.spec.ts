@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import { eventually, http } from '@payments/testing';
+import type { Browser, Page } from 'puppeteer-core';
+import { eventually, http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { withPayoutMethods } from '../support/transfers';
+import { untilStatus } from '../support/wait';
 
 /**
  * Payout via payment page (issue 20) through the running services: with the shop's operator
@@ -16,6 +19,8 @@ describe('payout via payment page: a payout without a payee answers a link for i
   let db: Client;
   let shop: TestShop;
   let plain: TestShop;
+  let browser: Browser;
+  let merchant: CallbackReceiver;
 
   beforeAll(async () => {
     stack = await TestStack.start({ checkout: true, extraEnv: { ORDERS_SWEEP_INTERVAL_MS: '0' } });
@@ -25,15 +30,34 @@ describe('payout via payment page: a payout without a payee answers a link for i
     plain = await aShop(gw(), 'Plain Payouts');
     await withPayoutMethods(gw(), shop.shopId);
     await withPayoutMethods(gw(), plain.shopId);
+    const humo = await http('POST', `${gw()}/ops/v1/shops/${shop.shopId}/payout-methods`, {
+      token: TEST_OPS_TOKEN,
+      body: {
+        code: 'humo-payout',
+        instrumentType: 'card',
+        cardBrands: ['humo'],
+        currencies: [{ currency: 'UZS', maxAmount: '10000000' }],
+        provider: 'sandbox',
+      },
+    });
+    expect(humo.status).toBe(201);
+    merchant = await CallbackReceiver.start('/shop');
+    browser = await launchBrowser();
     const res = await http('PATCH', `${gw()}/ops/v1/shops/${shop.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
-      body: { payoutViaPaymentPage: true, redirectDomains: ['merchant.example.com'] },
+      body: {
+        payoutViaPaymentPage: true,
+        callbackUrl: merchant.url,
+        redirectDomains: ['merchant.example.com', 'localhost'],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.payoutViaPaymentPage).toBe(true);
   });
 
   afterAll(async () => {
+    await browser?.close();
+    await merchant?.stop();
     await db?.end();
     await stack?.stop();
   });
@@ -161,5 +185,118 @@ describe('payout via payment page: a payout without a payee answers a link for i
     expect(res.status).toBe(201);
     expect(res.body.data).toBeUndefined();
     await eventually(async () => ((await dispatches(res.body.id)) === 1 ? true : undefined), 15000, 'dispatched');
+  });
+
+  /** The merchant's receiver doubles as its shop site: the page sends the recipient back there. */
+  const site = () => merchant.url.replace('127.0.0.1', 'localhost');
+  const payoutOf = async (id: string) => (await http('GET', `${gw()}/payouts/${id}`, { token: shop.apiKey })).body;
+
+  async function hostedPayout(extra: Record<string, unknown> = {}) {
+    const res = await post(
+      minimal('250000.00', 'UZS', {
+        paymentSettingsAlias: 'humo-payout',
+        redirectUrls: { success: `${site()}/payout-done`, failure: `${site()}/payout-failed` },
+        ...extra,
+      }),
+    );
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  async function openPage(link: string, width = 1280, height = 900, lang = 'en-US'): Promise<Page> {
+    const page = await browser.newPage();
+    await page.setViewport({ width, height });
+    await page.setExtraHTTPHeaders({ 'accept-language': lang });
+    await page.goto(link, { waitUntil: 'load' });
+    return page;
+  }
+
+  it('when the recipient enters a humo card on the payout page, then the payout is sent once, completes, and the browser lands on the success URL', async () => {
+    const p = await hostedPayout();
+    const page = await openPage(p.data.payoutLink);
+    const res = await fetch(p.data.payoutLink);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'.*frame-ancestors 'none'/);
+    expect(await page.$eval('h1', (h) => h.textContent)).toContain('250,000.00 UZS');
+    expect(await page.$$eval('a.method', (as) => as.map((a) => a.getAttribute('data-method')))).toEqual(
+      expect.arrayContaining(['uzcard-payout', 'humo-payout']),
+    );
+    expect(await page.$eval('a.method[aria-current]', (a) => a.getAttribute('data-method'))).toBe('humo-payout');
+    await saveScreenshot(page, 'checkout-payout-desktop-en');
+    await page.type('#f-cardNumber', '9860 1234 5678 9015');
+    await page.type('#f-cardHolder', 'ALISHER NAVOIY');
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    await page.waitForFunction(`location.href.startsWith(${JSON.stringify(site())})`, { timeout: 20000 });
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/shop/payout-done');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ payoutId: p.id, status: 'completed' });
+    const done = await untilStatus(() => payoutOf(p.id), 'completed', 'hosted payout completed');
+    expect(done.data).toBeUndefined();
+    expect(done.payout.method).toBe('humo-payout');
+    expect(done.payee).toEqual({ cardNumber: '986012******9015', cardHolder: 'ALISHER NAVOIY' });
+    expect(await dispatches(p.id)).toBe(1);
+    const row = (await db.query('SELECT * FROM payouts.payouts WHERE id = $1', [p.id])).rows[0];
+    expect(row.payee_cards.cardNumber.token).toMatch(/^card_/);
+    expect(JSON.stringify(row)).not.toContain('9860123456789015');
+    // The link is spent: a second submission changes nothing.
+    const again = await fetch(p.data.payoutLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=humo-payout&cardNumber=9860123456789015&cardHolder=X',
+      redirect: 'manual',
+    });
+    expect(again.status).toBe(409);
+    expect(await dispatches(p.id)).toBe(1);
+    await page.close();
+  });
+
+  it('when the recipient types a card outside the method BIN ranges, then the error is next to the field and nothing is sent', async () => {
+    const p = await hostedPayout();
+    const page = await openPage(p.data.payoutLink, 390, 844, 'ru-RU');
+    await page.type('#f-cardNumber', '8600 1234 5678 9012');
+    await page.type('#f-cardHolder', 'JANE DOE');
+    await page.click('#submit');
+    expect(await page.$eval('#f-cardNumber-err', (e) => e.textContent)).toContain('Эта карта здесь не принимается');
+    expect(await page.$eval('#f-cardNumber', (e) => e.getAttribute('aria-invalid'))).toBe('true');
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('f-cardNumber');
+    await saveScreenshot(page, 'checkout-payout-wrong-bin-phone-ru');
+    // Without JavaScript the server holds the same rules: a bad Luhn, then a method the shop does not offer.
+    const luhn = await fetch(p.data.payoutLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+      body: 'method=humo-payout&cardNumber=9860123456789016&cardHolder=JANE+DOE',
+      redirect: 'manual',
+    });
+    expect(luhn.status).toBe(400);
+    const html = await luhn.text();
+    expect(html).toContain('The card number is not valid');
+    expect(html).not.toContain('9860123456789016');
+    const other = await fetch(p.data.payoutLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+      body: 'method=visa-payout&cardNumber=4111111111111111&cardHolder=JANE+DOE',
+      redirect: 'manual',
+    });
+    expect(other.status).toBe(422);
+    expect(await other.text()).toContain('1-03-02');
+    expect(await dispatches(p.id)).toBe(0);
+    expect((await payoutOf(p.id)).data.payoutLink).toBe(p.data.payoutLink);
+    await page.close();
+  });
+
+  it('when the payout page is opened in uz, ru and en, then every string is in that language', async () => {
+    const p = await hostedPayout({ paymentPageDesign: { locale: 'uz' } });
+    const expected = { uz: 'Pulni olish', ru: 'Получить деньги', en: 'Receive the money' } as const;
+    for (const lang of ['uz', 'ru', 'en'] as const) {
+      const page = await openPage(`${p.data.payoutLink}?lang=${lang}`, 390, 844);
+      expect(await page.$eval('html', (h) => h.getAttribute('lang'))).toBe(lang);
+      expect(await page.$eval('#submit', (b) => b.textContent)).toContain(expected[lang]);
+      await saveScreenshot(page, `checkout-payout-phone-${lang}`);
+      await page.close();
+    }
+    // Without ?lang the merchant's locale wins over the browser's.
+    const page = await openPage(p.data.payoutLink, 1280, 900, 'ru-RU');
+    expect(await page.$eval('html', (h) => h.getAttribute('lang'))).toBe('uz');
+    await page.close();
   });
 });

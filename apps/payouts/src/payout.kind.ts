@@ -16,6 +16,7 @@ import { Init1764200000000 } from './migrations/1764200000000-init';
 import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
 import { PayoutEntity } from './payout.entity';
+import { PayoutLinkHandler } from './payout-link/payout-link.handler';
 
 function maskedCards(cards: Record<string, CardRef> | null): Record<string, string> {
   return Object.fromEntries(Object.entries(cards ?? {}).map(([field, card]) => [field, card.masked]));
@@ -39,6 +40,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   noun: 'payout',
   entity: PayoutEntity,
   migrations: [Init1764200000000, PayoutLink1765300000000],
+  extraControllers: [PayoutLinkHandler],
   cardMigrations: (vault) => [payeeCardsMigration(vault)],
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',

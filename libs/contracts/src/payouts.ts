@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cardRef } from './cards';
 import { optional, uuid } from './schema';
+import { linkHash, PageLocales, redirectUrls } from './orders';
 import {
   perObjectCallbackUrl,
   previousTransferStatus,
@@ -17,6 +18,8 @@ export const PayoutCommandTypes = {
   get: 'payout.get',
   getByMerchantId: 'payout.get_by_merchant_id',
   resolve: 'payout.resolve',
+  getForCheckout: 'payout.get_for_checkout',
+  submitDetails: 'payout.submit_details',
 } as const;
 
 /** Message types on `payouts.events`. */
@@ -130,3 +133,49 @@ export const resolvePayoutCommand = z
   })
   .describe("An operator's decision on a payout in need_action, after checking with the provider");
 export type ResolvePayoutCommand = z.infer<typeof resolvePayoutCommand>;
+
+/** The states of a payout link, as its page sees them. */
+export const PayoutLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
+export type PayoutLinkStatus = (typeof PayoutLinkStatuses)[number];
+
+export const getPayoutForCheckoutQuery = z
+  .object({ payoutId: uuid(), linkHash: linkHash() })
+  .describe("Reads a payout via payment page for its recipient's page (checkout): the link's hash must match");
+export type GetPayoutForCheckoutQuery = z.infer<typeof getPayoutForCheckoutQuery>;
+
+export const submitPayoutDetailsCommand = z
+  .object({
+    payoutId: uuid(),
+    linkHash: linkHash(),
+    method: z.string().min(1).max(64).describe("The shop's payout method the recipient chose"),
+    provider: z.string().min(1).max(64).describe('Its provider, as methods resolved it'),
+    instrumentType: z.enum(PayoutInstrumentTypes),
+    payee: z
+      .record(z.string(), z.string())
+      .describe("The payee's fields, checked against the method's, but card numbers"),
+    payeeCards: optional(z.record(z.string(), cardRef).describe('The card numbers, tokenized by checkout')),
+  })
+  .describe("The recipient's one submission of a payout link: the payee, its card numbers as vault tokens");
+export type SubmitPayoutDetailsCommand = z.infer<typeof submitPayoutDetailsCommand>;
+
+/** What the payout page shows: the amount and where the payout is; no payee but masked. */
+export const checkoutPayoutView = z
+  .object({
+    payoutId: z.string(),
+    shopId: z.string(),
+    merchantPayoutId: z.string(),
+    method: z.string().describe('The method chosen at creation (or by the recipient, once submitted)'),
+    status: transferStatus,
+    statusCode: z.string().optional(),
+    amount: z.string(),
+    currency: z.string(),
+    tokenStandard: z.string().optional(),
+    description: z.string().optional(),
+    expiresAt: z.string(),
+    linkStatus: z.enum(PayoutLinkStatuses),
+    locale: z.enum(PageLocales).optional(),
+    redirectUrls: redirectUrls.optional(),
+    maskedPayee: z.string().optional().describe('The masked card number or last characters of the account'),
+  })
+  .describe('A payout via payment page as its page shows it');
+export type CheckoutPayoutView = z.infer<typeof checkoutPayoutView>;

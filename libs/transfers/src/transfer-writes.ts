@@ -34,6 +34,11 @@ export class TransferWrites {
   async created(m: EntityManager, t: TransferEntity, now: Date, causedBy: CausedBy): Promise<void> {
     await this.publish(m, t, null, now, causedBy);
     if (this.kind.awaitsDetails?.(t)) return; // dispatched once the details arrive
+    await this.queueDispatch(m, t, now);
+  }
+
+  /** Queues a transfer for the provider (sent after commit): at creation, or once its details arrive. */
+  async queueDispatch(m: EntityManager, t: TransferEntity, now: Date): Promise<void> {
     await this.queue.enqueue(
       m,
       {
