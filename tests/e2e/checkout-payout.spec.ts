@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import type { Browser, Page } from 'puppeteer-core';
+import { PayoutLinkExpirySweeper } from '@payments/apps/payouts';
 import { eventually, http, launchBrowser, saveScreenshot } from '@payments/testing';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, TestShop } from '../support/merchant';
@@ -297,6 +298,41 @@ describe('payout via payment page: a payout without a payee answers a link for i
     // Without ?lang the merchant's locale wins over the browser's.
     const page = await openPage(p.data.payoutLink, 1280, 900, 'ru-RU');
     expect(await page.$eval('html', (h) => h.getAttribute('lang'))).toBe('uz');
+    await page.close();
+  });
+
+  it('when a payout link expires never filled in, then it answers a 410 page, the payout is cancelled with 1-07-09 and the merchant is called back', async () => {
+    const p = await hostedPayout({ timeLimit: 60, paymentPageDesign: { locale: 'ru' } });
+    await db.query(`UPDATE payouts.payouts SET link_expires_at = now() - interval '1 second' WHERE id = $1`, [p.id]);
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844 });
+    const res = await page.goto(p.data.payoutLink);
+    expect(res!.status()).toBe(410);
+    expect(await page.$eval('h1', (h) => h.textContent)).toBe('Срок действия ссылки истёк');
+    expect((await payoutOf(p.id)).data).toBeUndefined();
+    await stack.payouts!.app.get(PayoutLinkExpirySweeper).sweep(new Date());
+    const cancelled = await untilStatus(() => payoutOf(p.id), 'cancelled', 'expired payout cancelled');
+    expect(cancelled.statusCode).toBe('1-07-09');
+    expect(cancelled.statusDescription).toContain('Payout link expired');
+    const again = await page.goto(p.data.payoutLink);
+    expect(again!.status()).toBe(410);
+    await saveScreenshot(page, 'checkout-payout-expired-410-ru');
+    // Filling it in now changes nothing.
+    const late = await fetch(p.data.payoutLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'method=humo-payout&cardNumber=9860123456789015&cardHolder=X',
+      redirect: 'manual',
+    });
+    expect(late.status).toBe(410);
+    expect(await dispatches(p.id)).toBe(0);
+    const callback = await eventually(
+      async () => merchant.received.find((c) => c.json?.objectId === p.id && c.json?.status === 'cancelled'),
+      20000,
+      'the cancelled callback',
+    );
+    expect(callback.json.statusCode).toBe('1-07-09');
+    expect(callback.headers['x-signature']).toBeDefined();
     await page.close();
   });
 });

@@ -15,8 +15,10 @@ import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000000 } from './migrations/1764200000000-init';
 import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
+import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
 import { PayoutEntity } from './payout.entity';
 import { PayoutLinkHandler } from './payout-link/payout-link.handler';
+import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
 
 function maskedCards(cards: Record<string, CardRef> | null): Record<string, string> {
   return Object.fromEntries(Object.entries(cards ?? {}).map(([field, card]) => [field, card.masked]));
@@ -39,8 +41,9 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   service: 'payouts',
   noun: 'payout',
   entity: PayoutEntity,
-  migrations: [Init1764200000000, PayoutLink1765300000000],
+  migrations: [Init1764200000000, PayoutLink1765300000000, PayoutCancelled1765300000002],
   extraControllers: [PayoutLinkHandler],
+  extraProviders: [PayoutLinkExpirySweeper],
   cardMigrations: (vault) => [payeeCardsMigration(vault)],
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',

@@ -112,6 +112,11 @@ const entries = [
   },
   // Hosted pages (issue 20): the payer did not pay the link before it expired; a new order may be paid.
   {
+    code: '1-07-09',
+    description: 'Payout link expired: the recipient did not give the payout details in time.',
+    retryAllowed: true,
+  },
+  {
     code: '1-07-08',
     description: 'Payment time limit expired: the payment link was not paid in time.',
     retryAllowed: true,
