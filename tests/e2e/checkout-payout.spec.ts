@@ -285,7 +285,7 @@ describe('payout via payment page: a payout without a payee answers a link for i
     await page.close();
   });
 
-  it('when the payout page is opened in uz, ru and en, then every string is in that language', async () => {
+  it('when the payout page is opened in uz, ru and en, then every string is in that language and the page weighs under 60 KB', async () => {
     const p = await hostedPayout({ paymentPageDesign: { locale: 'uz' } });
     const expected = { uz: 'Pulni olish', ru: 'Получить деньги', en: 'Receive the money' } as const;
     for (const lang of ['uz', 'ru', 'en'] as const) {
@@ -294,6 +294,12 @@ describe('payout via payment page: a payout without a payee answers a link for i
       expect(await page.$eval('#submit', (b) => b.textContent)).toContain(expected[lang]);
       await saveScreenshot(page, `checkout-payout-phone-${lang}`);
       await page.close();
+      const res = await fetch(`${p.data.payoutLink}?lang=${lang}`);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      const bytes = Buffer.byteLength(await res.text());
+      expect(bytes).toBeLessThan(60 * 1024);
+      if (lang === 'en') process.stdout.write(`checkout payout page weight: ${bytes} bytes (HTML+CSS+JS, one file)\n`);
     }
     // Without ?lang the merchant's locale wins over the browser's.
     const page = await openPage(p.data.payoutLink, 1280, 900, 'ru-RU');
