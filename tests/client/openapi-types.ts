@@ -161,7 +161,10 @@ export interface paths {
     /** Find a payout by the merchant's own id (merchantPayoutId): the same answer as Retrieve Payout */
     get: operations['PayoutsController_find[1]'];
     put?: never;
-    /** Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously */
+    /**
+     * Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously
+     * @description Payout via payment page: when the shop has it on (operator setting payoutViaPaymentPage) and the payout carries no payee, only payout.merchantPayoutId and payout.cost are required; the method is paymentSettingsAlias, else the shop's payout method that fits the amount and currency (none: 422 with statusCode 1-03-02). The payout stays registered and is not sent; the answer carries data.payoutLink and data.expiresAt for the recipient. redirectUrls must be on the shop's allow-listed domains.
+     */
     post: operations['PayoutsController_create[1]'];
     delete?: never;
     options?: never;
@@ -1013,7 +1016,7 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains
+     * Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration, payout via payment page and redirect domains
      * @description Role: operator or above.
      */
     patch: operations['OpsSettingsController_update'];
@@ -1159,7 +1162,10 @@ export interface paths {
     /** Find a payout by the merchant's own id (merchantPayoutId): the same answer as Retrieve Payout */
     get: operations['PayoutsController_find[0]'];
     put?: never;
-    /** Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously */
+    /**
+     * Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously
+     * @description Payout via payment page: when the shop has it on (operator setting payoutViaPaymentPage) and the payout carries no payee, only payout.merchantPayoutId and payout.cost are required; the method is paymentSettingsAlias, else the shop's payout method that fits the amount and currency (none: 422 with statusCode 1-03-02). The payout stays registered and is not sent; the answer carries data.payoutLink and data.expiresAt for the recipient. redirectUrls must be on the shop's allow-listed domains.
+     */
     post: operations['PayoutsController_create[0]'];
     delete?: never;
     options?: never;
@@ -1401,16 +1407,30 @@ export interface components {
        */
       instrumentType?: 'card' | 'wallet' | 'bank_transfer' | 'mobile_top_up' | 'crypto';
       /**
-       * @description The payee: the fields the method requires (POST /payouts/fields answers which, with their formats). Card and account numbers are answered masked.
+       * @description Required but for a payout via payment page. The payee: the fields the method requires (POST /payouts/fields answers which, with their formats). Card and account numbers are answered masked.
        * @example {
        *       "cardNumber": "8600123456789012",
        *       "holderName": "JANE DOE"
        *     }
        */
-      payee: {
+      payee?: {
         [key: string]: string;
       };
+      /** @description Payout via payment page: the page language (format is accepted as for orders; a payout without payee gets a link when the shop has the setting on). */
+      paymentPageDesign?: components['schemas']['PaymentPageDesignDto'];
+      /**
+       * @description Payout via payment page: the payout method (its code) the recipient is paid with; absent, the shop's payout method that fits the amount and currency (none: 1-03-02).
+       * @example humo_payout
+       */
+      paymentSettingsAlias?: string;
       payout: components['schemas']['PayoutDetailsDto'];
+      /** @description Where the payout page sends the recipient when the payout is final; on the shop's allow-listed domains. */
+      redirectUrls?: components['schemas']['RedirectUrlsDto'];
+      /**
+       * @description Seconds the payout link takes the recipient details; then the payout is cancelled. Default 1800.
+       * @example 1800
+       */
+      timeLimit?: number;
       /**
        * @description Only with instrumentType = wallet; one of the method's walletTypes.
        * @enum {string}
@@ -1642,10 +1662,10 @@ export interface components {
        */
       merchantPayoutId: string;
       /**
-       * @description Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId}).
+       * @description Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId}). Optional only for a payout via payment page (no payee), where paymentSettingsAlias or the amount and currency choose it.
        * @example uzcard_payout
        */
-      method: string;
+      method?: string;
     };
     PayoutFieldSpecDto: {
       /** @example HUMO (9860…) or Uzcard (8600…) card number: 16 digits (Luhn-checked) */
@@ -1911,6 +1931,11 @@ export interface components {
        * @enum {string}
        */
       defaultIntegration?: 'host_to_host' | 'hosted';
+      /**
+       * @description Payout via payment page: a payout without payee details (only merchantPayoutId and cost) answers data.payoutLink for the recipient instead of a 400.
+       * @example true
+       */
+      payoutViaPaymentPage?: boolean;
       processingTimeout?: components['schemas']['ProcessingTimeoutDto'];
       /**
        * @description Domains a hosted page may send the payer back to (`redirectUrls`), each with its subdomains; replaces the list. At most 20.
@@ -4083,6 +4108,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -4226,6 +4255,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -4391,6 +4424,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -8157,7 +8194,7 @@ export interface operations {
         /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
         merchantId?: string;
         shopId?: string;
-        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed' | 'cancelled';
       };
       header?: never;
       path?: never;
@@ -8487,7 +8524,7 @@ export interface operations {
         /** @description The merchant's own id (merchantPayoutId or merchantP2pId). */
         merchantId?: string;
         shopId?: string;
-        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed';
+        status?: 'registered' | 'in_progress' | 'need_action' | 'completed' | 'failed' | 'cancelled';
       };
       header?: never;
       path?: never;
@@ -8538,6 +8575,10 @@ export interface operations {
             items?: {
               callbackUrl?: string;
               createdAt?: string;
+              data?: {
+                expiresAt?: string;
+                payoutLink?: string;
+              };
               id?: string;
               instrumentType?: string;
               payee?: {
@@ -8673,6 +8714,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -10621,7 +10666,8 @@ export interface operations {
            *       "defaultIntegration": "hosted",
            *       "redirectDomains": [
            *         "merchant.example.com"
-           *       ]
+           *       ],
+           *       "payoutViaPaymentPage": true
            *     }
            */
           'application/json': {
@@ -10633,6 +10679,7 @@ export interface operations {
             callbackUrl?: string | null;
             companyId?: string;
             defaultIntegration?: string;
+            payoutViaPaymentPage?: boolean;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
@@ -10751,7 +10798,8 @@ export interface operations {
            *       "defaultIntegration": "hosted",
            *       "redirectDomains": [
            *         "merchant.example.com"
-           *       ]
+           *       ],
+           *       "payoutViaPaymentPage": true
            *     }
            */
           'application/json': {
@@ -10763,6 +10811,7 @@ export interface operations {
             callbackUrl?: string | null;
             companyId?: string;
             defaultIntegration?: string;
+            payoutViaPaymentPage?: boolean;
             processingTimeout?: {
               byPaymentSetting?: {
                 bank_transfer?: number;
@@ -12883,6 +12932,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -13026,6 +13079,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {
@@ -13191,6 +13248,10 @@ export interface operations {
           'application/json': {
             callbackUrl?: string;
             createdAt?: string;
+            data?: {
+              expiresAt?: string;
+              payoutLink?: string;
+            };
             id?: string;
             instrumentType?: string;
             payee?: {

@@ -146,6 +146,31 @@ describe('card vault: card numbers never stored or published in clear', () => {
       redirect: 'manual',
     });
     expect(submitted.status).toBe(303);
+    // A payee card typed on a payout page (payout via payment page), posted as the page's form posts it.
+    const setting = await http('PATCH', `${opsUrlOf(gw())}/ops/v1/shops/${shop.shopId}/settings`, {
+      token: TEST_OPS_TOKEN,
+      body: { payoutViaPaymentPage: true },
+    });
+    expect(setting.status).toBe(200);
+    const linked = await http('POST', `${gw()}/payouts`, {
+      token: shop.apiKey,
+      body: {
+        payout: { merchantPayoutId: `hosted-po-${randomUUID()}`, cost: { amount: '100.00', currency: 'USD' } },
+        callbackUrl: receiver.url,
+      },
+    });
+    expect(linked.status).toBe(201);
+    const filled = await fetch(linked.body.data.payoutLink, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        method: 'uzcard-payout',
+        cardNumber: testCard(5),
+        cardHolder: 'JANE DOE',
+      }).toString(),
+      redirect: 'manual',
+    });
+    expect(filled.status).toBe(303);
     // A provider callback about nothing of ours: its raw copy is kept and its event dead-lettered.
     await http('POST', `${stack.sandbox!.url}/simulate/callback`, {
       body: { kind: 'payout', reference: randomUUID(), amount: '1.00', currency: 'USD', status: 'success' },
@@ -157,6 +182,7 @@ describe('card vault: card numbers never stored or published in clear', () => {
       'the hosted order paid by card',
     );
     await payoutUntil(paid.id, 'completed');
+    await payoutUntil(linked.body.id, 'completed');
     await payoutUntil(declined.id, 'failed');
     await payoutUntil(mismatch.id, 'need_action');
     for (const [id, status] of [

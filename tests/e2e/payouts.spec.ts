@@ -496,7 +496,9 @@ describe('payouts: from the merchant request to the provider callback and the fi
         '/api/v1/p2p/{id}',
       ])
         expect(doc.paths[path]).toBeDefined();
-      expect(doc.components.schemas.CreatePayoutDto.required).toEqual(expect.arrayContaining(['payout', 'payee']));
+      // payee and payout.method may be left out only for a payout via payment page (issue 20, decision 134).
+      expect(doc.components.schemas.CreatePayoutDto.required).toEqual(['payout']);
+      expect(doc.components.schemas.CreatePayoutDto.properties.payee.description).toMatch(/payout via payment page/);
       expect(doc.components.schemas.PayoutDetailsDto.properties.cryptoTokenStandard.example).toBe('TRC20');
     });
 

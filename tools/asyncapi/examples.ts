@@ -184,6 +184,23 @@ export const payloadExamples: Record<string, unknown> = {
     payee: { cardNumber: '860049******1234', name: 'Alisher Navoiy' },
   },
   'payout.get': { payoutId: ids.payout, shopId: ids.shop },
+  'payout.get_for_checkout': { payoutId: ids.payout, linkHash: linkHashExample },
+  'payout.submit_details': {
+    payoutId: ids.payout,
+    linkHash: linkHashExample,
+    method: 'humo-payout',
+    provider: 'sandbox',
+    instrumentType: 'card',
+    payee: { cardHolder: 'ALISHER NAVOIY' },
+    payeeCards: {
+      cardNumber: {
+        token: 'card_0f8fad5b-d9cb-469f-a165-70867728950e',
+        bin: '986012',
+        last4: '4444',
+        masked: '986012******4444',
+      },
+    },
+  },
   'payout.get_by_merchant_id': { merchantPayoutId: 'payout-2026-000045', shopId: ids.shop },
   'payout.list_for_operator': { shopId: ids.shop, status: 'need_action', limit: 50 },
   'payout.resolve': { payoutId: ids.payout, action: 'complete', operatorNote: 'The provider confirmed it by phone' },
@@ -281,11 +298,27 @@ export const payloadExamples: Record<string, unknown> = {
     callbackUrl: 'https://merchant.example/payments/callbacks',
     defaultIntegration: 'hosted',
     redirectDomains: ['merchant.example'],
+    payoutViaPaymentPage: true,
     callbackSecret: 'whsec_example_not_a_real_secret',
   },
 };
 
 /** Each request's example reply result. */
+const checkoutPayoutViewExample = {
+  payoutId: ids.payout,
+  shopId: ids.shop,
+  merchantPayoutId: 'po-2026-0042',
+  method: 'uzcard-humo',
+  status: 'registered',
+  statusCode: '1-01-03',
+  amount: '250000',
+  currency: 'UZS',
+  expiresAt: '2026-11-21T11:00:00.000Z',
+  linkStatus: 'live',
+  locale: 'uz',
+  redirectUrls: { success: 'https://merchant.example/payouts/done' },
+};
+
 export const resultExamples: Record<string, unknown> = {
   'order.create': {
     ...orderView,
@@ -296,6 +329,13 @@ export const resultExamples: Record<string, unknown> = {
   },
   'order.get': orderView,
   'order.get_for_checkout': checkoutView,
+  'payout.get_for_checkout': checkoutPayoutViewExample,
+  'payout.submit_details': {
+    ...checkoutPayoutViewExample,
+    method: 'humo-payout',
+    linkStatus: 'used',
+    maskedPayee: '986012******4444',
+  },
   'order.pay_hosted': { ...checkoutView, status: 'in_progress', linkStatus: 'used', maskedCard: '986012******4444' },
   'order.get_for_operator': orderView,
   'order.list_for_operator': { items: [orderView], nextCursor: null },

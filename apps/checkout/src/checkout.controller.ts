@@ -5,8 +5,18 @@ import Decimal from 'decimal.js';
 import { CardVault } from '@payments/card-vault';
 import {
   CardBrand,
+  CardRef,
   CheckoutOrderView,
+  CheckoutPayoutView,
+  GetPayoutForCheckoutQuery,
+  PageLocale,
+  PayoutCommandTypes,
+  PayoutFieldSpec,
+  ResolvedPayoutMethod,
+  ResolvePayoutMethodQuery,
+  SubmitPayoutDetailsCommand,
   GetOrderForCheckoutQuery,
+  LinkPurpose,
   MethodListView,
   MethodQueryTypes,
   OrderCommandTypes,
@@ -16,17 +26,43 @@ import {
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { cardNumbersIn, checkCardNumber, checkExpiry, DEFAULT_PAGE_CARD_BRANDS } from '@payments/methods-domain';
+import {
+  cardNumbersIn,
+  checkCardNumber,
+  checkExpiry,
+  checkPayee,
+  DEFAULT_PAGE_CARD_BRANDS,
+} from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
 import QRCode from 'qrcode';
 import { appPage, brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
 import { CATALOGUE, pickLocale } from './pages/strings';
+import {
+  PayoutMessageKind,
+  payoutMessagePage,
+  payoutPage,
+  PayoutPageField,
+  PayoutPageMethod,
+} from './pages/payout-page';
 
 type Outcome<T> =
   { kind: 'ok'; value: T } | { kind: 'refused'; reply: Extract<Reply<T>, { ok: false }> } | { kind: 'down' };
 
 const SUCCESS = new Set(['completed', 'partially_refunded', 'refunded']);
+const PAYOUT_SUCCESS = new Set(['completed']);
+/** The code an expired payout link leaves on its payout (cancelled by the sweep). */
+const PAYOUT_LINK_EXPIRED = '1-07-09';
+
+/** The inputs of a payout method's payee fields (the rules of /payouts/fields). */
+export function pageFields(fields: readonly PayoutFieldSpec[]): PayoutPageField[] {
+  return fields.map((f) => ({
+    name: f.path.startsWith('payee.') ? f.path.slice('payee.'.length) : f.path,
+    format: f.format,
+    required: f.required,
+    ...(f.pattern ? { pattern: f.pattern } : {}),
+  }));
+}
 const FAILURE = new Set(['failed', 'cancelled']);
 const METHODS_TTL_MS = 30_000;
 /** A methods service that did not answer is asked again after this long: pages do not wait on it meanwhile. */
@@ -206,9 +242,10 @@ export class CheckoutController {
     req: FastifyRequest,
     reply: FastifyReply,
     lang: string | undefined,
+    purpose: LinkPurpose = 'order',
   ): { id: string; linkHash: string; path: string } | undefined {
-    const parsed = parseLinkToken('order', token);
-    const path = `/pay/${parsed ? token : ''}`;
+    const parsed = parseLinkToken(purpose, token);
+    const path = `/${purpose === 'order' ? 'pay' : 'payout'}/${parsed ? token : ''}`;
     const now = Date.now();
     const client = this.perClient.take(req.ip, now);
     // Keyed by the token's hash, not the order id (not secret): forged tokens for a real order
@@ -311,7 +348,7 @@ export class CheckoutController {
    * nonce), forms posting only here (the merchant's origins are there for the redirect that may
    * follow a submit), never framed; never cached, no Referer (the link is a credential).
    */
-  private secure(reply: FastifyReply, v?: CheckoutOrderView): string {
+  private secure(reply: FastifyReply, v?: { redirectUrls?: { success?: string; failure?: string } }): string {
     const nonce = randomBytes(16).toString('base64');
     const origins = [v?.redirectUrls?.success, v?.redirectUrls?.failure]
       .filter((u): u is string => !!u)
@@ -388,6 +425,246 @@ export class CheckoutController {
         : [{ code: 'card', kind: 'card' as const, brands: DEFAULT_PAGE_CARD_BRANDS }]),
       ...apps,
     ];
+  }
+
+  @Get('payout/:token')
+  async payoutPage(
+    @Param('token') token: string,
+    @Query('lang') lang: string | undefined,
+    @Query('method') method: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const link = this.admit(token, req, reply, lang, 'payout');
+    if (!link) return;
+    const found = await this.readPayout(link.id, link.linkHash);
+    if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
+    await this.showPayout(found.value, req, reply, lang, link.path, { method: method?.slice(0, 64) });
+  }
+
+  /**
+   * The recipient's one submission: the chosen method must be one the shop offers for this
+   * amount (else 1-03-02, nothing sent), the fields those /payouts/fields requires, a card
+   * number valid (Luhn, the method's BINs); the card goes to the vault here, only its token on.
+   */
+  @Post('payout/:token')
+  async payoutSubmit(
+    @Param('token') token: string,
+    @Body() body: Record<string, unknown> | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const form = (body ?? {}) as Record<string, unknown>;
+    const text = (k: string) => (typeof form[k] === 'string' ? (form[k] as string).trim().slice(0, 128) : '');
+    const lang = text('lang') || undefined;
+    const link = this.admit(token, req, reply, lang, 'payout');
+    if (!link) return;
+    const found = await this.readPayout(link.id, link.linkHash);
+    if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
+    const v = found.value;
+    if (v.linkStatus !== 'live') return this.showPayout(v, req, reply, lang, link.path, { afterSubmit: true });
+    const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+    const t = CATALOGUE[locale];
+    const methods = await this.payoutMethodsFor(v);
+    const chosen = methods.find((m) => m.code === text('method'));
+    const resolved = chosen ? await this.resolvePayoutMethod(v, chosen.code) : undefined;
+    if (!chosen || !resolved) {
+      // A method the shop does not offer (or no longer for this amount): 1-03-02, nothing sent.
+      return this.renderPayout(v, reply, 422, { locale, path: link.path, methods, alert: t.payoutNoMethod });
+    }
+    const fields = pageFields(resolved.fields);
+    const errors: Record<string, string> = {};
+    const payee: Record<string, string> = {};
+    const values: Record<string, string> = {};
+    for (const f of fields) {
+      const value = text(f.name);
+      if (value === '') {
+        if (f.required) errors[f.name] = t.errRequired;
+        continue;
+      }
+      if (f.format === 'pan') {
+        const card = checkCardNumber(value, chosen.brands);
+        if (card.kind === 'invalid')
+          errors[f.name] = { format: t.errFormat, brand: t.errBrand, luhn: t.errLuhn }[card.reason].replace(
+            '{brands}',
+            brandList(chosen.brands),
+          );
+        else payee[f.name] = card.pan;
+        continue;
+      }
+      payee[f.name] = value;
+      values[f.name] = value;
+    }
+    for (const e of checkPayee(resolved.fields, payee)) {
+      const name = e.path.startsWith('payee.') ? e.path.slice('payee.'.length) : e.path;
+      if (!errors[name] && fields.some((f) => f.name === name)) errors[name] = t.errField;
+    }
+    if (Object.keys(errors).length > 0)
+      // Card numbers are never echoed back: the recipient types them again.
+      return this.renderPayout(v, reply, 400, { locale, path: link.path, methods, chosen, fields, errors, values });
+    const cards: Record<string, CardRef> = {};
+    const plain: Record<string, string> = {};
+    for (const f of fields) {
+      if (payee[f.name] === undefined) continue;
+      if (f.format !== 'pan') {
+        plain[f.name] = payee[f.name];
+        continue;
+      }
+      const { token: cardToken, bin, last4, masked } = await this.vault.tokenize(payee[f.name]);
+      cards[f.name] = { token: cardToken, bin, last4, masked };
+    }
+    const command: SubmitPayoutDetailsCommand = {
+      payoutId: link.id,
+      linkHash: link.linkHash,
+      method: chosen.code,
+      provider: resolved.method.provider,
+      instrumentType: resolved.method.instrumentType as SubmitPayoutDetailsCommand['instrumentType'],
+      payee: plain,
+      ...(Object.keys(cards).length > 0 ? { payeeCards: cards } : {}),
+    };
+    const sent = await this.ask<CheckoutPayoutView>(
+      Topics.payoutsCommands,
+      link.id,
+      PayoutCommandTypes.submitDetails,
+      command,
+    );
+    if (sent.kind === 'ok') {
+      void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
+      return;
+    }
+    if (sent.kind === 'refused' && sent.reply.error.code === 'conflict') {
+      const again = await this.readPayout(link.id, link.linkHash);
+      if (again.kind === 'ok') return this.showPayout(again.value, req, reply, lang, link.path, { afterSubmit: true });
+    }
+    return this.notFoundOrDown(sent, req, reply, lang, link.path);
+  }
+
+  /** The page for where the payout and its link are. */
+  private async showPayout(
+    v: CheckoutPayoutView,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    lang: string | undefined,
+    path: string,
+    o: { afterSubmit?: boolean; method?: string } = {},
+  ): Promise<void> {
+    const locale = pickLocale(lang, v.locale, req.headers['accept-language']);
+    const final = PAYOUT_SUCCESS.has(v.status) ? 'completed' : FAILURE.has(v.status) ? 'failed' : undefined;
+    const back = final === 'completed' ? v.redirectUrls?.success : final ? v.redirectUrls?.failure : undefined;
+    if (v.linkStatus === 'expired' || (v.linkStatus === 'closed' && v.statusCode === PAYOUT_LINK_EXPIRED))
+      return this.payoutMessage(410, 'expired', reply, locale, path, v, v.redirectUrls?.failure);
+    if (v.linkStatus === 'live') {
+      const methods = await this.payoutMethodsFor(v);
+      const chosen = methods.find((m) => m.code === o.method) ?? methods.find((m) => m.code === v.method) ?? methods[0];
+      const resolved = chosen ? await this.resolvePayoutMethod(v, chosen.code) : undefined;
+      return this.renderPayout(v, reply, 200, {
+        locale,
+        path,
+        methods,
+        ...(chosen && resolved ? { chosen, fields: pageFields(resolved.fields) } : {}),
+        ...(chosen && !resolved ? { alert: CATALOGUE[locale].payoutNoMethod } : {}),
+      });
+    }
+    // A second submission (another tab, a replay) changes nothing, whatever became of the first.
+    if (o.afterSubmit) return this.payoutMessage(409, 'used', reply, locale, path, v, back);
+    if (final && back) {
+      const url = new URL(back);
+      url.searchParams.set('payoutId', v.payoutId);
+      url.searchParams.set('status', v.status);
+      void reply.status(303).header('location', url.toString()).send();
+      return;
+    }
+    this.payoutMessage(200, final ?? 'processing', reply, locale, path, v);
+  }
+
+  private renderPayout(
+    v: CheckoutPayoutView,
+    reply: FastifyReply,
+    status: number,
+    o: {
+      locale: PageLocale;
+      path: string;
+      methods: PayoutPageMethod[];
+      chosen?: PayoutPageMethod;
+      fields?: PayoutPageField[];
+      errors?: Record<string, string>;
+      values?: Record<string, string>;
+      alert?: string;
+    },
+  ): void {
+    const nonce = this.secure(reply, v);
+    void reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .send(payoutPage(v, { ...o, nonce, fields: o.fields ?? [], now: new Date() }));
+  }
+
+  private payoutMessage(
+    status: number,
+    kind: PayoutMessageKind,
+    reply: FastifyReply,
+    locale: PageLocale,
+    path: string,
+    v: CheckoutPayoutView,
+    back?: string,
+  ): void {
+    const nonce = this.secure(reply, v);
+    let backUrl: string | undefined;
+    if (back) {
+      const url = new URL(back);
+      url.searchParams.set('payoutId', v.payoutId);
+      url.searchParams.set('status', v.status);
+      backUrl = url.toString();
+    }
+    void reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .send(payoutMessagePage(kind, { locale, nonce, path, v, ...(backUrl ? { back: backUrl } : {}) }));
+  }
+
+  private readPayout(payoutId: string, linkHash: string): Promise<Outcome<CheckoutPayoutView>> {
+    const query: GetPayoutForCheckoutQuery = { payoutId, linkHash };
+    return this.ask<CheckoutPayoutView>(Topics.payoutsCommands, payoutId, PayoutCommandTypes.getForCheckout, query);
+  }
+
+  /** The shop's enabled payout methods that offer the payout's currency for its amount. */
+  private async payoutMethodsFor(v: CheckoutPayoutView): Promise<PayoutPageMethod[]> {
+    const answer = await this.ask<MethodListView>(Topics.methodsQueries, v.shopId, MethodQueryTypes.payoutList, {
+      shopId: v.shopId,
+    });
+    if (answer.kind !== 'ok') return [];
+    const amount = new Decimal(v.amount);
+    return answer.value.methods
+      .filter(
+        (m) =>
+          m.enabled &&
+          m.currencies.some(
+            (c) =>
+              c.currency === v.currency &&
+              (c.tokenStandard ?? undefined) === v.tokenStandard &&
+              (c.minAmount === undefined || amount.greaterThanOrEqualTo(c.minAmount)) &&
+              (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount)),
+          ),
+      )
+      .map((m) => ({ code: m.code, instrumentType: m.instrumentType, brands: (m.cardBrands ?? []) as CardBrand[] }));
+  }
+
+  /** What methods says of a method for this payout (provider, fields), or undefined when it refuses it. */
+  private async resolvePayoutMethod(v: CheckoutPayoutView, method: string): Promise<ResolvedPayoutMethod | undefined> {
+    const query: ResolvePayoutMethodQuery = {
+      shopId: v.shopId,
+      method,
+      currency: v.currency,
+      ...(v.tokenStandard ? { tokenStandard: v.tokenStandard } : {}),
+      amount: v.amount,
+    };
+    const answer = await this.ask<ResolvedPayoutMethod>(
+      Topics.methodsQueries,
+      v.shopId,
+      MethodQueryTypes.payoutResolve,
+      query,
+    );
+    return answer.kind === 'ok' ? answer.value : undefined;
   }
 
   private async ask<T>(topic: string, key: string, type: string, payload: unknown): Promise<Outcome<T>> {

@@ -46,6 +46,7 @@ import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-id
 import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
 import { PaymentLinks } from './orders/payment-links';
 import { HostedIntegration1765200000001 } from './migrations/1765200000001-hosted-integration';
+import { PayoutViaPaymentPage1765300000001 } from './migrations/1765300000001-payout-via-payment-page';
 import { OpsApiKeysController } from './ops/ops-api-keys.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';
@@ -95,6 +96,7 @@ export class GatewayModule {
         ConsoleSessions1765100000001,
         DeadLetters1765100000003,
         HostedIntegration1765200000001,
+        PayoutViaPaymentPage1765300000001,
       ],
     };
     return {

@@ -28,4 +28,21 @@ export class PayoutEntity extends TransferEntity {
   /** The payee fields that are card numbers, as card vault tokens (docs/security.md). */
   @Column('jsonb', { name: 'payee_cards', nullable: true })
   payeeCards: Record<string, CardRef> | null;
+
+  /** Payout via payment page: SHA-256 of the link's token; null for a payout with its payee given. */
+  @Column('text', { name: 'link_hash', nullable: true })
+  linkHash: string | null;
+
+  @Column('timestamptz', { name: 'link_expires_at', nullable: true })
+  linkExpiresAt: Date | null;
+
+  /** When the recipient submitted the payee on the link: one submission per link. */
+  @Column('timestamptz', { name: 'link_used_at', nullable: true })
+  linkUsedAt: Date | null;
+
+  @Column('text', { name: 'page_locale', nullable: true })
+  pageLocale: 'uz' | 'ru' | 'en' | null;
+
+  @Column('jsonb', { name: 'redirect_urls', nullable: true })
+  redirectUrls: { success?: string; failure?: string } | null;
 }

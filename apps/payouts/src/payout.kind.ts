@@ -14,10 +14,25 @@ import { defineTransferKind } from '@payments/transfers';
 import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000000 } from './migrations/1764200000000-init';
 import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
+import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
+import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
 import { PayoutEntity } from './payout.entity';
+import { PayoutLinkHandler } from './payout-link/payout-link.handler';
+import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
 
 function maskedCards(cards: Record<string, CardRef> | null): Record<string, string> {
   return Object.fromEntries(Object.entries(cards ?? {}).map(([field, card]) => [field, card.masked]));
+}
+
+/** A payout link takes the recipient's details while the payout waits for them and has not expired. */
+export function linkIsLive(p: PayoutEntity, now: Date): boolean {
+  return (
+    p.status === 'registered' &&
+    p.linkHash !== null &&
+    p.linkUsedAt === null &&
+    p.linkExpiresAt !== null &&
+    p.linkExpiresAt.getTime() > now.getTime()
+  );
 }
 
 /** Payouts: money to a payee through the shop's payout method, on the one transfer pipeline. */
@@ -26,7 +41,9 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   service: 'payouts',
   noun: 'payout',
   entity: PayoutEntity,
-  migrations: [Init1764200000000],
+  migrations: [Init1764200000000, PayoutLink1765300000000, PayoutCancelled1765300000002],
+  extraControllers: [PayoutLinkHandler],
+  extraProviders: [PayoutLinkExpirySweeper],
   cardMigrations: (vault) => [payeeCardsMigration(vault)],
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',
@@ -51,9 +68,16 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
         walletType: cmd.walletType ?? null,
         payee: cmd.payee,
         payeeCards: cmd.payeeCards ?? null,
+        linkHash: cmd.hosted?.linkHash ?? null,
+        linkExpiresAt: cmd.hosted ? new Date(cmd.hosted.expiresAt) : null,
+        linkUsedAt: null,
+        pageLocale: cmd.hosted?.locale ?? null,
+        redirectUrls: cmd.hosted?.redirectUrls ?? null,
       },
     };
   },
+  // A payout via payment page waits for its recipient: nothing goes to the provider before.
+  awaitsDetails: (p) => p.linkHash !== null && p.linkUsedAt === null,
   cardsOf: (p) => Object.fromEntries(Object.entries(p.payeeCards ?? {}).map(([f, card]) => [`payee.${f}`, card.token])),
   parseGet(message) {
     const q = parsePayload(getPayoutQuery, message.payload, message.type);
@@ -80,6 +104,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
     ...(p.instrumentType ? { instrumentType: p.instrumentType } : {}),
     ...(p.walletType ? { walletType: p.walletType } : {}),
     payee: { ...maskDetails(p.payee), ...maskedCards(p.payeeCards) },
+    ...(linkIsLive(p, parts.now) ? { data: { expiresAt: p.linkExpiresAt!.toISOString() } } : {}),
     ...parts.tail,
   }),
 });

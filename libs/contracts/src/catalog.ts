@@ -60,6 +60,9 @@ import {
   PayoutEventTypes,
   payoutStatusChanged,
   payoutView,
+  checkoutPayoutView,
+  getPayoutForCheckoutQuery,
+  submitPayoutDetailsCommand,
   resolvePayoutCommand,
   getPayoutByMerchantIdQuery,
   payoutPage,
@@ -159,10 +162,11 @@ export const topicContracts: readonly TopicContract[] = [
   },
   {
     topic: Topics.payoutsCommands,
-    description: 'Requests from the gateway to the payouts service, each answered on the reply topic it names.',
+    description:
+      'Requests from the gateway (and from the payout pages of checkout) to the payouts service, each answered on the reply topic it names.',
     key: "The payout id (the gateway assigns it before it asks to create the payout); the shop id for a read by the merchant's own id",
     keySchema: uuid(),
-    publishedBy: ['gateway'],
+    publishedBy: ['gateway', 'checkout'],
     consumedBy: ['payouts'],
     messages: [
       request(PayoutCommandTypes.create, 'Create a payout', createPayoutCommand, payoutView),
@@ -184,6 +188,18 @@ export const topicContracts: readonly TopicContract[] = [
         "An operator's decision on a payout in need_action",
         resolvePayoutCommand,
         payoutView,
+      ),
+      request(
+        PayoutCommandTypes.getForCheckout,
+        'Read a payout via payment page for its payout page (checkout)',
+        getPayoutForCheckoutQuery,
+        checkoutPayoutView,
+      ),
+      request(
+        PayoutCommandTypes.submitDetails,
+        "The recipient's one submission of a payout link (checkout)",
+        submitPayoutDetailsCommand,
+        checkoutPayoutView,
       ),
     ],
   },

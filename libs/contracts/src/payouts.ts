@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cardRef } from './cards';
 import { optional, uuid } from './schema';
+import { linkHash, PageLocales, redirectUrls } from './orders';
 import {
   perObjectCallbackUrl,
   previousTransferStatus,
@@ -18,6 +19,8 @@ export const PayoutCommandTypes = {
   getByMerchantId: 'payout.get_by_merchant_id',
   listForOperator: 'payout.list_for_operator',
   resolve: 'payout.resolve',
+  getForCheckout: 'payout.get_for_checkout',
+  submitDetails: 'payout.submit_details',
 } as const;
 
 /** Message types on `payouts.events`. */
@@ -51,8 +54,18 @@ export const createPayoutCommand = z
       z.record(z.string(), cardRef).describe('The payee fields that are card numbers, tokenized by the gateway'),
     ),
     callbackUrl: optional(perObjectCallbackUrl()),
+    hosted: optional(
+      z
+        .object({
+          linkHash: z.string().length(64).describe("SHA-256 (hex) of the payout link's token; never the token"),
+          expiresAt: z.string().describe('When the link stops taking recipient details (ISO 8601)'),
+          locale: optional(z.enum(['uz', 'ru', 'en'])),
+          redirectUrls: optional(z.object({ success: optional(z.string()), failure: optional(z.string()) })),
+        })
+        .describe('Payout via payment page: the recipient gives the payee on a link; nothing is sent before'),
+    ),
   })
-  .describe('A payout the gateway has checked: method resolved, payee checked against its fields');
+  .describe('A payout the gateway has checked: method resolved, payee checked against its fields (or a link for them)');
 export type CreatePayoutCommand = z.infer<typeof createPayoutCommand>;
 
 export const getPayoutQuery = z.object({ payoutId: uuid(), shopId: uuid() }).describe('Reads one payout of a shop');
@@ -84,6 +97,13 @@ export const payoutView = z
     walletType: walletType.optional(),
     payee: z.record(z.string(), z.unknown()).describe('The payee as given, with card and account numbers masked'),
     callbackUrl: z.string().optional(),
+    data: z
+      .object({
+        payoutLink: z.string().optional().describe('Added by the gateway from the payout id while the link is live'),
+        expiresAt: z.string().optional().describe("A hosted payout's link expiry, while the link is live"),
+      })
+      .optional()
+      .describe('Payout via payment page: where the recipient gives the payee details'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -119,3 +139,49 @@ export const resolvePayoutCommand = z
   })
   .describe("An operator's decision on a payout in need_action, after checking with the provider");
 export type ResolvePayoutCommand = z.infer<typeof resolvePayoutCommand>;
+
+/** The states of a payout link, as its page sees them. */
+export const PayoutLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
+export type PayoutLinkStatus = (typeof PayoutLinkStatuses)[number];
+
+export const getPayoutForCheckoutQuery = z
+  .object({ payoutId: uuid(), linkHash: linkHash() })
+  .describe("Reads a payout via payment page for its recipient's page (checkout): the link's hash must match");
+export type GetPayoutForCheckoutQuery = z.infer<typeof getPayoutForCheckoutQuery>;
+
+export const submitPayoutDetailsCommand = z
+  .object({
+    payoutId: uuid(),
+    linkHash: linkHash(),
+    method: z.string().min(1).max(64).describe("The shop's payout method the recipient chose"),
+    provider: z.string().min(1).max(64).describe('Its provider, as methods resolved it'),
+    instrumentType: z.enum(PayoutInstrumentTypes),
+    payee: z
+      .record(z.string(), z.string())
+      .describe("The payee's fields, checked against the method's, but card numbers"),
+    payeeCards: optional(z.record(z.string(), cardRef).describe('The card numbers, tokenized by checkout')),
+  })
+  .describe("The recipient's one submission of a payout link: the payee, its card numbers as vault tokens");
+export type SubmitPayoutDetailsCommand = z.infer<typeof submitPayoutDetailsCommand>;
+
+/** What the payout page shows: the amount and where the payout is; no payee but masked. */
+export const checkoutPayoutView = z
+  .object({
+    payoutId: z.string(),
+    shopId: z.string(),
+    merchantPayoutId: z.string(),
+    method: z.string().describe('The method chosen at creation (or by the recipient, once submitted)'),
+    status: transferStatus,
+    statusCode: z.string().optional(),
+    amount: z.string(),
+    currency: z.string(),
+    tokenStandard: z.string().optional(),
+    description: z.string().optional(),
+    expiresAt: z.string(),
+    linkStatus: z.enum(PayoutLinkStatuses),
+    locale: z.enum(PageLocales).optional(),
+    redirectUrls: redirectUrls.optional(),
+    maskedPayee: z.string().optional().describe('The masked card number or last characters of the account'),
+  })
+  .describe('A payout via payment page as its page shows it');
+export type CheckoutPayoutView = z.infer<typeof checkoutPayoutView>;

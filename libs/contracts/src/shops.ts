@@ -27,6 +27,10 @@ export const shopSettingsPublished = z
       .enum(['host_to_host', 'hosted'])
       .default('host_to_host')
       .describe('What an order without paymentPageDesign.format gets (issue 20)'),
+    payoutViaPaymentPage: z
+      .boolean()
+      .default(false)
+      .describe('A payout without payee details gets a payout link for the recipient instead of a 400 (issue 20)'),
     redirectDomains: z
       .array(z.string())
       .default([])

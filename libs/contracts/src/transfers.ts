@@ -7,7 +7,15 @@ import { optional, uuid } from './schema';
  * `need_action` waits for the provider's late answer (a timeout) or for an operator (an amount or
  * currency the provider reported differently: never accepted automatically for money going out).
  */
-export const TransferStatuses = ['registered', 'in_progress', 'need_action', 'completed', 'failed'] as const;
+/** `cancelled`: a payout via payment page whose link expired before its recipient gave the details (issue 20). */
+export const TransferStatuses = [
+  'registered',
+  'in_progress',
+  'need_action',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
 export type TransferStatus = (typeof TransferStatuses)[number];
 
 /** The same money shape as an order's cost: one schema. */

@@ -60,6 +60,11 @@ const entries = [
   { code: '2-02-01', description: 'The provider refused the payment data as invalid.', retryAllowed: false },
   { code: '1-03-01', description: 'The payment method is not available for this shop.', retryAllowed: false },
   {
+    code: '1-03-02',
+    description: 'No payout method of the shop fits this payout (amount and currency), or it is not offered.',
+    retryAllowed: false,
+  },
+  {
     code: '2-03-01',
     description: 'The provider does not support this payment method or card brand.',
     retryAllowed: false,
@@ -106,6 +111,11 @@ const entries = [
     retryAllowed: true,
   },
   // Hosted pages (issue 20): the payer did not pay the link before it expired; a new order may be paid.
+  {
+    code: '1-07-09',
+    description: 'Payout link expired: the recipient did not give the payout details in time.',
+    retryAllowed: true,
+  },
   {
     code: '1-07-08',
     description: 'Payment time limit expired: the payment link was not paid in time.',

@@ -45,7 +45,7 @@ export type TransferNoopReason =
   | 'awaiting_operator';
 
 export function isFinalTransfer(status: TransferStatus): boolean {
-  return status === 'completed' || status === 'failed';
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 function sameCurrency(facts: TransferFacts, report: TransferReport): boolean {

@@ -35,7 +35,7 @@ export class CreateTransferHandler {
       const transfer = this.transfers.build(m, cmd, now);
       if (await this.transfers.insertIfAbsent(m, transfer)) {
         await this.writes.created(m, transfer, now, message);
-        return okReply(toTransferView(this.kind, transfer));
+        return okReply(toTransferView(this.kind, transfer, now));
       }
       const raced = await this.answerForKnown(m, cmd);
       if (raced) return raced;

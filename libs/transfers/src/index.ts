@@ -4,3 +4,4 @@ export * from './transfer-config';
 export * from './transfer.module';
 export * from './transfer-service';
 export { TransferDispatcher, TransferDispatcherOptions } from './transfer-dispatcher.service';
+export { TransferWrites } from './transfer-writes';

@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import type { Provider, Type } from '@nestjs/common';
 import type { CardVault } from '@payments/card-vault';
 import type { Envelope, TransferCost } from '@payments/contracts';
 import type { TransferKind } from '@payments/transfers-domain';
@@ -31,6 +31,8 @@ export interface TransferViewParts {
   reported: { reportedCost?: TransferCost };
   description: { description?: string };
   tail: { callbackUrl?: string; createdAt: string; updatedAt: string };
+  /** When the view is made: for what is live only until a moment (a payout link). */
+  now: Date;
 }
 
 /**
@@ -61,6 +63,11 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   parseGetByMerchantId(message: Envelope): { merchantId: string; shopId: string };
   parseResolve(message: Envelope): { id: string; action: 'complete' | 'fail' };
   view(t: T, parts: TransferViewParts): V;
+  /** The kind's own Kafka routes and jobs, beside the pipeline's (they may inject its providers). */
+  extraControllers?: Type[];
+  extraProviders?: Provider[];
+  /** True while a new transfer waits for details (a payout link): created without a dispatch row. */
+  awaitsDetails?(t: T): boolean;
   /** The card tokens the provider needs for this transfer, by role (`payee.cardNumber`, `sender`, …). */
   cardsOf(t: T): Record<string, string>;
 }

@@ -17,7 +17,7 @@ function costOf(t: TransferEntity): TransferCost {
 }
 
 /** The transfer as merchants see it (answers of create and get). */
-export function toTransferView(kind: TransferKindSpec<any>, t: TransferEntity): unknown {
+export function toTransferView(kind: TransferKindSpec<any>, t: TransferEntity, now: Date = new Date()): unknown {
   const reported =
     t.status === 'need_action' && t.reportedAmount && t.reportedCurrency
       ? {
@@ -37,6 +37,7 @@ export function toTransferView(kind: TransferKindSpec<any>, t: TransferEntity): 
       createdAt: t.createdAt.toISOString(),
       updatedAt: t.updatedAt.toISOString(),
     },
+    now,
   };
   return kind.view(t, parts);
 }

@@ -27,9 +27,18 @@ export class TransferWrites {
     @Inject(TRANSFER_DISPATCH_QUEUE) private readonly queue: DispatchQueue,
   ) {}
 
-  /** Records a just-inserted transfer's first event and queues it for the provider (sent after commit). */
+  /**
+   * Records a just-inserted transfer's first event and queues it for the provider (sent after
+   * commit), unless it still waits for its details (a payout link).
+   */
   async created(m: EntityManager, t: TransferEntity, now: Date, causedBy: CausedBy): Promise<void> {
     await this.publish(m, t, null, now, causedBy);
+    if (this.kind.awaitsDetails?.(t)) return; // dispatched once the details arrive
+    await this.queueDispatch(m, t, now);
+  }
+
+  /** Queues a transfer for the provider (sent after commit): at creation, or once its details arrive. */
+  async queueDispatch(m: EntityManager, t: TransferEntity, now: Date): Promise<void> {
     await this.queue.enqueue(
       m,
       {

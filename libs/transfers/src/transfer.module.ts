@@ -97,7 +97,7 @@ export class TransferModule {
           },
         }),
       ],
-      controllers: [transferController(kind), HealthController],
+      controllers: [transferController(kind), ...(kind.extraControllers ?? []), HealthController],
       providers: [
         TransferRepository,
         TransferWrites,
@@ -108,6 +108,7 @@ export class TransferModule {
         TransferDispatcher,
         OutboxRelayService,
         CardVaultCloser,
+        ...(kind.extraProviders ?? []),
         { provide: TRANSFER_CARD_VAULT, useValue: vault },
         { provide: TRANSFER_KIND, useValue: kind },
         { provide: TRANSFER_CONFIG, useValue: config },

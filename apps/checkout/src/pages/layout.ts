@@ -32,7 +32,8 @@ button[disabled]{background:#7b9fd6}
 .icon{display:block;margin:.25rem 0 .75rem}
 .qr-code svg{display:block;width:220px;height:220px;margin:0 auto}figure{margin:1rem 0;text-align:center}
 .phone{display:none}@media (max-width:40rem){.phone{display:block}.desktop{display:none}}
-.method .name{white-space:nowrap}.method .muted{margin-left:auto;text-align:right;font-weight:400}`;
+.method .name{white-space:nowrap}a.method{color:inherit;text-decoration:none}
+a.method[aria-current]{border-color:#1f6feb;background:#f0f6ff;font-weight:600}.legend{font-weight:600;margin:0 0 .5rem}.method .muted{margin-left:auto;text-align:right;font-weight:400}`;
 
 export interface LayoutOptions {
   locale: PageLocale;
@@ -43,6 +44,8 @@ export interface LayoutOptions {
   /** Seconds after which the page reloads itself (the status view follows the order). */
   refreshSeconds?: number;
   script?: string;
+  /** The header's name of the page: "Payment" unless said (a payout page). */
+  heading?: string;
 }
 
 export function layout(o: LayoutOptions, body: string): string {
@@ -56,6 +59,6 @@ export function layout(o: LayoutOptions, body: string): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">${o.refreshSeconds ? `<meta http-equiv="refresh" content="${o.refreshSeconds}">` : ''}
 <title>${esc(o.title)}</title><style nonce="${o.nonce}">${CSS}</style></head>
-<body><main><header class="top"><span class="muted">${esc(CATALOGUE[o.locale].title)}</span><nav class="lang" aria-label="Language">${langs}</nav></header>
+<body><main><header class="top"><span class="muted">${esc(o.heading ?? CATALOGUE[o.locale].title)}</span><nav class="lang" aria-label="Language">${langs}</nav></header>
 <div class="card">${body}</div></main>${o.script ? `<script nonce="${o.nonce}">${o.script}</script>` : ''}</body></html>`;
 }

@@ -40,7 +40,7 @@ export function formatMoney(amount: string, currency: string, locale: PageLocale
   return `${grouped}${fraction ? point + fraction : ''} ${currency}`;
 }
 
-function remaining(expiresAt: string, now: Date): string {
+export function remaining(expiresAt: string, now: Date): string {
   const s = Math.max(0, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
   const h = Math.floor(s / 3600);
   const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0');
@@ -141,7 +141,7 @@ const ICON = {
   info: ['#1f6feb', '<path d="M12 11v6M12 7.5v.5" />'],
 } as const;
 
-function icon(kind: keyof typeof ICON): string {
+export function icon(kind: keyof typeof ICON): string {
   const [color, path] = ICON[kind];
   return `<svg class="icon" viewBox="0 0 24 24" width="48" height="48" aria-hidden="true" focusable="false"><circle cx="12" cy="12" r="11" fill="${color}"/><g fill="none" stroke="#fff" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round">${path}</g></svg>`;
 }

@@ -85,7 +85,7 @@ export class OpsSettingsController {
   @OpsEndpoint({
     role: 'operator',
     summary:
-      "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration and redirect domains",
+      "Change a shop's allowed amount deviation, automatic finalization of need_action, processing timeouts, callback URL, default integration, payout via payment page and redirect domains",
     body: { type: UpdateShopSettingsDto, example: updateShopSettingsExample },
     response: { example: shopSettingsExample, description: 'The settings after the change', nullable: ['callbackUrl'] },
     problems: [404],
@@ -105,6 +105,7 @@ export class OpsSettingsController {
       if (body.autoFinalizeNeedAction !== undefined) shop.autoFinalizeNeedAction = body.autoFinalizeNeedAction;
       if (body.callbackUrl !== undefined) shop.callbackUrl = body.callbackUrl;
       if (body.defaultIntegration !== undefined) shop.defaultIntegration = body.defaultIntegration;
+      if (body.payoutViaPaymentPage !== undefined) shop.payoutViaPaymentPage = body.payoutViaPaymentPage;
       if (body.redirectDomains !== undefined)
         shop.redirectDomains = [...new Set(body.redirectDomains.map((d) => d.toLowerCase().replace(/\.$/, '')))];
       if (body.processingTimeout?.defaultSeconds !== undefined)

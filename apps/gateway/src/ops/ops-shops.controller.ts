@@ -89,6 +89,7 @@ export class OpsShopsController {
         settingsVersion: 1,
         defaultIntegration: 'host_to_host',
         redirectDomains: [],
+        payoutViaPaymentPage: false,
       } satisfies Partial<ShopEntity>);
       await this.shops.insertShop(m, shop);
       await this.publisher.publish(m, shop, company);

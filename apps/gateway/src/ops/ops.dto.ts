@@ -139,6 +139,15 @@ export class UpdateShopSettingsDto {
   defaultIntegration?: 'host_to_host' | 'hosted';
 
   @ApiPropertyOptional({
+    example: true,
+    description:
+      'Payout via payment page: a payout without payee details (only merchantPayoutId and cost) answers data.payoutLink for the recipient instead of a 400.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  payoutViaPaymentPage?: boolean;
+
+  @ApiPropertyOptional({
     type: [String],
     example: ['merchant.example.com'],
     description:

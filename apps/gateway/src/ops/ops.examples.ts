@@ -32,12 +32,14 @@ export const shopSettingsExample: ShopSettingsSnapshot = {
   callbackUrl: 'https://merchant.example.com/payments/callback',
   defaultIntegration: 'hosted',
   redirectDomains: ['merchant.example.com'],
+  payoutViaPaymentPage: true,
 };
 
 export const updateShopSettingsExample = {
   amountDeviation: { lowerPercent: '2', upperPercent: '5' },
   defaultIntegration: 'hosted',
   redirectDomains: ['merchant.example.com'],
+  payoutViaPaymentPage: true,
   autoFinalizeNeedAction: true,
   processingTimeout: { byPaymentSetting: { bank_transfer: 1209600 } },
 };

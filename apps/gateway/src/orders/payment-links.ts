@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { deriveLinkKey, linkHashOf, linkToken, LinkPurpose, OrderView } from '@payments/contracts';
+import { deriveLinkKey, linkHashOf, linkToken, LinkPurpose, OrderView, PayoutView } from '@payments/contracts';
 import { FieldError } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 
@@ -34,6 +34,12 @@ export class PaymentLinks {
       ...view,
       data: { payments, ...(refunds ? { refunds } : {}), paymentLink: this.urlFor('order', view.id), ...rest },
     };
+  }
+
+  /** A payout's link, beside its expiry, while the payouts service says the link is live. */
+  withPayoutLink(view: PayoutView): PayoutView {
+    if (!view.data?.expiresAt) return view;
+    return { ...view, data: { payoutLink: this.urlFor('payout', view.id), expiresAt: view.data.expiresAt } };
   }
 }
 

@@ -3,16 +3,19 @@ import { Type } from 'class-transformer';
 import {
   IsDefined,
   IsIn,
+  IsInt,
   IsObject,
   IsOptional,
   IsString,
   Length,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 import { PayoutInstrumentTypes } from '@payments/contracts';
-import { CostDto, WALLET_TYPES } from '../orders/create-order.dto';
+import { CostDto, PaymentPageDesignDto, RedirectUrlsDto, WALLET_TYPES } from '../orders/create-order.dto';
 import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
 import { NoCardNumber } from '../validation/card-number.validator';
@@ -26,14 +29,15 @@ export class PayoutDetailsDto {
   @NoCardNumber()
   merchantPayoutId: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: 'uzcard_payout',
-    description: "Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId}).",
+    description:
+      "Code of one of the shop's payout methods (GET /payouts/payout-methods/{shopId}). Optional only for a payout via payment page (no payee), where paymentSettingsAlias or the amount and currency choose it.",
   })
-  @IsDefined()
+  @IsOptional()
   @IsString()
   @Length(1, 64)
-  method: string;
+  method?: string;
 
   @ApiProperty({ type: CostDto, description: 'Same currency rules as order.cost.' })
   @IsDefined()
@@ -83,16 +87,60 @@ export class CreatePayoutDto {
   @IsIn(WALLET_TYPES)
   walletType?: (typeof WALLET_TYPES)[number];
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
     description:
-      'The payee: the fields the method requires (POST /payouts/fields answers which, with their formats). Card and account numbers are answered masked.',
+      'Required but for a payout via payment page. The payee: the fields the method requires (POST /payouts/fields answers which, with their formats). Card and account numbers are answered masked.',
     example: { cardNumber: '8600123456789012', holderName: 'JANE DOE' },
   })
-  @IsDefined()
+  @IsOptional()
   @IsOpenStringRecord()
-  payee: Record<string, string>;
+  payee?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    example: 'humo_payout',
+    description:
+      "Payout via payment page: the payout method (its code) the recipient is paid with; absent, the shop's payout method that fits the amount and currency (none: 1-03-02).",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  paymentSettingsAlias?: string;
+
+  @ApiPropertyOptional({
+    type: PaymentPageDesignDto,
+    description:
+      'Payout via payment page: the page language (format is accepted as for orders; a payout without payee gets a link when the shop has the setting on).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaymentPageDesignDto)
+  paymentPageDesign?: PaymentPageDesignDto;
+
+  @ApiPropertyOptional({
+    type: RedirectUrlsDto,
+    description:
+      "Where the payout page sends the recipient when the payout is final; on the shop's allow-listed domains.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedirectUrlsDto)
+  redirectUrls?: RedirectUrlsDto;
+
+  @ApiPropertyOptional({
+    example: 1800,
+    minimum: 60,
+    maximum: 86400,
+    description: 'Seconds the payout link takes the recipient details; then the payout is cancelled. Default 1800.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(86400)
+  timeLimit?: number;
 
   @ApiPropertyOptional({
     example: 'https://shop.example/callbacks/payouts',

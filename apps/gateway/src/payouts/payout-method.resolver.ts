@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
 import {
+  ListMethodsQuery,
+  MethodListView,
   MethodQueryTypes,
+  MethodView,
   PayoutInstrumentType,
   ResolvedPayoutMethod,
   ResolvePayoutMethodQuery,
@@ -23,6 +27,26 @@ export interface PayoutRoute {
 
 export type PayoutCheck = { kind: 'ok'; route: PayoutRoute } | { kind: 'invalid'; errors: FieldError[] };
 
+/** The method of a payout via payment page, chosen before the recipient gives the payee. */
+export type PagePayoutMethod = { kind: 'ok'; method: string; route: PayoutRoute } | { kind: 'none' };
+
+/** Whether a method offers this currency for this amount (its limits inclusive, decimal). */
+export function fitsAmount(
+  m: MethodView,
+  currency: string,
+  tokenStandard: string | undefined,
+  amount: string,
+): boolean {
+  if (!m.enabled) return false;
+  return m.currencies.some(
+    (c) =>
+      canonicalCurrency(c.currency) === currency &&
+      (c.tokenStandard ?? undefined) === tokenStandard &&
+      (c.minAmount === undefined || new Decimal(amount).gte(c.minAmount)) &&
+      (c.maxAmount === undefined || new Decimal(amount).lte(c.maxAmount)),
+  );
+}
+
 /**
  * Before a payout is stored or sent: its method must be one of the shop's, usable for its
  * currency, wallet type and amount (the methods service answers 422 naming the field otherwise,
@@ -33,7 +57,41 @@ export type PayoutCheck = { kind: 'ok'; route: PayoutRoute } | { kind: 'invalid'
 export class PayoutMethodResolver {
   constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
 
-  async check(shopId: string, body: CreatePayoutDto): Promise<PayoutCheck> {
+  /**
+   * A payout via payment page: the method `paymentSettingsAlias` (or payout.method) names, which
+   * the methods service checks for currency and amount; else the first of the shop's payout
+   * methods that offers the currency for the amount; `none` when no method fits (1-03-02).
+   */
+  async forPage(shopId: string, body: CreatePayoutDto): Promise<PagePayoutMethod> {
+    const named = body.paymentSettingsAlias ?? body.payout.method;
+    const cost = body.payout.cost;
+    const currency = canonicalCurrency(cost.currency);
+    let code = named;
+    if (code === undefined) {
+      const list = await ask<MethodListView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.payoutList, {
+        shopId,
+      } satisfies ListMethodsQuery);
+      code = list.methods.find((m) => fitsAmount(m, currency, cost.tokenStandard, cost.amount))?.code;
+      if (code === undefined) return { kind: 'none' };
+    }
+    const resolved = await this.resolve(shopId, body, code);
+    return { kind: 'ok', method: code, route: routeOf(resolved) };
+  }
+
+  private resolve(shopId: string, body: CreatePayoutDto, method: string): Promise<ResolvedPayoutMethod> {
+    const cost = body.payout.cost;
+    const query: ResolvePayoutMethodQuery = {
+      shopId,
+      method,
+      currency: canonicalCurrency(cost.currency),
+      ...(cost.tokenStandard ? { tokenStandard: cost.tokenStandard } : {}),
+      ...(body.walletType ? { walletType: body.walletType } : {}),
+      amount: cost.amount,
+    };
+    return ask<ResolvedPayoutMethod>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.payoutResolve, query);
+  }
+
+  async check(shopId: string, body: CreatePayoutDto & { payout: { method: string } }): Promise<PayoutCheck> {
     const cost = body.payout.cost;
     const query: ResolvePayoutMethodQuery = {
       shopId,
@@ -57,17 +115,18 @@ export class PayoutMethodResolver {
         message: `does not match the payout method ${resolved.method.code} (${resolved.method.instrumentType})`,
       });
     }
-    errors.push(...checkPayee(resolved.fields, body.payee));
+    errors.push(...checkPayee(resolved.fields, body.payee ?? {}));
     if (errors.length > 0) return { kind: 'invalid', errors };
-    return {
-      kind: 'ok',
-      route: {
-        provider: resolved.method.provider,
-        instrumentType: resolved.method.instrumentType,
-        cardFields: resolved.fields
-          .filter((f) => f.format === 'pan')
-          .map((f) => (f.path.startsWith('payee.') ? f.path.slice('payee.'.length) : f.path)),
-      },
-    };
+    return { kind: 'ok', route: routeOf(resolved) };
   }
+}
+
+function routeOf(resolved: ResolvedPayoutMethod): PayoutRoute {
+  return {
+    provider: resolved.method.provider,
+    instrumentType: resolved.method.instrumentType,
+    cardFields: resolved.fields
+      .filter((f) => f.format === 'pan')
+      .map((f) => (f.path.startsWith('payee.') ? f.path.slice('payee.'.length) : f.path)),
+  };
 }

@@ -23,7 +23,17 @@ import { callbackUrlErrors } from '../validation/callback-url.validator';
 import { toCommandCost } from '../validation/cost-command';
 import { CreatePayoutDto } from './create-payout.dto';
 import { PayoutMethodResolver } from './payout-method.resolver';
-import { completedPayoutExample, createPayoutExample, payoutAnswerShapes, payoutExample } from './payouts.examples';
+import { PaymentLinks, redirectUrlErrors } from '../orders/payment-links';
+import { ShopRepository } from '../shops/shop.repository';
+
+const DEFAULT_TIME_LIMIT_SECONDS = 1800;
+import {
+  completedPayoutExample,
+  createHostedPayoutExample,
+  createPayoutExample,
+  payoutAnswerShapes,
+  payoutExample,
+} from './payouts.examples';
 
 const payoutIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such payout.') });
 
@@ -54,6 +64,8 @@ export class PayoutsController {
     private readonly methods: PayoutMethodResolver,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(CARD_VAULT) private readonly vault: CardVault,
+    private readonly shops: ShopRepository,
+    private readonly links: PaymentLinks,
   ) {}
 
   @Post()
@@ -61,8 +73,10 @@ export class PayoutsController {
   @MerchantEndpoint({
     summary:
       "Create Payout Request: checked against the shop's payout method and its required payee fields, then sent to the provider asynchronously",
+    description:
+      "Payout via payment page: when the shop has it on (operator setting payoutViaPaymentPage) and the payout carries no payee, only payout.merchantPayoutId and payout.cost are required; the method is paymentSettingsAlias, else the shop's payout method that fits the amount and currency (none: 422 with statusCode 1-03-02). The payout stays registered and is not sent; the answer carries data.payoutLink and data.expiresAt for the recipient. redirectUrls must be on the shop's allow-listed domains.",
     status: 201,
-    body: { type: CreatePayoutDto, example: createPayoutExample },
+    body: { type: CreatePayoutDto, example: createPayoutExample, examples: { hosted: createHostedPayoutExample } },
     response: { ...payoutAnswerShapes, example: payoutExample, description: 'The payout, registered' },
     problems: [409, 422, 503],
   })
@@ -76,15 +90,25 @@ export class PayoutsController {
       ...callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config),
     ];
     if (crossField.length > 0) throw invalid(crossField);
+    const settings = (await this.shops.findWithCompany(shop.shopId))?.shop;
+    const noPayee = body.payee === undefined || Object.keys(body.payee).length === 0;
+    if (noPayee && settings?.payoutViaPaymentPage === true)
+      return this.createViaPage(shop.shopId, body, payoutId, settings.redirectDomains);
+    const method = body.payout.method ?? body.paymentSettingsAlias;
+    const missing: FieldError[] = [
+      ...(method === undefined ? [{ path: 'payout.method', message: 'is required' }] : []),
+      ...(body.payee === undefined ? [{ path: 'payee', message: 'is required' }] : []),
+    ];
+    if (missing.length > 0 || method === undefined) throw invalid(missing);
     // Nothing is stored or sent unless the method and the payee pass.
-    const checked = await this.methods.check(shop.shopId, body);
+    const checked = await this.methods.check(shop.shopId, { ...body, payout: { ...body.payout, method } });
     if (checked.kind === 'invalid') throw invalid(checked.errors);
-    const { payee, payeeCards } = await this.tokenizedPayee(body.payee, checked.route.cardFields);
+    const { payee, payeeCards } = await this.tokenizedPayee(body.payee ?? {}, checked.route.cardFields);
     const command: CreatePayoutCommand = {
       payoutId,
       shopId: shop.shopId,
       merchantPayoutId: body.payout.merchantPayoutId,
-      method: body.payout.method,
+      method,
       provider: checked.route.provider,
       cost: toCommandCost(body.payout.cost),
       ...(body.payout.cryptoTokenStandard ? { cryptoTokenStandard: body.payout.cryptoTokenStandard } : {}),
@@ -98,15 +122,72 @@ export class PayoutsController {
     return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.create, command);
   }
 
+  /**
+   * Payout via payment page: only merchantPayoutId and cost are needed; the method is chosen now
+   * (1-03-02 when none fits) and the payout waits, undispatched, for its recipient on the link.
+   */
+  private async createViaPage(
+    shopId: string,
+    body: CreatePayoutDto,
+    payoutId: string,
+    domains: readonly string[],
+  ): Promise<PayoutView> {
+    const errors = [
+      ...redirectUrlErrors(body.redirectUrls?.success, 'redirectUrls.success', domains, this.config),
+      ...redirectUrlErrors(body.redirectUrls?.failure, 'redirectUrls.failure', domains, this.config),
+    ];
+    if (errors.length > 0) throw invalid(errors);
+    const chosen = await this.methods.forPage(shopId, body);
+    if (chosen.kind === 'none') {
+      const detail = "none of the shop's payout methods offers this currency for this amount";
+      throw new ProblemException('unprocessable', detail, [{ path: 'payout.cost', message: detail }], {
+        statusCode: '1-03-02',
+      });
+    }
+    const expiresAt = new Date(Date.now() + (body.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS) * 1000).toISOString();
+    const redirectUrls = {
+      ...(body.redirectUrls?.success ? { success: body.redirectUrls.success } : {}),
+      ...(body.redirectUrls?.failure ? { failure: body.redirectUrls.failure } : {}),
+    };
+    const command: CreatePayoutCommand = {
+      payoutId,
+      shopId,
+      merchantPayoutId: body.payout.merchantPayoutId,
+      method: chosen.method,
+      provider: chosen.route.provider,
+      cost: toCommandCost(body.payout.cost),
+      ...(body.payout.cryptoTokenStandard ? { cryptoTokenStandard: body.payout.cryptoTokenStandard } : {}),
+      ...(body.payout.description ? { description: body.payout.description } : {}),
+      instrumentType: chosen.route.instrumentType,
+      ...(body.walletType ? { walletType: body.walletType } : {}),
+      payee: {},
+      ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
+      hosted: {
+        linkHash: this.links.hashFor('payout', payoutId),
+        expiresAt,
+        ...(body.paymentPageDesign?.locale ? { locale: body.paymentPageDesign.locale } : {}),
+        ...(Object.keys(redirectUrls).length > 0 ? { redirectUrls } : {}),
+      },
+    };
+    const view = await ask<PayoutView>(
+      this.client,
+      Topics.payoutsCommands,
+      payoutId,
+      PayoutCommandTypes.create,
+      command,
+    );
+    return this.links.withPayoutLink(view);
+  }
+
   @Get()
   @MerchantEndpoint({
     summary: "Find a payout by the merchant's own id (merchantPayoutId): the same answer as Retrieve Payout",
     response: { ...payoutAnswerShapes, example: completedPayoutExample },
     problems: [400, 404, 503],
   })
-  find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindPayoutDto): Promise<PayoutView> {
+  async find(@CurrentShop() shop: ShopPrincipal, @Query() q: FindPayoutDto): Promise<PayoutView> {
     const query: GetPayoutByMerchantIdQuery = { merchantPayoutId: q.merchantPayoutId, shopId: shop.shopId };
-    return ask<PayoutView>(
+    const view = await ask<PayoutView>(
       this.client,
       Topics.payoutsCommands,
       // Keyed by the shop alone: the merchant's id is free text and never belongs in a message key.
@@ -114,6 +195,7 @@ export class PayoutsController {
       PayoutCommandTypes.getByMerchantId,
       query,
     );
+    return this.links.withPayoutLink(view);
   }
 
   /** The payee as the command carries it: its card numbers exchanged for vault tokens here, at the edge. */
@@ -140,8 +222,12 @@ export class PayoutsController {
     response: { ...payoutAnswerShapes, example: completedPayoutExample },
     problems: [404, 503],
   })
-  get(@CurrentShop() shop: ShopPrincipal, @Param('payoutId', payoutIdPipe) payoutId: string): Promise<PayoutView> {
+  async get(
+    @CurrentShop() shop: ShopPrincipal,
+    @Param('payoutId', payoutIdPipe) payoutId: string,
+  ): Promise<PayoutView> {
     const query: GetPayoutQuery = { payoutId, shopId: shop.shopId };
-    return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.get, query);
+    const view = await ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.get, query);
+    return this.links.withPayoutLink(view);
   }
 }

@@ -38,6 +38,36 @@ export const payoutExample: PayoutView = {
   updatedAt: '2026-11-21T10:00:00.000Z',
 };
 
+/** Payout via payment page: only the merchant's id and the cost; the recipient gives the payee on the link. */
+export const createHostedPayoutExample = {
+  payout: { merchantPayoutId: 'po-1003', cost: { amount: '250000.00', currency: 'UZS' } },
+  paymentSettingsAlias: 'humo-payout',
+  paymentPageDesign: { locale: 'uz' },
+  redirectUrls: {
+    success: 'https://merchant.example.com/payouts/1003/done',
+    failure: 'https://merchant.example.com/payouts/1003/failed',
+  },
+  timeLimit: 3600,
+};
+
+/** The answer to it: registered, undispatched, with the link and its expiry while it is live. */
+export const hostedPayoutExample: PayoutView = {
+  id: '7e1d2c3b-4a59-4b68-8c7d-6e5f4a3b2c1d',
+  shopId: SHOP_ID,
+  status: 'registered',
+  statusCode: '1-01-03',
+  statusDescription: statusOf('1-01-03').statusDescription,
+  payout: { merchantPayoutId: 'po-1003', method: 'humo-payout', cost: { amount: '250000.00', currency: 'UZS' } },
+  instrumentType: 'card',
+  payee: {},
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:00:00.000Z',
+  data: {
+    payoutLink: 'https://checkout.example.com/payout/pfN3q8r2mY7kL0sZ1xW4vB6nC9dE5gH2jK8lP0oI3uT7yR1eA4sD6fG9hJ2kL5zX',
+    expiresAt: '2026-11-21T11:00:00.000Z',
+  },
+};
+
 export const completedPayoutExample: PayoutView = {
   ...payoutExample,
   status: 'completed',
@@ -94,6 +124,7 @@ export const payoutAnswerShapes = {
       },
       instrumentType: 'crypto',
     } satisfies PayoutView,
+    hostedPayoutExample,
   ],
   open: ['payee'],
 };

@@ -22,6 +22,7 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
     callbackUrl: shop.callbackUrl,
     defaultIntegration: shop.defaultIntegration,
     redirectDomains: shop.redirectDomains,
+    payoutViaPaymentPage: shop.payoutViaPaymentPage,
     callbackSecret: shop.callbackSecret,
     ...(shop.previousCallbackSecret && shop.previousCallbackSecretExpiresAt
       ? {

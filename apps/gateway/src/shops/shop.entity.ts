@@ -28,6 +28,8 @@ export class ShopEntity {
   /** Processing timeout per payment setting (instrument type), in seconds. */
   @Column('jsonb', { name: 'processing_timeouts' }) processingTimeouts: Record<string, number>;
   @Column('int', { name: 'settings_version' }) settingsVersion: number;
+  /** Payout via payment page: a payout without payee details answers a payout link (issue 20). */
+  @Column('boolean', { name: 'payout_via_payment_page', default: false }) payoutViaPaymentPage: boolean;
   /** What an order or payout without `paymentPageDesign.format` gets (issue 20). */
   @Column('text', { name: 'default_integration', default: 'host_to_host' }) defaultIntegration:
     'host_to_host' | 'hosted';

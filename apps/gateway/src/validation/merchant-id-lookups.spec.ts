@@ -24,6 +24,7 @@ function recordingClient(keys: string[]): KafkaRequestClient {
 
 const unused = undefined as never;
 const noLinks = { withOrderLink: <T>(view: T) => view } as never;
+const noPayoutLinks = { withPayoutLink: <T>(view: T) => view } as never;
 const lookups = [
   {
     name: 'GET /order?merchantOrderId=',
@@ -37,7 +38,7 @@ const lookups = [
     param: 'merchantPayoutId',
     dto: FindPayoutDto,
     find: (client: KafkaRequestClient, id: string) =>
-      new PayoutsController(client, unused, unused, unused).find(SHOP, { merchantPayoutId: id }),
+      new PayoutsController(client, unused, unused, unused, unused, noPayoutLinks).find(SHOP, { merchantPayoutId: id }),
   },
   {
     name: 'GET /p2p?merchantP2pId=',

@@ -1,0 +1,162 @@
+import type { CardBrand, CheckoutPayoutView, PageLocale } from '@payments/contracts';
+import { esc } from './html';
+import { layout } from './layout';
+import { brandList, formatMoney, icon, remaining } from './order-page';
+import { CATALOGUE, Strings } from './strings';
+
+/** One of the shop's payout methods as the page offers it. */
+export interface PayoutPageMethod {
+  code: string;
+  instrumentType: string;
+  brands: readonly CardBrand[];
+}
+
+/** One field the chosen method needs (the rules of /payouts/fields), as a form input. */
+export interface PayoutPageField {
+  /** The payee member, e.g. cardNumber. */
+  name: string;
+  format: string;
+  required: boolean;
+  pattern?: string;
+}
+
+const KIND_LABEL: Record<string, keyof Strings> = {
+  card: 'mCard',
+  wallet: 'mWallet',
+  crypto: 'mCrypto',
+  bank_transfer: 'mBank',
+  mobile_top_up: 'mPhone',
+};
+
+/** The label of a payee field in the page's language; an unknown one shows its name. */
+export function fieldLabel(t: Strings, name: string): string {
+  const key = `f${name.charAt(0).toUpperCase()}${name.slice(1)}` as keyof Strings;
+  return key in t ? t[key] : name;
+}
+
+/**
+ * The page's only script: the countdown, and before the form leaves, the same checks as the
+ * server for a card number (format, the method's BIN ranges, Luhn) and required fields, shown
+ * next to each field. Without JavaScript the server answers the same errors.
+ */
+function script(t: Strings): string {
+  const msg = JSON.stringify({ format: t.errFormat, brand: t.errBrand, luhn: t.errLuhn, required: t.errRequired });
+  return `(function(){var d=document,M=${msg};
+var el=d.getElementById('left'),end=Date.parse(el&&el.getAttribute('data-end'));
+function tick(){var s=Math.max(0,Math.floor((end-Date.now())/1000)),h=Math.floor(s/3600),m=Math.floor(s%3600/60),x=s%60;
+el.textContent=(h?h+':':'')+(m<10?'0':'')+m+':'+(x<10?'0':'')+x;if(s<=0){location.reload()}}
+if(el){tick();setInterval(tick,1000)}
+var f=d.getElementById('payout');if(!f)return;
+var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
+visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
+mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
+mir:function(p){return/^220[0-4]/.test(p)},unionpay:function(p){return/^62/.test(p)},maestro:function(p){return/^(5018|5020|5038|6304|6759|676[1-3])/.test(p)},amex:function(p){return/^3[47]/.test(p)&&p.length==15}};
+function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i%2){n*=2;if(n>9)n-=9}s+=n}return s%10==0}
+function show(i,text){var e=d.getElementById(i.id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
+f.addEventListener('submit',function(e){var first=null,ins=f.querySelectorAll('input[type=text]');
+for(var k=0;k<ins.length;k++){var i=ins[k],v=i.value.trim(),err='';
+if(!v){if(i.required)err=M.required}else if(i.getAttribute('data-format')=='pan'){var p=v.replace(/[\\s-]/g,''),b=(i.getAttribute('data-brands')||'').split(',').filter(Boolean);
+if(!/^\\d{12,19}$/.test(p))err=M.format;else if(b.length&&!b.some(function(x){return R[x]&&R[x](p)}))err=M.brand.replace('{brands}',i.getAttribute('data-names'));else if(!luhn(p))err=M.luhn}
+if(!show(i,err)&&!first)first=i}
+if(first){e.preventDefault();first.focus();return}var s=d.getElementById('submit');s.disabled=true;s.textContent=s.getAttribute('data-busy')})})();`;
+}
+
+export function payoutPage(
+  v: CheckoutPayoutView,
+  o: {
+    locale: PageLocale;
+    nonce: string;
+    path: string;
+    methods: readonly PayoutPageMethod[];
+    chosen?: PayoutPageMethod;
+    fields: readonly PayoutPageField[];
+    errors?: Record<string, string>;
+    alert?: string;
+    values?: Record<string, string>;
+    now: Date;
+  },
+): string {
+  const t = CATALOGUE[o.locale];
+  const errors = o.errors ?? {};
+  const money = formatMoney(v.amount, v.currency, o.locale);
+  const methods = o.methods
+    .map((m) => {
+      const current = m.code === o.chosen?.code;
+      const label = `${t[KIND_LABEL[m.instrumentType] ?? 'mCard']}${m.brands.length > 0 ? ` · ${brandList(m.brands)}` : ''}`;
+      return `<a class="method" href="${esc(o.path)}?lang=${o.locale}&amp;method=${encodeURIComponent(m.code)}" data-method="${esc(m.code)}"${current ? ' aria-current="true"' : ''}><span class="name">${current ? '● ' : '○ '}${esc(label)}</span></a>`;
+    })
+    .join('');
+  const inputs = o.fields
+    .map((f) => {
+      const id = `f-${f.name}`;
+      const pan = f.format === 'pan';
+      const attrs = pan
+        ? `inputmode="numeric" autocomplete="off" maxlength="23" placeholder="0000 0000 0000 0000" data-brands="${esc((o.chosen?.brands ?? []).join(','))}" data-names="${esc(brandList(o.chosen?.brands ?? []))}"`
+        : `maxlength="128"`;
+      const value = pan ? '' : (o.values?.[f.name] ?? '');
+      return `<label for="${id}">${esc(fieldLabel(t, f.name))}${f.required ? '' : ` <span class="muted">(${esc(t.optional)})</span>`}</label><input type="text" id="${id}" name="${esc(f.name)}" data-format="${esc(f.format)}" ${attrs}${f.required ? ' required' : ''} value="${esc(value)}" aria-describedby="${id}-err" aria-invalid="${errors[f.name] ? 'true' : 'false'}"><p class="err" id="${id}-err" role="alert">${esc(errors[f.name] ?? '')}</p>`;
+    })
+    .join('\n');
+  const alert = o.alert ?? (Object.values(errors).some(Boolean) ? t.errForm : undefined);
+  const body = `<p class="shop">${esc(t.payoutFor)} <strong>${esc(v.merchantPayoutId)}</strong></p>
+<h1><span class="muted">${esc(t.payoutAmount)}</span><br><span class="amount">${esc(money)}</span></h1>
+${v.description ? `<p class="muted">${esc(v.description)}</p>` : ''}
+<div class="timer" role="timer" aria-live="off"><span>${esc(t.payoutTimeLeft)}</span><strong id="left" data-end="${esc(v.expiresAt)}">${remaining(v.expiresAt, o.now)}</strong></div>
+${alert ? `<p class="alert" role="alert">${esc(alert)}</p>` : ''}
+<nav aria-label="${esc(t.payoutMethod)}"><p class="legend">${esc(t.payoutMethod)}</p>${methods}</nav>
+${
+  o.chosen
+    ? `<form id="payout" method="post" action="${esc(o.path)}" novalidate autocomplete="off">
+<fieldset><legend>${esc(t.payoutDetails)}</legend>${inputs}</fieldset>
+<input type="hidden" name="method" value="${esc(o.chosen.code)}"><input type="hidden" name="lang" value="${o.locale}">
+<button id="submit" type="submit" data-busy="${esc(t.paying)}">${esc(t.payoutSubmit)} · ${esc(money)}</button>
+</form>`
+    : ''
+}<p class="muted secure">${esc(t.payoutSecure)}</p>`;
+  return layout(
+    {
+      locale: o.locale,
+      title: `${t.payoutTitle} · ${v.merchantPayoutId}`,
+      nonce: o.nonce,
+      path: o.path,
+      script: script(t),
+      heading: t.payoutTitle,
+    },
+    body,
+  );
+}
+
+export type PayoutMessageKind = 'processing' | 'completed' | 'failed' | 'expired' | 'used';
+
+const MESSAGE: Record<
+  PayoutMessageKind,
+  { title: keyof Strings; text: keyof Strings; icon: Parameters<typeof icon>[0] }
+> = {
+  processing: { title: 'payoutProcessingTitle', text: 'payoutProcessing', icon: 'clock' },
+  completed: { title: 'payoutCompletedTitle', text: 'payoutCompleted', icon: 'ok' },
+  failed: { title: 'payoutFailedTitle', text: 'payoutFailed', icon: 'bad' },
+  expired: { title: 'payoutExpiredTitle', text: 'payoutExpired', icon: 'clock' },
+  used: { title: 'payoutUsedTitle', text: 'payoutUsed', icon: 'info' },
+};
+
+/** Where the payout is, after the recipient's submission (reloading itself while in progress) or when the link is over. */
+export function payoutMessagePage(
+  kind: PayoutMessageKind,
+  o: { locale: PageLocale; nonce: string; path: string; v: CheckoutPayoutView; back?: string },
+): string {
+  const t = CATALOGUE[o.locale];
+  const m = MESSAGE[kind];
+  const masked = o.v.maskedPayee ? ` · ${esc(o.v.maskedPayee.slice(-4).padStart(8, '•'))}` : '';
+  const body = `${icon(m.icon)}<h1 tabindex="-1" id="msg">${esc(t[m.title])}</h1><p role="status">${esc(t[m.text])}</p><p class="muted">${esc(o.v.merchantPayoutId)} · ${esc(formatMoney(o.v.amount, o.v.currency, o.locale))}${masked}</p>${o.back ? `<a class="btn" href="${esc(o.back)}">${esc(t.backToShop)}</a>` : ''}`;
+  return layout(
+    {
+      locale: o.locale,
+      title: t[m.title],
+      nonce: o.nonce,
+      path: o.path,
+      heading: t.payoutTitle,
+      ...(kind === 'processing' ? { refreshSeconds: 2 } : {}),
+    },
+    body,
+  );
+}
