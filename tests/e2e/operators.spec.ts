@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from 'pg';
 import { http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
@@ -173,6 +174,45 @@ describe('named operators and the audit log', () => {
     expect((await fetch(`${stack.gateway!.opsUrl}/order`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${stack.gateway!.opsUrl}/docs/openapi.json`)).status).toBe(200);
     expect((await admin('GET', '/ops/v1/me')).status).toBe(200);
+  });
+
+  it('when /ops is spelled another way on the merchant port, then the same 404 as an unknown path', async () => {
+    // Sent as written: fetch would resolve dot segments; the router decodes percent-escapes.
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string; type: string | undefined }>((resolve, reject) => {
+        const req = request(
+          `${stack.gateway!.url}${path}`,
+          { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body, type: res.headers['content-type'] }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const unknown = await raw('/no-such-path');
+    expect(unknown.status).toBe(404);
+    for (const path of [
+      '/%6Fps/v1/me',
+      '/o%70s/console/sign-in',
+      '/%6fps/console',
+      '/%4Fps/v1/me',
+      '//ops/v1/me',
+      '/ops/../ops/v1/me',
+      '/ops%2Fv1/me',
+    ]) {
+      const res = await raw(path);
+      expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 404, type: unknown.type });
+      expect(JSON.parse(res.body)).toEqual(JSON.parse(unknown.body));
+    }
+    // The operators' listener still answers the operator surface however it is spelled.
+    expect(
+      (await fetch(`${stack.gateway!.opsUrl}/%6Fps/v1/me`, { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } }))
+        .status,
+    ).toBe(200);
   });
 
   it('when the input is bad, then 400 naming the field and nothing is created', async () => {

@@ -20,6 +20,24 @@ function sharedPath(url: string): boolean {
 }
 
 /**
+ * The path the router acted on (decision 176): the matched route's pattern when a route matched
+ * (the router decodes percent-encoding, so `/%6Fps/v1/me` matches `/ops/v1/me`), else the raw path
+ * decoded, its repeated slashes collapsed and lower-cased, so no spelling of /ops slips past.
+ */
+export function routedPath(request: Pick<FastifyRequest, 'url' | 'is404' | 'routeOptions'>): string {
+  const pattern = request.is404 ? undefined : request.routeOptions.url;
+  if (pattern) return pattern;
+  const raw = request.url.split('?')[0] ?? '';
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape: judge the raw path.
+  }
+  return decoded.replace(/\/{2,}/g, '/').toLowerCase();
+}
+
+/**
  * One app, two listeners (issue 15 item 2, decision 152): the merchant port never answers the
  * operator surface, the operators' port answers only it (plus /docs and /health). Either refuses
  * the other's paths with the same 404 problem as a path that does not exist, so the merchant host
@@ -33,8 +51,9 @@ export function separateOperatorSurface(app: NestFastifyApplication): void {
       // An injected request (the console reading /ops/v1 for its page) never crossed a listener.
       if (!(request.raw.socket instanceof Socket)) return done();
       const fromOperators = (request.raw as Marked)[FROM_OPERATOR_LISTENER] === true;
-      const operatorPath = isOperatorPath(request.url);
-      if (fromOperators ? operatorPath || sharedPath(request.url) : !operatorPath) return done();
+      const path = routedPath(request);
+      const operatorPath = isOperatorPath(path);
+      if (fromOperators ? operatorPath || sharedPath(path) : !operatorPath) return done();
       const doc = new ProblemException('notFound', 'No such resource.').toDocument();
       void reply
         .code(404)
