@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { Client } from 'pg';
+import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
@@ -213,6 +214,35 @@ describe('named operators and the audit log', () => {
       (await fetch(`${stack.gateway!.opsUrl}/%6Fps/v1/me`, { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } }))
         .status,
     ).toBe(200);
+  });
+
+  it('when OPS_TOKEN is rotated, then console sessions signed in with the old one open nothing', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const me = (gateway: RunningGateway) => fetch(`${gateway.opsUrl}/ops/v1/me`, { headers: { cookie } });
+    expect((await me(stack.gateway!)).status).toBe(200);
+    // Another instance on the same database, deployed with a new OPS_TOKEN.
+    const rotated = await startGateway(
+      loadGatewayConfig(
+        stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210', GATEWAY_INSTANCE_ID: `gw-rotated-${Date.now()}` }),
+      ),
+      0,
+    );
+    try {
+      expect((await me(rotated)).status).toBe(401);
+      expect((await fetch(`${rotated.opsUrl}/ops/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(
+        303,
+      );
+    } finally {
+      await rotated.close();
+    }
+    // The instance that still has the token it was signed in with keeps it.
+    expect((await me(stack.gateway!)).status).toBe(200);
   });
 
   it('when the input is bad, then 400 naming the field and nothing is created', async () => {

@@ -61,6 +61,7 @@ import { AuditInterceptor } from './operators/audit.interceptor';
 import { ConsoleSessions1765100000001 } from './migrations/1765100000001-console-sessions';
 import { ConsoleController } from './console/console.controller';
 import { ConsoleSessionRepository } from './console/console-session.repository';
+import { ConsoleSessionToken1765300000101 } from './migrations/1765300000101-console-session-token';
 import { OpsOverviewController } from './ops/ops-overview.controller';
 import { OverviewService } from './overview/overview.service';
 import { DeadLetters1765100000003 } from './migrations/1765100000003-dead-letters';
@@ -95,6 +96,7 @@ export class GatewayModule {
         ConsoleSessions1765100000001,
         DeadLetters1765100000003,
         HostedIntegration1765200000001,
+        ConsoleSessionToken1765300000101,
       ],
     };
     return {

@@ -15,15 +15,22 @@ export interface ConsoleSession {
 
 const hash = (id: string) => createHash('sha256').update(id).digest('hex');
 
+/** The OPS_TOKEN a session was signed in with, as stored: SHA-256 of its SHA-256, never the token. */
+export const opsTokenFingerprint = (token: string) =>
+  createHash('sha256').update(createHash('sha256').update(token).digest()).digest('hex');
+
 @Injectable()
 export class ConsoleSessionRepository {
   private readonly s: string;
+  /** Sessions of the built-in admin hold only while OPS_TOKEN is the one they signed in with. */
+  private readonly tokenFingerprint: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.s = config.schema;
+    this.tokenFingerprint = opsTokenFingerprint(config.opsToken);
   }
 
   /** A new session: its id (for the cookie) and its CSRF token; expired ones are swept on the way. */
@@ -32,16 +39,25 @@ export class ConsoleSessionRepository {
     const csrfToken = randomBytes(32).toString('base64url');
     await this.dataSource.query(`DELETE FROM "${this.s}".console_sessions WHERE expires_at < now()`);
     await this.dataSource.query(
-      `INSERT INTO "${this.s}".console_sessions (id_hash, operator_id, operator_name, operator_role, csrf_token, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => $6))`,
-      [hash(id), operator.id, operator.name, operator.role, csrfToken, SESSION_HOURS],
+      `INSERT INTO "${this.s}".console_sessions (id_hash, operator_id, operator_name, operator_role, csrf_token, expires_at, ops_token_fingerprint)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(hours => $6), $7)`,
+      [
+        hash(id),
+        operator.id,
+        operator.name,
+        operator.role,
+        csrfToken,
+        SESSION_HOURS,
+        operator.id === 'ops-token' ? this.tokenFingerprint : null,
+      ],
     );
     return { id, csrfToken };
   }
 
   /**
    * The session's operator as of now: a named operator's current role, and none once they are
-   * disabled (their sessions end with their token).
+   * disabled (their sessions end with their token); the built-in admin's only while OPS_TOKEN is
+   * still the token they signed in with (decision 178).
    */
   async find(id: string): Promise<ConsoleSession | undefined> {
     const rows: { operator_id: string; name: string; role: OperatorRole; csrf_token: string }[] =
@@ -50,8 +66,9 @@ export class ConsoleSessionRepository {
            FROM "${this.s}".console_sessions s
            LEFT JOIN "${this.s}".operators o ON o.id::text = s.operator_id
           WHERE s.id_hash = $1 AND s.expires_at > now()
-            AND (s.operator_id = 'ops-token' OR (o.id IS NOT NULL AND o.disabled_at IS NULL))`,
-        [hash(id)],
+            AND ((s.operator_id = 'ops-token' AND s.ops_token_fingerprint = $2)
+              OR (o.id IS NOT NULL AND o.disabled_at IS NULL))`,
+        [hash(id), this.tokenFingerprint],
       );
     const row = rows[0];
     return row && { operator: { id: row.operator_id, name: row.name, role: row.role }, csrfToken: row.csrf_token };
