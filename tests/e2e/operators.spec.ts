@@ -245,6 +245,20 @@ describe('named operators and the audit log', () => {
     expect((await me(stack.gateway!)).status).toBe(200);
   });
 
+  it('when the console audit page gets a repeated filter, then it ignores it rather than failing', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const page = await fetch(`${stack.gateway!.opsUrl}/ops/console/audit?action=a&action=b&objectId=x&objectId=y`, {
+      headers: { cookie },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+  });
+
   it('when the input is bad, then 400 naming the field and nothing is created', async () => {
     const bad = await admin('POST', '/ops/v1/operators', { name: 'Bob', role: 'root' });
     expect(bad.status).toBe(400);

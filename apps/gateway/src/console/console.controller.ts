@@ -448,7 +448,7 @@ export class ConsoleController {
 
   @Get('audit')
   async auditLog(
-    @Query() raw: Record<string, string | undefined>,
+    @Query() raw: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: Reply,
   ): Promise<string | void> {
@@ -464,7 +464,8 @@ export class ConsoleController {
     };
     const filter = Object.fromEntries(
       Object.entries(valid)
-        .map(([k]) => [k, raw[k]?.trim() ?? ''] as const)
+        // A repeated parameter arrives as an array: it is no filter (decision 179).
+        .map(([k]) => [k, typeof raw[k] === 'string' ? raw[k].trim() : ''] as const)
         .filter(([k, v]) => v !== '' && valid[k].test(v)),
     );
     const query = new URLSearchParams({ limit: '50', ...filter });
