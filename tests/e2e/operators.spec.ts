@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { Client } from 'pg';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
@@ -257,6 +258,62 @@ describe('named operators and the audit log', () => {
     });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('when the console is reached over https, then the session cookie is __Host- prefixed; over http it keeps its plain name', async () => {
+    const signIn = (headers: Record<string, string>) =>
+      fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+      });
+    // TLS ends at the ingress, which says so in X-Forwarded-Proto (trusted from loopback).
+    const https = { 'x-forwarded-proto': 'https' };
+    const secure = (await signIn(https)).headers.get('set-cookie')!;
+    expect(secure).toMatch(/^__Host-ops_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Secure; Max-Age=28800$/);
+    const id = secure.split(';')[0].split('=')[1];
+    const me = (cookie: string, headers: Record<string, string> = {}) =>
+      fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie, ...headers } });
+    expect((await me(`__Host-ops_session=${id}`, https)).status).toBe(200);
+    // The console page reads /ops/v1 with the same session.
+    expect(
+      (
+        await fetch(`${stack.gateway!.opsUrl}/ops/console/audit`, {
+          headers: { cookie: `__Host-ops_session=${id}`, ...https },
+        })
+      ).status,
+    ).toBe(200);
+    // Each scheme reads only its own name: a plain cookie is nothing over https.
+    expect((await me(`ops_session=${id}`, https)).status).toBe(401);
+
+    const plain = (await signIn({})).headers.get('set-cookie')!;
+    expect(plain).toMatch(/^ops_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/ops; Max-Age=28800$/);
+    expect((await me(plain.split(';')[0])).status).toBe(200);
+  });
+
+  it('when a console session goes unused for 30 minutes, then it opens nothing; each use renews it', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const idHash = createHash('sha256').update(cookie.split('=')[1]).digest('hex');
+    const me = () => fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie } });
+    const lastUsed = (minutesAgo: number) =>
+      db.query(
+        `UPDATE gateway.console_sessions SET last_used_at = now() - make_interval(mins => $2) WHERE id_hash = $1`,
+        [idHash, minutesAgo],
+      );
+    await lastUsed(29);
+    expect((await me()).status).toBe(200);
+    const renewed = await db.query(
+      `SELECT last_used_at > now() - interval '1 minute' AS fresh FROM gateway.console_sessions WHERE id_hash = $1`,
+      [idHash],
+    );
+    expect(renewed.rows[0].fresh).toBe(true);
+    await lastUsed(31);
+    expect((await me()).status).toBe(401);
   });
 
   it('when the input is bad, then 400 naming the field and nothing is created', async () => {
