@@ -143,6 +143,8 @@ describe('named operators and the audit log', () => {
     const page = await admin('GET', `/ops/v1/audit?objectType=api-key&objectId=${created.body.id}`);
     expect(page.body.items.map((r: { action: string }) => r.action)).toEqual(['api-key.revoke', 'api-key.create']);
     expect(page.body.items[0].reason).toBe('Key pasted into a ticket');
+    expect(page.body.items[0].before).toMatchObject({ id: created.body.id, status: 'active' });
+    expect(page.body.items[0].after).toMatchObject({ id: created.body.id, status: 'revoked' });
     expect(page.body.items[1].operator).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
     const everything = (await db.query('SELECT before, after FROM gateway.audit_log')).rows;
     expect(JSON.stringify(everything)).not.toContain(created.body.apiKey);

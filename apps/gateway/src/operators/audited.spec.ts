@@ -10,18 +10,18 @@ import { AUDITED } from './audited.decorator';
 
 /** Every controller of the operator API, as the gateway registers them: a new one is checked too. */
 const OPS_CONTROLLERS = // Only the module's shape is read: nothing connects.
-(
-  GatewayModule.register(
-    loadGatewayConfig(
-      new EnvReader({
-        DATABASE_URL: 'postgres://unused',
-        KAFKA_BROKERS: '127.0.0.1:1',
-        OPS_TOKEN: 'unused-ops-token-0123',
-        ...generatedCardVaultEnv(),
-      }),
-    ),
-  ).controllers ?? []
-).filter((c) => /^\/?ops\/v1(\/|$)/.test(String(Reflect.getMetadata(PATH_METADATA, c) ?? '')));
+  (
+    GatewayModule.register(
+      loadGatewayConfig(
+        new EnvReader({
+          DATABASE_URL: 'postgres://unused',
+          KAFKA_BROKERS: '127.0.0.1:1',
+          OPS_TOKEN: 'unused-ops-token-0123',
+          ...generatedCardVaultEnv(),
+        }),
+      ),
+    ).controllers ?? []
+  ).filter((c) => /^\/?ops\/v1(\/|$)/.test(String(Reflect.getMetadata(PATH_METADATA, c) ?? '')));
 
 function routes() {
   return OPS_CONTROLLERS.flatMap((controller) => {
