@@ -64,6 +64,7 @@ export class AuditInterceptor implements NestInterceptor {
       action: `${request.method} ${request.routeOptions?.url ?? request.url}`,
       object: 'unknown',
     };
+    if (spec.recordsItself) return next.handle();
     const params = request.params ?? {};
     return from(this.read(spec, context, params)).pipe(
       mergeMap((before) =>

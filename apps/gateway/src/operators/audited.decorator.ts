@@ -12,6 +12,11 @@ export interface AuditSpec {
   /** The body member holding the object's id, for a route whose object is named in its body (decision 181). */
   idBody?: string;
   /**
+   * The handler writes its own records (one per object of a batch, in its transaction): the
+   * interceptor writes none.
+   */
+  recordsItself?: boolean;
+  /**
    * The same controller's read of the object (a GET route's method, called with the route
    * parameters named in `args`): read before the action for the record's `before`. Without it
    * `before` is null (a creation, or an object the gateway has no read for).

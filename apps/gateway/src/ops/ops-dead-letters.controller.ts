@@ -28,6 +28,7 @@ import {
   DeadLetterView,
 } from '../dead-letters/dead-letter.repository';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
+import { AuditRepository } from '../operators/audit.repository';
 import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_OUTBOX } from '../tokens';
 import {
@@ -116,6 +117,7 @@ export class OpsDeadLettersController {
     private readonly deadLetters: DeadLetterRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: Outbox,
+    private readonly audit: AuditRepository,
   ) {}
 
   @Get()
@@ -147,7 +149,8 @@ export class OpsDeadLettersController {
 
   @Post('redrive')
   @HttpCode(200)
-  @Audited({ action: 'dead-letter.redrive', object: 'dead-letter' })
+  // One record per dead letter redriven, written in the redrive's transaction (decision 182).
+  @Audited({ action: 'dead-letter.redrive', object: 'dead-letter', recordsItself: true })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Send dead letters back to the topic they came from (each at most once; the rest are skipped)',
@@ -174,7 +177,20 @@ export class OpsDeadLettersController {
           await this.outbox.add(m, [
             { topic: row.original_topic, key: row.key ?? row.envelope.eventId, envelope: row.envelope },
           ]);
-          await this.deadLetters.resolve(m, id, 'redriven', request.operator!.name, body.reason ?? null);
+          const after = await this.deadLetters.resolve(m, id, 'redriven', request.operator!.name, body.reason ?? null);
+          await this.audit.append(
+            {
+              operator: request.operator!,
+              action: 'dead-letter.redrive',
+              objectType: 'dead-letter',
+              objectId: id,
+              before: DeadLetterRepository.view(row),
+              after,
+              reason: body.reason ?? null,
+              request: 'POST /ops/v1/dead-letters/redrive',
+            },
+            m,
+          );
           result.redriven.push(id);
         }
       }
