@@ -145,7 +145,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   it('when each request body example is sent to its route, then the gateway accepts it (the examples are valid requests)', async () => {
     const shop = await aShop(stack.gateway!.url);
     // The hosted-order example returns the payer to merchant.example.com: the shop allow-lists it, as support would.
-    const allowed = await http('PATCH', `${stack.gateway!.url}/ops/v1/shops/${shop.shopId}/settings`, {
+    const allowed = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { redirectDomains: ['merchant.example.com'] },
     });
