@@ -20,13 +20,12 @@ function sharedPath(url: string): boolean {
 }
 
 /**
- * The path the router acted on (decision 176): the matched route's pattern when a route matched
- * (the router decodes percent-encoding, so `/%6Fps/v1/me` matches `/ops/v1/me`), else the raw path
- * decoded, its repeated slashes collapsed and lower-cased, so no spelling of /ops slips past.
+ * The paths a request is judged by (decision 176): the matched route's pattern when a route matched
+ * (the router decodes percent-escapes, so `/%6Fps/v1/me` matches `/ops/v1/me`), and the raw path
+ * decoded, its repeated slashes collapsed and lower-cased, so no spelling of /ops slips past
+ * either way (a wildcard route, say, matches anything).
  */
-export function routedPath(request: Pick<FastifyRequest, 'url' | 'is404' | 'routeOptions'>): string {
-  const pattern = request.is404 ? undefined : request.routeOptions.url;
-  if (pattern) return pattern;
+export function routedPaths(request: Pick<FastifyRequest, 'url' | 'is404' | 'routeOptions'>): string[] {
   const raw = request.url.split('?')[0] ?? '';
   let decoded = raw;
   try {
@@ -34,7 +33,9 @@ export function routedPath(request: Pick<FastifyRequest, 'url' | 'is404' | 'rout
   } catch {
     // A malformed escape: judge the raw path.
   }
-  return decoded.replace(/\/{2,}/g, '/').toLowerCase();
+  const normalised = decoded.replace(/\/{2,}/g, '/').toLowerCase();
+  const pattern = request.is404 ? undefined : request.routeOptions.url;
+  return pattern ? [pattern, normalised] : [normalised];
 }
 
 /**
@@ -51,9 +52,9 @@ export function separateOperatorSurface(app: NestFastifyApplication): void {
       // An injected request (the console reading /ops/v1 for its page) never crossed a listener.
       if (!(request.raw.socket instanceof Socket)) return done();
       const fromOperators = (request.raw as Marked)[FROM_OPERATOR_LISTENER] === true;
-      const path = routedPath(request);
-      const operatorPath = isOperatorPath(path);
-      if (fromOperators ? operatorPath || sharedPath(path) : !operatorPath) return done();
+      const paths = routedPaths(request);
+      const operatorPath = paths.some(isOperatorPath);
+      if (fromOperators ? operatorPath || sharedPath(paths[0]) : !operatorPath) return done();
       const doc = new ProblemException('notFound', 'No such resource.').toDocument();
       void reply
         .code(404)
