@@ -408,6 +408,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
       const on = await ops('PATCH', `/companies/${shop.companyId}/settings`, { useCustomerDataAsPayer: true });
       expect(on.status).toBe(200);
+      const audit = await ops('GET', `/audit?action=company.settings.update&objectId=${shop.companyId}`);
+      expect(audit.body.items[0]).toMatchObject({
+        before: { id: shop.companyId, useCustomerDataAsPayer: false },
+        after: { id: shop.companyId, useCustomerDataAsPayer: true },
+      });
       await eventually(
         async () => {
           const r = await db.query(
