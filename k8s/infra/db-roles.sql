@@ -115,3 +115,15 @@ BEGIN
     END IF;
   END LOOP;
 END $$;
+
+-- The operators' audit log is append-only for the gateway (decision 181): its role, though it owns
+-- the table, keeps INSERT and SELECT only, so no bug or stolen gateway password rewrites history.
+-- The table is created by the gateway's first start: run this again then, as for the reconciliation.
+DO $$
+BEGIN
+  IF to_regclass('gateway.audit_log') IS NULL THEN
+    RAISE NOTICE 'audit log: gateway.audit_log does not exist yet; run this again once the gateway has started';
+  ELSE
+    REVOKE UPDATE, DELETE, TRUNCATE ON TABLE gateway.audit_log FROM payments_gateway;
+  END IF;
+END $$;

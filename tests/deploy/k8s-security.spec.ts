@@ -79,6 +79,14 @@ describe('PostgreSQL roles in k8s', () => {
   });
 });
 
+describe('the audit log in k8s', () => {
+  it('when the roles are set up, then the gateway may only add to and read gateway.audit_log', () => {
+    const sql = read('infra/db-roles.sql');
+    expect(sql).toMatch(/REVOKE UPDATE, DELETE, TRUNCATE ON TABLE gateway\.audit_log FROM payments_gateway;/);
+    expect(sql.slice(sql.indexOf('gateway.audit_log'))).not.toMatch(/GRANT/);
+  });
+});
+
 describe('the card vault schema in k8s', () => {
   const sql = read('infra/db-roles.sql');
   const vaultBlock = sql.slice(sql.indexOf('payments_card_vault'));

@@ -35,7 +35,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
   }
 
   /** Writes a message to `<topic>.dlq` as a consumer that gave up on it would. */
-  async function deadLetter(topic: string, key: string, value: string): Promise<void> {
+  async function deadLetter(topic: string, key: string, value: string, originalTopic = topic): Promise<void> {
     const producer = testKafka('test-dlq').producer();
     await producer.connect();
     await producer.send({
@@ -46,7 +46,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
           value,
           headers: {
             'dlq-error': 'handler failed: the database was down',
-            'dlq-original-topic': topic,
+            'dlq-original-topic': originalTopic,
             'dlq-original-partition': '0',
             'dlq-original-offset': '7',
             'dlq-consumer-group': 'orders',
@@ -132,10 +132,15 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
       resolvedBy: 'OPS_TOKEN',
       reason: 'The database is back',
     });
-    const audit = await ops('GET', '/audit?action=dead-letter.redrive');
-    expect(audit.body.items.map((r: { after: unknown }) => r.after)).toEqual(
-      expect.arrayContaining([{ redriven: [letter.id], skipped: [] }]),
-    );
+    // One record for the dead letter redriven, with it before and after; the skipped second one: none.
+    const audit = await ops('GET', `/audit?action=dead-letter.redrive&objectId=${letter.id}`);
+    expect(audit.body.items).toHaveLength(1);
+    expect(audit.body.items[0]).toMatchObject({
+      object: { type: 'dead-letter', id: letter.id },
+      before: { id: letter.id, status: 'open', eventId: event.eventId },
+      after: { id: letter.id, status: 'redriven', resolvedBy: 'OPS_TOKEN' },
+      reason: 'The database is back',
+    });
   });
 
   it('when a dead letter is not a valid envelope, then it cannot be redriven, and it is discarded only with a reason', async () => {
@@ -162,6 +167,55 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
       reason: 'Garbage from a test tool',
     });
     expect((await ops('GET', '/dead-letters/not-an-id')).status).toBe(404);
+  });
+
+  it('when a dead letter names another topic, then it is never redriven there', async () => {
+    const providerEvent = () =>
+      envelope({
+        type: 'provider.event',
+        occurredAt: new Date(),
+        payload: {
+          providerCode: 'sandbox',
+          providerEventId: `sbx-dlq-${randomUUID()}`,
+          kind: 'payment',
+          reference: randomUUID(),
+          paymentId: randomUUID(),
+          status: 'success',
+          amount: '1.00',
+          currency: 'USD',
+          receivedAt: new Date().toISOString(),
+        },
+      });
+    // The header of a planted message names a command topic: the origin is the DLQ's own topic.
+    const key = randomUUID();
+    const planted = providerEvent();
+    await deadLetter('provider.events', key, JSON.stringify(planted), 'orders.commands');
+    const letter = await openOf(key);
+    expect((await ops('GET', `/dead-letters/${letter.id}`)).body).toMatchObject({
+      originalTopic: 'provider.events',
+      redrivable: false,
+      error:
+        'handler failed: the database was down (its dlq-original-topic header named "orders.commands", not provider.events: not redrivable)',
+    });
+    expect((await ops('POST', '/dead-letters/redrive', { ids: [letter.id] })).body).toEqual({
+      redriven: [],
+      skipped: [{ id: letter.id, status: 'open', why: 'not a valid envelope' }],
+    });
+
+    // A row whose origin says another topic anyway: the redrive checks the contract catalog.
+    const other = randomUUID();
+    const event = providerEvent();
+    await deadLetter('provider.events', other, JSON.stringify(event));
+    const row = await openOf(other);
+    await db.query(`UPDATE gateway.dead_letters SET original_topic = 'orders.commands' WHERE id = $1`, [row.id]);
+    expect((await ops('POST', '/dead-letters/redrive', { ids: [row.id] })).body).toEqual({
+      redriven: [],
+      skipped: [{ id: row.id, status: 'open', why: 'orders.commands is not a contract topic carrying provider.event' }],
+    });
+    for (const id of [planted.eventId, event.eventId]) {
+      const sent = await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE event_id = $1', [id]);
+      expect(sent.rows[0].n).toBe(0);
+    }
   });
 
   it('when a dead letter carries a card number, then the gateway keeps it masked and never redrives it', async () => {

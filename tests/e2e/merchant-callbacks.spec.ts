@@ -254,6 +254,11 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       const noTarget = await ops('POST', '/callbacks/replay', { status: 'failed' });
       expect(noTarget.status).toBe(400);
       expect(noTarget.body.errors[0].path).toBe('deliveryIds');
+      // A replay of a shop's deliveries is audited on that shop (its id is in the body).
+      const replayed = await ops('POST', '/callbacks/replay', { shopId: shop.shopId, status: 'failed' });
+      expect(replayed.status).toBe(200);
+      const audit = await ops('GET', `/audit?action=delivery.replay-many&objectId=${shop.shopId}`);
+      expect(audit.body.items).toHaveLength(1);
     });
   });
 

@@ -388,6 +388,12 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
     expect(
       byCode((await merchant('GET', `/payouts/payout-methods/${shop.shopId}`)).body.methods, 'temp-wallet'),
     ).toMatchObject({ walletTypes: ['company'] });
+    // Each change is audited with the method as it was and as it became.
+    const audit = await ops('GET', `/ops/v1/audit?action=payout-method.update&objectId=${created.body.id}`);
+    expect(audit.body.items.map((r: { before: unknown; after: unknown }) => [r.before, r.after])).toEqual([
+      [expect.objectContaining({ enabled: false }), expect.objectContaining({ enabled: true })],
+      [expect.objectContaining({ enabled: true }), expect.objectContaining({ enabled: false })],
+    ]);
   });
 
   it('when an update would leave the method invalid, then 400 naming the field and the method is unchanged', async () => {

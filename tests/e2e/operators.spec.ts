@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { Client } from 'pg';
+import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
@@ -140,6 +143,8 @@ describe('named operators and the audit log', () => {
     const page = await admin('GET', `/ops/v1/audit?objectType=api-key&objectId=${created.body.id}`);
     expect(page.body.items.map((r: { action: string }) => r.action)).toEqual(['api-key.revoke', 'api-key.create']);
     expect(page.body.items[0].reason).toBe('Key pasted into a ticket');
+    expect(page.body.items[0].before).toMatchObject({ id: created.body.id, status: 'active' });
+    expect(page.body.items[0].after).toMatchObject({ id: created.body.id, status: 'revoked' });
     expect(page.body.items[1].operator).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
     const everything = (await db.query('SELECT before, after FROM gateway.audit_log')).rows;
     expect(JSON.stringify(everything)).not.toContain(created.body.apiKey);
@@ -173,6 +178,144 @@ describe('named operators and the audit log', () => {
     expect((await fetch(`${stack.gateway!.opsUrl}/order`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${stack.gateway!.opsUrl}/docs/openapi.json`)).status).toBe(200);
     expect((await admin('GET', '/ops/v1/me')).status).toBe(200);
+  });
+
+  it('when /ops is spelled another way on the merchant port, then the same 404 as an unknown path', async () => {
+    // Sent as written: fetch would resolve dot segments; the router decodes percent-escapes.
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string; type: string | undefined }>((resolve, reject) => {
+        const req = request(
+          `${stack.gateway!.url}${path}`,
+          { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body, type: res.headers['content-type'] }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const unknown = await raw('/no-such-path');
+    expect(unknown.status).toBe(404);
+    for (const path of [
+      '/%6Fps/v1/me',
+      '/o%70s/console/sign-in',
+      '/%6fps/console',
+      '/%4Fps/v1/me',
+      '//ops/v1/me',
+      '/ops/../ops/v1/me',
+      '/ops%2Fv1/me',
+    ]) {
+      const res = await raw(path);
+      expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 404, type: unknown.type });
+      expect(JSON.parse(res.body)).toEqual(JSON.parse(unknown.body));
+    }
+    // The operators' listener still answers the operator surface however it is spelled.
+    expect(
+      (await fetch(`${stack.gateway!.opsUrl}/%6Fps/v1/me`, { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } }))
+        .status,
+    ).toBe(200);
+  });
+
+  it('when OPS_TOKEN is rotated, then console sessions signed in with the old one open nothing', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const me = (gateway: RunningGateway) => fetch(`${gateway.opsUrl}/ops/v1/me`, { headers: { cookie } });
+    expect((await me(stack.gateway!)).status).toBe(200);
+    // Another instance on the same database, deployed with a new OPS_TOKEN.
+    const rotated = await startGateway(
+      loadGatewayConfig(
+        stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210', GATEWAY_INSTANCE_ID: `gw-rotated-${Date.now()}` }),
+      ),
+      0,
+    );
+    try {
+      expect((await me(rotated)).status).toBe(401);
+      expect((await fetch(`${rotated.opsUrl}/ops/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(
+        303,
+      );
+    } finally {
+      await rotated.close();
+    }
+    // The instance that still has the token it was signed in with keeps it.
+    expect((await me(stack.gateway!)).status).toBe(200);
+  });
+
+  it('when the console audit page gets a repeated filter, then it ignores it rather than failing', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const page = await fetch(`${stack.gateway!.opsUrl}/ops/console/audit?action=a&action=b&objectId=x&objectId=y`, {
+      headers: { cookie },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('when the console is reached over https, then the session cookie is __Host- prefixed; over http it keeps its plain name', async () => {
+    const signIn = (headers: Record<string, string>) =>
+      fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+      });
+    // TLS ends at the ingress, which says so in X-Forwarded-Proto (trusted from loopback).
+    const https = { 'x-forwarded-proto': 'https' };
+    const secure = (await signIn(https)).headers.get('set-cookie')!;
+    expect(secure).toMatch(/^__Host-ops_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Secure; Max-Age=28800$/);
+    const id = secure.split(';')[0].split('=')[1];
+    const me = (cookie: string, headers: Record<string, string> = {}) =>
+      fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie, ...headers } });
+    expect((await me(`__Host-ops_session=${id}`, https)).status).toBe(200);
+    // The console page reads /ops/v1 with the same session.
+    expect(
+      (
+        await fetch(`${stack.gateway!.opsUrl}/ops/console/audit`, {
+          headers: { cookie: `__Host-ops_session=${id}`, ...https },
+        })
+      ).status,
+    ).toBe(200);
+    // Each scheme reads only its own name: a plain cookie is nothing over https.
+    expect((await me(`ops_session=${id}`, https)).status).toBe(401);
+
+    const plain = (await signIn({})).headers.get('set-cookie')!;
+    expect(plain).toMatch(/^ops_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/ops; Max-Age=28800$/);
+    expect((await me(plain.split(';')[0])).status).toBe(200);
+  });
+
+  it('when a console session goes unused for 30 minutes, then it opens nothing; each use renews it', async () => {
+    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_OPS_TOKEN }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const idHash = createHash('sha256').update(cookie.split('=')[1]).digest('hex');
+    const me = () => fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie } });
+    const lastUsed = (minutesAgo: number) =>
+      db.query(
+        `UPDATE gateway.console_sessions SET last_used_at = now() - make_interval(mins => $2) WHERE id_hash = $1`,
+        [idHash, minutesAgo],
+      );
+    await lastUsed(29);
+    expect((await me()).status).toBe(200);
+    const renewed = await db.query(
+      `SELECT last_used_at > now() - interval '1 minute' AS fresh FROM gateway.console_sessions WHERE id_hash = $1`,
+      [idHash],
+    );
+    expect(renewed.rows[0].fresh).toBe(true);
+    await lastUsed(31);
+    expect((await me()).status).toBe(401);
   });
 
   it('when the input is bad, then 400 naming the field and nothing is created', async () => {

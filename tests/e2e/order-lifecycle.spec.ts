@@ -179,6 +179,15 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
     });
   });
 
+  it('when an operator lists orders with a crafted cursor, then 400 naming the cursor, not a database failure', async () => {
+    const crafted = (text: string) => Buffer.from(text).toString('base64url');
+    for (const text of [`2026-11-24T23:00:00.000Z|${'-'.repeat(36)}`, `+275760-09-13T00:00:00.000Z|${randomUUID()}`]) {
+      const res = await ops('GET', `/orders?cursor=${crafted(text)}`);
+      expect({ text, status: res.status }).toEqual({ text, status: 400 });
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['cursor']);
+    }
+  });
+
   it('when auto-finalization is on, then the follow-up callback with the right amount resolves need_action by itself', async () => {
     const shop = await shopWith({ autoFinalizeNeedAction: true });
     const order = await anOrder(shop);
@@ -399,6 +408,11 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
 
       const on = await ops('PATCH', `/companies/${shop.companyId}/settings`, { useCustomerDataAsPayer: true });
       expect(on.status).toBe(200);
+      const audit = await ops('GET', `/audit?action=company.settings.update&objectId=${shop.companyId}`);
+      expect(audit.body.items[0]).toMatchObject({
+        before: { id: shop.companyId, useCustomerDataAsPayer: false },
+        after: { id: shop.companyId, useCustomerDataAsPayer: true },
+      });
       await eventually(
         async () => {
           const r = await db.query(

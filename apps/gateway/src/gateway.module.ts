@@ -62,6 +62,8 @@ import { AuditInterceptor } from './operators/audit.interceptor';
 import { ConsoleSessions1765100000001 } from './migrations/1765100000001-console-sessions';
 import { ConsoleController } from './console/console.controller';
 import { ConsoleSessionRepository } from './console/console-session.repository';
+import { ConsoleSessionToken1765300000101 } from './migrations/1765300000101-console-session-token';
+import { ConsoleSessionIdle1765300000102 } from './migrations/1765300000102-console-session-idle';
 import { OpsOverviewController } from './ops/ops-overview.controller';
 import { OverviewService } from './overview/overview.service';
 import { DeadLetters1765100000003 } from './migrations/1765100000003-dead-letters';
@@ -97,6 +99,8 @@ export class GatewayModule {
         DeadLetters1765100000003,
         HostedIntegration1765200000001,
         PayoutViaPaymentPage1765300000001,
+        ConsoleSessionToken1765300000101,
+        ConsoleSessionIdle1765300000102,
       ],
     };
     return {

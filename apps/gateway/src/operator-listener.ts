@@ -20,6 +20,25 @@ function sharedPath(url: string): boolean {
 }
 
 /**
+ * The paths a request is judged by (decision 176): the matched route's pattern when a route matched
+ * (the router decodes percent-escapes, so `/%6Fps/v1/me` matches `/ops/v1/me`), and the raw path
+ * decoded, its repeated slashes collapsed and lower-cased, so no spelling of /ops slips past
+ * either way (a wildcard route, say, matches anything).
+ */
+export function routedPaths(request: Pick<FastifyRequest, 'url' | 'is404' | 'routeOptions'>): string[] {
+  const raw = request.url.split('?')[0] ?? '';
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape: judge the raw path.
+  }
+  const normalised = decoded.replace(/\/{2,}/g, '/').toLowerCase();
+  const pattern = request.is404 ? undefined : request.routeOptions.url;
+  return pattern ? [pattern, normalised] : [normalised];
+}
+
+/**
  * One app, two listeners (issue 15 item 2, decision 152): the merchant port never answers the
  * operator surface, the operators' port answers only it (plus /docs and /health). Either refuses
  * the other's paths with the same 404 problem as a path that does not exist, so the merchant host
@@ -33,8 +52,9 @@ export function separateOperatorSurface(app: NestFastifyApplication): void {
       // An injected request (the console reading /ops/v1 for its page) never crossed a listener.
       if (!(request.raw.socket instanceof Socket)) return done();
       const fromOperators = (request.raw as Marked)[FROM_OPERATOR_LISTENER] === true;
-      const operatorPath = isOperatorPath(request.url);
-      if (fromOperators ? operatorPath || sharedPath(request.url) : !operatorPath) return done();
+      const paths = routedPaths(request);
+      const operatorPath = paths.some(isOperatorPath);
+      if (fromOperators ? operatorPath || sharedPath(paths[0]) : !operatorPath) return done();
       const doc = new ProblemException('notFound', 'No such resource.').toDocument();
       void reply
         .code(404)

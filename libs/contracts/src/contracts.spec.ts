@@ -6,6 +6,8 @@ import {
   createOrderCommand,
   createP2pCommand,
   createPayoutCommand,
+  decodeListCursor,
+  encodeListCursor,
   orderStatusChanged,
   parsePayload,
   providerEvent,
@@ -249,5 +251,31 @@ describe('contract schemas', () => {
 
   it.each(schemas)('when %s is turned into JSON Schema (for AsyncAPI), then it converts both ways', (_name, schema) => {
     for (const io of ['input', 'output'] as const) expect(() => z.toJSONSchema(schema, { io })).not.toThrow();
+  });
+});
+
+describe('list cursors', () => {
+  const crafted = (text: string) => Buffer.from(text).toString('base64url');
+  const id = '0b7c8f1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e';
+
+  it('when a cursor is one encodeListCursor wrote, then it decodes to the same time and id', () => {
+    const at = new Date('2026-11-24T23:00:00.123Z');
+    expect(decodeListCursor(encodeListCursor(at, id))).toEqual({ createdAt: at, id });
+  });
+
+  it('when a cursor is crafted, then it is refused rather than handed to PostgreSQL', () => {
+    for (const text of [
+      `2026-11-24T23:00:00.000Z|${'-'.repeat(36)}`,
+      `2026-11-24T23:00:00.000Z|${'0'.repeat(36)}`,
+      `2026-11-24T23:00:00.000Z|${id.toUpperCase()}`,
+      `+275760-09-13T00:00:00.000Z|${id}`,
+      `-000001-01-01T00:00:00.000Z|${id}`,
+      `1|${id}`,
+      `2026-11-24|${id}`,
+      `2026-02-31T00:00:00.000Z|${id}`,
+      `2026-11-24T23:00:00.000Z|${id}|x`,
+      '',
+    ])
+      expect({ text, decoded: decodeListCursor(crafted(text)) }).toEqual({ text, decoded: undefined });
   });
 });

@@ -54,9 +54,17 @@ export function encodeListCursor(createdAt: Date, id: string): string {
   return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
 }
 
+/** A cursor is only what encodeListCursor wrote: anything else is refused before it reaches SQL. */
+const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function decodeListCursor(cursor: string): { createdAt: Date; id: string } | undefined {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) return undefined;
+  const parts = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (parts.length !== 2) return undefined;
+  const [at, id] = parts;
+  if (!CURSOR_AT.test(at) || !CURSOR_ID.test(id)) return undefined;
+  const createdAt = new Date(at);
+  // A four-digit year that PostgreSQL reads as the same instant (2026-02-31 would roll over).
+  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) return undefined;
   return { createdAt, id };
 }

@@ -14,6 +14,8 @@ export interface OpsRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   ip?: string;
+  /** `https` behind the ingress that says so (trusted X-Forwarded-Proto), else `http`. */
+  protocol?: string;
   body?: unknown;
   params?: Record<string, string>;
   routeOptions?: { url?: string };
@@ -23,8 +25,31 @@ export interface OpsRequest {
   consoleSession?: { id: string; csrfToken: string };
 }
 
-/** The console's session cookie (HttpOnly, SameSite=Strict, Path=/ops; Secure over https). */
+/**
+ * The console's session cookie (HttpOnly, SameSite=Strict). Over https it is `__Host-ops_session`
+ * (Secure, Path=/, no Domain: the browser keeps it to this host and no sibling domain or plain
+ * http page can set it); over plain http (a developer's machine) it is `ops_session`, Path=/ops.
+ * Each scheme reads only its own name (decision 180).
+ */
 export const SESSION_COOKIE = 'ops_session';
+export const SECURE_SESSION_COOKIE = '__Host-ops_session';
+
+const overHttps = (request: { protocol?: string }) => request.protocol === 'https';
+
+/** The session id from the cookie of this request's scheme. */
+export function sessionIdOf(request: {
+  protocol?: string;
+  headers: Record<string, string | string[] | undefined>;
+}): string | undefined {
+  return cookieValue(request.headers.cookie, overHttps(request) ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
+}
+
+/** The Set-Cookie value that sets (or, with no id, clears) the session cookie for this request's scheme. */
+export function sessionCookie(request: { protocol?: string }, id: string | null, maxAgeSeconds: number): string {
+  const attributes = overHttps(request) ? 'Path=/; Secure' : 'Path=/ops';
+  const name = overHttps(request) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  return `${name}=${id ?? ''}; HttpOnly; SameSite=Strict; ${attributes}; Max-Age=${id ? maxAgeSeconds : 0}`;
+}
 /** The header the console sends its session's CSRF token in, on every request that changes something. */
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -73,7 +98,7 @@ export class OpsAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<OpsRequest>();
     const token = bearerToken(request.headers.authorization);
-    const sessionId = token ? undefined : cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const sessionId = token ? undefined : sessionIdOf(request);
     const operator = sessionId
       ? await this.fromSession(request, sessionId)
       : await this.authenticate(request.ip, token);

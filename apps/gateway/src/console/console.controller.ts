@@ -19,7 +19,7 @@ import { ProblemException } from '@payments/platform';
 import { IsDefined, IsString, Length } from 'class-validator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { cookieValue, OpsAuthGuard, OpsRequest, SESSION_COOKIE } from '../auth/ops-auth.guard';
+import { OpsAuthGuard, OpsRequest, SESSION_COOKIE, sessionCookie, sessionIdOf } from '../auth/ops-auth.guard';
 import { OPS_ROLE } from '../openapi/endpoint.decorator';
 import { AuditRecord, AuditRepository } from '../operators/audit.repository';
 import { Audited } from '../operators/audited.decorator';
@@ -139,11 +139,7 @@ export class ConsoleController {
       throw err;
     });
     const session = await this.sessions.create(operator);
-    const secure = request.protocol === 'https' ? '; Secure' : '';
-    void reply.header(
-      'set-cookie',
-      `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/ops; Max-Age=${SESSION_HOURS * 3600}${secure}`,
-    );
+    void reply.header('set-cookie', sessionCookie(request, session.id, SESSION_HOURS * 3600));
     await this.audit.append({
       operator,
       action: 'console.sign-in',
@@ -164,7 +160,7 @@ export class ConsoleController {
   @Audited({ action: 'console.sign-out', object: 'operator' })
   async signOut(@Req() request: OpsRequest, @Res({ passthrough: true }) reply: Reply): Promise<{ id: string }> {
     if (request.consoleSession) await this.sessions.delete(request.consoleSession.id);
-    void reply.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/ops; Max-Age=0`);
+    void reply.header('set-cookie', sessionCookie(request, null, 0));
     return { id: request.operator!.id };
   }
 
@@ -199,7 +195,7 @@ export class ConsoleController {
   /** The queue again, for the page's refresh: it changes when another operator resolves an order. */
   @Get('need-action/live')
   async needActionLive(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: Reply): Promise<string> {
-    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const id = sessionIdOf(request);
     const session = id ? await this.sessions.find(id) : undefined;
     const page = session && (await this.call<OrderPage>(request, NEED_ACTION_QUEUE));
     if (!session || !page) throw new ProblemException('unauthorized', en.errors.sessionEnded);
@@ -448,7 +444,7 @@ export class ConsoleController {
 
   @Get('audit')
   async auditLog(
-    @Query() raw: Record<string, string | undefined>,
+    @Query() raw: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: Reply,
   ): Promise<string | void> {
@@ -464,7 +460,8 @@ export class ConsoleController {
     };
     const filter = Object.fromEntries(
       Object.entries(valid)
-        .map(([k]) => [k, raw[k]?.trim() ?? ''] as const)
+        // A repeated parameter arrives as an array: it is no filter (decision 179).
+        .map(([k]) => [k, typeof raw[k] === 'string' ? raw[k].trim() : ''] as const)
         .filter(([k, v]) => v !== '' && valid[k].test(v)),
     );
     const query = new URLSearchParams({ limit: '50', ...filter });
@@ -502,7 +499,7 @@ export class ConsoleController {
 
   /** The signed-in operator, or a redirect to the sign-in page. */
   private async session(request: FastifyRequest, reply: Reply): Promise<ConsoleSession | undefined> {
-    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const id = sessionIdOf(request);
     const session = id ? await this.sessions.find(id) : undefined;
     if (!session) this.toSignIn(reply);
     return session;
@@ -528,7 +525,8 @@ export class ConsoleController {
     const res = await fastify.inject({
       method: 'GET',
       url: path,
-      headers: { cookie: request.headers.cookie ?? '' },
+      // An injected request is plain http: it carries the session under the plain cookie name.
+      headers: { cookie: `${SESSION_COOKIE}=${sessionIdOf(request) ?? ''}` },
       remoteAddress: request.ip,
     });
     if (res.statusCode === 401) return undefined;

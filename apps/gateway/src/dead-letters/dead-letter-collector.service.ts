@@ -69,18 +69,28 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
       autoCommit: true,
       eachMessage: async ({ topic, partition, message }) => {
         const value = maskCards(message.value?.toString('utf8') ?? '');
-        const parsed = value.masked ? undefined : parseEnvelope(message.value);
         const h = message.headers;
+        // The origin is the DLQ topic's own name (decision 177): the header is only compared with it.
+        const dlq = unprefixed(kafka, topic);
+        const originalTopic = dlq.replace(/\.dlq$/, '');
+        const claimed = header(h, 'dlq-original-topic');
+        const misnamed = claimed !== null && claimed !== originalTopic;
+        const parsed = value.masked || misnamed ? undefined : parseEnvelope(message.value);
         const error = maskCards(header(h, 'dlq-error') ?? 'unknown').text;
+        const why = value.masked
+          ? ' (card numbers masked by the gateway: not redrivable)'
+          : misnamed
+            ? ` (its dlq-original-topic header named ${JSON.stringify(maskCards(claimed.slice(0, 200)).text)}, not ${originalTopic}: not redrivable)`
+            : '';
         await this.deadLetters.record({
-          topic: unprefixed(kafka, topic),
+          topic: dlq,
           partition,
           offset: message.offset,
-          originalTopic: header(h, 'dlq-original-topic') ?? unprefixed(kafka, topic).replace(/\.dlq$/, ''),
+          originalTopic,
           key: message.key ? maskCards(message.key.toString()).text : null,
           envelope: parsed?.kind === 'ok' ? parsed.envelope : null,
           raw: parsed?.kind === 'ok' ? null : value.text.slice(0, 10_000),
-          error: value.masked ? `${error} (card numbers masked by the gateway: not redrivable)` : error,
+          error: error + why,
           consumerGroup: header(h, 'dlq-consumer-group'),
           attempts: Number(header(h, 'dlq-attempts') ?? 0) || 0,
           deadLetteredAt: new Date(header(h, 'dlq-at') ?? Number(message.timestamp)),

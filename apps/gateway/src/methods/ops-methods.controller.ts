@@ -102,6 +102,11 @@ abstract class OpsMethodsRoutes {
     return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.create, command);
   }
 
+  /** The method as it was, for the audit record's `before` (not a route). */
+  async methodBefore(shopId: string, methodId: string): Promise<MethodView | null> {
+    return (await this.doList(shopId)).methods.find((m) => m.id === methodId) ?? null;
+  }
+
   protected async doList(shopId: string): Promise<MethodListView> {
     await this.shopMustExist(shopId);
     const type = this.direction === 'payment' ? MethodQueryTypes.paymentList : MethodQueryTypes.payoutList;
@@ -170,7 +175,12 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
   }
 
   @Patch(':methodId')
-  @Audited({ action: 'payment-method.update', object: 'payment-method', idParam: 'methodId' })
+  @Audited({
+    action: 'payment-method.update',
+    object: 'payment-method',
+    idParam: 'methodId',
+    read: { method: 'methodBefore', args: ['shopId', 'methodId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Change a payment method (code, brands, wallet types, currencies and limits, provider, enabled)',
@@ -188,7 +198,12 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
 
   @Delete(':methodId')
   @HttpCode(204)
-  @Audited({ action: 'payment-method.delete', object: 'payment-method', idParam: 'methodId' })
+  @Audited({
+    action: 'payment-method.delete',
+    object: 'payment-method',
+    idParam: 'methodId',
+    read: { method: 'methodBefore', args: ['shopId', 'methodId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Delete a payment method (to keep it but hide it, PATCH enabled: false)',
@@ -239,7 +254,12 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
   }
 
   @Patch(':methodId')
-  @Audited({ action: 'payout-method.update', object: 'payout-method', idParam: 'methodId' })
+  @Audited({
+    action: 'payout-method.update',
+    object: 'payout-method',
+    idParam: 'methodId',
+    read: { method: 'methodBefore', args: ['shopId', 'methodId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Change a payout method (code, brands, wallet types, currencies and limits, provider, enabled)',
@@ -257,7 +277,12 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
 
   @Delete(':methodId')
   @HttpCode(204)
-  @Audited({ action: 'payout-method.delete', object: 'payout-method', idParam: 'methodId' })
+  @Audited({
+    action: 'payout-method.delete',
+    object: 'payout-method',
+    idParam: 'methodId',
+    read: { method: 'methodBefore', args: ['shopId', 'methodId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Delete a payout method (to keep it but refuse payouts, PATCH enabled: false)',

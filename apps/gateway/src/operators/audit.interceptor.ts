@@ -29,6 +29,15 @@ function reasonOf(body: unknown): string | null {
   return null;
 }
 
+function objectIdOf(spec: AuditSpec, params: Record<string, string>, body: unknown, answerId: unknown): string | null {
+  if (spec.idParam) return params[spec.idParam] ?? null;
+  if (spec.idBody) {
+    const id = body && typeof body === 'object' ? (body as Record<string, unknown>)[spec.idBody] : undefined;
+    return typeof id === 'string' ? id : null;
+  }
+  return typeof answerId === 'string' ? answerId : null;
+}
+
 /**
  * Writes the audit record of every state-changing operator request that succeeded: who (the
  * operator OpsAuthGuard identified), when, what (the route's Audited action), on which object,
@@ -55,6 +64,7 @@ export class AuditInterceptor implements NestInterceptor {
       action: `${request.method} ${request.routeOptions?.url ?? request.url}`,
       object: 'unknown',
     };
+    if (spec.recordsItself) return next.handle();
     const params = request.params ?? {};
     return from(this.read(spec, context, params)).pipe(
       mergeMap((before) =>
@@ -65,7 +75,7 @@ export class AuditInterceptor implements NestInterceptor {
               operator,
               action: spec.action,
               objectType: spec.object,
-              objectId: spec.idParam ? (params[spec.idParam] ?? null) : typeof answerId === 'string' ? answerId : null,
+              objectId: objectIdOf(spec, params, request.body, answerId),
               before: redacted(before ?? null),
               after: redacted(after ?? null),
               reason: reasonOf(request.body),

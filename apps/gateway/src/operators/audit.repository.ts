@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { Operator, OperatorRole } from './operators';
 
@@ -67,8 +67,9 @@ export class AuditRepository {
     this.s = config.schema;
   }
 
-  async append(r: NewAuditRecord): Promise<void> {
-    await this.dataSource.query(
+  /** Appends a record; with a transaction's manager, the record stands or falls with its change. */
+  async append(r: NewAuditRecord, m?: EntityManager): Promise<void> {
+    await (m ?? this.dataSource).query(
       `INSERT INTO "${this.s}".audit_log (operator_id, operator_name, operator_role, action, object_type, object_id, before, after, reason, request)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [

@@ -9,6 +9,13 @@ export interface AuditSpec {
   object: string;
   /** The route parameter holding the object's id; without it, the answer's `id` (a created object). */
   idParam?: string;
+  /** The body member holding the object's id, for a route whose object is named in its body (decision 181). */
+  idBody?: string;
+  /**
+   * The handler writes its own records (one per object of a batch, in its transaction): the
+   * interceptor writes none.
+   */
+  recordsItself?: boolean;
   /**
    * The same controller's read of the object (a GET route's method, called with the route
    * parameters named in `args`): read before the action for the record's `before`. Without it

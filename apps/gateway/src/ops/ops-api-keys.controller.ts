@@ -77,7 +77,12 @@ export class OpsApiKeysController {
 
   @Post(':keyId/revoke')
   @HttpCode(200)
-  @Audited({ action: 'api-key.revoke', object: 'api-key', idParam: 'keyId' })
+  @Audited({
+    action: 'api-key.revoke',
+    object: 'api-key',
+    idParam: 'keyId',
+    read: { method: 'keyBefore', args: ['shopId', 'keyId'] },
+  })
   @OpsEndpoint({
     role: 'admin',
     summary: 'Revoke an API key: refused from the next request on, on every gateway instance',
@@ -101,7 +106,12 @@ export class OpsApiKeysController {
 
   @Post(':keyId/rotate')
   @HttpCode(201)
-  @Audited({ action: 'api-key.rotate', object: 'api-key', idParam: 'keyId' })
+  @Audited({
+    action: 'api-key.rotate',
+    object: 'api-key',
+    idParam: 'keyId',
+    read: { method: 'keyBefore', args: ['shopId', 'keyId'] },
+  })
   @OpsEndpoint({
     role: 'admin',
     summary: 'Rotate an API key: a new key (in this answer only); the old one works for overlapSeconds more',
@@ -136,6 +146,11 @@ export class OpsApiKeysController {
           },
         );
     }
+  }
+
+  /** The key as it was, for the audit record's `before` (not a route). */
+  async keyBefore(shopId: string, keyId: string): Promise<ApiKeyView | null> {
+    return (await this.keys.list(shopId)).find((k) => k.id === keyId) ?? null;
   }
 
   private async shop(shopId: string): Promise<void> {

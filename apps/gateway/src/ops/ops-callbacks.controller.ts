@@ -181,7 +181,7 @@ export class OpsCallbacksController {
 
   @Post('replay')
   @HttpCode(200)
-  @Audited({ action: 'delivery.replay-many', object: 'shop', idParam: 'shopId' })
+  @Audited({ action: 'delivery.replay-many', object: 'shop', idBody: 'shopId' })
   @OpsEndpoint({
     role: 'operator',
     summary: "Replay many deliveries: by ids, or a shop's by status and/or since",

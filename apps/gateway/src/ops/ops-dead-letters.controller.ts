@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { topicContracts } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
 import { Type } from 'class-transformer';
@@ -27,6 +28,7 @@ import {
   DeadLetterView,
 } from '../dead-letters/dead-letter.repository';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
+import { AuditRepository } from '../operators/audit.repository';
 import { Audited } from '../operators/audited.decorator';
 import { GATEWAY_OUTBOX } from '../tokens';
 import {
@@ -96,6 +98,14 @@ interface RedriveResult {
 }
 
 /**
+ * A redrive writes only to a contract topic, and only a message that topic carries (decision 177):
+ * whatever a dead letter's row says, nothing is sent where its type does not belong.
+ */
+function carries(topic: string, type: string): boolean {
+  return topicContracts.some((c) => c.topic === topic && c.messages.some((m) => m.type === type));
+}
+
+/**
  * Dead letters of every `.dlq` topic, as the gateway copied them (decision 156): list, redrive to
  * the topic they came from (through the gateway's outbox, in the transaction that marks them; a
  * second redrive is skipped, and the consumer's inbox would ignore a second copy anyway), discard.
@@ -107,6 +117,7 @@ export class OpsDeadLettersController {
     private readonly deadLetters: DeadLetterRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: Outbox,
+    private readonly audit: AuditRepository,
   ) {}
 
   @Get()
@@ -138,7 +149,8 @@ export class OpsDeadLettersController {
 
   @Post('redrive')
   @HttpCode(200)
-  @Audited({ action: 'dead-letter.redrive', object: 'dead-letter' })
+  // One record per dead letter redriven, written in the redrive's transaction (decision 182).
+  @Audited({ action: 'dead-letter.redrive', object: 'dead-letter', recordsItself: true })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Send dead letters back to the topic they came from (each at most once; the rest are skipped)',
@@ -155,11 +167,30 @@ export class OpsDeadLettersController {
         if (!row) result.skipped.push({ id, status: 'unknown', why: 'no such dead letter' });
         else if (row.status !== 'open') result.skipped.push({ id, status: row.status, why: `already ${row.status}` });
         else if (!row.envelope) result.skipped.push({ id, status: row.status, why: 'not a valid envelope' });
+        else if (!carries(row.original_topic, row.envelope.type))
+          result.skipped.push({
+            id,
+            status: row.status,
+            why: `${row.original_topic} is not a contract topic carrying ${row.envelope.type}`,
+          });
         else {
           await this.outbox.add(m, [
             { topic: row.original_topic, key: row.key ?? row.envelope.eventId, envelope: row.envelope },
           ]);
-          await this.deadLetters.resolve(m, id, 'redriven', request.operator!.name, body.reason ?? null);
+          const after = await this.deadLetters.resolve(m, id, 'redriven', request.operator!.name, body.reason ?? null);
+          await this.audit.append(
+            {
+              operator: request.operator!,
+              action: 'dead-letter.redrive',
+              objectType: 'dead-letter',
+              objectId: id,
+              before: DeadLetterRepository.view(row),
+              after,
+              reason: body.reason ?? null,
+              request: 'POST /ops/v1/dead-letters/redrive',
+            },
+            m,
+          );
           result.redriven.push(id);
         }
       }

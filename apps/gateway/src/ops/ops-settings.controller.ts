@@ -31,6 +31,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { assertValid, callbackUrlErrors } from '../validation/callback-url.validator';
 import { ask } from '../messaging/domain-requests';
 import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '../shops/shop-settings.publisher';
+import { CompanyEntity } from '../shops/shop.entity';
 import { ShopRepository } from '../shops/shop.repository';
 import { PaymentLinks } from '../orders/payment-links';
 import { REQUEST_CLIENT } from '../tokens';
@@ -119,7 +120,12 @@ export class OpsSettingsController {
   }
 
   @Patch('companies/:companyId/settings')
-  @Audited({ action: 'company.settings.update', object: 'company', idParam: 'companyId' })
+  @Audited({
+    action: 'company.settings.update',
+    object: 'company',
+    idParam: 'companyId',
+    read: { method: 'companyBefore', args: ['companyId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Company setting "Use customer data as payer information"',
@@ -140,6 +146,12 @@ export class OpsSettingsController {
       }
       return { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
     });
+  }
+
+  /** The company's settings as they were, for the audit record's `before` (not a route). */
+  async companyBefore(companyId: string) {
+    const company = await this.dataSource.manager.findOne(CompanyEntity, { where: { id: companyId } });
+    return company && { id: company.id, name: company.name, useCustomerDataAsPayer: company.useCustomerDataAsPayer };
   }
 
   @Get('orders')
