@@ -148,9 +148,28 @@ export class OpsTransfersController {
     );
   }
 
+  /** The audit record's `before`: the payout as the console lists it (card numbers masked). */
+  async payoutBefore(payoutId: string): Promise<PayoutView> {
+    const found = (await this.listPayouts({ id: payoutId, limit: 1 })).items[0];
+    if (!found) throw new ProblemException('notFound', 'No such payout.');
+    return found;
+  }
+
+  /** The audit record's `before`: the P2P transaction as the console lists it (card numbers masked). */
+  async p2pBefore(p2pId: string): Promise<P2pView> {
+    const found = (await this.listP2p({ id: p2pId, limit: 1 })).items[0];
+    if (!found) throw new ProblemException('notFound', 'No such P2P transaction.');
+    return found;
+  }
+
   @Post('payouts/:payoutId/resolve')
   @HttpCode(200)
-  @Audited({ action: 'payout.resolve', object: 'payout', idParam: 'payoutId' })
+  @Audited({
+    action: 'payout.resolve',
+    object: 'payout',
+    idParam: 'payoutId',
+    read: { method: 'payoutBefore', args: ['payoutId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Resolve a payout in need_action by hand: complete or fail it',
@@ -172,7 +191,12 @@ export class OpsTransfersController {
 
   @Post('p2p/:p2pId/resolve')
   @HttpCode(200)
-  @Audited({ action: 'p2p.resolve', object: 'p2p', idParam: 'p2pId' })
+  @Audited({
+    action: 'p2p.resolve',
+    object: 'p2p',
+    idParam: 'p2pId',
+    read: { method: 'p2pBefore', args: ['p2pId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',
