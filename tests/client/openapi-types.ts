@@ -8110,6 +8110,7 @@ export interface operations {
            *       },
            *       "transitionsPerMinute": [
            *         {
+           *           "objectType": "order",
            *           "status": "completed",
            *           "count": 42,
            *           "last15m": [
@@ -8117,6 +8118,28 @@ export interface operations {
            *             38,
            *             41,
            *             42
+           *           ]
+           *         },
+           *         {
+           *           "objectType": "payout",
+           *           "status": "completed",
+           *           "count": 7,
+           *           "last15m": [
+           *             5,
+           *             6,
+           *             6,
+           *             7
+           *           ]
+           *         },
+           *         {
+           *           "objectType": "p2p",
+           *           "status": "need_action",
+           *           "count": 1,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             1,
+           *             1
            *           ]
            *         }
            *       ]
@@ -8150,6 +8173,7 @@ export interface operations {
             transitionsPerMinute?: {
               count?: number;
               last15m?: number[];
+              objectType?: string;
               status?: string;
             }[];
           };

@@ -146,11 +146,11 @@ ${
 }
 </tbody></table></div>`;
   const transitions = o.transitionsPerMinute.length
-    ? `<div class="table-wrap"><table><thead><tr><th>${t.overview.status}</th><th class="num">${t.overview.count}</th><th>${o15}</th></tr></thead><tbody>
+    ? `<div class="table-wrap"><table><thead><tr><th>${t.overview.objectType}</th><th>${t.overview.status}</th><th class="num">${t.overview.count}</th><th>${o15}</th></tr></thead><tbody>
 ${o.transitionsPerMinute
   .map(
     (s) =>
-      `<tr><td>${esc(s.status)}</td><td class="num">${num(s.count)}</td><td>${sparkline(s.last15m, `${s.status}: ${t.overview.chartLabel}`)}</td></tr>`,
+      `<tr data-transition="${esc(s.objectType)}:${esc(s.status)}"><td>${esc(t.overview.objectTypes[s.objectType])}</td><td>${esc(s.status)}</td><td class="num">${num(s.count)}</td><td>${sparkline(s.last15m, `${t.overview.objectTypes[s.objectType]} ${s.status}: ${t.overview.chartLabel}`)}</td></tr>`,
   )
   .join('\n')}
 </tbody></table></div>`

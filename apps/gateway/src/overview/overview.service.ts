@@ -16,9 +16,14 @@ export interface Overview {
   outboxes: { schema: string; pending: number; oldestSeconds: number; last15m: number[] }[];
   /** Null while merchant-callbacks' table cannot be read (not deployed or migrated yet). */
   merchantCallbacks: { pending: number; failed: number; last15m: number[] } | null;
-  /** Orders whose status changed in the last minute, by the status they have now. */
-  transitionsPerMinute: { status: string; count: number; last15m: number[] }[];
+  /**
+   * Orders, payouts and P2P transactions whose status changed in the last minute, by object type
+   * and the status they have now (decision 197).
+   */
+  transitionsPerMinute: { objectType: TransitionObject; status: string; count: number; last15m: number[] }[];
 }
+
+export type TransitionObject = 'order' | 'payout' | 'p2p';
 
 type Values = { labels: Record<string, string | number>; value: number }[];
 
@@ -78,7 +83,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
       },
       transitionsPerMinute: o.transitionsPerMinute.map((t) => ({
         ...t,
-        last15m: series(`transitions:${t.status}`, t.count),
+        last15m: series(`transitions:${t.objectType}:${t.status}`, t.count),
       })),
     };
   }
@@ -94,7 +99,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
     for (const d of o.deadLetters) push(`dlq:${d.topic}`, d.messages);
     for (const b of o.outboxes) push(`outbox:${b.schema}`, b.pending);
     if (o.merchantCallbacks) push('callbacks', o.merchantCallbacks.pending);
-    for (const t of o.transitionsPerMinute) push(`transitions:${t.status}`, t.count);
+    for (const t of o.transitionsPerMinute) push(`transitions:${t.objectType}:${t.status}`, t.count);
   }
 
   private async current(): Promise<Overview> {
@@ -143,10 +148,22 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed
            FROM ${q(s.merchantCallbacks)}.deliveries WHERE status IN ('pending', 'failed')`,
       ),
-      rows<{ status: string; count: number }>(
-        `SELECT status, count(*)::int AS count FROM ${q(s.orders)}.orders
-          WHERE updated_at > now() - interval '1 minute' GROUP BY status ORDER BY status`,
-      ),
+      Promise.all(
+        (
+          [
+            ['order', `${q(s.orders)}.orders`],
+            ['payout', `${q(s.payouts)}.payouts`],
+            ['p2p', `${q(s.p2p)}.transactions`],
+          ] as const
+        ).map(async ([objectType, table]) =>
+          (
+            (await rows<{ status: string; count: number }>(
+              `SELECT status, count(*)::int AS count FROM ${table}
+              WHERE updated_at > now() - interval '1 minute' GROUP BY status ORDER BY status`,
+            )) ?? []
+          ).map((r) => ({ objectType, ...r })),
+        ),
+      ).then((found) => found.flat()),
     ]);
     return {
       at: new Date().toISOString(),
@@ -159,7 +176,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         .sort((a, b) => a.topic.localeCompare(b.topic)),
       outboxes: outboxes.filter((o) => o !== null),
       merchantCallbacks: callbacks ? { ...callbacks[0], last15m: [] } : null,
-      transitionsPerMinute: (transitions ?? []).map((r) => ({ ...r, last15m: [] })),
+      transitionsPerMinute: transitions.map((r) => ({ ...r, last15m: [] })),
     };
   }
 }
