@@ -423,6 +423,45 @@ describe('the operators console in a browser', () => {
     await page.close();
   });
 
+  it('when an operator opens a payout, then its page shows its sends to the provider and the merchant callbacks sent', async () => {
+    // The shop's payout methods were added by the test before.
+    const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
+    expect(payout.status).toBe(201);
+    const attempts = await eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/payouts/${payout.body.id}/attempts`, {
+          token: TEST_OPS_TOKEN,
+        });
+        return res.body.items.length && res.body.items[0].status !== 'pending' ? res.body.items : undefined;
+      },
+      15_000,
+      'the payout sent to its provider',
+    );
+    expect(attempts[0]).toMatchObject({ provider: expect.any(String), sends: 1 });
+    await eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/callbacks?objectId=${payout.body.id}`, {
+          token: TEST_OPS_TOKEN,
+        });
+        return res.body.items.length ? true : undefined;
+      },
+      15_000,
+      'a callback of the payout',
+    );
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1000 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl(`/payouts/${payout.body.id}`));
+    const sends = await page.$$eval('li[data-attempt]', (lis) => lis.map((li) => li.textContent ?? ''));
+    expect(sends).toHaveLength(attempts.length);
+    expect(sends[0]).toContain(attempts[0].status);
+    expect(await page.$$('main a[href^="/ops/console/callbacks/"]')).not.toHaveLength(0);
+    expect(await page.$eval('main', (m) => m.textContent ?? '')).toContain('Sends to the provider');
+    await saveScreenshot(page, 'console-payout-attempts');
+    await page.close();
+  });
+
   it('when payouts and P2P transactions change status, then the overview counts their transitions beside the orders', async () => {
     // The shop's payout methods were added by the test before.
     const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });

@@ -139,6 +139,9 @@ export const en = {
       'Search any shop’s transfers: by id, or by shop and merchant id, or by status. Card numbers are shown masked.',
     query: 'Id or merchant id',
     details: 'Everything the service answers (card numbers masked)',
+    attempts: 'Sends to the provider',
+    noAttempts: 'Not sent to a provider yet.',
+    sends: 'sends',
   },
   callbacks: {
     title: 'Merchant callbacks',

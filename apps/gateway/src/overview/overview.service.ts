@@ -25,6 +25,18 @@ export interface Overview {
 
 export type TransitionObject = 'order' | 'payout' | 'p2p';
 
+/** One send of a payout or P2P transaction to its provider: a row of the service's dispatch queue. */
+export interface TransferAttempt {
+  dispatchId: string;
+  provider: string;
+  status: string;
+  sends: number;
+  providerPaymentId: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 type Values = { labels: Record<string, string | number>; value: number }[];
 
 async function gaugeValues(name: string): Promise<Values> {
@@ -86,6 +98,46 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         last15m: series(`transitions:${t.objectType}:${t.status}`, t.count),
       })),
     };
+  }
+
+  /**
+   * A payout's or P2P transaction's sends to its provider, oldest first, read from the service's
+   * dispatch queue through the same read-only connection (decision 198). Null when the table
+   * cannot be read.
+   */
+  async transferAttempts(kind: 'payouts' | 'p2p', id: string): Promise<TransferAttempt[] | null> {
+    const s = this.config.reconciliation.schemas;
+    const schema = `"${(kind === 'payouts' ? s.payouts : s.p2p).replace(/"/g, '')}"`;
+    const reference = kind === 'payouts' ? 'payout_id' : 'p2p_id';
+    try {
+      const { rows } = await this.reads.query<{
+        dispatch_id: string;
+        provider: string;
+        status: string;
+        sends: number;
+        provider_payment_id: string | null;
+        last_error: string | null;
+        created_at: Date;
+        updated_at: Date;
+      }>(
+        `SELECT dispatch_id, provider, status, sends, provider_payment_id, last_error, created_at, updated_at
+           FROM ${schema}.provider_dispatches WHERE ${reference} = $1 ORDER BY created_at, dispatch_id`,
+        [id],
+      );
+      return rows.map((r) => ({
+        dispatchId: r.dispatch_id,
+        provider: r.provider,
+        status: r.status,
+        sends: r.sends,
+        providerPaymentId: r.provider_payment_id,
+        lastError: r.last_error,
+        createdAt: r.created_at.toISOString(),
+        updatedAt: r.updated_at.toISOString(),
+      }));
+    } catch (err) {
+      this.logger.warn(`attempts of ${kind} ${id} could not be read: ${(err as Error).message}`);
+      return null;
+    }
   }
 
   private remember(o: Overview): void {
