@@ -738,6 +738,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/v1/p2p/{p2pId}/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A P2P transaction's sends to its provider (its dispatch rows), oldest first; none for an unknown id
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_p2pAttempts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/v1/p2p/{p2pId}/resolve': {
     parameters: {
       query?: never;
@@ -770,6 +790,26 @@ export interface paths {
      * @description Role: viewer or above.
      */
     get: operations['OpsTransfersController_listPayouts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ops/v1/payouts/{payoutId}/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A payout's sends to its provider (its dispatch rows), oldest first; none for an unknown id
+     * @description Role: viewer or above.
+     */
+    get: operations['OpsTransfersController_payoutAttempts'];
     put?: never;
     post?: never;
     delete?: never;
@@ -8110,6 +8150,7 @@ export interface operations {
            *       },
            *       "transitionsPerMinute": [
            *         {
+           *           "objectType": "order",
            *           "status": "completed",
            *           "count": 42,
            *           "last15m": [
@@ -8117,6 +8158,28 @@ export interface operations {
            *             38,
            *             41,
            *             42
+           *           ]
+           *         },
+           *         {
+           *           "objectType": "payout",
+           *           "status": "completed",
+           *           "count": 7,
+           *           "last15m": [
+           *             5,
+           *             6,
+           *             6,
+           *             7
+           *           ]
+           *         },
+           *         {
+           *           "objectType": "p2p",
+           *           "status": "need_action",
+           *           "count": 1,
+           *           "last15m": [
+           *             0,
+           *             0,
+           *             1,
+           *             1
            *           ]
            *         }
            *       ]
@@ -8150,6 +8213,7 @@ export interface operations {
             transitionsPerMinute?: {
               count?: number;
               last15m?: number[];
+              objectType?: string;
               status?: string;
             }[];
           };
@@ -8296,6 +8360,123 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsTransfersController_p2pAttempts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        p2pId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Each send to the provider: its status (pending, accepted, timed_out, refused, gave_up, skipped), how many times it was sent, the provider payment id once accepted and the last error */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "dispatchId": "b1e0c6a2-5d8f-4c3e-9a71-2f4d6e8b0c13",
+           *           "provider": "sandbox",
+           *           "status": "accepted",
+           *           "sends": 1,
+           *           "providerPaymentId": "sbx_9f2c41d7",
+           *           "lastError": null,
+           *           "createdAt": "2026-11-24T10:15:00.000Z",
+           *           "updatedAt": "2026-11-24T10:15:01.250Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              dispatchId?: string;
+              lastError?: string | null;
+              provider?: string;
+              providerPaymentId?: string | null;
+              sends?: number;
+              status?: string;
+              updatedAt?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -8626,6 +8807,123 @@ export interface operations {
       };
       /** @description `/problems/unauthorized`: Authentication is required */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/rate-limited`: Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: Internal error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: The service is temporarily unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  OpsTransfersController_payoutAttempts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        payoutId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Each send to the provider: its status (pending, accepted, timed_out, refused, gave_up, skipped), how many times it was sent, the provider payment id once accepted and the last error */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "dispatchId": "b1e0c6a2-5d8f-4c3e-9a71-2f4d6e8b0c13",
+           *           "provider": "sandbox",
+           *           "status": "accepted",
+           *           "sends": 1,
+           *           "providerPaymentId": "sbx_9f2c41d7",
+           *           "lastError": null,
+           *           "createdAt": "2026-11-24T10:15:00.000Z",
+           *           "updatedAt": "2026-11-24T10:15:01.250Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items?: {
+              createdAt?: string;
+              dispatchId?: string;
+              lastError?: string | null;
+              provider?: string;
+              providerPaymentId?: string | null;
+              sends?: number;
+              status?: string;
+              updatedAt?: string;
+            }[];
+          };
+        };
+      };
+      /** @description `/problems/validation-error`: the path is not a valid URL, or a path value is too long */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "/problems/validation-error",
+           *       "title": "The request is invalid",
+           *       "status": 400,
+           *       "detail": "The path is invalid: a path parameter is longer than 100 characters",
+           *       "errors": [
+           *         {
+           *           "path": "url",
+           *           "message": "has a path parameter longer than 100 characters"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/unauthorized`: Authentication is required */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/not-found`: The resource does not exist */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -254,6 +254,24 @@ describe('card vault: card numbers never stored or published in clear', () => {
     expect(erased.body).toMatchObject({ token, bin: '860000', last4: testCard(7).slice(-4), erased: true });
     const again = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
     expect(again.body.erasedAt).toBe(erased.body.erasedAt);
+    // The audit record has the token's state before and after, its number masked, never the PAN.
+    const audit = await http('GET', `${opsUrlOf(gw())}/ops/v1/audit?action=card.delete&objectId=${token}`, {
+      token: TEST_OPS_TOKEN,
+    });
+    const records = audit.body.items as Array<{ before: unknown; after: unknown }>;
+    expect(records.map((r) => r.before).reverse()).toEqual([
+      // `token` is a member the log always redacts; the record's objectId names the card.
+      { token: '[redacted]', bin: '860000', last4: testCard(7).slice(-4), erased: false, erasedAt: null },
+      {
+        token: '[redacted]',
+        bin: '860000',
+        last4: testCard(7).slice(-4),
+        erased: true,
+        erasedAt: erased.body.erasedAt,
+      },
+    ]);
+    expect(records[records.length - 1].after).toMatchObject({ erased: true, erasedAt: erased.body.erasedAt });
+    expect(JSON.stringify(audit.body)).not.toContain(testCard(7));
     const stored = await db.query(`SELECT ciphertext, key_id, erased_at FROM card_vault.cards WHERE token = $1`, [
       token,
     ]);
@@ -368,6 +386,25 @@ describe('card vault: card numbers never stored or published in clear', () => {
     ]);
     expect(stored.rows[0].callback_secret).toMatch(/^v1:/);
     expect(stored.rows[0].previous_callback_secret).toMatch(/^v1:/);
+    // The audit records have non-secret facts before (settings version, overlap end) and never a secret.
+    const audit = await http(
+      'GET',
+      `${opsUrlOf(gw())}/ops/v1/audit?action=shop.callback-secret.rotate&objectId=${shop.shopId}`,
+      { token: TEST_OPS_TOKEN },
+    );
+    const [last, previous] = audit.body.items;
+    expect(previous.before).toMatchObject({ shopId: shop.shopId, settingsVersion: expect.any(Number) });
+    expect(last.before).toEqual({
+      shopId: shop.shopId,
+      settingsVersion: previous.before.settingsVersion + 1,
+      previousSecretExpiresAt: first.body.previousSecretExpiresAt,
+    });
+    expect(last.after).toMatchObject({
+      callbackSecret: '[redacted]',
+      previousSecretExpiresAt: second.body.previousSecretExpiresAt,
+    });
+    for (const secret of [shop.callbackSecret, first.body.callbackSecret, second.body.callbackSecret])
+      expect(JSON.stringify(audit.body)).not.toContain(secret);
     shop.callbackSecret = second.body.callbackSecret;
   });
 

@@ -423,6 +423,82 @@ describe('the operators console in a browser', () => {
     await page.close();
   });
 
+  it('when an operator opens a payout, then its page shows its sends to the provider and the merchant callbacks sent', async () => {
+    // The shop's payout methods were added by the test before.
+    const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
+    expect(payout.status).toBe(201);
+    const attempts = await eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/payouts/${payout.body.id}/attempts`, {
+          token: TEST_OPS_TOKEN,
+        });
+        return res.body.items.length && res.body.items[0].status !== 'pending' ? res.body.items : undefined;
+      },
+      15_000,
+      'the payout sent to its provider',
+    );
+    expect(attempts[0]).toMatchObject({ provider: expect.any(String), sends: 1 });
+    await eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/callbacks?objectId=${payout.body.id}`, {
+          token: TEST_OPS_TOKEN,
+        });
+        return res.body.items.length ? true : undefined;
+      },
+      15_000,
+      'a callback of the payout',
+    );
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1000 });
+    await signIn(page, operator.token);
+    await page.goto(consoleUrl(`/payouts/${payout.body.id}`));
+    const sends = await page.$$eval('li[data-attempt]', (lis) => lis.map((li) => li.textContent ?? ''));
+    expect(sends).toHaveLength(attempts.length);
+    expect(sends[0]).toContain(attempts[0].status);
+    expect(await page.$$('main a[href^="/ops/console/callbacks/"]')).not.toHaveLength(0);
+    expect(await page.$eval('main', (m) => m.textContent ?? '')).toContain('Sends to the provider');
+    await saveScreenshot(page, 'console-payout-attempts');
+    await page.close();
+  });
+
+  it('when payouts and P2P transactions change status, then the overview counts their transitions beside the orders', async () => {
+    // The shop's payout methods were added by the test before.
+    const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
+    const p2p = await http('POST', `${stack.gateway!.url}/p2p`, { token: shop.apiKey, body: aP2pRequest() });
+    const order = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest() });
+    expect([payout.status, p2p.status, order.status]).toEqual([201, 201, 201]);
+    type Transition = { objectType: string; status: string; count: number; last15m: number[] };
+    const transitions = await eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+        const found = res.body.transitionsPerMinute as Transition[];
+        const types = new Set(found.map((t) => t.objectType));
+        return ['order', 'payout', 'p2p'].every((k) => types.has(k)) ? found : undefined;
+      },
+      15_000,
+      'order, payout and P2P transitions on the overview',
+    );
+    for (const t of transitions) {
+      expect(t.count).toBeGreaterThan(0);
+      expect(t.last15m[t.last15m.length - 1]).toBe(t.count);
+    }
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    await page.waitForSelector('tr[data-transition^="payout:"]', { timeout: 20_000 });
+    const rows = await page.$$eval('tr[data-transition]', (trs) => trs.map((tr) => tr.getAttribute('data-transition')));
+    expect(rows.some((r) => r!.startsWith('order:'))).toBe(true);
+    expect(rows.some((r) => r!.startsWith('p2p:'))).toBe(true);
+    const text = await page.$eval('section[aria-labelledby="h-transitions"]', (s) => s.textContent ?? '');
+    expect(text).toContain('Payout');
+    expect(text).toContain('P2P');
+    expect(text).toContain('Changes');
+    await saveScreenshot(page, 'console-overview-transitions');
+    await page.close();
+  });
+
   it('when a viewer is signed in, then reads work and a change is refused with 403 even with the CSRF token', async () => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();

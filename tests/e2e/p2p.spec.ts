@@ -165,6 +165,16 @@ describe('P2P transactions: from the merchant request to the provider callback a
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'failed', statusCode: '1-07-07' });
+    const audit = await http('GET', `${opsUrlOf(gw())}/ops/v1/audit?action=p2p.resolve&objectId=${created.id}`, {
+      token: TEST_OPS_TOKEN,
+    });
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        reason: 'not paid out',
+        before: expect.objectContaining({ id: created.id, status: 'need_action', statusCode: '2-07-04' }),
+        after: expect.objectContaining({ id: created.id, status: 'failed', statusCode: '1-07-07' }),
+      }),
+    ]);
     expect((await publishedCount(created.id, 4)).map((e) => e.payload.status)).toEqual([
       'registered',
       'in_progress',

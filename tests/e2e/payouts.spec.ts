@@ -226,6 +226,16 @@ describe('payouts: from the merchant request to the provider callback and the fi
       statusCode: '1-07-06',
       statusDescription: expect.stringContaining('operator'),
     });
+    const audit = await http('GET', `${opsUrlOf(gw())}/ops/v1/audit?action=payout.resolve&objectId=${created.id}`, {
+      token: TEST_OPS_TOKEN,
+    });
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        reason: 'provider confirmed 90.18 USD paid',
+        before: expect.objectContaining({ id: created.id, status: 'need_action', statusCode: '2-07-04' }),
+        after: expect.objectContaining({ id: created.id, status: 'completed', statusCode: '1-07-06' }),
+      }),
+    ]);
     const again = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
     expect(again.status).toBe(409);
     expect(again.body.currentStatus).toBe('completed');

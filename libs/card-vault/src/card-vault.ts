@@ -161,6 +161,16 @@ export class CardVault {
     return this.keys.open(rows[0].ciphertext, token);
   }
 
+  /** The token's state, never its number: BIN, last 4 and whether (and when) it was erased; null for an unknown token. */
+  async describe(token: string): Promise<{ token: string; bin: string; last4: string; erasedAt: Date | null } | null> {
+    const { rows } = await this.pool.query<{ token: string; bin: string; last4: string; erased_at: Date | null }>(
+      `SELECT token, bin, last4, erased_at FROM ${T} WHERE token = $1`,
+      [token],
+    );
+    const row = rows[0];
+    return row ? { token: row.token, bin: row.bin, last4: row.last4, erasedAt: row.erased_at } : null;
+  }
+
   /** Removes the number for good; the token, BIN and last 4 stay. Idempotent: erased again, the first time is answered. */
   async erase(token: string): Promise<ErasedCard | null> {
     const { rows } = await this.pool.query<{ token: string; bin: string; last4: string; erased_at: Date }>(

@@ -1,3 +1,4 @@
+import type { TransferAttempt } from '../overview/overview.service';
 import {
   Body,
   Controller,
@@ -333,10 +334,13 @@ export class ConsoleController {
     return this.page(reply, session, kind, en.transfers[kind].title, async (frame) => {
       if (!UUID.test(id)) throw new ProblemException('notFound', `No ${en.transfers[kind].one} has this id.`);
       const page = await this.call<{ items: TransferLike[] }>(request, `/ops/v1/${kind}?id=${id}&limit=1`);
-      const history = await this.history(request, id);
-      if (!page || !history) return undefined;
+      const [history, attempts] = await Promise.all([
+        this.history(request, id),
+        this.call<{ items: TransferAttempt[] }>(request, `/ops/v1/${kind}/${id}/attempts`),
+      ]);
+      if (!page || !history || !attempts) return undefined;
       if (!page.items[0]) throw new ProblemException('notFound', `No ${en.transfers[kind].one} has this id.`);
-      return transferPage(frame, kind, page.items[0], history);
+      return transferPage(frame, kind, page.items[0], history, attempts.items);
     });
   }
 

@@ -3,7 +3,7 @@ import { DeliveryStatuses, OrderStatuses, TransferStatuses } from '@payments/con
 import type { AuditRecord } from '../operators/audit.repository';
 import { DeadLetterStatuses, type DeadLetterView } from '../dead-letters/dead-letter.repository';
 import type { Operator } from '../operators/operators';
-import type { Overview } from '../overview/overview.service';
+import type { Overview, TransferAttempt } from '../overview/overview.service';
 import { en } from './console.strings';
 
 const t = en;
@@ -146,11 +146,11 @@ ${
 }
 </tbody></table></div>`;
   const transitions = o.transitionsPerMinute.length
-    ? `<div class="table-wrap"><table><thead><tr><th>${t.overview.status}</th><th class="num">${t.overview.count}</th><th>${o15}</th></tr></thead><tbody>
+    ? `<div class="table-wrap"><table><thead><tr><th>${t.overview.objectType}</th><th>${t.overview.status}</th><th class="num">${t.overview.count}</th><th>${o15}</th></tr></thead><tbody>
 ${o.transitionsPerMinute
   .map(
     (s) =>
-      `<tr><td>${esc(s.status)}</td><td class="num">${num(s.count)}</td><td>${sparkline(s.last15m, `${s.status}: ${t.overview.chartLabel}`)}</td></tr>`,
+      `<tr data-transition="${esc(s.objectType)}:${esc(s.status)}"><td>${esc(t.overview.objectTypes[s.objectType])}</td><td>${esc(s.status)}</td><td class="num">${num(s.count)}</td><td>${sparkline(s.last15m, `${t.overview.objectTypes[s.objectType]} ${s.status}: ${t.overview.chartLabel}`)}</td></tr>`,
   )
   .join('\n')}
 </tbody></table></div>`
@@ -626,7 +626,13 @@ ${page.nextCursor ? `<p><a href="/ops/console/${kind}?${esc(new URLSearchParams(
   );
 }
 
-export function transferPage(frame: Frame, kind: 'payouts' | 'p2p', x: TransferLike, history: StatusStep[]): string {
+export function transferPage(
+  frame: Frame,
+  kind: 'payouts' | 'p2p',
+  x: TransferLike,
+  history: StatusStep[],
+  attempts: TransferAttempt[],
+): string {
   const k = t.transfers[kind];
   const o = t.orders;
   return layout(
@@ -649,6 +655,18 @@ ${
 ${history.map((h) => `<tr><td class="mono nowrap">${esc(when(h.at))}</td><td>${esc(h.from ?? '—')}</td><td>${esc(h.to)}</td><td><a href="/ops/console/callbacks/${esc(h.deliveryId)}">${esc(h.delivery)}</a></td></tr>`).join('\n')}
 </tbody></table></div>`
     : `<p class="muted">${esc(o.noHistory)}</p>`
+}
+</section>
+<section class="card"><h2>${esc(t.transfers.attempts)}</h2>
+${
+  attempts.length
+    ? `<ol class="events">${attempts
+        .map(
+          (a) =>
+            `<li data-attempt="${esc(a.dispatchId)}"><span class="mono">${esc(when(a.createdAt))}</span> ${esc(a.provider)} <span class="mono">${esc(a.providerPaymentId ?? a.dispatchId)}</span>: ${esc(a.status)} (${esc(t.transfers.sends)}: ${a.sends})${a.lastError ? ` — ${esc(a.lastError)}` : ''}</li>`,
+        )
+        .join('')}</ol>`
+    : `<p class="muted">${esc(t.transfers.noAttempts)}</p>`
 }
 </section>
 <section class="card"><h2>${esc(t.transfers.details)}</h2><pre>${esc(JSON.stringify(x, null, 2))}</pre></section>`,

@@ -18,8 +18,8 @@ export function redacted(value: unknown): unknown {
   return value;
 }
 
-/** The ids the gateway reads by: UUIDs, and the numeric ids of its own rows (dead letters). */
-const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9]{1,18})$/i;
+/** The ids the gateway reads by: UUIDs, card vault tokens (`card_` and a UUID), and the numeric ids of its own rows (dead letters). */
+const UUID = /^((card_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9]{1,18})$/i;
 
 function reasonOf(body: unknown): string | null {
   if (!body || typeof body !== 'object') return null;

@@ -48,9 +48,30 @@ export class OpsCallbackSecretController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
+  /**
+   * The audit record's `before`: non-secret facts of the shop's callback secret (its settings
+   * version, and until when the previous secret still signs), never a secret.
+   */
+  async secretBefore(
+    shopId: string,
+  ): Promise<{ shopId: string; settingsVersion: number; previousSecretExpiresAt: string | null }> {
+    const found = await this.shops.findWithCompany(shopId);
+    if (!found) throw new ProblemException('notFound', 'No such shop.');
+    return {
+      shopId,
+      settingsVersion: found.shop.settingsVersion,
+      previousSecretExpiresAt: found.shop.previousCallbackSecretExpiresAt?.toISOString() ?? null,
+    };
+  }
+
   @Post('rotate')
   @HttpCode(200)
-  @Audited({ action: 'shop.callback-secret.rotate', object: 'shop', idParam: 'shopId' })
+  @Audited({
+    action: 'shop.callback-secret.rotate',
+    object: 'shop',
+    idParam: 'shopId',
+    read: { method: 'secretBefore', args: ['shopId'] },
+  })
   @OpsEndpoint({
     role: 'admin',
     summary: "Rotate a shop's callback secret: callbacks carry both signatures until the overlap ends",

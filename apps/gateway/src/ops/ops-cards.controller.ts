@@ -18,6 +18,25 @@ export class OpsCardsController {
 
   constructor(@Inject(CARD_VAULT) private readonly vault: CardVault) {}
 
+  /** The audit record's `before`: the token's state, its number masked (never the PAN). */
+  async cardBefore(token: string): Promise<{
+    token: string;
+    bin: string;
+    last4: string;
+    erased: boolean;
+    erasedAt: string | null;
+  }> {
+    const card = TOKEN.test(token) ? await this.vault.describe(token) : null;
+    if (!card) throw new ProblemException('notFound', 'No such card token.');
+    return {
+      token: card.token,
+      bin: card.bin,
+      last4: card.last4,
+      erased: card.erasedAt !== null,
+      erasedAt: card.erasedAt?.toISOString() ?? null,
+    };
+  }
+
   @Delete(':token')
   @ApiParam({
     name: 'token',
@@ -25,7 +44,7 @@ export class OpsCardsController {
     description:
       'The card vault token, as payouts (payee_cards) and P2P parties (card) store it; any other value is a 404.',
   })
-  @Audited({ action: 'card.delete', object: 'card', idParam: 'token' })
+  @Audited({ action: 'card.delete', object: 'card', idParam: 'token', read: { method: 'cardBefore', args: ['token'] } })
   @OpsEndpoint({
     role: 'admin',
     summary: "Erase a card's number from the card vault (data-subject request)",

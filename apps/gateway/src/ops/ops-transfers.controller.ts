@@ -32,6 +32,7 @@ import {
   resolveTransferExample,
 } from '../payouts/payouts.examples';
 import { REQUEST_CLIENT } from '../tokens';
+import { OverviewService, TransferAttempt } from '../overview/overview.service';
 
 const uuid = (what: string) =>
   new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', `No such ${what}.`) });
@@ -107,6 +108,43 @@ const page = (shapes: { variants: unknown[]; open?: string[] }, example: unknown
   description: 'A page, newest first',
 });
 
+const attemptsResponse = {
+  example: {
+    items: [
+      {
+        dispatchId: 'b1e0c6a2-5d8f-4c3e-9a71-2f4d6e8b0c13',
+        provider: 'sandbox',
+        status: 'accepted',
+        sends: 1,
+        providerPaymentId: 'sbx_9f2c41d7',
+        lastError: null,
+        createdAt: '2026-11-24T10:15:00.000Z',
+        updatedAt: '2026-11-24T10:15:01.250Z',
+      },
+    ],
+  },
+  variants: [
+    {
+      items: [
+        {
+          dispatchId: 'c2f1d7b3-6e9a-4d4f-8b82-3a5e7f9c1d24',
+          provider: 'sandbox',
+          status: 'pending',
+          sends: 2,
+          providerPaymentId: null,
+          lastError: 'provider answered HTTP 503',
+          createdAt: '2026-11-24T10:15:00.000Z',
+          updatedAt: '2026-11-24T10:15:30.000Z',
+        },
+      ],
+    },
+  ],
+  nullable: ['providerPaymentId', 'lastError'],
+  description:
+    'Each send to the provider: its status (pending, accepted, timed_out, refused, gave_up, skipped), how many ' +
+    'times it was sent, the provider payment id once accepted and the last error',
+};
+
 /**
  * Money going out in need_action (a mismatch, or a provider that never answered) is settled only by
  * an operator who checked with the provider (docs/decisions.md).
@@ -114,7 +152,36 @@ const page = (shapes: { variants: unknown[]; open?: string[] }, example: unknown
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1')
 export class OpsTransfersController {
-  constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
+  constructor(
+    @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
+    private readonly reads: OverviewService,
+  ) {}
+
+  private async attempts(kind: 'payouts' | 'p2p', id: string): Promise<{ items: TransferAttempt[] }> {
+    const items = await this.reads.transferAttempts(kind, id);
+    if (!items) throw new ProblemException('unavailable', 'The attempts cannot be read right now; retry.');
+    return { items };
+  }
+
+  @Get('payouts/:payoutId/attempts')
+  @OpsEndpoint({
+    summary: "A payout's sends to its provider (its dispatch rows), oldest first; none for an unknown id",
+    response: attemptsResponse,
+    problems: [404, 503],
+  })
+  payoutAttempts(@Param('payoutId', uuid('payout')) payoutId: string): Promise<{ items: TransferAttempt[] }> {
+    return this.attempts('payouts', payoutId);
+  }
+
+  @Get('p2p/:p2pId/attempts')
+  @OpsEndpoint({
+    summary: "A P2P transaction's sends to its provider (its dispatch rows), oldest first; none for an unknown id",
+    response: attemptsResponse,
+    problems: [404, 503],
+  })
+  p2pAttempts(@Param('p2pId', uuid('P2P transaction')) p2pId: string): Promise<{ items: TransferAttempt[] }> {
+    return this.attempts('p2p', p2pId);
+  }
 
   @Get('payouts')
   @OpsEndpoint({
@@ -148,9 +215,28 @@ export class OpsTransfersController {
     );
   }
 
+  /** The audit record's `before`: the payout as the console lists it (card numbers masked). */
+  async payoutBefore(payoutId: string): Promise<PayoutView> {
+    const found = (await this.listPayouts({ id: payoutId, limit: 1 })).items[0];
+    if (!found) throw new ProblemException('notFound', 'No such payout.');
+    return found;
+  }
+
+  /** The audit record's `before`: the P2P transaction as the console lists it (card numbers masked). */
+  async p2pBefore(p2pId: string): Promise<P2pView> {
+    const found = (await this.listP2p({ id: p2pId, limit: 1 })).items[0];
+    if (!found) throw new ProblemException('notFound', 'No such P2P transaction.');
+    return found;
+  }
+
   @Post('payouts/:payoutId/resolve')
   @HttpCode(200)
-  @Audited({ action: 'payout.resolve', object: 'payout', idParam: 'payoutId' })
+  @Audited({
+    action: 'payout.resolve',
+    object: 'payout',
+    idParam: 'payoutId',
+    read: { method: 'payoutBefore', args: ['payoutId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Resolve a payout in need_action by hand: complete or fail it',
@@ -172,7 +258,12 @@ export class OpsTransfersController {
 
   @Post('p2p/:p2pId/resolve')
   @HttpCode(200)
-  @Audited({ action: 'p2p.resolve', object: 'p2p', idParam: 'p2pId' })
+  @Audited({
+    action: 'p2p.resolve',
+    object: 'p2p',
+    idParam: 'p2pId',
+    read: { method: 'p2pBefore', args: ['p2pId'] },
+  })
   @OpsEndpoint({
     role: 'operator',
     summary: 'Resolve a P2P transaction in need_action by hand: complete or fail it',

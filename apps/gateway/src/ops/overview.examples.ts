@@ -8,5 +8,9 @@ export const overviewExample = {
   deadLetters: [{ topic: 'provider.events.dlq', messages: 2, last15m: [1, 1, 2, 2] }],
   outboxes: [{ schema: 'orders', pending: 3, oldestSeconds: 1, last15m: [0, 5, 3, 3] }],
   merchantCallbacks: { pending: 4, failed: 1, last15m: [2, 3, 4, 4] },
-  transitionsPerMinute: [{ status: 'completed', count: 42, last15m: [30, 38, 41, 42] }],
+  transitionsPerMinute: [
+    { objectType: 'order', status: 'completed', count: 42, last15m: [30, 38, 41, 42] },
+    { objectType: 'payout', status: 'completed', count: 7, last15m: [5, 6, 6, 7] },
+    { objectType: 'p2p', status: 'need_action', count: 1, last15m: [0, 0, 1, 1] },
+  ],
 };

@@ -16,8 +16,25 @@ export interface Overview {
   outboxes: { schema: string; pending: number; oldestSeconds: number; last15m: number[] }[];
   /** Null while merchant-callbacks' table cannot be read (not deployed or migrated yet). */
   merchantCallbacks: { pending: number; failed: number; last15m: number[] } | null;
-  /** Orders whose status changed in the last minute, by the status they have now. */
-  transitionsPerMinute: { status: string; count: number; last15m: number[] }[];
+  /**
+   * Orders, payouts and P2P transactions whose status changed in the last minute, by object type
+   * and the status they have now (decision 197).
+   */
+  transitionsPerMinute: { objectType: TransitionObject; status: string; count: number; last15m: number[] }[];
+}
+
+export type TransitionObject = 'order' | 'payout' | 'p2p';
+
+/** One send of a payout or P2P transaction to its provider: a row of the service's dispatch queue. */
+export interface TransferAttempt {
+  dispatchId: string;
+  provider: string;
+  status: string;
+  sends: number;
+  providerPaymentId: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 type Values = { labels: Record<string, string | number>; value: number }[];
@@ -78,9 +95,49 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
       },
       transitionsPerMinute: o.transitionsPerMinute.map((t) => ({
         ...t,
-        last15m: series(`transitions:${t.status}`, t.count),
+        last15m: series(`transitions:${t.objectType}:${t.status}`, t.count),
       })),
     };
+  }
+
+  /**
+   * A payout's or P2P transaction's sends to its provider, oldest first, read from the service's
+   * dispatch queue through the same read-only connection (decision 198). Null when the table
+   * cannot be read.
+   */
+  async transferAttempts(kind: 'payouts' | 'p2p', id: string): Promise<TransferAttempt[] | null> {
+    const s = this.config.reconciliation.schemas;
+    const schema = `"${(kind === 'payouts' ? s.payouts : s.p2p).replace(/"/g, '')}"`;
+    const reference = kind === 'payouts' ? 'payout_id' : 'p2p_id';
+    try {
+      const { rows } = await this.reads.query<{
+        dispatch_id: string;
+        provider: string;
+        status: string;
+        sends: number;
+        provider_payment_id: string | null;
+        last_error: string | null;
+        created_at: Date;
+        updated_at: Date;
+      }>(
+        `SELECT dispatch_id, provider, status, sends, provider_payment_id, last_error, created_at, updated_at
+           FROM ${schema}.provider_dispatches WHERE ${reference} = $1 ORDER BY created_at, dispatch_id`,
+        [id],
+      );
+      return rows.map((r) => ({
+        dispatchId: r.dispatch_id,
+        provider: r.provider,
+        status: r.status,
+        sends: r.sends,
+        providerPaymentId: r.provider_payment_id,
+        lastError: r.last_error,
+        createdAt: r.created_at.toISOString(),
+        updatedAt: r.updated_at.toISOString(),
+      }));
+    } catch (err) {
+      this.logger.warn(`attempts of ${kind} ${id} could not be read: ${(err as Error).message}`);
+      return null;
+    }
   }
 
   private remember(o: Overview): void {
@@ -94,7 +151,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
     for (const d of o.deadLetters) push(`dlq:${d.topic}`, d.messages);
     for (const b of o.outboxes) push(`outbox:${b.schema}`, b.pending);
     if (o.merchantCallbacks) push('callbacks', o.merchantCallbacks.pending);
-    for (const t of o.transitionsPerMinute) push(`transitions:${t.status}`, t.count);
+    for (const t of o.transitionsPerMinute) push(`transitions:${t.objectType}:${t.status}`, t.count);
   }
 
   private async current(): Promise<Overview> {
@@ -143,10 +200,22 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed
            FROM ${q(s.merchantCallbacks)}.deliveries WHERE status IN ('pending', 'failed')`,
       ),
-      rows<{ status: string; count: number }>(
-        `SELECT status, count(*)::int AS count FROM ${q(s.orders)}.orders
-          WHERE updated_at > now() - interval '1 minute' GROUP BY status ORDER BY status`,
-      ),
+      Promise.all(
+        (
+          [
+            ['order', `${q(s.orders)}.orders`],
+            ['payout', `${q(s.payouts)}.payouts`],
+            ['p2p', `${q(s.p2p)}.transactions`],
+          ] as const
+        ).map(async ([objectType, table]) =>
+          (
+            (await rows<{ status: string; count: number }>(
+              `SELECT status, count(*)::int AS count FROM ${table}
+              WHERE updated_at > now() - interval '1 minute' GROUP BY status ORDER BY status`,
+            )) ?? []
+          ).map((r) => ({ objectType, ...r })),
+        ),
+      ).then((found) => found.flat()),
     ]);
     return {
       at: new Date().toISOString(),
@@ -159,7 +228,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         .sort((a, b) => a.topic.localeCompare(b.topic)),
       outboxes: outboxes.filter((o) => o !== null),
       merchantCallbacks: callbacks ? { ...callbacks[0], last15m: [] } : null,
-      transitionsPerMinute: (transitions ?? []).map((r) => ({ ...r, last15m: [] })),
+      transitionsPerMinute: transitions.map((r) => ({ ...r, last15m: [] })),
     };
   }
 }
