@@ -138,7 +138,7 @@ export class CheckoutController {
     if (methods.length === 0) return this.show(v, req, reply, lang, link.path);
     const method =
       methods.find((m) => m.code === text('method')) ?? (form.method === undefined ? methods[0] : undefined);
-    if (method?.kind === 'app') return this.payInApp(v, method, link, req, reply, locale);
+    if (method?.kind === 'app') return this.payInApp(method, link, req, reply, locale);
     const errors: FieldErrors = {};
     const card = checkCardNumber(text('cardNumber'), method?.brands ?? []);
     if (!method) errors.method = t.errForm;
@@ -185,27 +185,11 @@ export class CheckoutController {
       method: method.code,
       card: { token: tokenized.token, bin: tokenized.bin, last4: tokenized.last4, masked: tokenized.masked },
     };
-    const paid = await this.ask<CheckoutOrderView>(
-      Topics.ordersCommands,
-      link.id,
-      OrderCommandTypes.payHosted,
-      command,
-    );
-    if (paid.kind === 'ok') {
-      void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
-      return;
-    }
-    if (paid.kind === 'refused' && paid.reply.error.code === 'conflict') {
-      // The other tab (or a replay) was first: nothing was queued for this one.
-      const again = await this.read(link.id, link.linkHash);
-      if (again.kind === 'ok') return this.show(again.value, req, reply, lang, link.path, true);
-    }
-    return this.notFoundOrDown(paid, req, reply, lang, link.path);
+    return this.submit(command, link, req, reply, locale, lang);
   }
 
   /** An app method: no card; the orders service has the adapter build the deeplinks. */
   private async payInApp(
-    v: CheckoutOrderView,
     method: PageMethod,
     link: { id: string; linkHash: string; path: string },
     req: FastifyRequest,
@@ -218,9 +202,26 @@ export class CheckoutController {
       method: method.code,
       dataEntryMode: 'instruction',
     };
+    return this.submit(command, link, req, reply, locale, locale);
+  }
+
+  /**
+   * Sends the one payment of a link (card or app) and answers: back to the page that follows the
+   * order; when the other tab (or a replay) was first, nothing was queued for this one and the
+   * page answers 409 (section 8); anything else is the not-found or busy page. `lang` is the
+   * language the error pages are asked for.
+   */
+  private async submit(
+    command: PayHostedCommand,
+    link: { id: string; linkHash: string; path: string },
+    req: FastifyRequest,
+    reply: FastifyReply,
+    locale: string,
+    lang: string | undefined,
+  ): Promise<void> {
     const paid = await this.ask<CheckoutOrderView>(
       Topics.ordersCommands,
-      v.orderId,
+      link.id,
       OrderCommandTypes.payHosted,
       command,
     );
@@ -228,12 +229,11 @@ export class CheckoutController {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
       return;
     }
-    // The other tab (or a replay) was first: a 409 page, as for a card (section 8).
     if (paid.kind === 'refused' && paid.reply.error.code === 'conflict') {
       const again = await this.read(link.id, link.linkHash);
-      if (again.kind === 'ok') return this.show(again.value, req, reply, locale, link.path, true);
+      if (again.kind === 'ok') return this.show(again.value, req, reply, lang, link.path, true);
     }
-    return this.notFoundOrDown(paid, req, reply, locale, link.path);
+    return this.notFoundOrDown(paid, req, reply, lang, link.path);
   }
 
   /** Parses the token and takes from both rate limits; answers the page itself when it may not go on. */
