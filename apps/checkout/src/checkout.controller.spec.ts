@@ -100,7 +100,11 @@ function setup(
       opts.tokenize ?? (async () => ({ token: 'tok', bin: '411111', last4: '1111', masked: '411111******1111' })),
     ),
   };
-  const config = { perClient: { perSecond: 1, burst: 1000 }, perLink: { perSecond: 1, burst: 30 } } as CheckoutConfig;
+  const config = {
+    perClient: { perSecond: 1, burst: 1000 },
+    perLink: { perSecond: 1, burst: 30 },
+    viewMaxAgeMs: 3000,
+  } as CheckoutConfig;
   const controller = new CheckoutController(client as never, vault as never, config);
   return { controller, client, vault };
 }

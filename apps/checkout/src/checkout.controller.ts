@@ -35,6 +35,7 @@ import {
 } from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
+import { LiveViewCache } from './live-view-cache';
 import QRCode from 'qrcode';
 import { appPage, brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
 import { CATALOGUE, pickLocale } from './pages/strings';
@@ -87,6 +88,8 @@ export class CheckoutController {
   private readonly perClient: RateLimiter;
   private readonly perLink: RateLimiter;
   private readonly methodsCache = new Map<string, { at: number; ttl: number; methods: PageMethod[] }>();
+  private readonly orderViews: LiveViewCache<CheckoutOrderView>;
+  private readonly payoutViews: LiveViewCache<CheckoutPayoutView>;
 
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
@@ -95,6 +98,13 @@ export class CheckoutController {
   ) {
     this.perClient = new RateLimiter(config.perClient.perSecond, config.perClient.burst);
     this.perLink = new RateLimiter(config.perLink.perSecond, config.perLink.burst);
+    const views = {
+      maxAgeMs: config.viewMaxAgeMs,
+      refreshAfterMs: Math.floor(config.viewMaxAgeMs / 2),
+      maxEntries: 10_000,
+    };
+    this.orderViews = new LiveViewCache<CheckoutOrderView>(views);
+    this.payoutViews = new LiveViewCache<CheckoutPayoutView>(views);
   }
 
   @Get('health')
@@ -111,7 +121,7 @@ export class CheckoutController {
   ): Promise<void> {
     const link = this.admit(token, req, reply, lang);
     if (!link) return;
-    const found = await this.read(link.id, link.linkHash);
+    const found = await this.orderViews.get(link.linkHash, () => this.read(link.id, link.linkHash));
     if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
     await this.show(found.value, req, reply, lang, link.path);
   }
@@ -219,12 +229,14 @@ export class CheckoutController {
     locale: string,
     lang: string | undefined,
   ): Promise<void> {
+    this.orderViews.forget(link.linkHash);
     const paid = await this.ask<CheckoutOrderView>(
       Topics.ordersCommands,
       link.id,
       OrderCommandTypes.payHosted,
       command,
     );
+    this.orderViews.forget(link.linkHash);
     if (paid.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
       return;
@@ -437,7 +449,7 @@ export class CheckoutController {
   ): Promise<void> {
     const link = this.admit(token, req, reply, lang, 'payout');
     if (!link) return;
-    const found = await this.readPayout(link.id, link.linkHash);
+    const found = await this.payoutViews.get(link.linkHash, () => this.readPayout(link.id, link.linkHash));
     if (found.kind !== 'ok') return this.notFoundOrDown(found, req, reply, lang, link.path);
     await this.showPayout(found.value, req, reply, lang, link.path, { method: method?.slice(0, 64) });
   }
@@ -522,12 +534,14 @@ export class CheckoutController {
       payee: plain,
       ...(Object.keys(cards).length > 0 ? { payeeCards: cards } : {}),
     };
+    this.payoutViews.forget(link.linkHash);
     const sent = await this.ask<CheckoutPayoutView>(
       Topics.payoutsCommands,
       link.id,
       PayoutCommandTypes.submitDetails,
       command,
     );
+    this.payoutViews.forget(link.linkHash);
     if (sent.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
       return;

@@ -12,6 +12,8 @@ export interface CheckoutConfig extends CommonConfig {
   perLink: { perSecond: number; burst: number };
   /** A card typed on a page is tokenized here, at the edge (ARCHITECTURE.md section 10). */
   cardVault: CardVaultConfig;
+  /** How long a live link's view serves page loads without asking again (0: always ask; decision 223). */
+  viewMaxAgeMs: number;
 }
 
 export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
@@ -30,6 +32,7 @@ export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
       burst: env.int('CHECKOUT_RATE_PER_LINK_BURST', 30, { min: 1, max: 10_000_000 }),
     },
     cardVault: readCardVaultConfig(env),
+    viewMaxAgeMs: env.int('CHECKOUT_VIEW_MAX_AGE_MS', 3000, { min: 0, max: 60_000 }),
   };
   env.done('checkout');
   return config;
