@@ -232,7 +232,7 @@ describe('payout via payment page: a payout without a payee answers a link for i
     expect(landed.pathname).toBe('/shop/payout-done');
     expect(Object.fromEntries(landed.searchParams)).toEqual({ payoutId: p.id, status: 'completed' });
     const done = await untilStatus(() => payoutOf(p.id), 'completed', 'hosted payout completed');
-    expect(done.data).toBeUndefined();
+    expect(done.data).toEqual({ payoutLinkStatus: 'used' });
     expect(done.payout.method).toBe('humo-payout');
     expect(done.payee).toEqual({ cardNumber: '986012******9015', cardHolder: 'ALISHER NAVOIY' });
     expect(await dispatches(p.id)).toBe(1);
@@ -251,6 +251,44 @@ describe('payout via payment page: a payout without a payee answers a link for i
     await page.close();
   });
 
+  it('when two tabs submit the same payout link at once, then one payout is sent and the other tab is told', async () => {
+    const p = await hostedPayout();
+    const [a, b] = [await openPage(p.data.payoutLink), await openPage(p.data.payoutLink)];
+    await a.type('#f-cardNumber', '9860 1234 5678 9015');
+    await a.type('#f-cardHolder', 'ALISHER NAVOIY');
+    await b.type('#f-cardNumber', '9860 1111 2222 3337');
+    await b.type('#f-cardHolder', 'BOBUR MIRZO');
+    // Both forms leave together (a click in a background tab waits for a frame that never comes).
+    const submit = "document.getElementById('payout').requestSubmit(document.getElementById('submit'))";
+    // The answers to the two POSTs themselves (a navigation's final answer follows a 303).
+    const posted: number[] = [];
+    for (const page of [a, b])
+      page.on('response', (r) => {
+        if (r.request().method() === 'POST') posted.push(r.status());
+      });
+    await Promise.all([
+      a.waitForNavigation().catch(() => undefined),
+      b.waitForNavigation().catch(() => undefined),
+      a.evaluate(submit),
+      b.evaluate(submit),
+    ]);
+    const done = await untilStatus(() => payoutOf(p.id), 'completed', 'one payout completed');
+    expect(await dispatches(p.id)).toBe(1);
+    // One tab followed its submission (303); the other is told with a 409 and sent nothing.
+    expect(posted.sort()).toEqual([303, 409]);
+    const texts = await Promise.all([a, b].map((page) => page.evaluate('document.body.innerText') as Promise<string>));
+    const loser = texts.findIndex((t) => t.includes('Details were already given on this link'));
+    expect(loser).toBeGreaterThanOrEqual(0);
+    // The payee is the winning tab's, whole: never a mix of the two forms.
+    const winner =
+      loser === 1
+        ? { card: '986012******9015', holder: 'ALISHER NAVOIY' }
+        : { card: '986011******3337', holder: 'BOBUR MIRZO' };
+    expect(done.payee).toEqual({ cardNumber: winner.card, cardHolder: winner.holder });
+    await saveScreenshot([a, b][loser], 'checkout-payout-second-tab-409');
+    await a.close();
+    await b.close();
+  });
   it('when the recipient types a card outside the method BIN ranges, then the error is next to the field and nothing is sent', async () => {
     const p = await hostedPayout();
     const page = await openPage(p.data.payoutLink, 390, 844, 'ru-RU');
@@ -315,7 +353,7 @@ describe('payout via payment page: a payout without a payee answers a link for i
     const res = await page.goto(p.data.payoutLink);
     expect(res!.status()).toBe(410);
     expect(await page.$eval('h1', (h) => h.textContent)).toBe('Срок действия ссылки истёк');
-    expect((await payoutOf(p.id)).data).toBeUndefined();
+    expect((await payoutOf(p.id)).data).toEqual({ payoutLinkStatus: 'expired' });
     await stack.payouts!.app.get(PayoutLinkExpirySweeper).sweep(new Date());
     const cancelled = await untilStatus(() => payoutOf(p.id), 'cancelled', 'expired payout cancelled');
     expect(cancelled.statusCode).toBe('1-07-09');
