@@ -4151,6 +4151,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -4298,6 +4299,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -4467,6 +4469,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -8759,6 +8762,7 @@ export interface operations {
               data?: {
                 expiresAt?: string;
                 payoutLink?: string;
+                payoutLinkStatus?: string;
               };
               id?: string;
               instrumentType?: string;
@@ -9015,6 +9019,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -13233,6 +13238,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -13380,6 +13386,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;
@@ -13549,6 +13556,7 @@ export interface operations {
             data?: {
               expiresAt?: string;
               payoutLink?: string;
+              payoutLinkStatus?: string;
             };
             id?: string;
             instrumentType?: string;

@@ -423,6 +423,54 @@ describe('the operators console in a browser', () => {
     await page.close();
   });
 
+  it('when an order and a payout wait on their hosted pages, then their pages show the link live until when, and not the link', async () => {
+    const hosted = await aShop(stack.gateway!.url, 'Console Hosted Shop');
+    await withPayoutMethods(stack.gateway!.url, hosted.shopId);
+    const on = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${hosted.shopId}/settings`, {
+      token: TEST_OPS_TOKEN,
+      body: { payoutViaPaymentPage: true },
+    });
+    expect(on.status).toBe(200);
+    const order = await http('POST', `${stack.gateway!.url}/order`, {
+      token: hosted.apiKey,
+      body: { ...anOrderRequest({ amount: '25.00', currency: 'USD' }), paymentPageDesign: { format: 'hosted' } },
+    });
+    expect(order.status).toBe(201);
+    expect(order.body.data.paymentLink).toBeDefined();
+    // The setting reaches the payouts service over Kafka: until then a payout without payee is a 400.
+    const payout = await eventually(
+      async () => {
+        const res = await http('POST', `${stack.gateway!.url}/payouts`, {
+          token: hosted.apiKey,
+          body: {
+            payout: { merchantPayoutId: `link-${randomUUID()}`, cost: { amount: '250000.00', currency: 'UZS' } },
+          },
+        });
+        return res.status === 201 ? res.body : undefined;
+      },
+      15000,
+      'a payout via payment page',
+    );
+    expect(payout.data.payoutLinkStatus).toBe('live');
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    await signIn(page, operator.token);
+    for (const [path, expiresAt, link] of [
+      [`/orders/${order.body.id}`, order.body.data.expiresAt, order.body.data.paymentLink],
+      [`/payouts/${payout.id}`, payout.data.expiresAt, payout.data.payoutLink],
+    ] as const) {
+      await page.goto(consoleUrl(path));
+      const row = await page.$eval('[data-link-status]', (d) => [d.getAttribute('data-link-status'), d.textContent]);
+      expect(row[0]).toBe('live');
+      expect(row[1]).toContain(`until ${expiresAt.replace('T', ' ').slice(0, 19)} UTC`);
+      // The link pays (or pays out): operators see where it is, never the link itself.
+      expect(await page.content()).not.toContain(link.split('/').pop());
+    }
+    await saveScreenshot(page, 'console-payout-link');
+    await page.close();
+  });
+
   it('when an operator opens a payout, then its page shows its sends to the provider and the merchant callbacks sent', async () => {
     // The shop's payout methods were added by the test before.
     const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });

@@ -17,7 +17,7 @@ import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
 import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
 import { PayoutEntity } from './payout.entity';
-import { PayoutLinkHandler } from './payout-link/payout-link.handler';
+import { PayoutLinkHandler, payoutLinkStatusOf } from './payout-link/payout-link.handler';
 import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
 
 function maskedCards(cards: Record<string, CardRef> | null): Record<string, string> {
@@ -104,7 +104,14 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
     ...(p.instrumentType ? { instrumentType: p.instrumentType } : {}),
     ...(p.walletType ? { walletType: p.walletType } : {}),
     payee: { ...maskDetails(p.payee), ...maskedCards(p.payeeCards) },
-    ...(linkIsLive(p, parts.now) ? { data: { expiresAt: p.linkExpiresAt!.toISOString() } } : {}),
+    ...(p.linkExpiresAt
+      ? {
+          data: {
+            ...(linkIsLive(p, parts.now) ? { expiresAt: p.linkExpiresAt.toISOString() } : {}),
+            payoutLinkStatus: payoutLinkStatusOf(p, parts.now),
+          },
+        }
+      : {}),
     ...parts.tail,
   }),
 });

@@ -76,6 +76,10 @@ export const getPayoutByMerchantIdQuery = z
   .describe("Reads one payout of a shop by the merchant's own id");
 export type GetPayoutByMerchantIdQuery = z.infer<typeof getPayoutByMerchantIdQuery>;
 
+/** The states of a payout link, as its page sees them. */
+export const PayoutLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
+export type PayoutLinkStatus = (typeof PayoutLinkStatuses)[number];
+
 export const payoutView = z
   .object({
     id: z.string(),
@@ -101,6 +105,10 @@ export const payoutView = z
       .object({
         payoutLink: z.string().optional().describe('Added by the gateway from the payout id while the link is live'),
         expiresAt: z.string().optional().describe("A hosted payout's link expiry, while the link is live"),
+        payoutLinkStatus: z
+          .enum(PayoutLinkStatuses)
+          .optional()
+          .describe('Where the payout link is (live, used, expired, closed); only on a payout made via payment page'),
       })
       .optional()
       .describe('Payout via payment page: where the recipient gives the payee details'),
@@ -139,10 +147,6 @@ export const resolvePayoutCommand = z
   })
   .describe("An operator's decision on a payout in need_action, after checking with the provider");
 export type ResolvePayoutCommand = z.infer<typeof resolvePayoutCommand>;
-
-/** The states of a payout link, as its page sees them. */
-export const PayoutLinkStatuses = ['live', 'used', 'expired', 'closed'] as const;
-export type PayoutLinkStatus = (typeof PayoutLinkStatuses)[number];
 
 export const getPayoutForCheckoutQuery = z
   .object({ payoutId: uuid(), linkHash: linkHash() })

@@ -458,7 +458,7 @@ export function orderPage(frame: Frame, order: OrderView, history: StatusStep[],
   <dt>${esc(o.merchantOrderId)}</dt><dd>${esc(order.order.merchantOrderId)}</dd>
   <dt>${esc(o.amount)}</dt><dd>${esc(money(order.order.cost))}${order.order.reportedCost ? ` (${esc(t.needAction.reported)}: ${esc(money(order.order.reportedCost))})` : ''}</dd>
   <dt>${esc(o.created)}</dt><dd>${esc(when(order.createdAt))} UTC</dd>
-  <dt>${esc(o.updated)}</dt><dd>${esc(when(order.updatedAt))} UTC</dd>
+  <dt>${esc(o.updated)}</dt><dd>${esc(when(order.updatedAt))} UTC</dd>${linkRow(o.paymentLink, 'payer', order.data.paymentLinkStatus, order.data.expiresAt)}
 </dl>
 </section>
 ${order.status === 'need_action' ? needActionCard(order, canAct) : ''}
@@ -575,6 +575,18 @@ export interface TransferLike {
   updatedAt: string;
   payout?: { merchantPayoutId: string; cost: Money };
   p2p?: { merchantP2pId: string; cost: Money };
+  data?: { payoutLinkStatus?: string; expiresAt?: string };
+}
+
+/** The row of a hosted page's link: where it is, never the link itself (it pays or pays out). */
+function linkRow(
+  label: string,
+  who: 'payer' | 'recipient',
+  status: string | undefined,
+  expiresAt: string | undefined,
+): string {
+  if (!status) return '';
+  return `\n  <dt>${esc(label)}</dt><dd data-link-status="${esc(status)}">${esc(t.orders.linkStatus(status, expiresAt ? when(expiresAt) : undefined, who))}</dd>`;
 }
 
 const transferMoney = (x: TransferLike) => money((x.payout ?? x.p2p)?.cost);
@@ -645,7 +657,7 @@ export function transferPage(
   <dt>${esc(k.merchantId)}</dt><dd>${esc(transferMerchantId(x))}</dd>
   <dt>${esc(o.amount)}</dt><dd>${esc(transferMoney(x))}</dd>
   <dt>${esc(o.created)}</dt><dd>${esc(when(x.createdAt))} UTC</dd>
-  <dt>${esc(o.updated)}</dt><dd>${esc(when(x.updatedAt))} UTC</dd>
+  <dt>${esc(o.updated)}</dt><dd>${esc(when(x.updatedAt))} UTC</dd>${linkRow(o.payoutLink, 'recipient', x.data?.payoutLinkStatus, x.data?.expiresAt)}
 </dl>
 </section>
 <section class="card"><h2>${esc(o.history)}</h2>

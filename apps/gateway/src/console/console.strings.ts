@@ -96,6 +96,15 @@ export const en = {
     amount: 'Amount',
     shop: 'Shop',
     updated: 'Last change',
+    paymentLink: 'Payment link (hosted page)',
+    payoutLink: 'Payout link (recipient page)',
+    linkStatus: (status: string, expiresAt: string | undefined, who: 'payer' | 'recipient') =>
+      ({
+        live: `live, waiting for the ${who}${expiresAt ? ` until ${expiresAt} UTC` : ''}`,
+        used: 'used: the details were given on the page',
+        expired: 'expired unused',
+        closed: 'closed: the transfer moved on without the page',
+      })[status] ?? status,
     history: 'Status history (as sent to the merchant)',
     noHistory: 'No callback was sent for this order.',
     attempts: 'Payment attempts',

@@ -39,7 +39,7 @@ export class PaymentLinks {
   /** A payout's link, beside its expiry, while the payouts service says the link is live. */
   withPayoutLink(view: PayoutView): PayoutView {
     if (!view.data?.expiresAt) return view;
-    return { ...view, data: { payoutLink: this.urlFor('payout', view.id), expiresAt: view.data.expiresAt } };
+    return { ...view, data: { payoutLink: this.urlFor('payout', view.id), ...view.data } };
   }
 }
 

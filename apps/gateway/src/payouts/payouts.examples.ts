@@ -65,6 +65,7 @@ export const hostedPayoutExample: PayoutView = {
   data: {
     payoutLink: 'https://checkout.example.com/payout/pfN3q8r2mY7kL0sZ1xW4vB6nC9dE5gH2jK8lP0oI3uT7yR1eA4sD6fG9hJ2kL5zX',
     expiresAt: '2026-11-21T11:00:00.000Z',
+    payoutLinkStatus: 'live',
   },
 };
 
