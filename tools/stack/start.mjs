@@ -274,6 +274,18 @@ async function seedDemoMethods(shopId) {
   }
 }
 await seedDemoMethods(demo.shopId);
+
+/** Payouts without recipient details get a payout page (docs/checkout.md); on for the demo shop. */
+async function enableDemoPayoutPage(shopId) {
+  const url = `${opsApi}/ops/v1/shops/${shopId}/settings`;
+  const ops = { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' };
+  const current = await (await fetch(url, { headers: ops })).json();
+  if (current.payoutViaPaymentPage === true) return;
+  const res = await fetch(url, { method: 'PATCH', headers: ops, body: JSON.stringify({ payoutViaPaymentPage: true }) });
+  if (res.status !== 200)
+    throw new Error(`turning on the demo shop's payout page failed: ${res.status} ${await res.text()}`);
+}
+await enableDemoPayoutPage(demo.shopId);
 const relLog = (name) => path.relative(ROOT, logFile(name));
 /** The summary's service lines: name, URL, what else is there (one entry, one line). */
 const serviceLines = [
@@ -352,6 +364,14 @@ ${logsHint}
      -H 'Content-Type: application/json' \\
      -d '{"order":{"merchantOrderId":"demo-pay-'$(date +%s)'","cost":{"amount":"150000.00","currency":"UZS"}},"paymentPageDesign":{"format":"hosted","locale":"en"}}' \\
      | grep -o '"paymentLink":"[^"]*"'
+
+ 7. A payout via payment page: no recipient details, so the answer's data.payoutLink is a page where
+    the recipient picks a payout method and enters their card (UZCARD 8600 1234 5678 9012) or
+    wallet; the payout then goes to the sandbox, which pays it (GET /payouts/<id> shows it):
+   curl -s ${gateway}/payouts -H 'Authorization: Bearer ${demo.apiKey}' \\
+     -H 'Content-Type: application/json' \\
+     -d '{"payout":{"merchantPayoutId":"demo-link-'$(date +%s)'","cost":{"amount":"250000.00","currency":"UZS"}},"paymentPageDesign":{"locale":"en"}}' \\
+     | grep -o '"payoutLink":"[^"]*"'
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${opsApi}/docs (Bearer <operator token>).
