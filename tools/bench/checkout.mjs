@@ -6,6 +6,7 @@
 // Cleans up what it started, as `npm run bench` does.
 //
 //   CHECKOUT_PAYERS=50   concurrent payers      BENCH_SECONDS=5   seconds of load
+//   BENCH_CPU_PROFILE=1  V8 CPU profiles in .run/bench/profiles/ (tools/bench/profile-summary.mjs)
 //   --no-build           dist/ is compiled already
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -30,6 +31,8 @@ const log = logger('bench:checkout', 1);
 const PAYERS = Number(process.env.CHECKOUT_PAYERS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BUILD = !process.argv.includes('--no-build');
+/** BENCH_CPU_PROFILE=1: each service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
+const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
 /** What the pages need; the provider, callbacks and payouts play no part in loading a page. */
 const NEEDED = ['orders', 'methods', 'gateway', 'checkout'];
@@ -85,7 +88,12 @@ async function main() {
   const children = [];
   run.defer('stop the services', () => Promise.all(children.map((c) => stopChild(c))));
   for (const name of NEEDED) {
-    const child = startService(name, env, { logFile: path.join(logDir, `${name}.log`) });
+    const child = startService(name, env, {
+      logFile: path.join(logDir, `${name}.log`),
+      nodeArgs: PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+        : [],
+    });
     if (!child) throw new Error(`${name} is not built (dist/apps/${name})`);
     run.own(child.pid);
     child.once('exit', () => run.disown(child.pid));
