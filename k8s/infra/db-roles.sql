@@ -41,9 +41,10 @@ BEGIN
 END $$;
 
 -- The card vault (libs/card-vault, decision 110): a schema of its own owned by payments_card_vault,
--- a role nobody logs in as. The gateway, payouts and p2p open the vault through their own roles
--- and may only read and write its rows (USAGE, SELECT/INSERT/UPDATE/DELETE; the default privileges
--- cover tables its owner creates later); no other service can read it. The services cannot create
+-- a role nobody logs in as. The gateway, orders, payouts and p2p open the vault through their own
+-- roles and may only read and write its rows (USAGE, SELECT/INSERT/UPDATE/DELETE; the default
+-- privileges cover tables its owner creates later); checkout may only add cards (the next block);
+-- no other service can read it. The services cannot create
 -- anything there, so its tables are made here, the same statements as cardVaultDdl() in
 -- libs/card-vault/src/card-vault.ts (the vault's migrate creates nothing when they exist).
 DO $$
@@ -84,6 +85,24 @@ BEGIN
     EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE payments_card_vault IN SCHEMA card_vault '
       'GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %I', r);
   END LOOP;
+END $$;
+
+-- checkout (the hosted pages, decision 224) has no schema of its own: it only tokenizes the cards
+-- typed on its public pages. Its role may connect, look card_vault up, add a card and read back a
+-- live card's token by its fingerprint; it reads no ciphertext, changes or deletes no row and
+-- reaches no other schema, so its password (on the service nearest the internet) opens no card.
+-- The columns are those CardVault.tokenize() uses (libs/card-vault/src/card-vault.ts; its
+-- component test tokenizes as this role). Revoked first, so running this again narrows them.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_checkout') THEN
+    RAISE EXCEPTION 'role payments_checkout does not exist: create it first (k8s/infra/postgres.yaml managed.roles)';
+  END IF;
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO payments_checkout', current_database());
+  GRANT USAGE ON SCHEMA card_vault TO payments_checkout;
+  REVOKE ALL ON TABLE card_vault.cards FROM payments_checkout;
+  GRANT INSERT (token, fingerprint, bin, last4, key_id, ciphertext) ON TABLE card_vault.cards TO payments_checkout;
+  GRANT SELECT (token, fingerprint, erased_at) ON TABLE card_vault.cards TO payments_checkout;
 END $$;
 
 -- The reconciliation (decision 106): the gateway reads the other services' tables through

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadAll } from 'js-yaml';
+import { replyTopic, Topics } from '@payments/contracts';
 import { EnvReader } from '@payments/platform';
 import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
 import { reconciliationReads } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
@@ -17,6 +19,9 @@ const SERVICES: [string, string][] = [
   ['merchant-callbacks', 'merchant_callbacks'],
   ['callbacks-ingest', 'callbacks_ingest'],
 ];
+
+/** The services with a Kafka client: those above, and checkout (no schema: the card vault's table only). */
+const KAFKA_CLIENTS: string[] = [...SERVICES.map(([service]) => service), 'checkout'];
 
 /** The YAML documents of a file that declare `kind`, by metadata.name. */
 function documents(file: string, kind: string): Map<string, string> {
@@ -38,7 +43,7 @@ describe('Kafka in k8s/infra', () => {
     expect(kafka).toMatch(/userOperator: \{\}/);
   });
 
-  it.each(SERVICES)('when %s connects, then it has its own SCRAM user with topic ACLs', (service) => {
+  it.each(KAFKA_CLIENTS)('when %s connects, then it has its own SCRAM user with topic ACLs', (service) => {
     const user = documents('infra/kafka-users.yaml', 'KafkaUser').get(service);
     expect(user).toBeDefined();
     expect(user).toMatch(/authentication:\n\s+type: scram-sha-512/);
@@ -46,7 +51,7 @@ describe('Kafka in k8s/infra', () => {
     expect(user).not.toMatch(/name: '\*'\n\s+patternType: literal\n\s+operations: \[[^\]]*(Write|All)/);
   });
 
-  it.each(SERVICES)('when %s starts in k8s, then it logs in over TLS as its own Kafka user', (service) => {
+  it.each(KAFKA_CLIENTS)('when %s starts in k8s, then it logs in over TLS as its own Kafka user', (service) => {
     const deployment = read(`base/${service}.yaml`);
     expect(deployment).toMatch(new RegExp(`- name: KAFKA_SASL_USERNAME\\n\\s+value: ${service}\\n`));
     expect(deployment).toMatch(
@@ -142,5 +147,242 @@ describe('the reconciliation in k8s', () => {
     expect(read('base/gateway.yaml')).toMatch(
       /- name: RECONCILIATION_DATABASE_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: payments-db-reconciliation\n\s+key: uri/,
     );
+  });
+});
+
+interface Acl {
+  resource: { type: string; name: string; patternType: string };
+  operations: string[];
+}
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } };
+}
+interface Container {
+  name: string;
+  env?: EnvVar[];
+  ports?: { name: string; containerPort: number }[];
+  readinessProbe?: unknown;
+  livenessProbe?: unknown;
+  resources?: { requests?: object; limits?: object };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { drop?: string[] };
+  };
+}
+interface Manifest {
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec: {
+    template?: {
+      metadata: { annotations?: Record<string, string> };
+      spec: { securityContext: { runAsNonRoot?: boolean; seccompProfile?: { type: string } }; containers: Container[] };
+    };
+    selector?: Record<string, string>;
+    ports?: { name: string; port: number; targetPort?: string }[];
+    authorization?: { acls: Acl[] };
+    tls?: { hosts: string[] }[];
+    rules?: IngressRule[];
+  };
+}
+interface IngressPath {
+  path: string;
+  pathType: 'Exact' | 'Prefix';
+  backend: { service: { name: string; port: { name?: string; number?: number } } };
+}
+interface IngressRule {
+  host: string;
+  http: { paths: IngressPath[] };
+}
+
+/** The parsed documents of a file of k8s/. */
+const manifests = (file: string) => loadAll(read(file)) as Manifest[];
+const manifest = (file: string, kind: string, name: string): Manifest => {
+  const found = manifests(file).find((m) => m.kind === kind && m.metadata.name === name);
+  if (!found) throw new Error(`${file}: no ${kind} ${name}`);
+  return found;
+};
+const BASE_FILES = readdirSync(path.join(K8S, 'base')).filter(
+  (f) => f.endsWith('.yaml') && !f.includes('template') && f !== 'kustomization.yaml',
+);
+const deployments = BASE_FILES.flatMap((f) => manifests(`base/${f}`)).filter((m) => m.kind === 'Deployment');
+const envOf = (deployment: Manifest, name: string) =>
+  deployment.spec.template!.spec.containers[0].env?.find((e) => e.name === name);
+
+/** The backend an Ingress rule sends `urlPath` to, by the Ingress rules (Exact, then the longest Prefix by path element). */
+function routeOf(rule: IngressRule, urlPath: string): string | undefined {
+  const exact = rule.http.paths.find((p) => p.pathType === 'Exact' && p.path === urlPath);
+  if (exact) return exact.backend.service.name;
+  const elements = (p: string) => p.split('/').filter(Boolean);
+  const prefixes = rule.http.paths
+    .filter((p) => p.pathType === 'Prefix')
+    .filter((p) => elements(p.path).every((e, i) => elements(urlPath)[i] === e))
+    .sort((a, b) => elements(b.path).length - elements(a.path).length);
+  return prefixes[0]?.backend.service.name;
+}
+
+/** Checkout's code, without its tests. */
+function checkoutSource(dir = path.join(__dirname, '..', '..', 'apps', 'checkout', 'src')): string {
+  return readdirSync(dir, { withFileTypes: true })
+    .map((e) =>
+      e.isDirectory()
+        ? checkoutSource(path.join(dir, e.name))
+        : e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts')
+          ? readFileSync(path.join(dir, e.name), 'utf8')
+          : '',
+    )
+    .join('\n');
+}
+
+describe('checkout (the hosted pages) in k8s', () => {
+  const deployment = manifest('base/checkout.yaml', 'Deployment', 'checkout');
+  const acls = manifest('infra/kafka-users.yaml', 'KafkaUser', 'checkout').spec.authorization!.acls;
+  const users = manifests('infra/kafka-users.yaml').filter((m) => m.kind === 'KafkaUser');
+  const source = checkoutSource();
+  const replyPrefix = replyTopic('', 'checkout-');
+
+  it('when checkout asks a service, then its Kafka user may write exactly the topics apps/checkout asks on', () => {
+    const asked = [
+      ...new Set([...source.matchAll(/\bTopics\.(\w+)/g)].map((m) => Topics[m[1] as keyof typeof Topics])),
+    ];
+    expect(asked).not.toContain(undefined);
+    expect(asked.length).toBeGreaterThan(0);
+    const writes = acls.filter((a) => a.resource.type === 'topic' && a.operations.includes('Write'));
+    expect(writes.map((a) => a.resource.name).sort()).toEqual(asked.sort());
+    for (const a of writes)
+      expect(a).toEqual({
+        resource: expect.objectContaining({ patternType: 'literal' }),
+        operations: ['Write', 'Describe'],
+      });
+  });
+
+  it('when a pod starts, then its reply topic and group are its own (named after the pod) and nothing else is readable', () => {
+    expect(deployment.metadata.name).toBe('checkout'); // so every pod's name, and instance id, starts "checkout-"
+    expect(envOf(deployment, 'CHECKOUT_INSTANCE_ID')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    const rest = acls.filter((a) => !a.operations.includes('Write'));
+    expect(rest).toEqual([
+      {
+        resource: { type: 'topic', name: replyPrefix, patternType: 'prefix' },
+        operations: ['Create', 'Delete', 'Read', 'Describe'],
+      },
+      { resource: { type: 'group', name: replyPrefix, patternType: 'prefix' }, operations: ['Read', 'Describe'] },
+    ]);
+    expect(source).toMatch(/new KafkaRequestClient\(config\.kafka, config\.instanceId/);
+  });
+
+  it.each(['orders.commands', 'payouts.commands', 'methods.queries'])(
+    "when the service reading %s answers checkout, then its Kafka user may write checkout's reply topics",
+    (topic) => {
+      const readers = users.filter((u) =>
+        u.spec.authorization!.acls.some((a) => a.resource.name === topic && a.operations.includes('Read')),
+      );
+      expect(readers.length).toBeGreaterThan(0);
+      for (const reader of readers)
+        expect(
+          reader.spec.authorization!.acls.some(
+            (a) =>
+              a.resource.type === 'topic' &&
+              a.resource.patternType === 'prefix' &&
+              replyPrefix.startsWith(a.resource.name) &&
+              a.operations.includes('Write'),
+          ),
+        ).toBe(true);
+    },
+  );
+
+  it('when checkout connects to PostgreSQL, then its own role may add cards to the vault and nothing else', () => {
+    const sql = read('infra/db-roles.sql');
+    expect(envOf(deployment, 'DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'payments-db-checkout',
+      key: 'uri',
+    });
+    expect(read('infra/postgres.yaml')).toMatch(
+      /- name: payments_checkout\n\s+login: true\n\s+ensure: present\n\s+passwordSecret:\n\s+name: payments-db-checkout\n/,
+    );
+    const grants = sql
+      .split('\n')
+      .filter((l) => /^\s*(EXECUTE format\(')?GRANT\b/.test(l) && l.includes('payments_checkout'))
+      .map((l) => l.trim());
+    expect(grants).toEqual([
+      "EXECUTE format('GRANT CONNECT ON DATABASE %I TO payments_checkout', current_database());",
+      'GRANT USAGE ON SCHEMA card_vault TO payments_checkout;',
+      'GRANT INSERT (token, fingerprint, bin, last4, key_id, ciphertext) ON TABLE card_vault.cards TO payments_checkout;',
+      'GRANT SELECT (token, fingerprint, erased_at) ON TABLE card_vault.cards TO payments_checkout;',
+    ]);
+    expect(sql).toMatch(/REVOKE ALL ON TABLE card_vault\.cards FROM payments_checkout;/);
+    // not one of the roles that own a schema, nor among the vault's readers
+    expect(sql).not.toMatch(/\('payments_checkout', /);
+    expect(sql.match(/FOREACH r IN ARRAY ARRAY\[([^\]]*)\]/)![1]).not.toContain('payments_checkout');
+  });
+
+  it('when checkout tokenizes a card, then it reads the vault keys from their own Secret', () => {
+    for (const key of ['CARD_VAULT_KEYS', 'CARD_VAULT_FINGERPRINT_KEY'])
+      expect(envOf(deployment, key)?.valueFrom?.secretKeyRef).toEqual({ name: 'payments-card-vault', key });
+  });
+
+  it('when a payer opens a link, then the public host routes only the pages and never /health or /metrics', () => {
+    const ingress = manifest('base/ingress.yaml', 'Ingress', 'payments');
+    const rule = ingress.spec.rules!.find((r) => r.host === 'pay.payments.example.com')!;
+    expect(ingress.spec.tls![0].hosts).toContain(rule.host);
+    const pages = [...source.matchAll(/@(?:Get|Post)\('([^':]+)\/:token'\)/g)].map((m) => `/${m[1]}`);
+    expect([...new Set(pages)].sort()).toEqual(['/pay', '/payout']);
+    for (const page of pages) expect(routeOf(rule, `${page}/p_abc`)).toBe('checkout');
+    expect(routeOf(rule, '/metrics')).toBe('payments-not-public');
+    expect(routeOf(rule, '/health')).toBeUndefined();
+    const service = manifest('base/checkout.yaml', 'Service', 'checkout');
+    for (const p of rule.http.paths.filter((p) => p.backend.service.name === 'checkout'))
+      expect(service.spec.ports!.map((sp) => sp.name)).toContain(p.backend.service.port.name);
+  });
+
+  it("when the gateway makes a link, then it points at checkout's Ingress host (base and local overlay)", () => {
+    const ingress = manifest('base/ingress.yaml', 'Ingress', 'payments');
+    const index = ingress.spec.rules!.findIndex((r) => r.host === 'pay.payments.example.com');
+    expect(envOf(manifest('base/gateway.yaml', 'Deployment', 'gateway'), 'CHECKOUT_PUBLIC_URL')?.value).toBe(
+      'https://pay.payments.example.com',
+    );
+    const local = read('overlays/local/kustomization.yaml');
+    expect(local).toContain(`path: /spec/rules/${index}/host\n        value: pay.payments.localhost\n`);
+    expect(local).toMatch(/- name: CHECKOUT_PUBLIC_URL\n\s+value: http:\/\/pay\.payments\.localhost\n/);
+  });
+
+  it.each(['local', 'production'])(
+    "when the %s overlay is applied, then it sets checkout's replicas like the others'",
+    (overlay) => {
+      expect(read(`overlays/${overlay}/kustomization.yaml`)).toMatch(/- name: checkout\n\s+count: \d+\n/);
+    },
+  );
+});
+
+describe('every service in k8s/base', () => {
+  it('when the base is applied, then every manifest file of it is a resource (but the Secret template)', () => {
+    const resources = read('base/kustomization.yaml').match(/^resources:\n((?: {2}- .+\n)+)/m)![1];
+    expect(BASE_FILES.filter((f) => !resources.includes(`- ${f}\n`))).toEqual([]);
+  });
+
+  it.each(deployments.map((d) => [d.metadata.name, d] as const))(
+    'when %s runs, then it runs as non-root, read-only, without capabilities, with probes and limits',
+    (_name, d) => {
+      const pod = d.spec.template!.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const c of pod.containers) {
+        expect(c.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(c.readinessProbe).toBeDefined();
+        expect(c.livenessProbe).toBeDefined();
+        expect(c.resources?.requests).toBeDefined();
+        expect(c.resources?.limits).toBeDefined();
+      }
+    },
+  );
+
+  it('when the internet asks a public host for /metrics, then no service answers it', () => {
+    const rules = manifests('base/ingress.yaml').flatMap((m) => (m.kind === 'Ingress' ? m.spec.rules! : []));
+    expect(rules.length).toBeGreaterThan(2);
+    for (const rule of rules) expect([undefined, 'payments-not-public']).toContain(routeOf(rule, '/metrics'));
   });
 });

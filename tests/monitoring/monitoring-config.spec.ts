@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadAll } from 'js-yaml';
 import '@payments/messaging'; // registers the kafka_* families of the elected collector
 import { collectProcessMetrics, metricsRegistry } from '@payments/platform';
 import { promtool } from '../support/metrics';
@@ -46,4 +47,38 @@ describe('the monitoring shipped in k8s/monitoring', () => {
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((n) => !isExported(n))).toEqual([]);
   });
+});
+
+describe('the services Prometheus scrapes', () => {
+  const BASE = path.join(__dirname, '..', '..', 'k8s', 'base');
+  /** Every Deployment of k8s/base annotated for scraping, with its port. */
+  const scraped = readdirSync(BASE)
+    .filter((f) => f.endsWith('.yaml') && !f.includes('template') && f !== 'kustomization.yaml')
+    .flatMap(
+      (f) =>
+        loadAll(readFileSync(path.join(BASE, f), 'utf8')) as {
+          kind: string;
+          metadata: { name: string };
+          spec: { template?: { metadata: { annotations?: Record<string, string> } } };
+        }[],
+    )
+    .filter((m) => m.kind === 'Deployment')
+    .map((d) => [d.metadata.name, d.spec.template!.metadata.annotations ?? {}] as const);
+  const compose = readFileSync(path.join(MONITORING, 'compose', 'prometheus.yml'), 'utf8');
+
+  it.each(scraped)(
+    'when %s runs in k8s, then its pods are annotated for scraping at /metrics',
+    (_name, annotations) => {
+      expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics' });
+    },
+  );
+
+  it.each(scraped)(
+    'when %s runs under docker compose, then the compose Prometheus scrapes it as the same job and port',
+    (name, annotations) => {
+      expect(compose).toContain(
+        `- job_name: ${name}\n    static_configs: [{ targets: ['${name}:${annotations['prometheus.io/port']}'] }]`,
+      );
+    },
+  );
 });

@@ -9,7 +9,7 @@ import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config'
 const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
 const ROLES = ['gateway', 'orders', 'payouts', 'p2p', 'methods', 'merchant_callbacks', 'callbacks_ingest']
   .map((schema) => `payments_${schema}`)
-  .concat('payments_reconciliation');
+  .concat('payments_reconciliation', 'payments_checkout');
 
 function as(url: string, role: string): string {
   const u = new URL(url);
@@ -46,6 +46,8 @@ describe('card vault under the per-service database roles', () => {
         db.url,
         `DO $$ BEGIN
            IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
+         -- roles are the cluster's: another suite may create the same one at the same moment
+         EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
          END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
       );
     await run(db.url, ROLES_SQL);
@@ -78,9 +80,46 @@ describe('card vault under the per-service database roles', () => {
       );
   });
 
+  it('when checkout boots the vault as its role and tokenizes a card twice, then it gets one token (decision 224)', async () => {
+    const checkout = vaultAs('payments_checkout');
+    await checkout.migrate();
+    const first = await checkout.tokenize('4000056655665556');
+    // the second time is the ON CONFLICT path: the live card's token read back by its fingerprint
+    await expect(checkout.tokenize('4000056655665556')).resolves.toEqual(first);
+    await expect(vaultAs('payments_orders').detokenize(first.token)).resolves.toBe('4000056655665556');
+  });
+
+  it('when checkout reads a sealed number, changes or removes a card, or reads another schema, then PostgreSQL refuses', async () => {
+    const card = await vaultAs('payments_gateway').tokenize('5555555555554444');
+    const checkout = as(db.url, 'payments_checkout');
+    await expect(run(checkout, 'SELECT ciphertext FROM card_vault.cards')).rejects.toThrow(
+      /permission denied for table cards/,
+    );
+    await expect(run(checkout, 'SELECT * FROM card_vault.cards')).rejects.toThrow(/permission denied for table cards/);
+    await expect(
+      run(checkout, `UPDATE card_vault.cards SET erased_at = now() WHERE token = '${card.token}'`),
+    ).rejects.toThrow(/permission denied for table cards/);
+    await expect(run(checkout, `DELETE FROM card_vault.cards WHERE token = '${card.token}'`)).rejects.toThrow(
+      /permission denied for table cards/,
+    );
+    await expect(vaultAs('payments_checkout').detokenize(card.token)).rejects.toThrow(/permission denied/);
+    await expect(run(checkout, 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
+      /permission denied for schema card_vault/,
+    );
+    await run(db.url, 'CREATE SCHEMA IF NOT EXISTS gateway; CREATE TABLE IF NOT EXISTS gateway.shops (id int)');
+    await run(db.url, ROLES_SQL); // gives gateway to its role, as a cluster's Job does
+    await expect(run(checkout, 'SELECT * FROM gateway.shops')).rejects.toThrow(/permission denied for schema gateway/);
+    await expect(run(checkout, 'CREATE TABLE public.t (id int)')).rejects.toThrow(
+      /permission denied for schema public/,
+    );
+  });
+
   it("when the schema's owner creates a table later, then the three roles get row rights on it by default", async () => {
     await run(db.url, 'SET ROLE payments_card_vault; CREATE TABLE card_vault.later (id int)');
     await run(as(db.url, 'payments_p2p'), 'INSERT INTO card_vault.later VALUES (1)');
     expect(await run(as(db.url, 'payments_payouts'), 'SELECT id FROM card_vault.later')).toEqual([{ id: 1 }]);
+    await expect(run(as(db.url, 'payments_checkout'), 'SELECT id FROM card_vault.later')).rejects.toThrow(
+      /permission denied for table later/,
+    );
   });
 });
