@@ -37,6 +37,8 @@ describe('the operators console in a browser', () => {
       body: { callbackUrl: receiver.url },
     });
     expect(withCallbacks.status).toBe(200);
+    // Each payout test stands alone: the shop's payout methods are there from the start.
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
     const create = async (name: string, role: string) => {
       const res = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
         token: TEST_OPS_TOKEN,
@@ -395,7 +397,6 @@ describe('the operators console in a browser', () => {
   });
 
   it('when an operator searches payouts and P2P transactions, then each opens with its status and card numbers masked', async () => {
-    await withPayoutMethods(stack.gateway!.url, shop.shopId);
     const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
     expect(payout.status).toBe(201);
     const p2p = await http('POST', `${stack.gateway!.url}/p2p`, { token: shop.apiKey, body: aP2pRequest() });
@@ -472,7 +473,6 @@ describe('the operators console in a browser', () => {
   });
 
   it('when an operator opens a payout, then its page shows its sends to the provider and the merchant callbacks sent', async () => {
-    // The shop's payout methods were added by the test before.
     const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
     expect(payout.status).toBe(201);
     const attempts = await eventually(
@@ -511,7 +511,6 @@ describe('the operators console in a browser', () => {
   });
 
   it('when payouts and P2P transactions change status, then the overview counts their transitions beside the orders', async () => {
-    // The shop's payout methods were added by the test before.
     const payout = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body: aPayoutRequest() });
     const p2p = await http('POST', `${stack.gateway!.url}/p2p`, { token: shop.apiKey, body: aP2pRequest() });
     const order = await http('POST', `${stack.gateway!.url}/order`, { token: shop.apiKey, body: anOrderRequest() });
