@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { WorkQueue } from '@payments/messaging';
+import { WorkQueue, type WorkQueueTable } from '@payments/messaging';
 import type {
   DeliveryAttemptView,
   DeliveryStatus,
@@ -11,6 +11,7 @@ import type {
   ReadFeedQuery,
 } from '@payments/contracts';
 import type { CallbackBody } from '@payments/merchant-callbacks-domain';
+import type { ShopCallbackSettings } from '../shop-settings/shop-callback-settings.repository';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
 /** The channel a committed change to the queue is announced on, so the delivery worker wakes at once. */
@@ -24,17 +25,73 @@ export interface NewDelivery {
   urlOverride: string | null;
 }
 
-/** A delivery as the worker claimed it. */
-export interface ClaimedDelivery {
+/** An order, payout or P2P transaction: the deliveries of one object go out in sequence order. */
+export interface ObjectKey {
+  objectType: string;
+  objectId: string;
+}
+
+/** A delivery as the worker claimed it, with its shop's callback settings at the claim. */
+export interface ClaimedDelivery extends ObjectKey {
   id: string;
   eventId: string;
   shopId: string;
-  objectId: string;
   sequence: number;
   body: string;
   urlOverride: string | null;
   attempts: number;
   windowStartedAt: Date;
+  shop: ShopCallbackSettings;
+}
+
+/**
+ * What becomes of a claimed delivery: its new status (`pending` again with its next attempt's
+ * time, or final), the error to show, and the HTTP attempt to log when one was made.
+ */
+export interface DeliveryOutcome extends ObjectKey {
+  id: string;
+  claimToken: string;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  error: string | null;
+  attempt: { number: number; at: Date; url: string; responseStatus: number | null; latencyMs: number } | null;
+}
+
+interface ClaimRow {
+  object_type: string;
+  object_id: string;
+  id: string | null;
+  event_id: string;
+  shop_id: string;
+  sequence: number;
+  body: string;
+  url_override: string | null;
+  attempts: number;
+  window_started_at: Date;
+  shop_known: boolean;
+  callback_url: string | null;
+  callback_secret: string | null;
+  previous_callback_secret: string | null;
+  previous_callback_secret_expires_at: Date | null;
+}
+
+/**
+ * The delivery queue on the shared work queue of libs/messaging (its channel, `inFlight`), with
+ * the next due time read from the heads: their index answers it without reading the backlog.
+ */
+export class DeliveryQueue extends WorkQueue<DeliveryRow> {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly headsTable: string,
+    t: WorkQueueTable,
+  ) {
+    super(ds, t);
+  }
+
+  override async nextDueAt(): Promise<Date | null> {
+    const rows: { at: Date | null }[] = await this.ds.query(`SELECT min(due_at) AS at FROM ${this.headsTable}`);
+    return rows[0]?.at ?? null;
+  }
 }
 
 interface DeliveryRow {
@@ -81,18 +138,21 @@ export function toDeliveryView(r: DeliveryRow): DeliveryView {
 }
 
 /**
- * The queue of callbacks to merchants and their delivery log, on the shared work queue of
- * libs/messaging: rows are claimed with a lease (`next_attempt_at` moved past the HTTP call) and a
- * claim token, so the call runs outside any transaction and a crashed worker's rows come back
- * when the lease has run out. The queue keeps each object's callbacks in sequence order and each
- * shop's calls in flight under its limit.
+ * The queue of callbacks to merchants and their delivery log. Rows are claimed with a lease
+ * (`next_attempt_at` moved past the HTTP call) and a claim token, so the call runs outside any
+ * transaction and a crashed worker's rows come back when the lease has run out. Only the head of
+ * each object's queue (`delivery_heads`: its lowest pending sequence) can be claimed, which keeps
+ * each object's callbacks in sequence order and the claim's cost independent of the backlog
+ * (decision 199); each shop's calls in flight stay under its limit.
  */
 @Injectable()
 export class DeliveryRepository {
   readonly table: string;
-  readonly work: WorkQueue<DeliveryRow>;
+  readonly work: DeliveryQueue;
   private readonly attemptsTable: string;
   private readonly headsTable: string;
+  private readonly dueTable: string;
+  private readonly shopsTable: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -101,7 +161,9 @@ export class DeliveryRepository {
     this.table = `"${config.schema}".deliveries`;
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
     this.headsTable = `"${config.schema}".feed_heads`;
-    this.work = new WorkQueue<DeliveryRow>(dataSource, {
+    this.dueTable = `"${config.schema}".delivery_heads`;
+    this.shopsTable = `"${config.schema}".shops`;
+    this.work = new DeliveryQueue(dataSource, this.dueTable, {
       table: this.table,
       idColumn: 'id',
       orderColumn: 'position',
@@ -118,9 +180,10 @@ export class DeliveryRepository {
 
   /**
    * Records one delivery per event, in the consumer's inbox transaction; the worker is woken at
-   * commit. The delivery takes the next position of its shop's feed from the shop's head row, whose
-   * lock is held until commit: a shop's positions commit in increasing order, so a feed reader never
-   * passes a position that is still to appear (decision 101).
+   * commit. Its feed position comes from the shop's `feed_heads` row, whose lock is held until
+   * commit: positions of a shop become visible in increasing order, so a feed reader never
+   * passes a position that is still to appear (decision 101). It becomes its object's head when
+   * the object has none pending or it comes before the head (a lower sequence).
    */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
     const id = randomUUID();
@@ -129,10 +192,18 @@ export class DeliveryRepository {
          INSERT INTO ${this.headsTable} (shop_id, last_position) VALUES ($6, 1)
          ON CONFLICT (shop_id) DO UPDATE SET last_position = ${this.headsTable}.last_position + 1
          RETURNING last_position
+       ), added AS (
+         INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
+         ON CONFLICT (event_id) DO NOTHING
+         RETURNING id, object_type, object_id, shop_id, sequence, position, next_attempt_at
        )
-       INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
-       ON CONFLICT (event_id) DO NOTHING`,
+       INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+       SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM added
+       ON CONFLICT (object_type, object_id) DO UPDATE
+          SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
+              position = EXCLUDED.position, due_at = EXCLUDED.due_at
+        WHERE (EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)`,
       [
         id,
         d.eventId,
@@ -151,10 +222,11 @@ export class DeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries that no worker holds, in one statement: per object in
-   * sequence order (a delivery waits while an earlier one of its object is pending, in flight or
-   * waiting for its retry), and at most `perShop` of a shop in flight, so a shop whose endpoint
-   * hangs holds only its own slots.
+   * Claims up to `limit` due deliveries that no worker holds, in one statement. It reads the due
+   * heads (one per object, so per object in sequence order) through their index from the oldest,
+   * at most `scan` of them, skipping the shops whose `perShop` slots are all in flight and heads
+   * another claimer holds; of each shop it takes only as many as the shop has free slots. Each
+   * claimed delivery comes with its shop's callback settings as they are now.
    */
   async claimDue(
     now: Date,
@@ -163,90 +235,185 @@ export class DeliveryRepository {
     perShop: number,
     claimToken: string,
     claimedBy: string,
-  ): Promise<ClaimedDelivery[]> {
-    const rows = await this.work.claim({ now, leaseUntil, limit, perGroup: perShop, claimToken, claimedBy });
-    return rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      shopId: r.shop_id,
-      objectId: r.object_id,
-      sequence: Number(r.sequence),
-      body: r.body,
-      urlOverride: r.url_override,
-      attempts: Number(r.attempts),
-      windowStartedAt: r.window_started_at,
-    }));
+  ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
+    const scan = Math.max(limit * 4, 64);
+    const rows: ClaimRow[] = await this.dataSource.query(
+      `WITH inflight AS (
+         SELECT f.shop_id, count(*)::int AS n FROM ${this.table} f
+          WHERE f.claim_token IS NOT NULL AND f.status = 'pending' AND f.next_attempt_at > $1
+          GROUP BY f.shop_id
+       ), candidates AS (
+         SELECT h.object_type, h.object_id, h.shop_id, h.due_at, h.position FROM ${this.dueTable} h
+          WHERE h.due_at <= $1 AND h.shop_id <> ALL (ARRAY(SELECT i.shop_id FROM inflight i WHERE i.n >= $6))
+          ORDER BY h.due_at, h.position
+          LIMIT $7
+          FOR UPDATE SKIP LOCKED
+       ), picked AS (
+         SELECT c.object_type, c.object_id FROM (
+           SELECT c.*, row_number() OVER (PARTITION BY c.shop_id ORDER BY c.due_at, c.position) AS rn FROM candidates c
+         ) c LEFT JOIN inflight i ON i.shop_id = c.shop_id
+          WHERE c.rn + COALESCE(i.n, 0) <= $6
+          ORDER BY c.due_at, c.position
+          LIMIT $2
+       ), leased AS (
+         UPDATE ${this.dueTable} h SET due_at = $3 FROM picked p
+          WHERE h.object_type = p.object_type AND h.object_id = p.object_id
+         RETURNING h.object_type, h.object_id, h.delivery_id
+       ), claimed AS (
+         UPDATE ${this.table} d SET next_attempt_at = $3, claim_token = $4, claimed_by = $5, updated_at = $1
+           FROM leased l WHERE d.id = l.delivery_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+         RETURNING d.id, d.event_id, d.shop_id, d.sequence, d.body, d.url_override, d.attempts, d.window_started_at, d.position
+       )
+       SELECT l.object_type, l.object_id, c.*, s.shop_id IS NOT NULL AS shop_known, s.callback_url, s.callback_secret,
+              s.previous_callback_secret, s.previous_callback_secret_expires_at
+         FROM leased l LEFT JOIN claimed c ON c.id = l.delivery_id LEFT JOIN ${this.shopsTable} s ON s.shop_id = c.shop_id
+        ORDER BY c.position`,
+      [now, limit, leaseUntil, claimToken, claimedBy, perShop, scan],
+    );
+    const claimed: ClaimedDelivery[] = [];
+    const stale: ObjectKey[] = [];
+    for (const r of rows) {
+      if (r.id === null) {
+        stale.push({ objectType: r.object_type, objectId: r.object_id });
+        continue;
+      }
+      claimed.push({
+        id: r.id,
+        eventId: r.event_id,
+        shopId: r.shop_id,
+        objectType: r.object_type,
+        objectId: r.object_id,
+        sequence: Number(r.sequence),
+        body: r.body,
+        urlOverride: r.url_override,
+        attempts: Number(r.attempts),
+        windowStartedAt: r.window_started_at,
+        shop: r.shop_known
+          ? {
+              kind: 'known',
+              callbackUrl: r.callback_url,
+              callbackSecret: r.callback_secret,
+              previousCallbackSecret: r.previous_callback_secret,
+              previousCallbackSecretExpiresAt: r.previous_callback_secret_expires_at,
+            }
+          : { kind: 'unknown' },
+      });
+    }
+    return { claimed, stale };
   }
 
   /**
-   * The common outcome in one statement: a 2xx answer ends the delivery and logs its attempt, if
-   * the claim is still this one's (its lease may have run out). Answers the attempt number, or
-   * null when the claim was lost and nothing was recorded.
+   * Records the outcomes of claimed deliveries in one transaction of two statements: the
+   * deliveries' new state and their attempts in the log (only where the claim is still the
+   * worker's: a lease that ran out leaves the row to the next claimer), with the objects' heads
+   * locked; then each object's head moves to its next pending delivery. Answers the ids recorded.
    */
-  async recordDelivered(
-    id: string,
-    claimToken: string,
-    a: { at: Date; url: string; responseStatus: number; latencyMs: number },
-    now: Date,
-  ): Promise<number | null> {
-    const rows: { attempt: number }[] = await this.dataSource.query(
-      `WITH done AS (
-         UPDATE ${this.table}
-            SET status = 'delivered', attempts = attempts + 1, last_url = $3, last_response_status = $4, last_error = NULL,
-                claim_token = NULL, next_attempt_at = NULL, updated_at = $6, delivered_at = $6
-          WHERE id = $1 AND status = 'pending' AND claim_token = $2
-         RETURNING id, attempts
-       )
-       INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
-       SELECT id, attempts, $5, $3, $4, NULL, $7 FROM done
-       RETURNING attempt`,
-      [id, claimToken, a.url, a.responseStatus, a.at, now, a.latencyMs],
-    );
-    return rows.length === 1 ? Number(rows[0].attempt) : null;
-  }
-
-  /** Locks a claimed row to record an outcome, if the claim is still this one's (its lease may have run out). */
-  async lockClaimed(
-    m: EntityManager,
-    id: string,
-    claimToken: string,
-  ): Promise<{ attempts: number; windowStartedAt: Date } | null> {
-    const row = await this.work.lockClaimed<{ attempts: number; window_started_at: Date }>(
-      m,
-      id,
-      claimToken,
-      'attempts, window_started_at',
-    );
-    return row ? { attempts: Number(row.attempts), windowStartedAt: row.window_started_at } : null;
-  }
-
-  async logAttempt(m: EntityManager, id: string, a: Omit<DeliveryAttemptView, 'at'> & { at: Date }): Promise<void> {
-    await m.query(
-      `INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, a.attempt, a.at, a.url, a.responseStatus, a.error, a.latencyMs],
-    );
-    await m.query(
-      `UPDATE ${this.table} SET attempts = $2, last_url = $3, last_response_status = $4, last_error = $5, updated_at = $6 WHERE id = $1`,
-      [id, a.attempt, a.url, a.responseStatus, a.error, a.at],
-    );
-  }
-
-  async finish(
-    m: EntityManager,
-    id: string,
-    status: 'delivered' | 'failed' | 'skipped',
-    now: Date,
-    error?: string,
-  ): Promise<void> {
-    await this.work.finish(m, id, status, now, {
-      next_attempt_at: null,
-      delivered_at: status === 'delivered' ? now : undefined,
-      last_error: error,
+  async recordOutcomes(outcomes: readonly DeliveryOutcome[], now: Date): Promise<Set<string>> {
+    if (outcomes.length === 0) return new Set();
+    return this.dataSource.transaction(async (m) => {
+      const col = <K>(f: (o: DeliveryOutcome) => K) => outcomes.map(f);
+      const rows: { id: string; object_type: string; object_id: string }[] = await m.query(
+        `WITH v AS (
+           SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::timestamptz[], $8::text[],
+                                $9::int[], $10::timestamptz[], $11::text[], $12::int[], $13::int[])
+             AS v(id, token, object_type, object_id, status, next_at, err, attempt, at, url, resp, latency)
+         ), locked AS (
+           SELECT 1 FROM ${this.dueTable} h
+            WHERE (h.object_type, h.object_id) IN (SELECT v.object_type, v.object_id FROM v)
+            ORDER BY h.object_type, h.object_id
+            FOR UPDATE
+         ), done AS (
+           UPDATE ${this.table} d
+              SET status = v.status, next_attempt_at = v.next_at, claim_token = NULL, updated_at = $1, last_error = v.err,
+                  attempts = COALESCE(v.attempt, d.attempts), last_url = COALESCE(v.url, d.last_url),
+                  last_response_status = CASE WHEN v.attempt IS NULL THEN d.last_response_status ELSE v.resp END,
+                  delivered_at = CASE WHEN v.status = 'delivered' THEN $1 ELSE d.delivered_at END
+             FROM v WHERE d.id = v.id AND d.status = 'pending' AND d.claim_token = v.token
+           RETURNING d.id, d.object_type, d.object_id, v.attempt, v.at, v.url, v.resp, v.err, v.latency
+         ), logged AS (
+           INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
+           SELECT id, attempt, at, url, resp, err, latency FROM done WHERE attempt IS NOT NULL
+         )
+         SELECT id, object_type, object_id, (SELECT count(*) FROM locked)::int AS heads_locked FROM done`,
+        [
+          now,
+          col((o) => o.id),
+          col((o) => o.claimToken),
+          col((o) => o.objectType),
+          col((o) => o.objectId),
+          col((o) => o.status),
+          col((o) => o.nextAttemptAt),
+          col((o) => o.error),
+          col((o) => o.attempt?.number ?? null),
+          col((o) => o.attempt?.at ?? null),
+          col((o) => o.attempt?.url ?? null),
+          col((o) => o.attempt?.responseStatus ?? null),
+          col((o) => o.attempt?.latencyMs ?? null),
+        ],
+      );
+      if (rows.length > 0) {
+        await this.moveHeads(
+          m,
+          rows.map((r) => ({ objectType: r.object_type, objectId: r.object_id })),
+        );
+      }
+      this.notify(m);
+      return new Set(rows.map((r) => r.id));
     });
   }
 
-  async reschedule(m: EntityManager, id: string, at: Date, now: Date, error?: string): Promise<void> {
-    await this.work.retryAt(m, id, at, now, { last_error: error });
+  /**
+   * Sets the heads of objects whose pending deliveries changed to their lowest pending delivery
+   * (or removes them: none pending). The caller holds the heads' locks from an earlier statement
+   * of its transaction, so this statement's snapshot sees every delivery committed before them,
+   * and a consumer adding one now waits for this transaction and then compares with its result.
+   */
+  private async moveHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
+    await m.query(
+      `WITH o AS (
+         SELECT DISTINCT * FROM unnest($1::text[], $2::uuid[]) AS o(object_type, object_id)
+       ), nxt AS (
+         SELECT o.object_type, o.object_id, n.id, n.shop_id, n.sequence, n.position, n.next_attempt_at
+           FROM o LEFT JOIN LATERAL (
+             SELECT d.id, d.shop_id, d.sequence, d.position, d.next_attempt_at FROM ${this.table} d
+              WHERE d.object_type = o.object_type AND d.object_id = o.object_id AND d.status = 'pending'
+              ORDER BY d.sequence, d.position LIMIT 1
+           ) n ON true
+       ), gone AS (
+         DELETE FROM ${this.dueTable} h USING nxt
+          WHERE nxt.id IS NULL AND h.object_type = nxt.object_type AND h.object_id = nxt.object_id
+       )
+       INSERT INTO ${this.dueTable} (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+       SELECT object_type, object_id, id, shop_id, sequence, position, COALESCE(next_attempt_at, 'infinity')
+         FROM nxt WHERE id IS NOT NULL
+       ON CONFLICT (object_type, object_id) DO UPDATE
+          SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
+              position = EXCLUDED.position, due_at = EXCLUDED.due_at`,
+      [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
+    );
+  }
+
+  /** Locks the heads of objects (those that exist), in one order, so that `moveHeads` may follow. */
+  private async lockHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
+    await m.query(
+      `SELECT 1 FROM ${this.dueTable} h
+        WHERE (h.object_type, h.object_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))
+        ORDER BY h.object_type, h.object_id FOR UPDATE`,
+      [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
+    );
+  }
+
+  /**
+   * Sets the heads of objects again from their deliveries: after a claim found a head whose
+   * delivery was not claimable (it should not happen; this keeps such an object from stalling).
+   */
+  async repairHeads(keys: readonly ObjectKey[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.dataSource.transaction(async (m) => {
+      await this.lockHeads(m, keys);
+      await this.moveHeads(m, keys);
+      this.notify(m);
+    });
   }
 
   /**
@@ -341,16 +508,22 @@ export class DeliveryRepository {
     if (filter.status) add('status = ?', filter.status);
     if (filter.since) add('created_at >= ?', filter.since);
     params.push(limit);
-    const rows: { id: string }[] = await m.query(
+    const rows: { id: string; object_type: string; object_id: string }[] = await m.query(
       `WITH target AS (
          SELECT id FROM ${this.table} d WHERE ${where.join(' AND ')} ORDER BY position LIMIT $${params.length} FOR UPDATE SKIP LOCKED
        ), replayed AS (
          UPDATE ${this.table} d SET status = 'pending', next_attempt_at = $1, window_started_at = $1, claim_token = NULL, updated_at = $1
-           FROM target WHERE d.id = target.id RETURNING d.id, d.position
+           FROM target WHERE d.id = target.id RETURNING d.id, d.position, d.object_type, d.object_id
        )
-       SELECT id FROM replayed ORDER BY position`,
+       SELECT id, object_type, object_id FROM replayed ORDER BY position`,
       params,
     );
+    if (rows.length > 0) {
+      // The replayed deliveries may now come first in their objects' queues.
+      const keys = rows.map((r) => ({ objectType: r.object_type, objectId: r.object_id }));
+      await this.lockHeads(m, keys);
+      await this.moveHeads(m, keys);
+    }
     this.notify(m);
     return rows.map((r) => r.id);
   }

@@ -1,0 +1,63 @@
+import { LoggerService } from '@nestjs/common';
+
+interface Waiting<O> {
+  outcome: O;
+  resolve: (recorded: boolean) => void;
+  reject: (err: Error) => void;
+}
+
+export interface OutcomeRecorderOptions<O> {
+  /** Records a batch in one transaction; answers which of them were recorded (their claim held). */
+  write(batch: readonly O[]): Promise<Set<string>>;
+  idOf(outcome: O): string;
+  /** The most outcomes one transaction records. */
+  maxBatch: number;
+  /** Tries of a batch before its outcomes fail (a deadlock or a lost connection is worth another). */
+  tries: number;
+  logger: LoggerService;
+}
+
+/**
+ * Group commit for delivery outcomes (decision 200): an outcome is written at once when no
+ * write is running; outcomes that arrive while one runs wait for it and go together in the next.
+ * Unloaded that is one outcome per transaction, as before; under load one transaction records
+ * as many as finished meanwhile, without a timer adding latency.
+ */
+export class OutcomeRecorder<O> {
+  private readonly queue: Waiting<O>[] = [];
+  private running?: Promise<void>;
+
+  constructor(private readonly o: OutcomeRecorderOptions<O>) {}
+
+  /** Answers true when recorded, false when the claim was lost meanwhile (its lease ran out). */
+  record(outcome: O): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ outcome, resolve, reject });
+      this.running ??= this.drain().finally(() => (this.running = undefined));
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.o.maxBatch);
+      try {
+        const recorded = await this.writeWithRetry(batch.map((w) => w.outcome));
+        for (const w of batch) w.resolve(recorded.has(this.o.idOf(w.outcome)));
+      } catch (err) {
+        for (const w of batch) w.reject(err as Error);
+      }
+    }
+  }
+
+  private async writeWithRetry(batch: O[]): Promise<Set<string>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.o.write(batch);
+      } catch (err) {
+        if (attempt >= this.o.tries) throw err;
+        this.o.logger.warn(`recording ${batch.length} outcomes failed, trying again: ${(err as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  }
+}
