@@ -151,9 +151,13 @@ describe('the delivery queue', () => {
     await insert(quiet, randomUUID(), 1, at(1000));
 
     const firstRound = await claim(at(2000), 4, 2);
-    expect(firstRound.map((d) => d.shopId)).toEqual([busy, busy]);
-    const secondRound = await claim(at(2000), 4, 2);
-    expect(secondRound.map((d) => d.shopId)).toEqual([quiet]);
+    expect(firstRound.map((d) => d.shopId)).toEqual([busy, busy, quiet]);
+    expect(await claim(at(2000), 4, 2)).toEqual([]);
+    // A freed slot of the busy shop goes to its next oldest delivery.
+    await q.recordOutcomes([outcome(firstRound[0], 'delivered')], at(2000));
+    const next = await claim(at(2000), 4, 2);
+    expect(next.map((d) => d.shopId)).toEqual([busy]);
+    expect(next[0].id).not.toBe(firstRound[1].id);
   });
 
   it('when a claim was lost (its lease ran out and another worker took the delivery), then its outcome is not recorded', async () => {

@@ -222,10 +222,12 @@ export class DeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries that no worker holds, in one statement. It reads the due
-   * heads (one per object, so per object in sequence order) through their index from the oldest,
-   * at most `scan` of them, skipping the shops whose `perShop` slots are all in flight and heads
-   * another claimer holds; of each shop it takes only as many as the shop has free slots. Each
+   * Claims up to `limit` due deliveries that no worker holds, in one statement. It visits the
+   * shops that have heads (a skip scan of the heads' shop index: one probe per shop) and, for
+   * each shop with free slots (`perShop` less its calls in flight), reads its oldest due heads
+   * through the index, as many as it has free slots, skipping heads another claimer holds; of
+   * those it takes the oldest `limit`. Only heads are read (one per object, so per object in
+   * sequence order): the cost follows the shops and the deliveries taken, not the backlog. Each
    * claimed delivery comes with its shop's callback settings as they are now.
    */
   async claimDue(
@@ -236,25 +238,28 @@ export class DeliveryRepository {
     claimToken: string,
     claimedBy: string,
   ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
-    const scan = Math.max(limit * 4, 64);
     const rows: ClaimRow[] = await this.dataSource.query(
-      `WITH inflight AS (
+      `WITH RECURSIVE shops AS (
+         SELECT (SELECT h.shop_id FROM ${this.dueTable} h ORDER BY h.shop_id LIMIT 1) AS shop_id
+         UNION ALL
+         SELECT (SELECT h.shop_id FROM ${this.dueTable} h WHERE h.shop_id > s.shop_id ORDER BY h.shop_id LIMIT 1)
+           FROM shops s WHERE s.shop_id IS NOT NULL
+       ), inflight AS (
          SELECT f.shop_id, count(*)::int AS n FROM ${this.table} f
           WHERE f.claim_token IS NOT NULL AND f.status = 'pending' AND f.next_attempt_at > $1
           GROUP BY f.shop_id
        ), candidates AS (
-         SELECT h.object_type, h.object_id, h.shop_id, h.due_at, h.position FROM ${this.dueTable} h
-          WHERE h.due_at <= $1 AND h.shop_id <> ALL (ARRAY(SELECT i.shop_id FROM inflight i WHERE i.n >= $6))
-          ORDER BY h.due_at, h.position
-          LIMIT $7
-          FOR UPDATE SKIP LOCKED
+         SELECT c.* FROM shops s LEFT JOIN inflight i ON i.shop_id = s.shop_id
+          CROSS JOIN LATERAL (
+            SELECT h.object_type, h.object_id, h.due_at, h.position FROM ${this.dueTable} h
+             WHERE h.shop_id = s.shop_id AND h.due_at <= $1
+             ORDER BY h.due_at, h.position
+             LIMIT GREATEST($6 - COALESCE(i.n, 0), 0)
+             FOR UPDATE SKIP LOCKED
+          ) c
+          WHERE s.shop_id IS NOT NULL
        ), picked AS (
-         SELECT c.object_type, c.object_id FROM (
-           SELECT c.*, row_number() OVER (PARTITION BY c.shop_id ORDER BY c.due_at, c.position) AS rn FROM candidates c
-         ) c LEFT JOIN inflight i ON i.shop_id = c.shop_id
-          WHERE c.rn + COALESCE(i.n, 0) <= $6
-          ORDER BY c.due_at, c.position
-          LIMIT $2
+         SELECT c.object_type, c.object_id FROM candidates c ORDER BY c.due_at, c.position LIMIT $2
        ), leased AS (
          UPDATE ${this.dueTable} h SET due_at = $3 FROM picked p
           WHERE h.object_type = p.object_type AND h.object_id = p.object_id
@@ -268,7 +273,7 @@ export class DeliveryRepository {
               s.previous_callback_secret, s.previous_callback_secret_expires_at
          FROM leased l LEFT JOIN claimed c ON c.id = l.delivery_id LEFT JOIN ${this.shopsTable} s ON s.shop_id = c.shop_id
         ORDER BY c.position`,
-      [now, limit, leaseUntil, claimToken, claimedBy, perShop, scan],
+      [now, limit, leaseUntil, claimToken, claimedBy, perShop],
     );
     const claimed: ClaimedDelivery[] = [];
     const stale: ObjectKey[] = [];

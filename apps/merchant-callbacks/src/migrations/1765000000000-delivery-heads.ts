@@ -3,10 +3,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The claim reads only the head of each object's queue (decision 199): `delivery_heads` holds,
  * per object with a pending delivery, the one that goes next (lowest sequence, then position) and
- * when it is due (while claimed, the end of its lease), indexed by due time. A claim walks that
- * index from the oldest due head and stops after a bounded number of rows, so its cost follows
- * the deliveries it takes, not the backlog behind them. `deliveries_claimed` holds only the rows
- * in flight, for the per-shop limit. Existing pending deliveries get their heads here (one
+ * when it is due (while claimed, the end of its lease), indexed by shop and due time. A claim
+ * visits the shops with heads (a skip scan) and reads each one's oldest due heads up to its free
+ * slots, so its cost follows the shops and the deliveries it takes, not the backlog behind them;
+ * `(due_at)` answers the next due time. `deliveries_claimed` holds only the rows in flight, for
+ * the per-shop limit. Existing pending deliveries get their heads here (one
  * without a due time, which no claim could take before, is never due: `infinity`).
  */
 export class DeliveryHeads1765000000000 implements MigrationInterface {
@@ -26,6 +27,7 @@ export class DeliveryHeads1765000000000 implements MigrationInterface {
         PRIMARY KEY (object_type, object_id)
       )`);
     await q.query(`CREATE INDEX delivery_heads_due ON "${s}".delivery_heads (due_at, position)`);
+    await q.query(`CREATE INDEX delivery_heads_shop_due ON "${s}".delivery_heads (shop_id, due_at, position)`);
     await q.query(
       `CREATE INDEX deliveries_claimed ON "${s}".deliveries (shop_id) WHERE claim_token IS NOT NULL AND status = 'pending'`,
     );
