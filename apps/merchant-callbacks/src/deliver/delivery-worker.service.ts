@@ -12,7 +12,7 @@ import { OutcomeRecorder } from './outcome-recorder';
 /** How long a delivery waits for its shop's settings to arrive on `shops.settings`. */
 const UNKNOWN_SHOP_PAUSE_MS = 1000;
 
-/** The most outcomes recorded in one transaction. */
+/** The most outcomes recorded in one statement. */
 const RECORD_BATCH = 128;
 
 /**

@@ -183,10 +183,13 @@ export class DeliveryRepository {
    * commit. Its feed position comes from the shop's `feed_heads` row, whose lock is held until
    * commit: positions of a shop become visible in increasing order, so a feed reader never
    * passes a position that is still to appear (decision 101). It becomes its object's head when
-   * the object has none pending or it comes before the head (a lower sequence).
+   * the object has none pending or it comes before the head (a lower sequence); the head's
+   * version is bumped either way, so an outcome recorded meanwhile does not move it blindly.
    */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
     const id = randomUUID();
+    // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
+    const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
     await m.query(
       `WITH head AS (
          INSERT INTO ${this.headsTable} (shop_id, last_position) VALUES ($6, 1)
@@ -201,9 +204,12 @@ export class DeliveryRepository {
        INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
        SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM added
        ON CONFLICT (object_type, object_id) DO UPDATE
-          SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
-              position = EXCLUDED.position, due_at = EXCLUDED.due_at
-        WHERE (EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)`,
+          SET version = h.version + 1,
+              delivery_id = CASE WHEN ${lower} THEN EXCLUDED.delivery_id ELSE h.delivery_id END,
+              shop_id = CASE WHEN ${lower} THEN EXCLUDED.shop_id ELSE h.shop_id END,
+              sequence = CASE WHEN ${lower} THEN EXCLUDED.sequence ELSE h.sequence END,
+              position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
+              due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END`,
       [
         id,
         d.eventId,
@@ -308,25 +314,23 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records the outcomes of claimed deliveries in one transaction of two statements: the
-   * deliveries' new state and their attempts in the log (only where the claim is still the
-   * worker's: a lease that ran out leaves the row to the next claimer), with the objects' heads
-   * locked; then each object's head moves to its next pending delivery. Answers the ids recorded.
+   * Records the outcomes of claimed deliveries in one statement (one round trip, no explicit
+   * transaction): the deliveries' new state and their attempts in the log, only where the claim
+   * is still the worker's (a lease that ran out leaves the row to the next claimer), and each
+   * object's head moved to its next pending delivery, or removed. A head moves only if no one
+   * changed it since the statement's snapshot (its `version`): a consumer that added a delivery
+   * to the same object meanwhile bumped it, and those objects' heads are then set again in a
+   * transaction of their own that locks them first (`repairHeads`). Answers the ids recorded.
    */
   async recordOutcomes(outcomes: readonly DeliveryOutcome[], now: Date): Promise<Set<string>> {
     if (outcomes.length === 0) return new Set();
-    return this.dataSource.transaction(async (m) => {
-      const col = <K>(f: (o: DeliveryOutcome) => K) => outcomes.map(f);
-      const rows: { id: string; object_type: string; object_id: string }[] = await m.query(
+    const col = <K>(f: (o: DeliveryOutcome) => K) => outcomes.map(f);
+    const rows: { id: string | null; object_type: string | null; object_id: string | null }[] =
+      await this.dataSource.query(
         `WITH v AS (
-           SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::timestamptz[], $8::text[],
-                                $9::int[], $10::timestamptz[], $11::text[], $12::int[], $13::int[])
-             AS v(id, token, object_type, object_id, status, next_at, err, attempt, at, url, resp, latency)
-         ), locked AS (
-           SELECT 1 FROM ${this.dueTable} h
-            WHERE (h.object_type, h.object_id) IN (SELECT v.object_type, v.object_id FROM v)
-            ORDER BY h.object_type, h.object_id
-            FOR UPDATE
+           SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[],
+                                $7::int[], $8::timestamptz[], $9::text[], $10::int[], $11::int[])
+             AS v(id, token, status, next_at, err, attempt, at, url, resp, latency)
          ), done AS (
            UPDATE ${this.table} d
               SET status = v.status, next_attempt_at = v.next_at, claim_token = NULL, updated_at = $1, last_error = v.err,
@@ -334,18 +338,49 @@ export class DeliveryRepository {
                   last_response_status = CASE WHEN v.attempt IS NULL THEN d.last_response_status ELSE v.resp END,
                   delivered_at = CASE WHEN v.status = 'delivered' THEN $1 ELSE d.delivered_at END
              FROM v WHERE d.id = v.id AND d.status = 'pending' AND d.claim_token = v.token
-           RETURNING d.id, d.object_type, d.object_id, v.attempt, v.at, v.url, v.resp, v.err, v.latency
+           RETURNING d.id, d.object_type, d.object_id, d.shop_id, d.sequence, d.position, d.status, d.next_attempt_at,
+                     v.attempt, v.at, v.url, v.resp, v.err, v.latency
          ), logged AS (
            INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
            SELECT id, attempt, at, url, resp, err, latency FROM done WHERE attempt IS NOT NULL
+         ), objects AS (
+           SELECT DISTINCT object_type, object_id FROM done
+         ), nxt AS (
+           -- This statement's snapshot still shows the recorded rows as they were: they count as just written.
+           SELECT o.object_type, o.object_id, h.version, n.id, n.shop_id, n.sequence, n.position, n.next_attempt_at
+             FROM objects o
+             LEFT JOIN ${this.dueTable} h ON h.object_type = o.object_type AND h.object_id = o.object_id
+             LEFT JOIN LATERAL (
+               SELECT c.* FROM (
+                 SELECT p.id, p.shop_id, p.sequence, p.position, p.next_attempt_at FROM ${this.table} p
+                  WHERE p.object_type = o.object_type AND p.object_id = o.object_id AND p.status = 'pending'
+                    AND p.id NOT IN (SELECT id FROM done)
+                 UNION ALL
+                 SELECT x.id, x.shop_id, x.sequence, x.position, x.next_attempt_at FROM done x
+                  WHERE x.object_type = o.object_type AND x.object_id = o.object_id AND x.status = 'pending'
+               ) c ORDER BY c.sequence, c.position LIMIT 1
+             ) n ON true
+         ), moved AS (
+           UPDATE ${this.dueTable} h
+              SET delivery_id = n.id, shop_id = n.shop_id, sequence = n.sequence, position = n.position,
+                  due_at = COALESCE(n.next_attempt_at, 'infinity'), version = h.version + 1
+             FROM nxt n
+            WHERE n.id IS NOT NULL AND h.object_type = n.object_type AND h.object_id = n.object_id AND h.version = n.version
+           RETURNING h.object_type, h.object_id
+         ), gone AS (
+           DELETE FROM ${this.dueTable} h USING nxt n
+            WHERE n.id IS NULL AND h.object_type = n.object_type AND h.object_id = n.object_id AND h.version = n.version
+           RETURNING h.object_type, h.object_id
          )
-         SELECT id, object_type, object_id, (SELECT count(*) FROM locked)::int AS heads_locked FROM done`,
+         SELECT id, NULL AS object_type, NULL AS object_id FROM done
+         UNION ALL
+         SELECT NULL, n.object_type, n.object_id FROM nxt n
+          WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.object_type = n.object_type AND m.object_id = n.object_id)
+            AND NOT EXISTS (SELECT 1 FROM gone g WHERE g.object_type = n.object_type AND g.object_id = n.object_id)`,
         [
           now,
           col((o) => o.id),
           col((o) => o.claimToken),
-          col((o) => o.objectType),
-          col((o) => o.objectId),
           col((o) => o.status),
           col((o) => o.nextAttemptAt),
           col((o) => o.error),
@@ -356,15 +391,16 @@ export class DeliveryRepository {
           col((o) => o.attempt?.latencyMs ?? null),
         ],
       );
-      if (rows.length > 0) {
-        await this.moveHeads(
-          m,
-          rows.map((r) => ({ objectType: r.object_type, objectId: r.object_id })),
-        );
-      }
-      this.notify(m);
-      return new Set(rows.map((r) => r.id));
-    });
+    const recorded = new Set<string>();
+    const raced: ObjectKey[] = [];
+    for (const r of rows) {
+      if (r.id) recorded.add(r.id);
+      else raced.push({ objectType: r.object_type!, objectId: r.object_id! });
+    }
+    // Heads a consumer changed meanwhile (or missing ones): set again, locked first.
+    if (raced.length > 0) await this.repairHeads(raced);
+    else if (recorded.size > 0) this.work.wake(this.dataSource.manager);
+    return recorded;
   }
 
   /**
@@ -393,7 +429,7 @@ export class DeliveryRepository {
          FROM nxt WHERE id IS NOT NULL
        ON CONFLICT (object_type, object_id) DO UPDATE
           SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
-              position = EXCLUDED.position, due_at = EXCLUDED.due_at`,
+              position = EXCLUDED.position, due_at = EXCLUDED.due_at, version = ${this.dueTable}.version + 1`,
       [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
     );
   }

@@ -7,10 +7,10 @@ interface Waiting<O> {
 }
 
 export interface OutcomeRecorderOptions<O> {
-  /** Records a batch in one transaction; answers which of them were recorded (their claim held). */
+  /** Records a batch at once (one statement); answers which of them were recorded (their claim held). */
   write(batch: readonly O[]): Promise<Set<string>>;
   idOf(outcome: O): string;
-  /** The most outcomes one transaction records. */
+  /** The most outcomes one write records. */
   maxBatch: number;
   /** Tries of a batch before its outcomes fail (a deadlock or a lost connection is worth another). */
   tries: number;
@@ -20,7 +20,7 @@ export interface OutcomeRecorderOptions<O> {
 /**
  * Group commit for delivery outcomes (decision 200): an outcome is written at once when no
  * write is running; outcomes that arrive while one runs wait for it and go together in the next.
- * Unloaded that is one outcome per transaction, as before; under load one transaction records
+ * Unloaded that is one outcome per write, as before; under load one write records
  * as many as finished meanwhile, without a timer adding latency.
  */
 export class OutcomeRecorder<O> {

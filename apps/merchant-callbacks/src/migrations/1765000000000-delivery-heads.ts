@@ -24,6 +24,7 @@ export class DeliveryHeads1765000000000 implements MigrationInterface {
         sequence int NOT NULL,
         position bigint NOT NULL,
         due_at timestamptz NOT NULL,
+        version bigint NOT NULL DEFAULT 0,
         PRIMARY KEY (object_type, object_id)
       )`);
     await q.query(`CREATE INDEX delivery_heads_due ON "${s}".delivery_heads (due_at, position)`);
