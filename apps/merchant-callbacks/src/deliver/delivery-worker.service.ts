@@ -15,6 +15,9 @@ const UNKNOWN_SHOP_PAUSE_MS = 1000;
 /** The most outcomes recorded in one statement. */
 const RECORD_BATCH = 128;
 
+/** Statements recording outcomes at once (of the 10 connections of the pool). */
+const RECORD_WRITERS = 3;
+
 /**
  * The delivery worker pool, on the shared QueueWorker of libs/messaging. It claims due
  * deliveries up to the free slots in one statement (bounded overall and per shop, their shops'
@@ -42,6 +45,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       write: (batch) => deliveries.recordOutcomes(batch, clock.now()),
       idOf: (o) => o.id,
       maxBatch: RECORD_BATCH,
+      writers: RECORD_WRITERS,
       tries: 3,
       logger: this.logger,
     });

@@ -16,6 +16,7 @@ describe('the outcome recorder', () => {
       },
       idOf: (id) => id,
       maxBatch: 2,
+      writers: 1,
       tries: 1,
       logger: quiet,
     });
@@ -23,6 +24,29 @@ describe('the outcome recorder', () => {
     release();
     expect(await Promise.all(results)).toEqual([true, true, false, true]);
     expect(writes).toEqual([['a'], ['b', 'lost'], ['d']]);
+  });
+
+  it('when several writers may run, then a write that waits does not hold up the outcomes after it', async () => {
+    const writes: string[][] = [];
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const recorder = new OutcomeRecorder<string>({
+      write: async (batch) => {
+        writes.push([...batch]);
+        if (batch.includes('slow')) await stuck;
+        return new Set(batch);
+      },
+      idOf: (id) => id,
+      maxBatch: 10,
+      writers: 2,
+      tries: 1,
+      logger: quiet,
+    });
+    const slow = recorder.record('slow');
+    expect(await recorder.record('fast')).toBe(true);
+    release();
+    expect(await slow).toBe(true);
+    expect(writes).toEqual([['slow'], ['fast']]);
   });
 
   it('when a write fails, then it is tried again, and its outcomes fail once the tries are used up', async () => {
@@ -35,6 +59,7 @@ describe('the outcome recorder', () => {
       },
       idOf: (id) => id,
       maxBatch: 10,
+      writers: 1,
       tries: 3,
       logger: quiet,
     });

@@ -12,20 +12,23 @@ export interface OutcomeRecorderOptions<O> {
   idOf(outcome: O): string;
   /** The most outcomes one write records. */
   maxBatch: number;
+  /** Writes at once: a write waiting for a row lock or the CPU does not hold up the outcomes after it. */
+  writers: number;
   /** Tries of a batch before its outcomes fail (a deadlock or a lost connection is worth another). */
   tries: number;
   logger: LoggerService;
 }
 
 /**
- * Group commit for delivery outcomes (decision 200): an outcome is written at once when no
- * write is running; outcomes that arrive while one runs wait for it and go together in the next.
- * Unloaded that is one outcome per write, as before; under load one write records
- * as many as finished meanwhile, without a timer adding latency.
+ * Group commit for delivery outcomes (decision 200): an outcome is written at once when a
+ * writer is free; outcomes that arrive while every writer is busy wait and go together in the
+ * next write. Unloaded that is one outcome per write, as before; under load one write records as
+ * many as finished meanwhile, without a timer adding latency. Writes at once touch different
+ * objects (an object has one delivery in flight), so they do not wait for each other.
  */
 export class OutcomeRecorder<O> {
   private readonly queue: Waiting<O>[] = [];
-  private running?: Promise<void>;
+  private writing = 0;
 
   constructor(private readonly o: OutcomeRecorderOptions<O>) {}
 
@@ -33,20 +36,28 @@ export class OutcomeRecorder<O> {
   record(outcome: O): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ outcome, resolve, reject });
-      this.running ??= this.drain().finally(() => (this.running = undefined));
+      this.next();
     });
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.o.maxBatch);
-      try {
-        const recorded = await this.writeWithRetry(batch.map((w) => w.outcome));
-        for (const w of batch) w.resolve(recorded.has(this.o.idOf(w.outcome)));
-      } catch (err) {
-        for (const w of batch) w.reject(err as Error);
-      }
-    }
+  /** Starts a write of what waits, unless every writer is busy (one that ends starts the next). */
+  private next(): void {
+    if (this.writing >= this.o.writers || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.o.maxBatch);
+    this.writing++;
+    void this.writeWithRetry(batch.map((w) => w.outcome))
+      .then(
+        (recorded) => {
+          for (const w of batch) w.resolve(recorded.has(this.o.idOf(w.outcome)));
+        },
+        (err: unknown) => {
+          for (const w of batch) w.reject(err as Error);
+        },
+      )
+      .finally(() => {
+        this.writing--;
+        this.next();
+      });
   }
 
   private async writeWithRetry(batch: O[]): Promise<Set<string>> {
