@@ -9,6 +9,7 @@ import { DeliveryWorker } from './deliver/delivery-worker.service';
 import { Init1764200000000 } from './migrations/1764200000000-init';
 import { EventsFeed1764300000000 } from './migrations/1764300000000-events-feed';
 import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
+import { DeliveryHeads1765000000000 } from './migrations/1765000000000-delivery-heads';
 import { DeliveriesHandler } from './operate/deliveries.handler';
 import { FeedHandler } from './read-feed/feed.handler';
 import { FeedPurgeService } from './read-feed/feed-purge.service';
@@ -30,7 +31,12 @@ export class MerchantCallbacksModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [Init1764200000000, EventsFeed1764300000000, PreviousCallbackSecret1764900000002],
+      migrations: [
+        Init1764200000000,
+        EventsFeed1764300000000,
+        PreviousCallbackSecret1764900000002,
+        DeliveryHeads1765000000000,
+      ],
       poolSize: 10,
     };
     return {

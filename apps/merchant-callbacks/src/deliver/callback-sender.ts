@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
 import { callbackUrlProblem, isNonPublicAddress, type AttemptResult } from '@payments/merchant-callbacks-domain';
 
 export interface SendOptions {
@@ -14,10 +13,14 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 export class RefusedTarget extends Error {}
 
+/** An idle kept-alive connection to a merchant is closed after this long (or sooner if the merchant says so). */
+const KEEP_ALIVE_MS = 10_000;
+
 /**
  * Resolves the host and refuses non-public addresses at connection time, on the very address
  * the socket connects to: checking a name once and connecting later would let DNS answer a
- * public address to the check and a private one to the connection (DNS rebinding).
+ * public address to the check and a private one to the connection (DNS rebinding). A kept-alive
+ * connection stays on the address checked when it was opened.
  */
 export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -32,55 +35,88 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
 }
 
 /**
- * Posts one callback. Never throws: every outcome, a refused target included, is an attempt
- * result for the log. Redirects are not followed; the response body is read and dropped.
+ * Posts callbacks over kept-alive connections: one undici `Agent`, which keeps a pool of
+ * connections per merchant origin (scheme, host, port), so a busy merchant's callbacks reuse
+ * their TCP and TLS connections instead of opening one per callback (decision 201). Every new
+ * connection resolves its host through `guardedLookup`; redirects are never followed.
  */
-export function postCallback(
+export class CallbackSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: SendOptions) {
+    this.agent = new Agent({
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      keepAliveMaxTimeout: KEEP_ALIVE_MS,
+      // Headers and body are bounded by the one deadline of the whole exchange below.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: opts.allowInsecure ? { timeout: opts.timeoutMs } : { timeout: opts.timeoutMs, lookup: guardedLookup },
+    });
+  }
+
+  /**
+   * Posts one callback. Never throws: every outcome, a refused target included, is an attempt
+   * result for the log. The response body is read and dropped.
+   */
+  async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+    const problem = callbackUrlProblem(url, { allowInsecure: this.opts.allowInsecure });
+    if (problem) return { kind: 'error', reason: `callback URL refused: ${problem}` };
+    const target = new URL(url);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!this.opts.allowInsecure && isIP(host) !== 0 && isNonPublicAddress(host)) {
+      return { kind: 'error', reason: 'callback URL refused: non-public address' };
+    }
+    // One deadline for the whole exchange, connection included: a merchant that accepts the
+    // connection and never answers must not hold a slot.
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, this.opts.timeoutMs);
+    try {
+      const res = await request(target, {
+        dispatcher: this.agent,
+        method: 'POST',
+        headers,
+        body,
+        signal: deadline.signal,
+      });
+      await res.body.dump({ limit: 64 * 1024, signal: deadline.signal }).catch(() => undefined);
+      return { kind: 'response', status: res.statusCode };
+    } catch (err) {
+      if (timedOut) return { kind: 'error', reason: `no answer within ${this.opts.timeoutMs} ms` };
+      return { kind: 'error', reason: errorReason(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes the kept-alive connections (at shutdown, after the calls in flight ended). */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function errorReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { cause?: unknown };
+  const cause = e.cause as (NodeJS.ErrnoException & { cause?: unknown }) | undefined;
+  if (err instanceof RefusedTarget) return `callback URL refused: ${err.message}`;
+  if (cause instanceof RefusedTarget) return `callback URL refused: ${cause.message}`;
+  return e.message || e.code || cause?.message || 'connection error';
+}
+
+/** Posts one callback on a sender of its own (closed afterwards): tests and one-off calls. */
+export async function postCallback(
   url: string,
   body: string,
   headers: Record<string, string>,
   opts: SendOptions,
 ): Promise<AttemptResult> {
-  const problem = callbackUrlProblem(url, { allowInsecure: opts.allowInsecure });
-  if (problem) return Promise.resolve({ kind: 'error', reason: `callback URL refused: ${problem}` });
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!opts.allowInsecure && isIP(host) !== 0 && isNonPublicAddress(host)) {
-    return Promise.resolve({ kind: 'error', reason: 'callback URL refused: non-public address' });
+  const sender = new CallbackSender(opts);
+  try {
+    return await sender.post(url, body, headers);
+  } finally {
+    await sender.close();
   }
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<AttemptResult>((resolve) => {
-    let settled = false;
-    const done = (r: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        ...(opts.allowInsecure ? {} : { lookup: guardedLookup as never }),
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => done({ kind: 'response', status: res.statusCode ?? 0 }));
-        res.on('error', () => done({ kind: 'response', status: res.statusCode ?? 0 }));
-      },
-    );
-    // One deadline for the whole exchange: a merchant that accepts the connection and never answers must not hold a slot.
-    const timer = setTimeout(() => {
-      req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`));
-    }, opts.timeoutMs);
-    req.on('error', (err) => {
-      const reason =
-        err instanceof RefusedTarget
-          ? `callback URL refused: ${err.message}`
-          : err.message || (err as NodeJS.ErrnoException).code || 'connection error';
-      done({ kind: 'error', reason });
-    });
-    req.end(body);
-  });
 }

@@ -6,6 +6,8 @@ import { openServiceDatabase } from '@payments/platform';
 import { createTestDatabase } from '@payments/testing';
 import { Init1764200000000 } from '../migrations/1764200000000-init';
 import { EventsFeed1764300000000 } from '../migrations/1764300000000-events-feed';
+import { PreviousCallbackSecret1764900000002 } from '../migrations/1764900000002-previous-callback-secret';
+import { DeliveryHeads1765000000000 } from '../migrations/1765000000000-delivery-heads';
 import { MerchantCallbacksConfig } from '../config';
 import { DeliveryRepository } from './delivery.repository';
 
@@ -69,7 +71,12 @@ describe('the feed positions of deliveries', () => {
       url: db.url,
       schema: SCHEMA,
       entities: [],
-      migrations: [Init1764200000000, EventsFeed1764300000000],
+      migrations: [
+        Init1764200000000,
+        EventsFeed1764300000000,
+        PreviousCallbackSecret1764900000002,
+        DeliveryHeads1765000000000,
+      ],
     });
     deliveries = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
     oldEvents = old;
@@ -84,6 +91,13 @@ describe('the feed positions of deliveries', () => {
     const ofShop = (shopId: string) => oldEvents.filter(([s]) => s === shopId).map(([, e]) => e);
     expect(await feed(SHOP)).toEqual(ofShop(SHOP).map((e, i) => [i + 1, e]));
     expect(await feed(OTHER)).toEqual(ofShop(OTHER).map((e, i) => [i + 1, e]));
+  });
+
+  it('when the migrations run over pending deliveries, then each of their objects gets its head', async () => {
+    const heads: { delivery_id: string; event_id: string }[] = await ds.query(
+      `SELECT h.delivery_id, d.event_id FROM ${SCHEMA}.delivery_heads h JOIN ${SCHEMA}.deliveries d ON d.id = h.delivery_id`,
+    );
+    expect(heads.map((h) => h.event_id).sort()).toEqual(oldEvents.map(([, e]) => e).sort());
   });
 
   it('when a delivery is recorded after the migration, then it takes the next position of its shop', async () => {

@@ -1,40 +1,54 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { signWithEach } from '@payments/callback-signature';
-import { QueueWorker, workerInstanceId } from '@payments/messaging';
+import { type ClaimRequest, QueueWorker, workerInstanceId } from '@payments/messaging';
 import { PaymentsMetrics } from '@payments/platform';
-import { AttemptResult, isDelivered, nextRetry } from '@payments/merchant-callbacks-domain';
-import { ShopCallbackSettingsRepository } from '../shop-settings/shop-callback-settings.repository';
+import { isDelivered, nextRetry } from '@payments/merchant-callbacks-domain';
 import { signingSecrets } from '../shop-settings/signing-secrets';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
-import { postCallback } from './callback-sender';
-import { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
+import { CallbackSender } from './callback-sender';
+import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './delivery.repository';
+import { OutcomeRecorder } from './outcome-recorder';
 
 /** How long a delivery waits for its shop's settings to arrive on `shops.settings`. */
 const UNKNOWN_SHOP_PAUSE_MS = 1000;
 
+/** The most outcomes recorded in one statement. */
+const RECORD_BATCH = 128;
+
+/** Statements recording outcomes at once (of the 10 connections of the pool). */
+const RECORD_WRITERS = 3;
+
 /**
  * The delivery worker pool, on the shared QueueWorker of libs/messaging. It claims due
- * deliveries up to the free slots (bounded overall and per shop), starts their HTTP calls
- * without waiting for them, and goes back to claiming: a merchant that hangs holds its own slots
- * until the timeout, never the loop or other shops'. Each outcome is recorded in one transaction
- * (attempt log, delivery state); the freed slot runs the loop again, so the next callback of the
- * same object goes out at once.
+ * deliveries up to the free slots in one statement (bounded overall and per shop, their shops'
+ * settings with them), starts their HTTP calls on kept-alive connections without waiting for
+ * them, and goes back to claiming: a merchant that hangs holds its own slots until the timeout,
+ * never the loop or other shops'. Outcomes are recorded in batches (group commit: attempt log,
+ * delivery state, the object's next head); the freed slots run the loop again, so the next
+ * callback of the same object goes out at once.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly worker: QueueWorker<ClaimedDelivery>;
   private readonly removeMetrics: (() => void)[] = [];
+  private readonly sender: CallbackSender;
+  private readonly recorder: OutcomeRecorder<DeliveryOutcome>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly deliveries: DeliveryRepository,
-    private readonly shops: ShopCallbackSettingsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MERCHANT_CALLBACKS_CONFIG) private readonly config: MerchantCallbacksConfig,
   ) {
+    this.sender = new CallbackSender({ timeoutMs: config.httpTimeoutMs, allowInsecure: config.allowInsecureTargets });
+    this.recorder = new OutcomeRecorder<DeliveryOutcome>({
+      write: (batch) => deliveries.recordOutcomes(batch, clock.now()),
+      idOf: (o) => o.id,
+      maxBatch: RECORD_BATCH,
+      writers: RECORD_WRITERS,
+      tries: 3,
+      logger: this.logger,
+    });
     this.worker = new QueueWorker<ClaimedDelivery>({
       name: 'delivering callbacks',
       databaseUrl: config.databaseUrl,
@@ -43,8 +57,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       workTimeoutMs: config.httpTimeoutMs,
       instanceId: workerInstanceId(),
       clock,
-      claim: (r) =>
-        deliveries.claimDue(r.now, r.leaseUntil, r.limit, config.perShopConcurrency, r.claimToken, r.claimedBy),
+      claim: (r) => this.claim(r),
       idOf: (d) => d.id,
       work: (d, claimToken) => this.deliver(d, claimToken),
       pollIntervalMs: config.pollIntervalMs,
@@ -52,6 +65,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       minIdleMs: 100,
       logger: this.logger,
     });
+  }
+
+  /** One statement claims up to the free slots; heads found stale are set again from their deliveries. */
+  private async claim(r: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const { claimed, stale } = await this.deliveries.claimDue(
+      r.now,
+      r.leaseUntil,
+      r.limit,
+      this.config.perShopConcurrency,
+      r.claimToken,
+      r.claimedBy,
+    );
+    if (stale.length > 0) {
+      this.logger.warn(`${stale.length} queue heads did not match their deliveries; setting them again`);
+      await this.deliveries.repairHeads(stale);
+    }
+    return claimed;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -81,140 +111,103 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     for (const remove of this.removeMetrics.splice(0)) remove();
     await this.worker.stop();
+    await this.sender.close();
   }
 
+  /** Sends one claimed delivery (or finds it has nowhere to go) and records what came of it. */
   private async deliver(d: ClaimedDelivery, claimToken: string): Promise<void> {
     try {
-      const shop = await this.shops.forShop(d.shopId);
-      if (shop.kind === 'unknown' || (shop.kind === 'known' && !shop.callbackSecret)) {
-        // The shop's settings (or its secret) have not arrived on shops.settings yet: wait for them, not an attempt.
-        await this.waitForShop(d, claimToken);
-        return;
-      }
-      const url = d.urlOverride ?? shop.callbackUrl;
-      if (!url) {
-        await this.dataSource.transaction(async (m) => {
-          if (await this.deliveries.lockClaimed(m, d.id, claimToken))
-            await this.deliveries.finish(m, d.id, 'skipped', this.clock.now(), 'the shop has no callback URL');
+      const { outcome, summary } = await this.attempt(d, claimToken);
+      const recorded = await this.recorder.record(outcome);
+      if (outcome.attempt) {
+        const r = outcome.attempt;
+        PaymentsMetrics.merchantCallbackAttempts.inc({
+          result:
+            r.responseStatus === null ? 'network_error' : outcome.status === 'delivered' ? 'delivered' : 'http_error',
         });
-        this.logger.log(
-          `delivery ${d.id} (${d.objectId} #${d.sequence}) skipped: shop ${d.shopId} has no callback URL`,
-        );
-        return;
       }
-      const startedAt = this.clock.now();
-      const timestamp = Math.floor(startedAt.getTime() / 1000);
-      const result = await postCallback(
-        url,
-        d.body,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'payments-merchant-callbacks/1',
-          'x-event-id': d.eventId,
-          'x-signature': signWithEach(
-            signingSecrets(this.config.secretKeys, d.shopId, shop, startedAt),
-            d.body,
-            timestamp,
-          ),
-        },
-        { timeoutMs: this.config.httpTimeoutMs, allowInsecure: this.config.allowInsecureTargets },
+      // The URL's path and query may hold a merchant's token: log the origin only. Never the body or secret.
+      const to = outcome.attempt ? ` to ${new URL(outcome.attempt.url).origin}` : '';
+      this.logger.log(
+        `delivery ${d.id} (${d.objectId} #${d.sequence})${to}: ${recorded ? summary : 'claim lost (lease ran out); not recorded'}`,
       );
-      const latencyMs = Math.max(0, this.clock.now().getTime() - startedAt.getTime());
-      await this.record(d, claimToken, url, startedAt, latencyMs, result);
     } catch (err) {
       // The row stays claimed; it comes back when its lease runs out.
       this.logger.error(`delivery ${d.id}: ${(err as Error).message}`);
     }
   }
 
-  private async waitForShop(d: ClaimedDelivery, claimToken: string): Promise<void> {
-    const now = this.clock.now();
-    await this.dataSource.transaction(async (m) => {
-      const claim = await this.deliveries.lockClaimed(m, d.id, claimToken);
-      if (!claim) return;
-      if (now.getTime() - claim.windowStartedAt.getTime() > this.config.retry.windowMs) {
-        await this.deliveries.finish(
-          m,
-          d.id,
-          'failed',
-          now,
-          `no settings of shop ${d.shopId} arrived within the retry window`,
-        );
-      } else {
-        await this.deliveries.reschedule(
-          m,
-          d.id,
-          new Date(now.getTime() + UNKNOWN_SHOP_PAUSE_MS),
-          now,
-          'waiting for the shop settings',
-        );
-      }
-    });
-  }
-
-  /**
-   * One transaction: the attempt in the log, then delivered, the next retry, or failed. A 2xx (the
-   * usual case) is one statement; the rest need the attempt count and window first.
-   */
-  private async record(
+  /** What becomes of a claimed delivery: the HTTP attempt, if it has a URL and its shop is known. */
+  private async attempt(
     d: ClaimedDelivery,
     claimToken: string,
-    url: string,
-    at: Date,
-    latencyMs: number,
-    result: AttemptResult,
-  ): Promise<void> {
-    const now = this.clock.now();
-    PaymentsMetrics.merchantCallbackAttempts.inc({
-      result: result.kind === 'error' ? 'network_error' : isDelivered(result) ? 'delivered' : 'http_error',
-    });
-    let summary: string;
-    if (result.kind === 'response' && isDelivered(result)) {
-      const attempt = await this.deliveries.recordDelivered(
-        d.id,
-        claimToken,
-        { at, url, responseStatus: result.status, latencyMs },
-        now,
-      );
-      summary =
-        attempt === null
-          ? 'claim lost (lease ran out); not recorded'
-          : `delivered (HTTP ${result.status}, ${latencyMs} ms, attempt ${attempt})`;
-    } else {
-      summary = await this.recordFailure(d, claimToken, url, at, latencyMs, result, now);
+  ): Promise<{ outcome: DeliveryOutcome; summary: string }> {
+    const base = { id: d.id, claimToken, objectType: d.objectType, objectId: d.objectId };
+    const shop = d.shop;
+    if (shop.kind === 'unknown' || !shop.callbackSecret) {
+      // The shop's settings (or its secret) have not arrived on shops.settings yet: wait for them, not an attempt.
+      const now = this.clock.now();
+      if (now.getTime() - d.windowStartedAt.getTime() > this.config.retry.windowMs) {
+        const error = `no settings of shop ${d.shopId} arrived within the retry window`;
+        return {
+          outcome: { ...base, status: 'failed', nextAttemptAt: null, error, attempt: null },
+          summary: `failed: ${error}`,
+        };
+      }
+      return {
+        outcome: {
+          ...base,
+          status: 'pending',
+          nextAttemptAt: new Date(now.getTime() + UNKNOWN_SHOP_PAUSE_MS),
+          error: 'waiting for the shop settings',
+          attempt: null,
+        },
+        summary: `waiting for the settings of shop ${d.shopId}`,
+      };
     }
-    // The URL's path and query may hold a merchant's token: log the origin only. Never the body or secret.
-    this.logger.log(`delivery ${d.id} (${d.objectId} #${d.sequence}) to ${new URL(url).origin}: ${summary}`);
-  }
-
-  private recordFailure(
-    d: ClaimedDelivery,
-    claimToken: string,
-    url: string,
-    at: Date,
-    latencyMs: number,
-    result: AttemptResult,
-    now: Date,
-  ): Promise<string> {
-    return this.dataSource.transaction(async (m) => {
-      const claim = await this.deliveries.lockClaimed(m, d.id, claimToken);
-      if (!claim) return 'claim lost (lease ran out); not recorded';
-      const attempt = claim.attempts + 1;
-      const responseStatus = result.kind === 'response' ? result.status : null;
-      const error =
-        result.kind === 'error' ? result.reason.slice(0, 500) : isDelivered(result) ? null : `HTTP ${result.status}`;
-      await this.deliveries.logAttempt(m, d.id, { attempt, at, url, responseStatus, error, latencyMs });
-      if (isDelivered(result)) {
-        await this.deliveries.finish(m, d.id, 'delivered', now);
-        return `delivered (HTTP ${responseStatus}, ${latencyMs} ms, attempt ${attempt})`;
-      }
-      const next = nextRetry(this.config.retry, attempt, claim.windowStartedAt, now, Math.random());
-      if (next.kind === 'give_up') {
-        await this.deliveries.finish(m, d.id, 'failed', now);
-        return `failed for good after ${attempt} attempts (${error}); an operator can replay it`;
-      }
-      await this.deliveries.reschedule(m, d.id, next.at, now);
-      return `attempt ${attempt} failed (${error}); next in ${next.delayMs} ms`;
+    const url = d.urlOverride ?? shop.callbackUrl;
+    if (!url) {
+      return {
+        outcome: {
+          ...base,
+          status: 'skipped',
+          nextAttemptAt: null,
+          error: 'the shop has no callback URL',
+          attempt: null,
+        },
+        summary: `skipped: shop ${d.shopId} has no callback URL`,
+      };
+    }
+    const startedAt = this.clock.now();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const result = await this.sender.post(url, d.body, {
+      'content-type': 'application/json',
+      'user-agent': 'payments-merchant-callbacks/1',
+      'x-event-id': d.eventId,
+      'x-signature': signWithEach(signingSecrets(this.config.secretKeys, d.shopId, shop, startedAt), d.body, timestamp),
     });
+    const now = this.clock.now();
+    const latencyMs = Math.max(0, now.getTime() - startedAt.getTime());
+    const number = d.attempts + 1;
+    const responseStatus = result.kind === 'response' ? result.status : null;
+    const attempt = { number, at: startedAt, url, responseStatus, latencyMs };
+    if (isDelivered(result)) {
+      return {
+        outcome: { ...base, status: 'delivered', nextAttemptAt: null, error: null, attempt },
+        summary: `delivered (HTTP ${responseStatus}, ${latencyMs} ms, attempt ${number})`,
+      };
+    }
+    const error = result.kind === 'error' ? result.reason.slice(0, 500) : `HTTP ${result.status}`;
+    const next = nextRetry(this.config.retry, number, d.windowStartedAt, now, Math.random());
+    if (next.kind === 'give_up') {
+      return {
+        outcome: { ...base, status: 'failed', nextAttemptAt: null, error, attempt },
+        summary: `failed for good after ${number} attempts (${error}); an operator can replay it`,
+      };
+    }
+    return {
+      outcome: { ...base, status: 'pending', nextAttemptAt: next.at, error, attempt },
+      summary: `attempt ${number} failed (${error}); next in ${next.delayMs} ms`,
+    };
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { WorkQueue } from '@payments/messaging';
+import { WorkQueue, type WorkQueueTable } from '@payments/messaging';
 import type {
   DeliveryAttemptView,
   DeliveryStatus,
@@ -11,6 +11,7 @@ import type {
   ReadFeedQuery,
 } from '@payments/contracts';
 import type { CallbackBody } from '@payments/merchant-callbacks-domain';
+import type { ShopCallbackSettings } from '../shop-settings/shop-callback-settings.repository';
 import { MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
 /** The channel a committed change to the queue is announced on, so the delivery worker wakes at once. */
@@ -24,17 +25,73 @@ export interface NewDelivery {
   urlOverride: string | null;
 }
 
-/** A delivery as the worker claimed it. */
-export interface ClaimedDelivery {
+/** An order, payout or P2P transaction: the deliveries of one object go out in sequence order. */
+export interface ObjectKey {
+  objectType: string;
+  objectId: string;
+}
+
+/** A delivery as the worker claimed it, with its shop's callback settings at the claim. */
+export interface ClaimedDelivery extends ObjectKey {
   id: string;
   eventId: string;
   shopId: string;
-  objectId: string;
   sequence: number;
   body: string;
   urlOverride: string | null;
   attempts: number;
   windowStartedAt: Date;
+  shop: ShopCallbackSettings;
+}
+
+/**
+ * What becomes of a claimed delivery: its new status (`pending` again with its next attempt's
+ * time, or final), the error to show, and the HTTP attempt to log when one was made.
+ */
+export interface DeliveryOutcome extends ObjectKey {
+  id: string;
+  claimToken: string;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  error: string | null;
+  attempt: { number: number; at: Date; url: string; responseStatus: number | null; latencyMs: number } | null;
+}
+
+interface ClaimRow {
+  object_type: string;
+  object_id: string;
+  id: string | null;
+  event_id: string;
+  shop_id: string;
+  sequence: number;
+  body: string;
+  url_override: string | null;
+  attempts: number;
+  window_started_at: Date;
+  shop_known: boolean;
+  callback_url: string | null;
+  callback_secret: string | null;
+  previous_callback_secret: string | null;
+  previous_callback_secret_expires_at: Date | null;
+}
+
+/**
+ * The delivery queue on the shared work queue of libs/messaging (its channel, `inFlight`), with
+ * the next due time read from the heads: their index answers it without reading the backlog.
+ */
+export class DeliveryQueue extends WorkQueue<DeliveryRow> {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly headsTable: string,
+    t: WorkQueueTable,
+  ) {
+    super(ds, t);
+  }
+
+  override async nextDueAt(): Promise<Date | null> {
+    const rows: { at: Date | null }[] = await this.ds.query(`SELECT min(due_at) AS at FROM ${this.headsTable}`);
+    return rows[0]?.at ?? null;
+  }
 }
 
 interface DeliveryRow {
@@ -81,18 +138,21 @@ export function toDeliveryView(r: DeliveryRow): DeliveryView {
 }
 
 /**
- * The queue of callbacks to merchants and their delivery log, on the shared work queue of
- * libs/messaging: rows are claimed with a lease (`next_attempt_at` moved past the HTTP call) and a
- * claim token, so the call runs outside any transaction and a crashed worker's rows come back
- * when the lease has run out. The queue keeps each object's callbacks in sequence order and each
- * shop's calls in flight under its limit.
+ * The queue of callbacks to merchants and their delivery log. Rows are claimed with a lease
+ * (`next_attempt_at` moved past the HTTP call) and a claim token, so the call runs outside any
+ * transaction and a crashed worker's rows come back when the lease has run out. Only the head of
+ * each object's queue (`delivery_heads`: its lowest pending sequence) can be claimed, which keeps
+ * each object's callbacks in sequence order and the claim's cost independent of the backlog
+ * (decision 199); each shop's calls in flight stay under its limit.
  */
 @Injectable()
 export class DeliveryRepository {
   readonly table: string;
-  readonly work: WorkQueue<DeliveryRow>;
+  readonly work: DeliveryQueue;
   private readonly attemptsTable: string;
   private readonly headsTable: string;
+  private readonly dueTable: string;
+  private readonly shopsTable: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -101,7 +161,9 @@ export class DeliveryRepository {
     this.table = `"${config.schema}".deliveries`;
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
     this.headsTable = `"${config.schema}".feed_heads`;
-    this.work = new WorkQueue<DeliveryRow>(dataSource, {
+    this.dueTable = `"${config.schema}".delivery_heads`;
+    this.shopsTable = `"${config.schema}".shops`;
+    this.work = new DeliveryQueue(dataSource, this.dueTable, {
       table: this.table,
       idColumn: 'id',
       orderColumn: 'position',
@@ -118,21 +180,36 @@ export class DeliveryRepository {
 
   /**
    * Records one delivery per event, in the consumer's inbox transaction; the worker is woken at
-   * commit. The delivery takes the next position of its shop's feed from the shop's head row, whose
-   * lock is held until commit: a shop's positions commit in increasing order, so a feed reader never
-   * passes a position that is still to appear (decision 101).
+   * commit. Its feed position comes from the shop's `feed_heads` row, whose lock is held until
+   * commit: positions of a shop become visible in increasing order, so a feed reader never
+   * passes a position that is still to appear (decision 101). It becomes its object's head when
+   * the object has none pending or it comes before the head (a lower sequence); the head's
+   * version is bumped either way, so an outcome recorded meanwhile does not move it blindly.
    */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
     const id = randomUUID();
+    // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
+    const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
     await m.query(
       `WITH head AS (
          INSERT INTO ${this.headsTable} (shop_id, last_position) VALUES ($6, 1)
          ON CONFLICT (shop_id) DO UPDATE SET last_position = ${this.headsTable}.last_position + 1
          RETURNING last_position
+       ), added AS (
+         INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
+         ON CONFLICT (event_id) DO NOTHING
+         RETURNING id, object_type, object_id, shop_id, sequence, position, next_attempt_at
        )
-       INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
-       ON CONFLICT (event_id) DO NOTHING`,
+       INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+       SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM added
+       ON CONFLICT (object_type, object_id) DO UPDATE
+          SET version = h.version + 1,
+              delivery_id = CASE WHEN ${lower} THEN EXCLUDED.delivery_id ELSE h.delivery_id END,
+              shop_id = CASE WHEN ${lower} THEN EXCLUDED.shop_id ELSE h.shop_id END,
+              sequence = CASE WHEN ${lower} THEN EXCLUDED.sequence ELSE h.sequence END,
+              position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
+              due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END`,
       [
         id,
         d.eventId,
@@ -151,10 +228,13 @@ export class DeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries that no worker holds, in one statement: per object in
-   * sequence order (a delivery waits while an earlier one of its object is pending, in flight or
-   * waiting for its retry), and at most `perShop` of a shop in flight, so a shop whose endpoint
-   * hangs holds only its own slots.
+   * Claims up to `limit` due deliveries that no worker holds, in one statement. It visits the
+   * shops that have heads (a skip scan of the heads' shop index: one probe per shop) and, for
+   * each shop with free slots (`perShop` less its calls in flight), reads its oldest due heads
+   * through the index, as many as it has free slots, skipping heads another claimer holds; of
+   * those it takes the oldest `limit`. Only heads are read (one per object, so per object in
+   * sequence order): the cost follows the shops and the deliveries taken, not the backlog. Each
+   * claimed delivery comes with its shop's callback settings as they are now.
    */
   async claimDue(
     now: Date,
@@ -163,90 +243,218 @@ export class DeliveryRepository {
     perShop: number,
     claimToken: string,
     claimedBy: string,
-  ): Promise<ClaimedDelivery[]> {
-    const rows = await this.work.claim({ now, leaseUntil, limit, perGroup: perShop, claimToken, claimedBy });
-    return rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      shopId: r.shop_id,
-      objectId: r.object_id,
-      sequence: Number(r.sequence),
-      body: r.body,
-      urlOverride: r.url_override,
-      attempts: Number(r.attempts),
-      windowStartedAt: r.window_started_at,
-    }));
+  ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
+    const rows: ClaimRow[] = await this.dataSource.query(
+      `WITH RECURSIVE shops AS (
+         SELECT (SELECT h.shop_id FROM ${this.dueTable} h ORDER BY h.shop_id LIMIT 1) AS shop_id
+         UNION ALL
+         SELECT (SELECT h.shop_id FROM ${this.dueTable} h WHERE h.shop_id > s.shop_id ORDER BY h.shop_id LIMIT 1)
+           FROM shops s WHERE s.shop_id IS NOT NULL
+       ), inflight AS (
+         SELECT f.shop_id, count(*)::int AS n FROM ${this.table} f
+          WHERE f.claim_token IS NOT NULL AND f.status = 'pending' AND f.next_attempt_at > $1
+          GROUP BY f.shop_id
+       ), candidates AS (
+         SELECT c.* FROM shops s LEFT JOIN inflight i ON i.shop_id = s.shop_id
+          CROSS JOIN LATERAL (
+            SELECT h.object_type, h.object_id, h.due_at, h.position FROM ${this.dueTable} h
+             WHERE h.shop_id = s.shop_id AND h.due_at <= $1
+             ORDER BY h.due_at, h.position
+             LIMIT GREATEST($6 - COALESCE(i.n, 0), 0)
+             FOR UPDATE SKIP LOCKED
+          ) c
+          WHERE s.shop_id IS NOT NULL
+       ), picked AS (
+         SELECT c.object_type, c.object_id FROM candidates c ORDER BY c.due_at, c.position LIMIT $2
+       ), leased AS (
+         UPDATE ${this.dueTable} h SET due_at = $3 FROM picked p
+          WHERE h.object_type = p.object_type AND h.object_id = p.object_id
+         RETURNING h.object_type, h.object_id, h.delivery_id
+       ), claimed AS (
+         UPDATE ${this.table} d SET next_attempt_at = $3, claim_token = $4, claimed_by = $5, updated_at = $1
+           FROM leased l WHERE d.id = l.delivery_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+         RETURNING d.id, d.event_id, d.shop_id, d.sequence, d.body, d.url_override, d.attempts, d.window_started_at, d.position
+       )
+       SELECT l.object_type, l.object_id, c.*, s.shop_id IS NOT NULL AS shop_known, s.callback_url, s.callback_secret,
+              s.previous_callback_secret, s.previous_callback_secret_expires_at
+         FROM leased l LEFT JOIN claimed c ON c.id = l.delivery_id LEFT JOIN ${this.shopsTable} s ON s.shop_id = c.shop_id
+        ORDER BY c.position`,
+      [now, limit, leaseUntil, claimToken, claimedBy, perShop],
+    );
+    const claimed: ClaimedDelivery[] = [];
+    const stale: ObjectKey[] = [];
+    for (const r of rows) {
+      if (r.id === null) {
+        stale.push({ objectType: r.object_type, objectId: r.object_id });
+        continue;
+      }
+      claimed.push({
+        id: r.id,
+        eventId: r.event_id,
+        shopId: r.shop_id,
+        objectType: r.object_type,
+        objectId: r.object_id,
+        sequence: Number(r.sequence),
+        body: r.body,
+        urlOverride: r.url_override,
+        attempts: Number(r.attempts),
+        windowStartedAt: r.window_started_at,
+        shop: r.shop_known
+          ? {
+              kind: 'known',
+              callbackUrl: r.callback_url,
+              callbackSecret: r.callback_secret,
+              previousCallbackSecret: r.previous_callback_secret,
+              previousCallbackSecretExpiresAt: r.previous_callback_secret_expires_at,
+            }
+          : { kind: 'unknown' },
+      });
+    }
+    return { claimed, stale };
   }
 
   /**
-   * The common outcome in one statement: a 2xx answer ends the delivery and logs its attempt, if
-   * the claim is still this one's (its lease may have run out). Answers the attempt number, or
-   * null when the claim was lost and nothing was recorded.
+   * Records the outcomes of claimed deliveries in one statement (one round trip, no explicit
+   * transaction): the deliveries' new state and their attempts in the log, only where the claim
+   * is still the worker's (a lease that ran out leaves the row to the next claimer), and each
+   * object's head moved to its next pending delivery, or removed. A head moves only if no one
+   * changed it since the statement's snapshot (its `version`): a consumer that added a delivery
+   * to the same object meanwhile bumped it, and those objects' heads are then set again in a
+   * transaction of their own that locks them first (`repairHeads`). Answers the ids recorded.
    */
-  async recordDelivered(
-    id: string,
-    claimToken: string,
-    a: { at: Date; url: string; responseStatus: number; latencyMs: number },
-    now: Date,
-  ): Promise<number | null> {
-    const rows: { attempt: number }[] = await this.dataSource.query(
-      `WITH done AS (
-         UPDATE ${this.table}
-            SET status = 'delivered', attempts = attempts + 1, last_url = $3, last_response_status = $4, last_error = NULL,
-                claim_token = NULL, next_attempt_at = NULL, updated_at = $6, delivered_at = $6
-          WHERE id = $1 AND status = 'pending' AND claim_token = $2
-         RETURNING id, attempts
+  async recordOutcomes(outcomes: readonly DeliveryOutcome[], now: Date): Promise<Set<string>> {
+    if (outcomes.length === 0) return new Set();
+    const col = <K>(f: (o: DeliveryOutcome) => K) => outcomes.map(f);
+    const rows: { id: string | null; object_type: string | null; object_id: string | null }[] =
+      await this.dataSource.query(
+        `WITH v AS (
+           SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[],
+                                $7::int[], $8::timestamptz[], $9::text[], $10::int[], $11::int[])
+             AS v(id, token, status, next_at, err, attempt, at, url, resp, latency)
+         ), done AS (
+           UPDATE ${this.table} d
+              SET status = v.status, next_attempt_at = v.next_at, claim_token = NULL, updated_at = $1, last_error = v.err,
+                  attempts = COALESCE(v.attempt, d.attempts), last_url = COALESCE(v.url, d.last_url),
+                  last_response_status = CASE WHEN v.attempt IS NULL THEN d.last_response_status ELSE v.resp END,
+                  delivered_at = CASE WHEN v.status = 'delivered' THEN $1 ELSE d.delivered_at END
+             FROM v WHERE d.id = v.id AND d.status = 'pending' AND d.claim_token = v.token
+           RETURNING d.id, d.object_type, d.object_id, d.shop_id, d.sequence, d.position, d.status, d.next_attempt_at,
+                     v.attempt, v.at, v.url, v.resp, v.err, v.latency
+         ), logged AS (
+           INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
+           SELECT id, attempt, at, url, resp, err, latency FROM done WHERE attempt IS NOT NULL
+         ), objects AS (
+           SELECT DISTINCT object_type, object_id FROM done
+         ), nxt AS (
+           -- This statement's snapshot still shows the recorded rows as they were: they count as just written.
+           SELECT o.object_type, o.object_id, h.version, n.id, n.shop_id, n.sequence, n.position, n.next_attempt_at
+             FROM objects o
+             LEFT JOIN ${this.dueTable} h ON h.object_type = o.object_type AND h.object_id = o.object_id
+             LEFT JOIN LATERAL (
+               SELECT c.* FROM (
+                 SELECT p.id, p.shop_id, p.sequence, p.position, p.next_attempt_at FROM ${this.table} p
+                  WHERE p.object_type = o.object_type AND p.object_id = o.object_id AND p.status = 'pending'
+                    AND p.id NOT IN (SELECT id FROM done)
+                 UNION ALL
+                 SELECT x.id, x.shop_id, x.sequence, x.position, x.next_attempt_at FROM done x
+                  WHERE x.object_type = o.object_type AND x.object_id = o.object_id AND x.status = 'pending'
+               ) c ORDER BY c.sequence, c.position LIMIT 1
+             ) n ON true
+         ), moved AS (
+           UPDATE ${this.dueTable} h
+              SET delivery_id = n.id, shop_id = n.shop_id, sequence = n.sequence, position = n.position,
+                  due_at = COALESCE(n.next_attempt_at, 'infinity'), version = h.version + 1
+             FROM nxt n
+            WHERE n.id IS NOT NULL AND h.object_type = n.object_type AND h.object_id = n.object_id AND h.version = n.version
+           RETURNING h.object_type, h.object_id
+         ), gone AS (
+           DELETE FROM ${this.dueTable} h USING nxt n
+            WHERE n.id IS NULL AND h.object_type = n.object_type AND h.object_id = n.object_id AND h.version = n.version
+           RETURNING h.object_type, h.object_id
+         )
+         SELECT id, NULL AS object_type, NULL AS object_id FROM done
+         UNION ALL
+         SELECT NULL, n.object_type, n.object_id FROM nxt n
+          WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.object_type = n.object_type AND m.object_id = n.object_id)
+            AND NOT EXISTS (SELECT 1 FROM gone g WHERE g.object_type = n.object_type AND g.object_id = n.object_id)`,
+        [
+          now,
+          col((o) => o.id),
+          col((o) => o.claimToken),
+          col((o) => o.status),
+          col((o) => o.nextAttemptAt),
+          col((o) => o.error),
+          col((o) => o.attempt?.number ?? null),
+          col((o) => o.attempt?.at ?? null),
+          col((o) => o.attempt?.url ?? null),
+          col((o) => o.attempt?.responseStatus ?? null),
+          col((o) => o.attempt?.latencyMs ?? null),
+        ],
+      );
+    const recorded = new Set<string>();
+    const raced: ObjectKey[] = [];
+    for (const r of rows) {
+      if (r.id) recorded.add(r.id);
+      else raced.push({ objectType: r.object_type!, objectId: r.object_id! });
+    }
+    // Heads a consumer changed meanwhile (or missing ones): set again, locked first.
+    if (raced.length > 0) await this.repairHeads(raced);
+    else if (recorded.size > 0) this.work.wake(this.dataSource.manager);
+    return recorded;
+  }
+
+  /**
+   * Sets the heads of objects whose pending deliveries changed to their lowest pending delivery
+   * (or removes them: none pending). The caller holds the heads' locks from an earlier statement
+   * of its transaction, so this statement's snapshot sees every delivery committed before them,
+   * and a consumer adding one now waits for this transaction and then compares with its result.
+   */
+  private async moveHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
+    await m.query(
+      `WITH o AS (
+         SELECT DISTINCT * FROM unnest($1::text[], $2::uuid[]) AS o(object_type, object_id)
+       ), nxt AS (
+         SELECT o.object_type, o.object_id, n.id, n.shop_id, n.sequence, n.position, n.next_attempt_at
+           FROM o LEFT JOIN LATERAL (
+             SELECT d.id, d.shop_id, d.sequence, d.position, d.next_attempt_at FROM ${this.table} d
+              WHERE d.object_type = o.object_type AND d.object_id = o.object_id AND d.status = 'pending'
+              ORDER BY d.sequence, d.position LIMIT 1
+           ) n ON true
+       ), gone AS (
+         DELETE FROM ${this.dueTable} h USING nxt
+          WHERE nxt.id IS NULL AND h.object_type = nxt.object_type AND h.object_id = nxt.object_id
        )
-       INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms)
-       SELECT id, attempts, $5, $3, $4, NULL, $7 FROM done
-       RETURNING attempt`,
-      [id, claimToken, a.url, a.responseStatus, a.at, now, a.latencyMs],
+       INSERT INTO ${this.dueTable} (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+       SELECT object_type, object_id, id, shop_id, sequence, position, COALESCE(next_attempt_at, 'infinity')
+         FROM nxt WHERE id IS NOT NULL
+       ON CONFLICT (object_type, object_id) DO UPDATE
+          SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
+              position = EXCLUDED.position, due_at = EXCLUDED.due_at, version = ${this.dueTable}.version + 1`,
+      [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
     );
-    return rows.length === 1 ? Number(rows[0].attempt) : null;
   }
 
-  /** Locks a claimed row to record an outcome, if the claim is still this one's (its lease may have run out). */
-  async lockClaimed(
-    m: EntityManager,
-    id: string,
-    claimToken: string,
-  ): Promise<{ attempts: number; windowStartedAt: Date } | null> {
-    const row = await this.work.lockClaimed<{ attempts: number; window_started_at: Date }>(
-      m,
-      id,
-      claimToken,
-      'attempts, window_started_at',
-    );
-    return row ? { attempts: Number(row.attempts), windowStartedAt: row.window_started_at } : null;
-  }
-
-  async logAttempt(m: EntityManager, id: string, a: Omit<DeliveryAttemptView, 'at'> & { at: Date }): Promise<void> {
+  /** Locks the heads of objects (those that exist), in one order, so that `moveHeads` may follow. */
+  private async lockHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
     await m.query(
-      `INSERT INTO ${this.attemptsTable} (delivery_id, attempt, at, url, response_status, error, latency_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, a.attempt, a.at, a.url, a.responseStatus, a.error, a.latencyMs],
-    );
-    await m.query(
-      `UPDATE ${this.table} SET attempts = $2, last_url = $3, last_response_status = $4, last_error = $5, updated_at = $6 WHERE id = $1`,
-      [id, a.attempt, a.url, a.responseStatus, a.error, a.at],
+      `SELECT 1 FROM ${this.dueTable} h
+        WHERE (h.object_type, h.object_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))
+        ORDER BY h.object_type, h.object_id FOR UPDATE`,
+      [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
     );
   }
 
-  async finish(
-    m: EntityManager,
-    id: string,
-    status: 'delivered' | 'failed' | 'skipped',
-    now: Date,
-    error?: string,
-  ): Promise<void> {
-    await this.work.finish(m, id, status, now, {
-      next_attempt_at: null,
-      delivered_at: status === 'delivered' ? now : undefined,
-      last_error: error,
+  /**
+   * Sets the heads of objects again from their deliveries: after a claim found a head whose
+   * delivery was not claimable (it should not happen; this keeps such an object from stalling).
+   */
+  async repairHeads(keys: readonly ObjectKey[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.dataSource.transaction(async (m) => {
+      await this.lockHeads(m, keys);
+      await this.moveHeads(m, keys);
+      this.notify(m);
     });
-  }
-
-  async reschedule(m: EntityManager, id: string, at: Date, now: Date, error?: string): Promise<void> {
-    await this.work.retryAt(m, id, at, now, { last_error: error });
   }
 
   /**
@@ -341,16 +549,22 @@ export class DeliveryRepository {
     if (filter.status) add('status = ?', filter.status);
     if (filter.since) add('created_at >= ?', filter.since);
     params.push(limit);
-    const rows: { id: string }[] = await m.query(
+    const rows: { id: string; object_type: string; object_id: string }[] = await m.query(
       `WITH target AS (
          SELECT id FROM ${this.table} d WHERE ${where.join(' AND ')} ORDER BY position LIMIT $${params.length} FOR UPDATE SKIP LOCKED
        ), replayed AS (
          UPDATE ${this.table} d SET status = 'pending', next_attempt_at = $1, window_started_at = $1, claim_token = NULL, updated_at = $1
-           FROM target WHERE d.id = target.id RETURNING d.id, d.position
+           FROM target WHERE d.id = target.id RETURNING d.id, d.position, d.object_type, d.object_id
        )
-       SELECT id FROM replayed ORDER BY position`,
+       SELECT id, object_type, object_id FROM replayed ORDER BY position`,
       params,
     );
+    if (rows.length > 0) {
+      // The replayed deliveries may now come first in their objects' queues.
+      const keys = rows.map((r) => ({ objectType: r.object_type, objectId: r.object_id }));
+      await this.lockHeads(m, keys);
+      await this.moveHeads(m, keys);
+    }
     this.notify(m);
     return rows.map((r) => r.id);
   }

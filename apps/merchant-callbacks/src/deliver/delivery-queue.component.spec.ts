@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { toCallbackBody } from '@payments/merchant-callbacks-domain';
+import { openServiceDatabase } from '@payments/platform';
+// Test infrastructure only; the boundary rule has no override for spec files yet.
+import { createTestDatabase } from '@payments/testing';
+import { Init1764200000000 } from '../migrations/1764200000000-init';
+import { EventsFeed1764300000000 } from '../migrations/1764300000000-events-feed';
+import { PreviousCallbackSecret1764900000002 } from '../migrations/1764900000002-previous-callback-secret';
+import { DeliveryHeads1765000000000 } from '../migrations/1765000000000-delivery-heads';
+import { MerchantCallbacksConfig } from '../config';
+import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './delivery.repository';
+
+const SCHEMA = 'merchant_callbacks';
+const T0 = new Date('2026-11-24T12:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const LEASE = 60_000;
+
+function aDelivery(shopId: string, objectId: string, sequence: number) {
+  const eventId = randomUUID();
+  return {
+    eventId,
+    urlOverride: null,
+    body: toCallbackBody(eventId, T0.toISOString(), {
+      type: 'order.status_changed',
+      objectId,
+      shopId,
+      merchantReference: `m-${sequence}`,
+      sequence,
+      status: 'registered',
+      previousStatus: null,
+      cost: { amount: '1.00', currency: 'USD' },
+    }),
+  };
+}
+
+/** The delivery queue against PostgreSQL: heads, per-object order, per-shop limits, batched outcomes. */
+describe('the delivery queue', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  let q: DeliveryRepository;
+
+  const insert = (shopId: string, objectId: string, sequence: number, now = T0) =>
+    ds.transaction((m) => q.insert(m, aDelivery(shopId, objectId, sequence), now));
+  const claim = async (now: Date, limit = 100, perShop = 100) => {
+    const token = randomUUID();
+    const r = await q.claimDue(now, at(now.getTime() - T0.getTime() + LEASE), limit, perShop, token, 'test');
+    expect(r.stale).toEqual([]);
+    return r.claimed.map((c) => ({ ...c, token }));
+  };
+  const outcome = (
+    d: ClaimedDelivery & { token: string },
+    status: DeliveryOutcome['status'],
+    nextAttemptAt: Date | null = null,
+  ): DeliveryOutcome => ({
+    id: d.id,
+    claimToken: d.token,
+    objectType: d.objectType,
+    objectId: d.objectId,
+    status,
+    nextAttemptAt,
+    error: status === 'delivered' ? null : 'HTTP 503',
+    attempt: {
+      number: d.attempts + 1,
+      at: T0,
+      url: 'https://merchant.example/cb',
+      responseStatus: status === 'delivered' ? 200 : 503,
+      latencyMs: 5,
+    },
+  });
+  /** Objects whose head is missing or is not their lowest pending delivery. */
+  const wrongHeads = async (): Promise<unknown[]> =>
+    ds.query(`
+      WITH first AS (
+        SELECT DISTINCT ON (object_type, object_id) object_type, object_id, id
+          FROM ${SCHEMA}.deliveries WHERE status = 'pending' ORDER BY object_type, object_id, sequence, position
+      )
+      SELECT f.object_id, f.id, h.delivery_id FROM first f
+        FULL JOIN ${SCHEMA}.delivery_heads h ON h.object_type = f.object_type AND h.object_id = f.object_id
+       WHERE f.id IS DISTINCT FROM h.delivery_id`);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = await openServiceDatabase({
+      url: db.url,
+      schema: SCHEMA,
+      entities: [],
+      migrations: [
+        Init1764200000000,
+        EventsFeed1764300000000,
+        PreviousCallbackSecret1764900000002,
+        DeliveryHeads1765000000000,
+      ],
+    });
+    q = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+  });
+
+  afterAll(async () => {
+    if (ds?.isInitialized) await ds.destroy();
+    await db?.drop();
+  });
+
+  beforeEach(async () => {
+    await ds.query(`TRUNCATE ${SCHEMA}.delivery_attempts, ${SCHEMA}.deliveries, ${SCHEMA}.delivery_heads`);
+  });
+
+  it('when an object has several deliveries, then one at a time goes out, in sequence order, and a retry holds the later ones back', async () => {
+    const shop = randomUUID();
+    const [a, b] = [randomUUID(), randomUUID()];
+    await insert(shop, a, 2);
+    await insert(shop, a, 1);
+    await insert(shop, a, 3);
+    await insert(shop, b, 1);
+
+    const first = await claim(T0);
+    expect(first.map((d) => [d.objectId, d.sequence])).toEqual(
+      expect.arrayContaining([
+        [a, 1],
+        [b, 1],
+      ]),
+    );
+    expect(first).toHaveLength(2);
+    expect(await claim(T0)).toEqual([]);
+
+    const a1 = first.find((d) => d.objectId === a)!;
+    const b1 = first.find((d) => d.objectId === b)!;
+    const recorded = await q.recordOutcomes([outcome(a1, 'pending', at(5000)), outcome(b1, 'delivered')], T0);
+    expect([...recorded].sort()).toEqual([a1.id, b1.id].sort());
+    expect(await claim(at(1000))).toEqual([]);
+
+    const again = await claim(at(5000));
+    expect(again.map((d) => [d.objectId, d.sequence, d.attempts])).toEqual([[a, 1, 1]]);
+    await q.recordOutcomes([outcome(again[0], 'delivered')], at(5000));
+    expect((await claim(at(5000))).map((d) => d.sequence)).toEqual([2]);
+    expect(await wrongHeads()).toEqual([]);
+
+    const attempts: { attempt: number; response_status: number }[] = await ds.query(
+      `SELECT attempt, response_status FROM ${SCHEMA}.delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+      [a1.id],
+    );
+    expect(attempts).toEqual([
+      { attempt: 1, response_status: 503 },
+      { attempt: 2, response_status: 200 },
+    ]);
+  });
+
+  it('when a shop has every slot in flight and many deliveries due, then another shop’s delivery is still claimed', async () => {
+    const busy = randomUUID();
+    const quiet = randomUUID();
+    for (let i = 0; i < 300; i++) await insert(busy, randomUUID(), 1, at(i));
+    await insert(quiet, randomUUID(), 1, at(1000));
+
+    const firstRound = await claim(at(2000), 4, 2);
+    expect(firstRound.map((d) => d.shopId)).toEqual([busy, busy, quiet]);
+    expect(await claim(at(2000), 4, 2)).toEqual([]);
+    // A freed slot of the busy shop goes to its next oldest delivery.
+    await q.recordOutcomes([outcome(firstRound[0], 'delivered')], at(2000));
+    const next = await claim(at(2000), 4, 2);
+    expect(next.map((d) => d.shopId)).toEqual([busy]);
+    expect(next[0].id).not.toBe(firstRound[1].id);
+  });
+
+  it('when a claim was lost (its lease ran out and another worker took the delivery), then its outcome is not recorded', async () => {
+    const obj = randomUUID();
+    await insert(randomUUID(), obj, 1);
+    const [mine] = await claim(T0);
+    const [theirs] = await claim(at(LEASE + 1));
+    expect(theirs.id).toBe(mine.id);
+    expect(await q.recordOutcomes([outcome(mine, 'delivered')], at(LEASE + 2))).toEqual(new Set());
+    expect(await q.recordOutcomes([outcome(theirs, 'delivered')], at(LEASE + 3))).toEqual(new Set([theirs.id]));
+    expect(await wrongHeads()).toEqual([]);
+  });
+
+  it('when a delivered callback is replayed while a later one waits, then the replayed one goes first', async () => {
+    const shop = randomUUID();
+    const obj = randomUUID();
+    await insert(shop, obj, 1);
+    const [one] = await claim(T0);
+    await q.recordOutcomes([outcome(one, 'delivered')], T0);
+    await insert(shop, obj, 2, at(10));
+    await ds.transaction((m) => q.replay(m, { ids: [one.id] }, at(20), 1));
+    expect(await wrongHeads()).toEqual([]);
+    expect((await claim(at(30))).map((d) => d.sequence)).toEqual([1]);
+  });
+
+  it('when an object’s last pending delivery is recorded while its next one is being added, then the next one becomes its head', async () => {
+    const shop = randomUUID();
+    const obj = randomUUID();
+    await insert(shop, obj, 1);
+    const [one] = await claim(T0);
+    const adding = ds.createQueryRunner();
+    await adding.connect();
+    await adding.startTransaction();
+    try {
+      await q.insert(adding.manager, aDelivery(shop, obj, 2), at(1));
+      const recording = q.recordOutcomes([outcome(one, 'delivered')], at(2));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await adding.commitTransaction();
+      expect(await recording).toEqual(new Set([one.id]));
+    } finally {
+      if (adding.isTransactionActive) await adding.rollbackTransaction();
+      await adding.release();
+    }
+    expect(await wrongHeads()).toEqual([]);
+    expect((await claim(at(3))).map((d) => d.sequence)).toEqual([2]);
+  });
+
+  it('when deliveries are added while their objects’ last pending ones are recorded, then every object keeps its head', async () => {
+    const shop = randomUUID();
+    const objects = Array.from({ length: 40 }, () => randomUUID());
+    for (const o of objects) await insert(shop, o, 1);
+    const claimed = await claim(T0);
+    expect(claimed).toHaveLength(objects.length);
+    // Each object's only pending delivery is recorded while its next one is being added.
+    await Promise.all([
+      ...claimed.map((d) => q.recordOutcomes([outcome(d, 'delivered')], T0)),
+      ...objects.map((o) => insert(shop, o, 2)),
+    ]);
+    expect(await wrongHeads()).toEqual([]);
+    expect((await claim(at(1))).map((d) => d.sequence)).toEqual(objects.map(() => 2));
+  });
+});
