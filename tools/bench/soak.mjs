@@ -1,0 +1,122 @@
+// The soak phase of `npm run bench`: orders' lives (create an order, then its provider callback) at
+// a steady rate for minutes, sampling every Node service's resident memory and the consumer lag of
+// the services' groups, then judging whether either grew after the first minute.
+import http from 'node:http';
+import { Latencies, request } from './load.mjs';
+
+/** Judged from this second on: the first minute is warm-up (JIT, pools, caches filling). */
+export const SOAK_SETTLED_S = 60;
+/** Memory grew when the last sample is this much above the first settled one. */
+const MEMORY_GROWTH = 0.1;
+/** Lag grew when the last sample is this much above the first settled one, and above LAG_FLOOR. */
+const LAG_GROWTH = 0.5;
+const LAG_FLOOR = 100;
+
+/**
+ * @param {{
+ *   ratePerSecond: number, seconds: number, sampleSeconds: number, maxInFlight?: number,
+ *   createOrder: () => { url: string, method: string, headers: Record<string, string>, body: unknown },
+ *   callbackFor: (orderId: string) => { url: string, method: string, headers: Record<string, string>, body: string },
+ *   sample: () => Promise<{ rss: Record<string, number>, lag: number }>,
+ *   log: (line: string) => void,
+ *   stillRunning: () => void,
+ * }} o
+ */
+export async function runSoak(o) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.maxInFlight ?? 256 });
+  const maxInFlight = o.maxInFlight ?? 256;
+  const creates = new Latencies();
+  const counts = { created: 0, callbacks: 0, failed: 0, skipped: 0 };
+  const failures = [];
+  let inFlight = 0;
+  const lives = [];
+  const life = async () => {
+    inFlight += 1;
+    try {
+      const spec = o.createOrder();
+      const t0 = process.hrtime.bigint();
+      const res = await request(agent, spec.url, spec);
+      if (res.status !== 201) throw new Error(`create ${res.status} ${res.body.slice(0, 200)}`);
+      creates.add(Number(process.hrtime.bigint() - t0) / 1000);
+      counts.created += 1;
+      const cb = o.callbackFor(JSON.parse(res.body).id);
+      const r2 = await request(agent, cb.url, cb);
+      if (r2.status < 200 || r2.status >= 300) throw new Error(`callback ${r2.status} ${r2.body.slice(0, 200)}`);
+      counts.callbacks += 1;
+    } catch (err) {
+      counts.failed += 1;
+      if (failures.length < 3) failures.push(String(/** @type {Error} */ (err)?.message ?? err));
+    } finally {
+      inFlight -= 1;
+    }
+  };
+
+  /** @type {{ at: number, rss: Record<string, number>, lag: number, created: number }[]} */
+  const samples = [];
+  const started = Date.now();
+  let issued = 0;
+  let nextSample = started + o.sampleSeconds * 1000;
+  const end = started + o.seconds * 1000;
+  while (Date.now() < end) {
+    o.stillRunning();
+    const due = Math.floor(((Date.now() - started) / 1000) * o.ratePerSecond);
+    while (issued < due) {
+      issued += 1;
+      // Open loop: the rate does not slow down when answers do; beyond maxInFlight the life is
+      // counted as skipped (the system did not keep up), not queued without bound.
+      if (inFlight >= maxInFlight) counts.skipped += 1;
+      else lives.push(life());
+    }
+    if (Date.now() >= nextSample) {
+      const at = Math.round((Date.now() - started) / 1000);
+      const s = await o.sample();
+      samples.push({ at, ...s, created: counts.created });
+      o.log(
+        `soak ${at} s: ${counts.created} orders, ${counts.callbacks} callbacks, ${counts.failed} failed, ${counts.skipped} skipped; resident ${Object.entries(
+          s.rss,
+        )
+          .map(([n, mb]) => `${n} ${mb.toFixed(0)}`)
+          .join(', ')} MB; consumer lag ${s.lag}`,
+      );
+      nextSample += o.sampleSeconds * 1000;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await Promise.all(lives);
+  agent.destroy();
+  const elapsed = (Date.now() - started) / 1000;
+  return {
+    ratePerSecond: o.ratePerSecond,
+    seconds: elapsed,
+    ...counts,
+    failures,
+    createP99: creates.percentile(99),
+    samples,
+    ...judge(samples),
+  };
+}
+
+/** Whether memory or lag grew from the first sample after the first minute to the last one. */
+export function judge(samples) {
+  const settled = samples.filter((s) => s.at >= SOAK_SETTLED_S);
+  if (settled.length < 2) return { judged: false };
+  const first = settled[0];
+  const last = settled[settled.length - 1];
+  /** @type {string[]} */
+  const memoryGrew = [];
+  for (const [name, mb] of Object.entries(last.rss)) {
+    const was = first.rss[name];
+    if (Number.isFinite(was) && mb > was * (1 + MEMORY_GROWTH))
+      memoryGrew.push(`${name} ${was.toFixed(0)} → ${mb.toFixed(0)} MB`);
+  }
+  const lagGrew = last.lag > LAG_FLOOR && last.lag > first.lag * (1 + LAG_GROWTH);
+  const peakRss = Math.max(...samples.flatMap((s) => Object.values(s.rss)).filter(Number.isFinite));
+  return {
+    judged: true,
+    from: first.at,
+    memoryGrew,
+    lagGrew,
+    lag: { from: first.lag, to: last.lag },
+    peakRss,
+  };
+}
