@@ -45,7 +45,7 @@ export async function runSoak(o) {
       counts.callbacks += 1;
     } catch (err) {
       counts.failed += 1;
-      if (failures.length < 3) failures.push(String(/** @type {Error} */ (err)?.message ?? err));
+      if (failures.length < 3) failures.push(String(/** @type {Error} */ (err)?.message ?? err).slice(0, 160));
     } finally {
       inFlight -= 1;
     }
@@ -54,6 +54,18 @@ export async function runSoak(o) {
   /** @type {{ at: number, rss: Record<string, number>, lag: number, created: number }[]} */
   const samples = [];
   const started = Date.now();
+  const takeSample = async () => {
+    const at = Math.round((Date.now() - started) / 1000);
+    const s = await o.sample();
+    samples.push({ at, ...s, created: counts.created });
+    o.log(
+      `soak ${at} s: ${counts.created} orders, ${counts.callbacks} callbacks, ${counts.failed} failed, ${counts.skipped} skipped; resident ${Object.entries(
+        s.rss,
+      )
+        .map(([n, mb]) => `${n} ${mb.toFixed(0)}`)
+        .join(', ')} MB; consumer lag ${s.lag}`,
+    );
+  };
   let issued = 0;
   let nextSample = started + o.sampleSeconds * 1000;
   const end = started + o.seconds * 1000;
@@ -68,20 +80,13 @@ export async function runSoak(o) {
       else lives.push(life());
     }
     if (Date.now() >= nextSample) {
-      const at = Math.round((Date.now() - started) / 1000);
-      const s = await o.sample();
-      samples.push({ at, ...s, created: counts.created });
-      o.log(
-        `soak ${at} s: ${counts.created} orders, ${counts.callbacks} callbacks, ${counts.failed} failed, ${counts.skipped} skipped; resident ${Object.entries(
-          s.rss,
-        )
-          .map(([n, mb]) => `${n} ${mb.toFixed(0)}`)
-          .join(', ')} MB; consumer lag ${s.lag}`,
-      );
+      await takeSample();
       nextSample += o.sampleSeconds * 1000;
     }
     await new Promise((r) => setTimeout(r, 5));
   }
+  // The last sample is taken at the end, whatever the interval: the verdict compares it.
+  if ((samples.at(-1)?.at ?? 0) < Math.round((Date.now() - started) / 1000)) await takeSample();
   await Promise.all(lives);
   agent.destroy();
   const elapsed = (Date.now() - started) / 1000;
