@@ -147,7 +147,7 @@ const queriesLine = (per) =>
 const soakLine = (soak) => {
   const head = `soak: ${fmt(soak.created / soak.seconds, 1)} orders/s for ${fmt(soak.seconds)} s (asked ${fmt(soak.ratePerSecond, 1)}), ${soak.created} created, ${soak.callbacks} callbacks, ${soak.failed} failed, ${soak.skipped} skipped${soak.skipped ? ' (the system fell behind)' : ''}${soak.failures.length ? `: ${soak.failures.join(' | ')}` : ''}; create p99 ${fmt(soak.createP99, 1)} ms; merchant callbacks at the end ${soak.backlog.error ? `not measured (${soak.backlog.error})` : `${soak.backlog.pending} pending = ${fmt(soak.backlog.seconds, 1)} s of work`}`;
   if (!soak.judged) return `${head}; growth not judged (needs two samples after the first ${60} s)`;
-  return `${head}; after the first minute (${soak.from} s → end) resident memory ${soak.memoryGrew.length ? `grew: ${soak.memoryGrew.join(', ')}` : 'did not grow'}, consumer lag ${soak.lagGrew ? 'grew' : 'did not grow'} (${soak.lag.from} → ${soak.lag.to})`;
+  return `${head}; after the first minute (from ${soak.from} s, medians of the earlier and the later half of the samples) resident memory ${soak.memoryGrew.length ? `grew: ${soak.memoryGrew.join(', ')}` : 'did not grow'}, consumer lag ${soak.lagGrew ? 'grew' : 'did not grow'} (${fmt(soak.lag.from)} → ${fmt(soak.lag.to)})`;
 };
 
 const run = startRun({ name: 'bench', log });
@@ -653,7 +653,11 @@ function targetsSection({ rows, memory, pg, best, soak }) {
     ],
     [
       'soak: consumer lag does not grow after the first minute',
-      !soak ? 'no soak' : !soak.judged ? 'not judged (too short)' : `${soak.lag.from} → ${soak.lag.to}`,
+      !soak
+        ? 'no soak'
+        : !soak.judged
+          ? 'not judged (too short)'
+          : `${fmt(soak.lag.from)} → ${fmt(soak.lag.to)} (medians)`,
       yes(soak?.judged ? !soak.lagGrew : undefined),
     ],
     [

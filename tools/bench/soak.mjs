@@ -6,9 +6,9 @@ import { Latencies, request } from './load.mjs';
 
 /** Judged from this second on: the first minute is warm-up (JIT, pools, caches filling). */
 export const SOAK_SETTLED_S = 60;
-/** Memory grew when the last sample is this much above the first settled one. */
+/** Memory grew when the later samples' median is this much above the earlier ones'. */
 const MEMORY_GROWTH = 0.1;
-/** Lag grew when the last sample is this much above the first settled one, and above LAG_FLOOR. */
+/** Lag grew when the later samples' median is this much above the earlier ones', and above LAG_FLOOR. */
 const LAG_GROWTH = 0.5;
 const LAG_FLOOR = 100;
 
@@ -101,27 +101,30 @@ export async function runSoak(o) {
   };
 }
 
-/** Whether memory or lag grew from the first sample after the first minute to the last one. */
+const median = (xs) => {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return v.length === 0 ? NaN : v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
+/**
+ * Whether memory or lag grew after the first minute: the median of the later half of the samples
+ * taken from then on against the median of the earlier half (medians, not two single samples:
+ * garbage collection and lag come in saw-teeth of a few tens of seconds).
+ */
 export function judge(samples) {
   const settled = samples.filter((s) => s.at >= SOAK_SETTLED_S);
   if (settled.length < 2) return { judged: false };
-  const first = settled[0];
-  const last = settled[settled.length - 1];
+  const half = Math.floor(settled.length / 2);
+  const early = settled.slice(0, half);
+  const late = settled.slice(settled.length - half);
   /** @type {string[]} */
   const memoryGrew = [];
-  for (const [name, mb] of Object.entries(last.rss)) {
-    const was = first.rss[name];
-    if (Number.isFinite(was) && mb > was * (1 + MEMORY_GROWTH))
-      memoryGrew.push(`${name} ${was.toFixed(0)} → ${mb.toFixed(0)} MB`);
+  for (const name of Object.keys(settled[0].rss)) {
+    const was = median(early.map((s) => s.rss[name]));
+    const is = median(late.map((s) => s.rss[name]));
+    if (is > was * (1 + MEMORY_GROWTH)) memoryGrew.push(`${name} ${was.toFixed(0)} → ${is.toFixed(0)} MB`);
   }
-  const lagGrew = last.lag > LAG_FLOOR && last.lag > first.lag * (1 + LAG_GROWTH);
-  const peakRss = Math.max(...samples.flatMap((s) => Object.values(s.rss)).filter(Number.isFinite));
-  return {
-    judged: true,
-    from: first.at,
-    memoryGrew,
-    lagGrew,
-    lag: { from: first.lag, to: last.lag },
-    peakRss,
-  };
+  const lag = { from: median(early.map((s) => s.lag)), to: median(late.map((s) => s.lag)) };
+  const lagGrew = lag.to > LAG_FLOOR && lag.to > lag.from * (1 + LAG_GROWTH);
+  return { judged: true, from: settled[0].at, memoryGrew, lagGrew, lag };
 }
