@@ -9,7 +9,11 @@
 //   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
 //   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings
-//   --smoke                one level of 4 for 1 s, no ceilings, docs untouched (what the clean-up test runs)
+//   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
+//                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
+//                          BENCH_SOAK_SAMPLE_SECONDS=30 s; 0 skips it
+//   --smoke                one level of 4 for 1 s, a 2-s soak, no ceilings, docs untouched (what the
+//                          clean-up test runs)
 //   --no-build             dist/ is compiled already
 //
 // It exits when done (0, or 1 when a step failed), and stops and removes whatever it started or
@@ -36,7 +40,17 @@ import { startRun, stopChild } from '../infra/process.mjs';
 import { removeScratch, scratchNames, sweepLeftovers } from '../infra/scratch.mjs';
 import { kafkaCeiling, postgresCeiling } from './ceilings.mjs';
 import { runClosedLoop, Latencies } from './load.mjs';
-import { peakRssMb } from './memory.mjs';
+import { peakRssMb, rssMb } from './memory.mjs';
+import {
+  QUERY_COUNTER,
+  queriesPer,
+  queriesTotal,
+  queryCounterSocket,
+  queryCounts,
+  resetQueryCounters,
+} from './queries.mjs';
+import { consumerLag, pendingDeliveries } from './backlog.mjs';
+import { runSoak } from './soak.mjs';
 import { cpuDelta, cpuSnapshot } from './cpu.mjs';
 import { measureMetricsCost, metricsCostLine } from './metrics-cost.mjs';
 import { freePorts, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
@@ -57,6 +71,20 @@ const SANDBOX_SECRET = 'bench-sandbox-secret';
 /** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
+const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
+const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined;
+/** Issue 13's targets, printed against this run's figures at the end. */
+const TARGETS = {
+  lifeCpuMs: 4,
+  createP99AtC8Ms: 100,
+  merchantP99Ms: 500,
+  backlogSeconds: 1,
+  rssMb: 200,
+  ordersPerSecond: 450,
+  callbacksPerSecond: 1500,
+  pgCeilingShare: 0.6,
+};
 
 /** The merchant's server: notes when each order's `completed` callback arrived. */
 async function startMerchantReceiver() {
@@ -111,6 +139,16 @@ const cpuLine = (cpu) =>
     .join(', ') + ` (system ${fmt(cpuTotal(cpu), 2)})`;
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+const queriesLine = (per) =>
+  Object.entries(per)
+    .filter(([, v]) => v.statements > 0)
+    .map(([k, v]) => `${k} ${fmt(v.statements, 1)}/${fmt(v.transactions, 1)}`)
+    .join(', ') + ` (all ${fmt(queriesTotal(per).statements, 1)}/${fmt(queriesTotal(per).transactions, 1)})`;
+const soakLine = (soak) => {
+  const head = `soak: ${fmt(soak.created / soak.seconds, 1)} orders/s for ${fmt(soak.seconds)} s (asked ${fmt(soak.ratePerSecond, 1)}), ${soak.created} created, ${soak.callbacks} callbacks, ${soak.failed} failed, ${soak.skipped} skipped${soak.skipped ? ' (the system fell behind)' : ''}${soak.failures.length ? `: ${soak.failures.join(' | ')}` : ''}; create p99 ${fmt(soak.createP99, 1)} ms; merchant callbacks at the end ${soak.backlog.error ? `not measured (${soak.backlog.error})` : `${soak.backlog.pending} pending = ${fmt(soak.backlog.seconds, 1)} s of work`}`;
+  if (!soak.judged) return `${head}; growth not judged (needs two samples after the first ${60} s)`;
+  return `${head}; after the first minute (from ${soak.from} s, medians of the earlier and the later half of the samples) resident memory ${soak.memoryGrew.length ? `grew: ${soak.memoryGrew.join(', ')}` : 'did not grow'}, consumer lag ${soak.lagGrew ? 'grew' : 'did not grow'} (${fmt(soak.lag.from)} → ${fmt(soak.lag.to)})`;
+};
 
 const run = startRun({ name: 'bench', log });
 
@@ -161,17 +199,26 @@ async function main() {
   /** @type {Map<string, import('node:child_process').ChildProcess>} */
   const children = new Map();
   const stopAll = () => Promise.all([...children.values()].map((c) => stopChild(c)));
+  const queryDir = path.join(logDir, 'queries');
+  resetQueryCounters(
+    queryDir,
+    SERVICES.map(([name]) => name),
+  );
   run.defer('stop the services', stopAll);
   const startAll = async (extraEnv = {}) => {
     for (const [name] of SERVICES) {
       const child = startService(
         name,
-        { ...env, ...extraEnv },
+        { ...env, ...extraEnv, BENCH_QUERY_COUNTER_SOCKET: queryCounterSocket(queryDir, name) },
         {
           logFile: path.join(logDir, `${name}.log`),
-          nodeArgs: PROFILE
-            ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
-            : [],
+          nodeArgs: [
+            '-r',
+            QUERY_COUNTER,
+            ...(PROFILE
+              ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`]
+              : []),
+          ],
         },
       );
       if (!child) {
@@ -216,6 +263,32 @@ async function main() {
         onDone: (res) => created?.push(JSON.parse(res.body).id),
       };
     };
+    /** The provider's signed `success` callback for an order. */
+    const callbackFor = (orderId) => {
+      const body = JSON.stringify({
+        eventId: `bench-${orderId}`,
+        kind: 'payment',
+        reference: orderId,
+        status: 'success',
+        amount: '10.99',
+        currency: 'USD',
+      });
+      return {
+        url: `${ingest}/callbacks/sandbox`,
+        method: 'POST',
+        headers: { 'x-signature': signSandbox(body) },
+        body,
+      };
+    };
+    /** Merchant callbacks pending at the end of a phase, and in seconds of work at the rate they left meanwhile. */
+    const backlogAfter = async (received0, seconds) => {
+      const rate = (receiver.received() - received0) / seconds;
+      const b = await pendingDeliveries(dbUrl);
+      const out = { ...b, rate, seconds: b.pending === undefined ? NaN : b.pending === 0 ? 0 : b.pending / rate };
+      return out;
+    };
+    const backlogText = (b) =>
+      b.error ? `not measured (${b.error})` : `${b.pending} pending = ${fmt(b.seconds, 1)} s at ${fmt(b.rate)}/s`;
 
     if (!SMOKE) {
       log('warm-up: 3 s at concurrency 8');
@@ -226,49 +299,41 @@ async function main() {
     const cpuNow = () =>
       cpuSnapshot(
         [...children].map(([name, child]) => [name, child.pid]),
-        { kafkaMarker: '/.run/kafka ' },
+        { kafkaMarker: '/.run/kafka ', pgDatabase: dbName },
       );
     for (const c of LEVELS) {
       stillRunning();
       const created = [];
+      const q0 = await queryCounts(children, queryDir);
       const cpu0 = cpuNow();
+      const received0 = receiver.received();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
       stillRunning();
-      const cpuOrders = perUnit(cpuDelta(cpu0, cpuNow()), orders.ok);
+      const cpu1 = cpuNow();
+      const cpuOrders = perUnit(cpuDelta(cpu0, cpu1), orders.ok);
+      const backlogOrders = await backlogAfter(received0, orders.elapsed);
       log(
-        `c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}`,
+        `c=${c}: ${fmt(orders.perSecond)} orders/s, p50 ${fmt(orders.p50, 1)} ms, p99 ${fmt(orders.p99, 1)} ms${orders.other + orders.errors ? `, ${orders.other} non-2xx, ${orders.errors} errors: ${orders.otherSamples.join(' | ')}` : ''}; merchant callbacks ${backlogText(backlogOrders)}`,
       );
 
       const acked = new Map();
       let i = 0;
-      const cpu1 = cpuNow();
+      const cpu2 = cpuNow();
+      const received1 = receiver.received();
       const callbacks = await runClosedLoop({
         concurrency: c,
         seconds: SECONDS,
         makeRequest: () => {
           if (i >= created.length) return null;
           const orderId = created[i++];
-          const body = JSON.stringify({
-            eventId: `bench-${orderId}`,
-            kind: 'payment',
-            reference: orderId,
-            status: 'success',
-            amount: '10.99',
-            currency: 'USD',
-          });
-          return {
-            url: `${ingest}/callbacks/sandbox`,
-            method: 'POST',
-            headers: { 'x-signature': signSandbox(body) },
-            body,
-            onDone: (_res, at) => acked.set(orderId, at),
-          };
+          return { ...callbackFor(orderId), onDone: (_res, at) => acked.set(orderId, at) };
         },
       });
       stillRunning();
-      const cpuCallbacks = perUnit(cpuDelta(cpu1, cpuNow()), callbacks.ok);
+      const cpuCallbacks = perUnit(cpuDelta(cpu2, cpuNow()), callbacks.ok);
+      const backlogCallbacks = await backlogAfter(received1, callbacks.elapsed);
       log(
-        `c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}`,
+        `c=${c}: ${fmt(callbacks.perSecond)} callbacks/s, p50 ${fmt(callbacks.p50, 1)} ms, p99 ${fmt(callbacks.p99, 1)} ms${callbacks.other + callbacks.errors ? `, ${callbacks.other} non-2xx, ${callbacks.errors} errors: ${callbacks.otherSamples.join(' | ')}` : ''}; merchant callbacks ${backlogText(backlogCallbacks)}`,
       );
 
       let merchant = { p50: NaN, p99: NaN, delivered: 0, expected: acked.size };
@@ -291,12 +356,61 @@ async function main() {
           `c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`,
         );
       }
-      rows.push({ concurrency: c, orders, callbacks, merchant, cpuOrders, cpuCallbacks });
+      // One order's life: everything from the first create of the level until the last order's
+      // `completed` merchant callback arrived, per order created — complete only when every order
+      // created got its provider callback.
+      const lifeCpu = perUnit(cpuDelta(cpu0, cpuNow()), created.length);
+      const lifeQueries = queriesPer(q0, await queryCounts(children, queryDir), created.length);
+      const lifeComplete = callbacks.ok === created.length && merchant.delivered === merchant.expected;
+      rows.push({
+        concurrency: c,
+        orders,
+        callbacks,
+        merchant,
+        cpuOrders,
+        cpuCallbacks,
+        lifeCpu,
+        lifeQueries,
+        lifeComplete,
+        backlog: { orders: backlogOrders, callbacks: backlogCallbacks },
+      });
       log(`c=${c}: CPU ms per order: ${cpuLine(cpuOrders)}; per callback: ${cpuLine(cpuCallbacks)}`);
+      log(
+        `c=${c}: per order's life${lifeComplete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(lifeCpu)}; statements/transactions ${queriesLine(lifeQueries)}`,
+      );
     }
 
-    const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
     const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));
+    /** @type {any} */
+    let soak;
+    if (SOAK_SECONDS > 0) {
+      const rate = SOAK_RATE ?? 0.7 * best.orders.perSecond;
+      log(
+        `soak: ${SOAK_SECONDS} s of orders' lives (create, then its provider callback) at ${fmt(rate, 1)} orders/s${SOAK_RATE ? '' : ` (70 % of ${fmt(best.orders.perSecond)})`}, sampled every ${SOAK_SAMPLE_SECONDS} s…`,
+      );
+      const admin = await kafkaAdmin(infra.env.KAFKA_BROKERS);
+      try {
+        const received0 = receiver.received();
+        soak = await runSoak({
+          ratePerSecond: rate,
+          seconds: SOAK_SECONDS,
+          sampleSeconds: SOAK_SAMPLE_SECONDS,
+          createOrder: createOrder(null),
+          callbackFor,
+          sample: async () => ({
+            rss: Object.fromEntries([...children].map(([name, child]) => [name, rssMb(child.pid)])),
+            lag: (await consumerLag(admin, prefix).catch(() => ({ total: NaN }))).total,
+          }),
+          log,
+          stillRunning,
+        });
+        soak.backlog = await backlogAfter(received0, soak.seconds);
+      } finally {
+        await admin.disconnect();
+      }
+      log(soakLine(soak));
+    }
+    const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
     const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);
     const metricsCost =
       process.env.BENCH_METRICS_COST === '0'
@@ -349,7 +463,7 @@ async function main() {
       }).catch((err) => ({ error: err.message }));
     }
 
-    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost });
+    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost, soak });
     console.log('\n' + report.text);
     writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
     if (WRITE_DOCS) updatePerformanceDoc(report.markdown);
@@ -389,19 +503,24 @@ function machine() {
   return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
-function renderReport({ rows, memory, pg, kafka, best, metricsCost }) {
+function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak }) {
   const lines = [];
   lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${SECONDS} s per phase.`);
   lines.push('');
   lines.push(
-    '| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks |',
+    '| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks | backlog after orders / callbacks |',
   );
-  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const backlogCell = (b) => (b.error ? '–' : `${b.pending} (${fmt(b.seconds, 1)} s)`);
   for (const r of rows) {
     lines.push(
-      `| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} |`,
+      `| ${r.concurrency} | ${fmt(r.orders.perSecond)} | ${fmt(r.orders.p50, 1)} | ${fmt(r.orders.p99, 1)} | ${fmt(r.callbacks.perSecond)} | ${fmt(r.callbacks.p99, 1)} | ${fmt(r.merchant.p50, 1)} | ${fmt(r.merchant.p99, 1)} | ${r.merchant.delivered}/${r.merchant.expected} | ${backlogCell(r.backlog.orders)} / ${backlogCell(r.backlog.callbacks)} |`,
     );
   }
+  lines.push('');
+  lines.push(
+    "The backlog is the merchant callbacks pending when a phase's load ended, and in seconds of work at the rate merchant callbacks left during that phase.",
+  );
   lines.push('');
   const names = Object.keys(best.cpuOrders);
   lines.push(
@@ -413,6 +532,7 @@ function renderReport({ rows, memory, pg, kafka, best, metricsCost }) {
   for (const [label, cpu] of [
     ['order created', best.cpuOrders],
     ['callback taken', best.cpuCallbacks],
+    ["order's life", best.lifeCpu],
   ]) {
     lines.push(
       `| ${label} | ${names.map((n) => fmt(cpu[n], 2)).join(' | ')} | ${fmt(cpuTotal(cpu), 2)} | ${fmt((os.cpus().length * 1000) / cpuTotal(cpu))}/s |`,
@@ -437,8 +557,132 @@ function renderReport({ rows, memory, pg, kafka, best, metricsCost }) {
   lines.push('');
   lines.push(kafkaLine);
   if (metricsCost) lines.push('', metricsCostLine(metricsCost, best.concurrency));
+  lines.push('', ...lifeSection(rows));
+  if (soak) lines.push('', ...soakSection(soak));
+  lines.push('', ...targetsSection({ rows, memory, pg, best, soak }));
   const markdown = lines.join('\n') + '\n';
   return { markdown, text: markdown };
+}
+
+/** Per order's life at each level: CPU (the load generator apart) and statements/transactions per service. */
+function lifeSection(rows) {
+  const services = [...new Set(rows.flatMap((r) => Object.keys(r.lifeQueries)))].filter((n) =>
+    rows.some((r) => r.lifeQueries[n]?.statements > 0),
+  );
+  const out = [
+    "One order's life: from the first create of a level until every order of it had its `completed` merchant callback — the order created, its provider callback, its dispatch and merchant callbacks — per order created. CPU of every process (PostgreSQL: the backends of the run's database; the Kafka broker: all of it, shared with whatever else uses it) with the load generator apart; statements / transactions (explicit ones and single statements outside one) per service, from the query counter preloaded into every service (tools/bench/query-counter.cjs).",
+    '',
+    `| concurrency | CPU ms (system) | load generator ms | ${services.map((n) => `${n} stmts / tx`).join(' | ')} | all stmts / tx |`,
+    `|---:|---:|---:|${services.map(() => '---:').join('|')}|---:|`,
+  ];
+  for (const r of rows) {
+    const t = queriesTotal(r.lifeQueries);
+    out.push(
+      `| ${r.concurrency}${r.lifeComplete ? '' : ' (incomplete)'} | ${fmt(cpuTotal(r.lifeCpu), 2)} | ${fmt(r.lifeCpu['load generator'], 2)} | ${services
+        .map((n) =>
+          r.lifeQueries[n] ? `${fmt(r.lifeQueries[n].statements, 1)} / ${fmt(r.lifeQueries[n].transactions, 1)}` : '–',
+        )
+        .join(' | ')} | ${fmt(t.statements, 1)} / ${fmt(t.transactions, 1)} |`,
+    );
+  }
+  return out;
+}
+
+function soakSection(soak) {
+  const names = Object.keys(soak.samples[0]?.rss ?? {});
+  const out = [soakLine(soak) + '.', ''];
+  if (soak.samples.length === 0) return out;
+  out.push(`| s | ${names.map((n) => `${n} MB`).join(' | ')} | consumer lag |`);
+  out.push(`|---:|${names.map(() => '---:').join('|')}|---:|`);
+  for (const s of soak.samples) out.push(`| ${s.at} | ${names.map((n) => fmt(s.rss[n])).join(' | ')} | ${s.lag} |`);
+  return out;
+}
+
+/** Issue 13's targets against this run. */
+function targetsSection({ rows, memory, pg, best, soak }) {
+  const top = rows.reduce((a, b) => (b.concurrency > a.concurrency ? b : a));
+  const c8 = rows.find((r) => r.concurrency === 8);
+  const yes = (ok) => (ok === undefined ? '–' : ok ? 'yes' : '**no**');
+  const backlogs = [
+    ...rows.flatMap((r) => [
+      [`c=${r.concurrency} orders`, r.backlog.orders],
+      [`c=${r.concurrency} callbacks`, r.backlog.callbacks],
+    ]),
+    ...(soak?.backlog ? [['soak', soak.backlog]] : []),
+  ].filter(([, b]) => !b.error);
+  const worst = backlogs.reduce((a, b) => (b[1].seconds > (a?.[1].seconds ?? -1) ? b : a), undefined);
+  const peak = Math.max(...Object.values(memory).filter(Number.isFinite));
+  const life = cpuTotal(top.lifeCpu);
+  const t = [
+    [
+      `CPU per order's life ≤ ${TARGETS.lifeCpuMs} ms (c=${top.concurrency})`,
+      `${fmt(life, 2)} ms (load generator ${fmt(top.lifeCpu['load generator'], 2)} ms apart)`,
+      yes(Number.isFinite(life) ? life <= TARGETS.lifeCpuMs : undefined),
+    ],
+    [
+      `≥ ${TARGETS.ordersPerSecond} orders/s, ≥ ${TARGETS.callbacksPerSecond} callbacks/s`,
+      `${fmt(best.orders.perSecond)} orders/s (c=${best.concurrency}), ${fmt(Math.max(...rows.map((r) => r.callbacks.perSecond)))} callbacks/s`,
+      yes(
+        best.orders.perSecond >= TARGETS.ordersPerSecond &&
+          Math.max(...rows.map((r) => r.callbacks.perSecond)) >= TARGETS.callbacksPerSecond,
+      ),
+    ],
+    [
+      `p99 create-order ≤ ${TARGETS.createP99AtC8Ms} ms at concurrency 8`,
+      c8 ? `${fmt(c8.orders.p99, 1)} ms` : 'not run (BENCH_LEVELS has no 8)',
+      yes(c8 ? c8.orders.p99 <= TARGETS.createP99AtC8Ms : undefined),
+    ],
+    [
+      `callback → merchant p99 ≤ ${TARGETS.merchantP99Ms} ms (c=${top.concurrency})`,
+      `${fmt(top.merchant.p99, 1)} ms`,
+      yes(Number.isFinite(top.merchant.p99) ? top.merchant.p99 <= TARGETS.merchantP99Ms : undefined),
+    ],
+    [
+      `merchant callback backlog < ${TARGETS.backlogSeconds} s of work at the end of each phase`,
+      worst ? `worst ${worst[0]}: ${worst[1].pending} pending = ${fmt(worst[1].seconds, 1)} s` : 'not measured',
+      yes(worst ? backlogs.every(([, b]) => b.pending === 0 || b.seconds < TARGETS.backlogSeconds) : undefined),
+    ],
+    [
+      'soak: resident memory does not grow after the first minute',
+      !soak
+        ? 'no soak (BENCH_SOAK_SECONDS=0)'
+        : !soak.judged
+          ? 'not judged (too short)'
+          : soak.memoryGrew.join(', ') || 'flat',
+      yes(soak?.judged ? soak.memoryGrew.length === 0 : undefined),
+    ],
+    [
+      'soak: consumer lag does not grow after the first minute',
+      !soak
+        ? 'no soak'
+        : !soak.judged
+          ? 'not judged (too short)'
+          : `${fmt(soak.lag.from)} → ${fmt(soak.lag.to)} (medians)`,
+      yes(soak?.judged ? !soak.lagGrew : undefined),
+    ],
+    [
+      `every Node service < ${TARGETS.rssMb} MB resident`,
+      `peak ${fmt(peak)} MB`,
+      yes(Number.isFinite(peak) ? peak < TARGETS.rssMb : undefined),
+    ],
+    [
+      `≥ ${100 * TARGETS.pgCeilingShare} % of the PostgreSQL same-work ceiling`,
+      pg.error ? `not measured (${pg.error})` : `${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)} %`,
+      yes(pg.error ? undefined : best.orders.perSecond / pg.ordersPerSecond >= TARGETS.pgCeilingShare),
+    ],
+    [
+      "statements / transactions per order's life (figure only)",
+      `${fmt(queriesTotal(top.lifeQueries).statements, 1)} / ${fmt(queriesTotal(top.lifeQueries).transactions, 1)} (c=${top.concurrency})`,
+      '–',
+    ],
+  ];
+  return [
+    'Targets (issue 13) against this run:',
+    '',
+    '| target | figure | met? |',
+    '|---|---|---|',
+    ...t.map((r) => `| ${r.join(' | ')} |`),
+  ];
 }
 
 function updatePerformanceDoc(markdown) {

@@ -25,9 +25,17 @@ function runCapture(cmd, args, { run, ...opts } = {}) {
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${out.slice(-500)}`)),
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${failureOf(out)}`)),
     );
   });
+}
+
+/** What a failed tool said, on one line: its first error line (PostgreSQL's ERROR and DETAIL), else its last line. */
+function failureOf(out) {
+  const lines = out.split('\n').map((l) => l.trim());
+  const i = lines.findIndex((l) => /\b(ERROR|FATAL):|error:/.test(l));
+  const said = i >= 0 ? lines.slice(i, i + 2).join(' ') : (lines.filter(Boolean).pop() ?? '');
+  return said.slice(0, 300);
 }
 
 /** Orders per second PostgreSQL sustains doing only our per-order statements. */

@@ -10,16 +10,21 @@
 SELECT gen_random_uuid() AS oid, 'pay_' || gen_random_uuid() AS pid, gen_random_uuid() AS ev1, gen_random_uuid() AS ev2, gen_random_uuid() AS ev3, gen_random_uuid() AS ev4 \gset
 
 -- gateway: the merchant's key
-SELECT k.id, k.shop_id, s.company_id FROM gateway.api_keys k JOIN gateway.shops s ON s.id = k.shop_id
+SELECT k.id, k.shop_id, s.company_id, s.redirect_domains, s.default_integration FROM gateway.api_keys k JOIN gateway.shops s ON s.id = k.shop_id
  WHERE k.key_hash = ':keyhash' AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now());
 
--- orders: create (settings, one existence check, customer, order, outbox, dispatch row)
+-- orders: create (settings; customer and order in one statement that checks neither id is taken; outbox, dispatch row)
 BEGIN;
 SELECT * FROM orders.shop_settings WHERE shop_id = ':shop';
-SELECT * FROM orders.orders WHERE (id = ':oid' AND shop_id = ':shop') OR (shop_id = ':shop' AND merchant_order_id = 'pgb-' || ':oid');
-INSERT INTO orders.customers (id, shop_id, created_at) VALUES (gen_random_uuid(), ':shop', now());
-INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, status_code, amount, original_amount, currency, sequence, created_at, updated_at, processing_deadline, is_crypto)
- VALUES (':oid', ':shop', 'pgb-' || ':oid', 'registered', '1-01-01', 10.99, 10.99, 'USD', 1, now(), now(), now() + interval '7 days', false) ON CONFLICT DO NOTHING;
+WITH c AS (
+  INSERT INTO orders.customers (id, shop_id, email, phone) SELECT gen_random_uuid(), ':shop', NULL, NULL
+   WHERE NOT EXISTS (SELECT 1 FROM orders.orders WHERE id = ':oid' OR (shop_id = ':shop' AND merchant_order_id = 'pgb-' || ':oid'))
+  RETURNING id),
+o AS (
+  INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, status_code, amount, original_amount, currency, sequence, created_at, updated_at, processing_deadline, is_crypto, customer_id)
+  SELECT ':oid', ':shop', 'pgb-' || ':oid', 'registered', '1-01-01', 10.99, 10.99, 'USD', 1, now(), now(), now() + interval '7 days', false, c.id FROM c
+  ON CONFLICT DO NOTHING RETURNING customer_id)
+SELECT customer_id FROM o;
 INSERT INTO orders.outbox (topic, key, event_id, envelope) VALUES ('orders.events', ':oid', ':ev1', jsonb_build_object('eventId', ':ev1', 'type', 'order.status_changed', 'version', 1, 'occurredAt', now(), 'payload', jsonb_build_object('orderId', ':oid', 'shopId', ':shop', 'merchantOrderId', 'pgb-' || ':oid', 'sequence', 1, 'status', 'registered', 'previousStatus', null, 'statusCode', '1-01-01', 'statusDescription', 'Order registered; awaiting payment.', 'cost', jsonb_build_object('amount', '10.99', 'currency', 'USD')))) RETURNING id AS ob1 \gset
 INSERT INTO orders.provider_dispatches (payment_id, order_id, provider, amount, currency, next_attempt_at, created_at, updated_at) VALUES (':pid', ':oid', 'sandbox', 10.99, 'USD', now(), now(), now());
 COMMIT;
@@ -64,15 +69,21 @@ UPDATE orders.outbox SET published_at = now() WHERE id = :ob4;
 -- recorded as a delivery (inbox + row), claimed, posted, and its 2xx recorded in one statement
 BEGIN;
 INSERT INTO merchant_callbacks.inbox (consumer, event_id) VALUES ('merchant-callbacks', ':ev1') ON CONFLICT DO NOTHING RETURNING event_id;
-INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at) VALUES (gen_random_uuid(), ':ev1', 'order.status_changed', 'order', ':oid', ':shop', 1, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":1,"status":"registered","statusCode":"1-01-01","statusDescription":"Order registered; awaiting payment.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now());
+WITH head AS (INSERT INTO merchant_callbacks.feed_heads (shop_id, last_position) VALUES (':shop', 1)
+  ON CONFLICT (shop_id) DO UPDATE SET last_position = merchant_callbacks.feed_heads.last_position + 1 RETURNING last_position)
+INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at, feed_position) SELECT gen_random_uuid(), ':ev1', 'order.status_changed', 'order', ':oid', ':shop', 1, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":1,"status":"registered","statusCode":"1-01-01","statusDescription":"Order registered; awaiting payment.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now(), head.last_position FROM head;
 COMMIT;
 BEGIN;
 INSERT INTO merchant_callbacks.inbox (consumer, event_id) VALUES ('merchant-callbacks', ':ev2') ON CONFLICT DO NOTHING RETURNING event_id;
-INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at) VALUES (gen_random_uuid(), ':ev2', 'order.status_changed', 'order', ':oid', ':shop', 2, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":2,"status":"in_progress","statusCode":"1-01-02","statusDescription":"Payment is being processed by the provider.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now());
+WITH head AS (INSERT INTO merchant_callbacks.feed_heads (shop_id, last_position) VALUES (':shop', 1)
+  ON CONFLICT (shop_id) DO UPDATE SET last_position = merchant_callbacks.feed_heads.last_position + 1 RETURNING last_position)
+INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at, feed_position) SELECT gen_random_uuid(), ':ev2', 'order.status_changed', 'order', ':oid', ':shop', 2, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":2,"status":"in_progress","statusCode":"1-01-02","statusDescription":"Payment is being processed by the provider.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now(), head.last_position FROM head;
 COMMIT;
 BEGIN;
 INSERT INTO merchant_callbacks.inbox (consumer, event_id) VALUES ('merchant-callbacks', ':ev4') ON CONFLICT DO NOTHING RETURNING event_id;
-INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at) VALUES (gen_random_uuid(), ':ev4', 'order.status_changed', 'order', ':oid', ':shop', 3, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":3,"status":"completed","statusCode":"0-01-00","statusDescription":"Operation completed successfully.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now());
+WITH head AS (INSERT INTO merchant_callbacks.feed_heads (shop_id, last_position) VALUES (':shop', 1)
+  ON CONFLICT (shop_id) DO UPDATE SET last_position = merchant_callbacks.feed_heads.last_position + 1 RETURNING last_position)
+INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, next_attempt_at, window_started_at, feed_position) SELECT gen_random_uuid(), ':ev4', 'order.status_changed', 'order', ':oid', ':shop', 3, '{"eventId":"x","type":"order.status_changed","objectType":"order","objectId":"' || ':oid' || '","sequence":3,"status":"completed","statusCode":"0-01-00","statusDescription":"Operation completed successfully.","cost":{"amount":"10.99","currency":"USD"}}', 'pending', now(), now(), head.last_position FROM head;
 COMMIT;
 UPDATE merchant_callbacks.deliveries SET claim_token = gen_random_uuid(), claimed_by = 'pgbench', next_attempt_at = now() + interval '10 seconds' WHERE object_id = ':oid' AND status = 'pending';
 SELECT callback_url, callback_secret FROM merchant_callbacks.shops WHERE shop_id = ':shop';

@@ -204,19 +204,6 @@ export class OrderRepository {
     );
   }
 
-  /** Inserts unless the id or the shop's merchant order id is taken; true when inserted. */
-  async insertIfAbsent(m: EntityManager, order: OrderEntity): Promise<boolean> {
-    const result = await m
-      .createQueryBuilder()
-      .insert()
-      .into(OrderEntity)
-      .values(order as QueryDeepPartialEntity<OrderEntity>)
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    return result.raw.length === 1;
-  }
-
   /** Records a new attempt (the caller holds the order's lock, so nobody records it meanwhile). */
   async insertAttempt(m: EntityManager, attempt: PaymentAttemptEntity): Promise<void> {
     await m.getRepository(PaymentAttemptEntity).insert(attempt as QueryDeepPartialEntity<PaymentAttemptEntity>);
@@ -247,28 +234,6 @@ export class OrderRepository {
         updatedAt: attempt.updatedAt,
       },
     );
-  }
-
-  /**
-   * The order with this id and the shop's order with this merchant order id, in one query: what
-   * the create command checks before inserting (usually neither exists).
-   */
-  async findSameOrTaken(
-    m: EntityManager,
-    id: string,
-    shopId: string,
-    merchantOrderId: string,
-  ): Promise<{ same: OrderEntity | null; taken: OrderEntity | null }> {
-    const rows = await m.getRepository(OrderEntity).find({
-      where: [
-        { id, shopId },
-        { shopId, merchantOrderId },
-      ],
-    });
-    return {
-      same: rows.find((r) => r.id === id) ?? null,
-      taken: rows.find((r) => r.id !== id && r.merchantOrderId === merchantOrderId) ?? null,
-    };
   }
 
   /**

@@ -28,7 +28,6 @@ import { NeedActionExplanation1764317200000 } from './migrations/1764317200000-n
 import { HostedPage1765200000000 } from './migrations/1765200000000-hosted-page';
 import { CheckoutHandler } from './checkout/checkout.handler';
 import { RefundOrderHandler } from './refund-order/refund-order.handler';
-import { CustomerRepository } from './customers/customer.repository';
 import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
 import { ResolveOrderHandler } from './resolve-order/resolve-order.handler';
 import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
@@ -85,7 +84,6 @@ export class OrdersModule {
       providers: [
         OrderRepository,
         ShopSettingsRepository,
-        CustomerRepository,
         ProcessingTimeoutSweeper,
         OutboxRelayService,
         ...dispatchAttemptProviders(config, opts.dispatch),

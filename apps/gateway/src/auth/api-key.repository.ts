@@ -19,10 +19,17 @@ export interface ApiKeyView {
   lastUsedAt: string | null;
 }
 
+/** What order creation reads of the key's shop: loaded with the key, so creating costs no query of its own. */
+export interface ShopRequestSettings {
+  redirectDomains: string[];
+  defaultIntegration: 'host_to_host' | 'hosted';
+}
+
 export interface ActiveKey {
   id: string;
   shopId: string;
   companyId: string;
+  settings: ShopRequestSettings;
 }
 
 interface KeyRow {
@@ -66,12 +73,29 @@ export class ApiKeyRepository {
    * of a rotation overlap takes effect on the very next request on every gateway instance.
    */
   async findActive(keyHash: string): Promise<ActiveKey | undefined> {
-    const rows: { id: string; shop_id: string; company_id: string }[] = await this.dataSource.query(
-      `SELECT k.id, k.shop_id, s.company_id FROM "${this.s}".api_keys k JOIN "${this.s}".shops s ON s.id = k.shop_id
+    const rows: {
+      id: string;
+      shop_id: string;
+      company_id: string;
+      redirect_domains: string[] | null;
+      default_integration: ShopRequestSettings['defaultIntegration'] | null;
+    }[] = await this.dataSource.query(
+      `SELECT k.id, k.shop_id, s.company_id, s.redirect_domains, s.default_integration
+       FROM "${this.s}".api_keys k JOIN "${this.s}".shops s ON s.id = k.shop_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [keyHash],
     );
-    return rows[0] ? { id: rows[0].id, shopId: rows[0].shop_id, companyId: rows[0].company_id } : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      shopId: row.shop_id,
+      companyId: row.company_id,
+      settings: {
+        redirectDomains: row.redirect_domains ?? [],
+        defaultIntegration: row.default_integration ?? 'host_to_host',
+      },
+    };
   }
 
   /** Records use at most once a minute per key and instance, off the request path, so it costs no latency. */

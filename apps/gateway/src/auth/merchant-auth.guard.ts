@@ -2,12 +2,17 @@ import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable
 import { FAILED_AUTH_THROTTLE, FailedAuthThrottle, ProblemException, RateLimiter } from '@payments/platform';
 import { RATE_LIMITER } from '../tokens';
 import { bearerToken, hashApiKey } from './api-keys';
-import { ApiKeyRepository } from './api-key.repository';
+import { ApiKeyRepository, ShopRequestSettings } from './api-key.repository';
 
 export interface ShopPrincipal {
   shopId: string;
   companyId: string;
   apiKeyId: string;
+  /**
+   * The shop's settings order creation reads, from the key's own query (read fresh on every
+   * request, as the key is). Absent only on principals made by hand (tests).
+   */
+  settings?: ShopRequestSettings;
 }
 
 const UNAUTHORIZED = 'A valid shop API key is required: Authorization: Bearer <key>.';
@@ -73,7 +78,7 @@ export class MerchantAuthGuard implements CanActivate {
     const reply = context.switchToHttp().getResponse<HeaderReply>();
     for (const [name, value] of Object.entries(rateHeaders)) reply.header(name, value);
     this.keys.touch(key.id, now);
-    request.shop = { shopId: key.shopId, companyId: key.companyId, apiKeyId: key.id };
+    request.shop = { shopId: key.shopId, companyId: key.companyId, apiKeyId: key.id, settings: key.settings };
     return true;
   }
 }

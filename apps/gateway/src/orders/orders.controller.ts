@@ -113,7 +113,8 @@ export class OrdersController {
     @Body() body: CreateOrderDto,
     @NewObjectId() orderId: string,
   ): Promise<OrderView> {
-    const settings = (await this.shops.findWithCompany(shop.shopId))?.shop;
+    // Loaded with the API key (MerchantAuthGuard): no query of its own on the hot path.
+    const settings = shop.settings ?? (await this.shops.findWithCompany(shop.shopId))?.shop;
     const domains = settings?.redirectDomains ?? [];
     const where = body.redirectUrls ? 'redirectUrls' : 'paymentSettings.redirectUrls';
     const urls = redirectUrlsOf(body);

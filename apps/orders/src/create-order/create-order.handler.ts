@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -16,7 +17,7 @@ import {
 import { Outbox } from '@payments/messaging';
 import { findCurrency, formatAmount, formatInCurrency, isCrypto } from '@payments/money';
 import { PAYMENT_PROVIDER, PaymentProvider } from '../dispatch-attempt/payment-provider';
-import { CustomerRepository, PayerIdentity } from '../customers/customer.repository';
+import { PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { processingDeadline, TimeoutSettings } from '@payments/orders-domain';
@@ -25,6 +26,8 @@ import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatc
 import { toOrderView } from '../order-view';
 import { publishStatusChange } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+import { ORDERS_CONFIG, OrdersConfig } from '../config';
+import { RegisteredOrderInsert } from './insert-registered';
 
 function merchantOrderIdTaken(merchantOrderId: string, orderId: string): Reply<never> {
   return errorReply({
@@ -50,11 +53,11 @@ function isCryptoCode(code: string): boolean {
   return found.kind === 'found' && isCrypto(found.currency);
 }
 
-/** A new order in `registered`, not yet stored. */
+/** A new order in `registered`, not yet stored (its customer id comes with the insert). */
 function registeredOrder(
   cmd: CreateOrderCommand,
   payer: Record<string, unknown> | undefined,
-  customerId: string,
+  customerId: string | null,
   timeouts: TimeoutSettings,
   now: Date,
 ): OrderEntity {
@@ -97,16 +100,20 @@ function registeredOrder(
 
 @Controller()
 export class CreateOrderHandler {
+  private readonly insert: RegisteredOrderInsert;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly shopSettings: ShopSettingsRepository,
-    private readonly customers: CustomerRepository,
     private readonly dispatches: ProviderDispatchRepository,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
-  ) {}
+    @Inject(ORDERS_CONFIG) config: OrdersConfig,
+  ) {
+    this.insert = new RegisteredOrderInsert(config.schema);
+  }
 
   /**
    * shop_hosted: the adapter's deeplinks for the attempt just queued, kept on the order so that
@@ -135,7 +142,9 @@ export class CreateOrderHandler {
   /**
    * Creates the order in `registered` with its event, in one transaction. Idempotent by order id:
    * the gateway resends the same id when a merchant retries with the same Idempotency-Key, and
-   * gets the existing order back instead of a second one.
+   * gets the existing order back instead of a second one. A new order takes four statements in
+   * its transaction (settings, customer and order in one, dispatch, outbox); a retry or a taken
+   * merchant order id reads what is there once the insert found it taken (docs/decisions.md 217).
    */
   @MessagePattern(OrderCommandTypes.create)
   async create(@Payload() message: Envelope): Promise<Reply<OrderView>> {
@@ -143,18 +152,9 @@ export class CreateOrderHandler {
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
       const settings = await this.shopSettings.forShop(m, cmd.shopId);
-      const { same: existing, taken } = await this.orders.findSameOrTaken(
-        m,
-        cmd.orderId,
-        cmd.shopId,
-        cmd.merchantOrderId,
-      );
-      if (existing) return okReply(toOrderView(existing, await this.orders.payments(m, existing.id)));
-      if (taken) return merchantOrderIdTaken(cmd.merchantOrderId, taken.id);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
-      const customerId = await this.customers.identify(m, cmd.shopId, (payer ?? {}) as PayerIdentity);
-      const order = registeredOrder(cmd, payer, customerId, settings.timeouts, now);
-      if (await this.orders.insertIfAbsent(m, order)) {
+      const order = registeredOrder(cmd, payer, null, settings.timeouts, now);
+      if (await this.insert.insert(m, order, (payer ?? {}) as PayerIdentity, randomUUID())) {
         // Sent to the provider after commit, off the merchant's request; a hosted order waits for its payer.
         const paymentId = order.linkHash ? undefined : await this.dispatches.enqueue(m, order, now);
         if (cmd.shopHosted && paymentId) await this.withInstructions(m, order, cmd.shopHosted, paymentId);

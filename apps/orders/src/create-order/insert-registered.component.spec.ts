@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { openServiceDatabase } from '@payments/platform';
+// Test infrastructure only; the boundary rule has no override for spec files yet.
+import { createTestDatabase } from '@payments/testing';
+import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
+import { Init1763700000000 } from '../migrations/1763700000000-init';
+import { OrderDetails1763800000000 } from '../migrations/1763800000000-order-details';
+import { ProviderDispatch1763900000000 } from '../migrations/1763900000000-provider-dispatch';
+import { ShopSettingsTimeoutsCustomers1764000000000 } from '../migrations/1764000000000-shop-settings-timeouts-customers';
+import { Refunds1764100000000 } from '../migrations/1764100000000-refunds';
+import { OrderCallbackUrl1764200000000 } from '../migrations/1764200000000-order-callback-url';
+import { NeedActionExplanation1764317200000 } from '../migrations/1764317200000-need-action-explanation';
+import { OperatorOrderList1765100000002 } from '../migrations/1765100000002-operator-order-list';
+import { HostedPage1765200000000 } from '../migrations/1765200000000-hosted-page';
+import { RegisteredOrderInsert } from './insert-registered';
+
+const SCHEMA = 'orders';
+const NOW = new Date('2026-11-25T00:00:00Z');
+
+function anOrder(shopId: string, merchantOrderId: string, extra: Partial<OrderEntity> = {}): OrderEntity {
+  const id = extra.id ?? randomUUID();
+  return Object.assign(new OrderEntity(), {
+    id,
+    shopId,
+    merchantOrderId,
+    status: 'registered',
+    statusCode: '1-01-01',
+    amount: '10.99',
+    originalAmount: '10.99',
+    reportedAmount: null,
+    currency: 'USD',
+    tokenStandard: null,
+    needActionReason: null,
+    description: 'two cups',
+    payer: { email: 'a@example.com', bankTransferData: { iban: 'x' } },
+    customerId: null,
+    processingDeadline: new Date(NOW.getTime() + 3_600_000),
+    instrumentType: 'card',
+    paymentSettings: { walletType: 'personal' },
+    recipient: null,
+    callbackUrl: 'https://merchant.example.com/cb',
+    linkHash: `hash-${id}`, // unique, as the real one (made from the id)
+    linkExpiresAt: new Date(NOW.getTime() + 600_000),
+    linkUsedAt: null,
+    pageLocale: 'en',
+    redirectUrls: { success: 'https://merchant.example.com/ok' },
+    cardToken: null,
+    cardMasked: null,
+    pageMethod: null,
+    instructions: null,
+    isCrypto: false,
+    sequence: 1,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...extra,
+  } satisfies Partial<OrderEntity>);
+}
+
+/** A new order's one statement (customer and order) against PostgreSQL, as the create command runs it. */
+describe('inserting a registered order with its customer', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  const insert = new RegisteredOrderInsert(SCHEMA);
+  const customers = async (shopId: string): Promise<number> =>
+    Number((await ds.query(`SELECT count(*) AS n FROM orders.customers WHERE shop_id = $1`, [shopId]))[0].n);
+  const run = (order: OrderEntity, payer: { customerId?: string; email?: string; phone?: string }) =>
+    ds.transaction((m) => insert.insert(m, order, payer, randomUUID()));
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = await openServiceDatabase({
+      url: db.url,
+      schema: SCHEMA,
+      entities: [OrderEntity, PaymentAttemptEntity],
+      migrations: [
+        Init1763700000000,
+        OrderDetails1763800000000,
+        ProviderDispatch1763900000000,
+        ShopSettingsTimeoutsCustomers1764000000000,
+        Refunds1764100000000,
+        OrderCallbackUrl1764200000000,
+        NeedActionExplanation1764317200000,
+        OperatorOrderList1765100000002,
+        HostedPage1765200000000,
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('when a new order is inserted, then every column reads back as the TypeORM insert it replaces wrote it, and it has a new customer', async () => {
+    const shop = randomUUID();
+    const order = anOrder(shop, 'm-1');
+    const customerId = await run(order, { email: 'a@example.com' });
+    expect(customerId).toEqual(expect.any(String));
+    expect(order.customerId).toBe(customerId);
+    // The same order written the way it was before (TypeORM's insert builder), beside it.
+    const before = anOrder(shop, 'm-0', { customerId });
+    await ds
+      .createQueryBuilder()
+      .insert()
+      .into(OrderEntity)
+      .values(before as QueryDeepPartialEntity<OrderEntity>)
+      .execute();
+    const read = (id: string) => ds.getRepository(OrderEntity).findOneByOrFail({ id });
+    const own = ({ id: _id, merchantOrderId: _m, linkHash: _l, ...rest }: OrderEntity) => rest;
+    expect(own(await read(order.id))).toEqual(own(await read(before.id)));
+    expect(await customers(shop)).toBe(1);
+  });
+
+  it('when the order id or the merchant order id is taken, then nothing is inserted, no customer either', async () => {
+    const shop = randomUUID();
+    const first = anOrder(shop, 'm-1');
+    await run(first, {});
+    const retry = anOrder(shop, 'm-1', { id: first.id });
+    const taken = anOrder(shop, 'm-1');
+    const sameIdOtherMerchantId = anOrder(shop, 'm-2', { id: first.id });
+    expect(await run(retry, {})).toBeUndefined();
+    expect(await run(taken, {})).toBeUndefined();
+    expect(await run(sameIdOtherMerchantId, {})).toBeUndefined();
+    expect(await customers(shop)).toBe(1);
+    expect((await ds.query(`SELECT count(*) AS n FROM orders.orders WHERE shop_id = $1`, [shop]))[0].n).toBe('1');
+  });
+
+  it("when orders name the same customerId, or the same e-mail and phone, then they share a customer; an anonymous payer's orders do not", async () => {
+    const shop = randomUUID();
+    const byId1 = await run(anOrder(shop, 'a'), { customerId: 'c-42', email: 'a@example.com' });
+    const byId2 = await run(anOrder(shop, 'b'), { customerId: 'c-42', phone: '+998900000001' });
+    const byContact1 = await run(anOrder(shop, 'c'), { email: 'B@example.com', phone: '+998900000002' });
+    const byContact2 = await run(anOrder(shop, 'd'), { email: 'b@example.com', phone: '+998900000002' });
+    const anonymous1 = await run(anOrder(shop, 'e'), { email: 'b@example.com' });
+    const anonymous2 = await run(anOrder(shop, 'f'), {});
+    expect(byId2).toBe(byId1);
+    expect(byContact2).toBe(byContact1);
+    expect(new Set([byId1, byContact1, anonymous1, anonymous2]).size).toBe(4);
+    const otherShop = await run(anOrder(randomUUID(), 'a'), { customerId: 'c-42' });
+    expect(otherShop).not.toBe(byId1);
+  });
+});
