@@ -1,6 +1,14 @@
 import { CustomTransportStrategy, Server, BaseRpcContext, MessageHandler } from '@nestjs/microservices';
 import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHeaders } from '@payments/contracts';
+import {
+  ContractViolation,
+  dlqTopic,
+  envelope,
+  Envelope,
+  EnvelopeParse,
+  parseEnvelope,
+  ReplyHeaders,
+} from '@payments/contracts';
 import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
@@ -102,6 +110,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly slotWaiters: (() => void)[] = [];
   private joined?: Promise<void>;
   private stopping = false;
+  /** Each message's envelope, parsed once when its batch is cut into runs. */
+  private readonly parsed = new WeakMap<KafkaMessage, EnvelopeParse>();
 
   constructor(private readonly opts: KafkaTransportOptions) {
     super();
@@ -220,8 +230,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     for (const message of messages) {
       let item: BatchItem | undefined;
       let handler: MessageHandler | undefined;
+      const parsed = parseEnvelope(message.value);
+      this.parsed.set(message, parsed);
       if (!header(message.headers, ReplyHeaders.replyTopic)) {
-        const parsed = parseEnvelope(message.value);
         handler = parsed.kind === 'ok' ? (this.getHandlerByPattern(parsed.envelope.type) ?? undefined) : undefined;
         if (parsed.kind === 'ok' && handler?.extras?.batch === true) item = { message, env: parsed.envelope };
       }
@@ -383,7 +394,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     message: KafkaMessage,
     heartbeat: () => Promise<void>,
   ): Promise<void> {
-    const parsed = parseEnvelope(message.value);
+    const parsed = this.parsed.get(message) ?? parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
       await this.deadLetter(source, message.value, message.headers, `invalid envelope: ${parsed.reason}`, 0);
