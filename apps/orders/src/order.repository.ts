@@ -31,6 +31,21 @@ export async function writeTransitionedOrder(m: EntityManager, order: OrderEntit
   );
 }
 
+/** The orders row's columns and the entity's properties, for raw reads (TypeORM's metadata, read once). */
+let orderColumns: { property: string; column: string }[] | undefined;
+
+function orderFromRow(m: EntityManager, row: Record<string, unknown>): OrderEntity {
+  orderColumns ??= m.connection
+    .getMetadata(OrderEntity)
+    .columns.map((c) => ({ property: c.propertyName, column: c.databaseName }));
+  const order = new OrderEntity() as unknown as Record<string, unknown>;
+  // The entity's transformers are the identity (numeric stays the driver's string): nothing to convert.
+  for (const { property, column } of orderColumns) order[property] = row[column];
+  return order as unknown as OrderEntity;
+}
+
+const iso = (d: Date) => d.toISOString();
+
 @Injectable()
 export class OrderRepository {
   constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
@@ -251,5 +266,114 @@ export class OrderRepository {
 
   findAttempt(m: EntityManager, orderId: string, paymentId: string): Promise<PaymentAttemptEntity | null> {
     return m.getRepository(PaymentAttemptEntity).findOne({ where: { orderId, paymentId } });
+  }
+
+  /**
+   * Locks the orders with these ids for the rest of the transaction, in one raw statement, in id
+   * order (two batches that share orders wait for each other instead of deadlocking).
+   */
+  async lockMany(m: EntityManager, ids: string[]): Promise<Map<string, OrderEntity>> {
+    const rows: Record<string, unknown>[] = await m.query(
+      `SELECT * FROM "${this.config.schema}".orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id as string, orderFromRow(m, r)]));
+  }
+
+  /** latestDispatchedPaymentId for many orders at once, keyed by `${orderId} ${provider}`. */
+  async latestDispatchedPaymentIds(m: EntityManager, orderIds: string[]): Promise<Map<string, string>> {
+    const rows: { order_id: string; provider: string; payment_id: string }[] = await m.query(
+      `SELECT DISTINCT ON (order_id, provider) order_id, provider, payment_id FROM "${this.config.schema}".provider_dispatches
+        WHERE order_id = ANY($1::uuid[]) ORDER BY order_id, provider, created_at DESC, payment_id DESC`,
+      [orderIds],
+    );
+    return new Map(rows.map((r) => [`${r.order_id} ${r.provider}`, r.payment_id]));
+  }
+
+  /** The attempts of many orders, keyed by `${orderId} ${paymentId}`. */
+  async attemptsOf(m: EntityManager, orderIds: string[]): Promise<Map<string, PaymentAttemptEntity>> {
+    const rows: {
+      order_id: string;
+      payment_id: string;
+      provider: string;
+      status: string;
+      amount: string | null;
+      currency: string | null;
+      status_code: string | null;
+      created_at: Date;
+      updated_at: Date;
+    }[] = await m.query(
+      `SELECT order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at
+         FROM "${this.config.schema}".payment_attempts WHERE order_id = ANY($1::uuid[])`,
+      [orderIds],
+    );
+    return new Map(
+      rows.map((r) => [
+        `${r.order_id} ${r.payment_id}`,
+        Object.assign(new PaymentAttemptEntity(), {
+          orderId: r.order_id,
+          paymentId: r.payment_id,
+          provider: r.provider,
+          status: r.status,
+          amount: r.amount,
+          currency: r.currency,
+          statusCode: r.status_code,
+          createdAt: r.created_at,
+          updatedAt: r.updated_at,
+        }),
+      ]),
+    );
+  }
+
+  /**
+   * Inserts new attempts and updates known ones in one statement (each (order, payment id) at most
+   * once; the callers hold the orders' locks, so nobody records these attempts meanwhile).
+   */
+  async upsertAttempts(m: EntityManager, attempts: PaymentAttemptEntity[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await m.query(
+      `INSERT INTO "${this.config.schema}".payment_attempts
+         (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::text[],
+                            $8::timestamptz[], $9::timestamptz[])
+       ON CONFLICT (order_id, payment_id) DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount,
+         currency = EXCLUDED.currency, status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at`,
+      [
+        attempts.map((a) => a.orderId),
+        attempts.map((a) => a.paymentId),
+        attempts.map((a) => a.provider),
+        attempts.map((a) => a.status),
+        attempts.map((a) => a.amount),
+        attempts.map((a) => a.currency),
+        attempts.map((a) => a.statusCode),
+        attempts.map((a) => iso(a.createdAt)),
+        attempts.map((a) => iso(a.updatedAt)),
+      ],
+    );
+  }
+
+  /** writeTransitionedOrder for many locked orders in one statement. */
+  async writeTransitionedOrders(m: EntityManager, orders: OrderEntity[]): Promise<void> {
+    if (orders.length === 0) return;
+    await m.query(
+      `UPDATE "${this.config.schema}".orders AS o SET status = v.status, status_code = v.status_code,
+         need_action_reason = v.need_action_reason, need_action = v.need_action, reported_amount = v.reported_amount,
+         amount = v.amount, sequence = v.sequence, updated_at = v.updated_at
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::numeric[], $7::numeric[], $8::int[],
+                   $9::timestamptz[])
+         AS v(id, status, status_code, need_action_reason, need_action, reported_amount, amount, sequence, updated_at)
+       WHERE o.id = v.id`,
+      [
+        orders.map((o) => o.id),
+        orders.map((o) => o.status),
+        orders.map((o) => o.statusCode),
+        orders.map((o) => o.needActionReason),
+        orders.map((o) => (o.needAction === null ? null : JSON.stringify(o.needAction))),
+        orders.map((o) => o.reportedAmount),
+        orders.map((o) => o.amount),
+        orders.map((o) => o.sequence),
+        orders.map((o) => iso(o.updatedAt)),
+      ],
+    );
   }
 }

@@ -1,9 +1,28 @@
 import { EntityManager } from 'typeorm';
 import { envelope, Envelope, OrderEventTypes, OrderStatus, Topics } from '@payments/contracts';
-import { Outbox } from '@payments/messaging';
+import { Outbox, OutboxItem } from '@payments/messaging';
 import { OrderEntity } from './order.entity';
 import { writeTransitionedOrder } from './order.repository';
 import { toStatusChanged } from './order-view';
+
+/** The outbox row that tells of an order's status change. */
+export function statusChangedItem(
+  order: OrderEntity,
+  previousStatus: OrderStatus | null,
+  now: Date,
+  causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+): OutboxItem {
+  return {
+    topic: Topics.ordersEvents,
+    key: order.id,
+    envelope: envelope({
+      type: OrderEventTypes.statusChanged,
+      payload: toStatusChanged(order, previousStatus),
+      occurredAt: now,
+      causedBy,
+    }),
+  };
+}
 
 /** Records an order's status change in the outbox, in the transaction that made it. */
 export async function publishStatusChange(
@@ -14,18 +33,7 @@ export async function publishStatusChange(
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
 ): Promise<void> {
-  await outbox.add(m, [
-    {
-      topic: Topics.ordersEvents,
-      key: order.id,
-      envelope: envelope({
-        type: OrderEventTypes.statusChanged,
-        payload: toStatusChanged(order, previousStatus),
-        occurredAt: now,
-        causedBy,
-      }),
-    },
-  ]);
+  await outbox.add(m, [statusChangedItem(order, previousStatus, now, causedBy)]);
 }
 
 export interface Transition {
@@ -39,15 +47,8 @@ export interface Transition {
   acceptedAmount?: string;
 }
 
-/** Moves a locked order to its next status, bumps its sequence and records the event: one transaction. */
-export async function applyTransition(
-  outbox: Outbox,
-  m: EntityManager,
-  order: OrderEntity,
-  t: Transition,
-  now: Date,
-  causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
-): Promise<void> {
+/** Moves a locked order to its next status in memory and bumps its sequence; returns the status it had. */
+export function transitionInMemory(order: OrderEntity, t: Transition, now: Date): OrderStatus {
   const previous = order.status;
   order.status = t.status;
   order.statusCode = t.statusCode;
@@ -57,6 +58,19 @@ export async function applyTransition(
   if (t.acceptedAmount !== undefined) order.amount = t.acceptedAmount;
   order.sequence += 1;
   order.updatedAt = now;
+  return previous;
+}
+
+/** Moves a locked order to its next status, bumps its sequence and records the event: one transaction. */
+export async function applyTransition(
+  outbox: Outbox,
+  m: EntityManager,
+  order: OrderEntity,
+  t: Transition,
+  now: Date,
+  causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+): Promise<void> {
+  const previous = transitionInMemory(order, t, now);
   await writeTransitionedOrder(m, order);
   await publishStatusChange(outbox, m, order, previous, now, causedBy);
 }

@@ -28,4 +28,26 @@ export class Inbox {
       return { kind: 'processed' as const, result: await work(manager) };
     });
   }
+
+  /**
+   * A batch's messages in one transaction: all ids recorded in one statement; `work` gets the ids
+   * seen for the first time (lower case; a duplicate, also one repeated within the batch, is not
+   * among them) and does its work for those only. All or nothing: if `work` throws, no id stays
+   * recorded.
+   */
+  async processBatch<T>(
+    messages: Pick<Envelope, 'eventId'>[],
+    work: (manager: EntityManager, fresh: ReadonlySet<string>) => Promise<T>,
+  ): Promise<{ fresh: ReadonlySet<string>; result: T }> {
+    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))];
+    return this.dataSource.transaction(async (manager) => {
+      const claimed: { event_id: string }[] = await manager.query(
+        `INSERT INTO "${this.schema}".inbox (consumer, event_id) SELECT $1, unnest($2::uuid[])
+         ON CONFLICT DO NOTHING RETURNING event_id`,
+        [this.consumer, ids],
+      );
+      const fresh = new Set(claimed.map((r) => r.event_id));
+      return { fresh, result: await work(manager, fresh) };
+    });
+  }
 }

@@ -1,6 +1,14 @@
-import { CustomTransportStrategy, Server, BaseRpcContext } from '@nestjs/microservices';
+import { CustomTransportStrategy, Server, BaseRpcContext, MessageHandler } from '@nestjs/microservices';
 import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { ContractViolation, dlqTopic, envelope, Envelope, parseEnvelope, ReplyHeaders } from '@payments/contracts';
+import {
+  ContractViolation,
+  dlqTopic,
+  envelope,
+  Envelope,
+  EnvelopeParse,
+  parseEnvelope,
+  ReplyHeaders,
+} from '@payments/contracts';
 import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
@@ -39,6 +47,45 @@ export class KafkaMessageContext extends BaseRpcContext<[string, number, string,
   }
 }
 
+/** What a batch handler receives besides the envelopes: where they came from, one context per envelope. */
+export class KafkaBatchContext extends BaseRpcContext<[string, number, KafkaMessageContext[]]> {
+  get topic(): string {
+    return this.args[0];
+  }
+  get partition(): number {
+    return this.args[1];
+  }
+  get messages(): KafkaMessageContext[] {
+    return this.args[2];
+  }
+}
+
+/** The `extras` of a handler that takes a partition's batch: `@EventPattern(type, BATCH_HANDLER)`. */
+export const BATCH_HANDLER = { batch: true } as const;
+
+/**
+ * Thrown by a batch handler when one message of the batch is at fault: the transport then treats
+ * that message alone as failed (dead-letters it at once for a ContractViolation, otherwise counts
+ * an attempt) and retries the rest of the batch without it. `cause` is what went wrong.
+ */
+export class BatchMessageFailure extends Error {
+  constructor(
+    readonly eventId: string,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'BatchMessageFailure';
+  }
+}
+
+interface BatchItem {
+  message: KafkaMessage;
+  env: Envelope;
+}
+
+type Segment =
+  { kind: 'single'; messages: KafkaMessage[] } | { kind: 'batch'; handler: MessageHandler; items: BatchItem[] };
+
 function header(headers: IHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];
   if (v === undefined) return undefined;
@@ -63,6 +110,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly slotWaiters: (() => void)[] = [];
   private joined?: Promise<void>;
   private stopping = false;
+  /** Each message's envelope, parsed once when its batch is cut into runs. */
+  private readonly parsed = new WeakMap<KafkaMessage, EnvelopeParse>();
 
   constructor(private readonly opts: KafkaTransportOptions) {
     super();
@@ -129,10 +178,13 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   /**
-   * One partition's batch: messages with the same key are handled one after another in offset
-   * order (one aggregate's events stay in order); different keys run side by side, up to
-   * `keysConcurrently` at a time. Offsets are resolved only up to the first message not finished,
-   * so a failure or a shutdown mid-batch brings back exactly what was not handled.
+   * One partition's batch, cut into runs in offset order: a run of messages whose handler takes
+   * batches (and that wait for no reply) goes to that handler in one call; every other run goes
+   * message by message, where messages with the same key are handled one after another in offset
+   * order (one aggregate's events stay in order) and different keys run side by side, up to
+   * `keysConcurrently` at a time. A run starts when the one before it finished, so per-key order
+   * holds across runs too. Offsets are resolved only up to the first message not finished, so a
+   * failure or a shutdown mid-batch brings back exactly what was not handled.
    */
   private async handleBatch({
     batch,
@@ -144,6 +196,66 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }: EachBatchPayload): Promise<void> {
     const { topic, partition, messages } = batch;
     if (messages.length === 0) return;
+    const finished = new Set<string>();
+    let failure: unknown;
+    for (const segment of this.segments(messages)) {
+      if (failure !== undefined || !isRunning() || isStale()) break;
+      if (segment.kind === 'batch') {
+        await this.acquireSlot();
+        try {
+          await this.handleAsBatch(topic, partition, segment.handler, segment.items, finished, heartbeat);
+        } catch (err) {
+          failure = err;
+        } finally {
+          this.releaseSlot();
+        }
+        await heartbeat().catch(() => undefined);
+      } else {
+        failure = await this.handleByKey(topic, partition, segment.messages, finished, heartbeat, isRunning, isStale);
+      }
+    }
+    let last: string | undefined;
+    for (const message of messages) {
+      if (!finished.has(message.offset)) break;
+      last = message.offset;
+    }
+    if (last !== undefined) resolveOffset(last);
+    await commitOffsetsIfNecessary().catch(() => undefined);
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Cuts a partition's batch into runs of one batch handler's messages and runs of the rest, in offset order. */
+  private segments(messages: KafkaMessage[]): Segment[] {
+    const segments: Segment[] = [];
+    for (const message of messages) {
+      let item: BatchItem | undefined;
+      let handler: MessageHandler | undefined;
+      const parsed = parseEnvelope(message.value);
+      this.parsed.set(message, parsed);
+      if (!header(message.headers, ReplyHeaders.replyTopic)) {
+        handler = parsed.kind === 'ok' ? (this.getHandlerByPattern(parsed.envelope.type) ?? undefined) : undefined;
+        if (parsed.kind === 'ok' && handler?.extras?.batch === true) item = { message, env: parsed.envelope };
+      }
+      const tail = segments[segments.length - 1];
+      if (item) {
+        if (tail?.kind === 'batch' && tail.handler === handler) tail.items.push(item);
+        else segments.push({ kind: 'batch', handler: handler!, items: [item] });
+      } else if (tail?.kind === 'single') tail.messages.push(message);
+      else segments.push({ kind: 'single', messages: [message] });
+    }
+    return segments;
+  }
+
+  /** Message by message, keys side by side; returns the first failure (the rest of its lane is left undone). */
+  private async handleByKey(
+    topic: string,
+    partition: number,
+    messages: KafkaMessage[],
+    finished: Set<string>,
+    heartbeat: () => Promise<void>,
+    isRunning: () => boolean,
+    isStale: () => boolean,
+  ): Promise<unknown> {
     const lanes = new Map<string, KafkaMessage[]>();
     for (const message of messages) {
       const key = message.key?.toString('latin1') ?? '';
@@ -151,7 +263,6 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       if (lane) lane.push(message);
       else lanes.set(key, [message]);
     }
-    const finished = new Set<string>();
     let failure: unknown;
     const queue = [...lanes.values()];
     const runLanes = async () => {
@@ -174,14 +285,92 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     };
     const workers = Math.min(queue.length, this.opts.keysConcurrently ?? 16);
     await Promise.all(Array.from({ length: workers }, runLanes));
-    let last: string | undefined;
-    for (const message of messages) {
-      if (!finished.has(message.offset)) break;
-      last = message.offset;
+    return failure;
+  }
+
+  /**
+   * A run of messages for one batch handler, in one call. The rules of the per-message path hold
+   * for each message: an outage retries the whole run for as long as it lasts and counts as no
+   * attempt; a message the handler names as at fault (BatchMessageFailure) is dead-lettered alone
+   * at once for a ContractViolation, or after maxAttempts tries of the run otherwise, and the rest
+   * is retried without it. A failure that names no message is found out by handling the run's
+   * messages one by one (a batch of one each), so a poison message never takes its neighbours along.
+   */
+  private async handleAsBatch(
+    topic: string,
+    partition: number,
+    handler: MessageHandler,
+    items: BatchItem[],
+    finished: Set<string>,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    const contractTopic = unprefixed(this.opts.kafka, topic);
+    const maxAttempts = this.opts.maxAttempts ?? 5;
+    const backoff = { baseMs: this.opts.retryBackoffMs ?? 200 };
+    const attempts = new Map<string, number>();
+    let pending = items;
+    for (let outage = 0; pending.length > 0;) {
+      const ctx = new KafkaBatchContext([
+        contractTopic,
+        partition,
+        pending.map(
+          ({ message }) => new KafkaMessageContext([contractTopic, partition, message.offset, message.headers ?? {}]),
+        ),
+      ]);
+      try {
+        await lastValueFrom(
+          this.transformToObservable(
+            await handler(
+              pending.map((i) => i.env),
+              ctx,
+            ),
+          ),
+          { defaultValue: undefined },
+        );
+        if (outage > 0)
+          this.logger.log(
+            `a batch of ${pending.length} on ${contractTopic} handled after an outage of ${outage} tries`,
+          );
+        for (const { message } of pending) finished.add(message.offset);
+        return;
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        const cause = err instanceof BatchMessageFailure ? err.cause : err;
+        if (isInfrastructureFault(err) && !(cause instanceof ContractViolation)) {
+          if (this.stopping) throw err;
+          outage++;
+          if (outage === 1 || outage % 10 === 0)
+            this.logger.warn(
+              `a batch of ${pending.length} on ${contractTopic}: database or broker unreachable (${reason}); retrying until it is back (try ${outage})`,
+            );
+          await new Promise((r) => setTimeout(r, backoffMs(outage, { ...backoff, capMs: 5000 })));
+          await heartbeat().catch(() => undefined);
+          continue;
+        }
+        const named =
+          err instanceof BatchMessageFailure ? pending.find((i) => i.env.eventId === err.eventId) : undefined;
+        const failed = named ?? (pending.length === 1 ? pending[0] : undefined);
+        if (!failed) {
+          // Nobody knows which message it was: one by one finds it, and handles the others.
+          for (const item of pending) await this.handleAsBatch(topic, partition, handler, [item], finished, heartbeat);
+          return;
+        }
+        const attempt = (attempts.get(failed.message.offset) ?? 0) + 1;
+        attempts.set(failed.message.offset, attempt);
+        const { env, message } = failed;
+        if (cause instanceof ContractViolation || attempt >= maxAttempts) {
+          this.logger.error(`${env.type} ${env.eventId} failed after ${attempt} attempt(s), dead-lettered: ${reason}`);
+          const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
+          await this.deadLetter(source, message.value, message.headers, reason, attempt);
+          finished.add(message.offset);
+          pending = pending.filter((i) => i !== failed);
+          continue;
+        }
+        if (this.stopping) throw err;
+        this.logger.warn(`${env.type} ${env.eventId} failed (attempt ${attempt}/${maxAttempts}): ${reason}`);
+        await new Promise((r) => setTimeout(r, backoffMs(attempt, backoff)));
+      }
     }
-    if (last !== undefined) resolveOffset(last);
-    await commitOffsetsIfNecessary().catch(() => undefined);
-    if (failure !== undefined) throw failure;
   }
 
   private acquireSlot(): Promise<void> {
@@ -205,7 +394,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     message: KafkaMessage,
     heartbeat: () => Promise<void>,
   ): Promise<void> {
-    const parsed = parseEnvelope(message.value);
+    const parsed = this.parsed.get(message) ?? parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
       await this.deadLetter(source, message.value, message.headers, `invalid envelope: ${parsed.reason}`, 0);

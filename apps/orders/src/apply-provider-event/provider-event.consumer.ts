@@ -1,6 +1,5 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EntityManager } from 'typeorm';
 import {
   ContractViolation,
   Envelope,
@@ -10,16 +9,23 @@ import {
   ProviderEventTypes,
   UUID_PATTERN,
 } from '@payments/contracts';
-import { Inbox } from '@payments/messaging';
+import { BATCH_HANDLER, BatchMessageFailure, Inbox, Outbox, OutboxItem } from '@payments/messaging';
 import { PaymentsMetrics } from '@payments/platform';
 import { formatAmount } from '@payments/money';
 import { FoldResult, foldProviderEvent } from '@payments/orders-domain';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
-import { applyTransition } from '../orders-outbox';
+import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX } from '../tokens';
-import { Outbox } from '@payments/messaging';
+
+type PaymentEvent = ProviderEvent;
+
+interface Applied {
+  message: Envelope;
+  event: PaymentEvent;
+  orderId: string;
+}
 
 @Controller()
 export class ProviderEventConsumer {
@@ -33,69 +39,118 @@ export class ProviderEventConsumer {
     private readonly shopSettings: ShopSettingsRepository,
   ) {}
 
-  /** Load, fold, persist with the outbox row, acknowledge: in the order of the order's partition. */
-  @EventPattern(ProviderEventTypes.event)
-  async apply(@Payload() message: Envelope): Promise<void> {
-    const event = parsePayload(providerEvent, message.payload, message.type);
-    if (event.kind !== 'payment') return; // payouts and P2P have their own services
-    if (!UUID_PATTERN.test(event.reference))
-      throw new ContractViolation(`reference "${event.reference}" is not an order id`);
+  /**
+   * A partition's provider events in one transaction: record them in the inbox, lock the orders
+   * they name, fold each in offset order in memory, write the orders, attempts and outbox rows,
+   * commit. A message at fault is named (BatchMessageFailure) and the transport retries the rest.
+   */
+  @EventPattern(ProviderEventTypes.event, BATCH_HANDLER)
+  async apply(@Payload() messages: Envelope[]): Promise<void> {
+    const events = messages.flatMap((message) => this.parse(message));
+    if (events.length === 0) return;
     const now = this.clock.now();
 
-    const outcome = await this.inbox.process(message, async (m) => {
-      const order = await this.orders.findForUpdate(m, event.reference);
-      if (!order) {
-        // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
-        PaymentsMetrics.providerCallbacks.inc({ provider: event.providerCode, result: 'unknown_reference' });
-        throw new ContractViolation(`provider event for unknown order ${event.reference}`);
-      }
+    const { fresh } = await this.inbox.processBatch(
+      events.map((e) => e.message),
+      async (m, fresh) => {
+        const seen = new Set<string>();
+        const todo = events.filter((e) => {
+          const id = e.message.eventId.toLowerCase();
+          if (!fresh.has(id) || seen.has(id)) return false;
+          seen.add(id);
+          return true;
+        });
+        if (todo.length === 0) return;
+        const orderIds = [...new Set(todo.map((e) => e.orderId))];
+        const orders = await this.orders.lockMany(m, orderIds);
+        for (const e of todo) {
+          if (orders.has(e.orderId)) continue;
+          // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
+          PaymentsMetrics.providerCallbacks.inc({ provider: e.event.providerCode, result: 'unknown_reference' });
+          throw new BatchMessageFailure(
+            e.message.eventId,
+            new ContractViolation(`provider event for unknown order ${e.event.reference}`),
+          );
+        }
+        const settings = await this.shopSettings.forShops(m, [...new Set([...orders.values()].map((o) => o.shopId))]);
+        const dispatched = todo.some((e) => !e.event.paymentId)
+          ? await this.orders.latestDispatchedPaymentIds(m, orderIds)
+          : new Map<string, string>();
+        const attempts = await this.orders.attemptsOf(m, orderIds);
 
-      const { rules } = await this.shopSettings.forShop(m, order.shopId);
-      const result = foldProviderEvent(order, event, rules);
-      await this.recordAttempt(m, order, event, result, now);
-      if (result.kind === 'noop') return result;
-      await applyTransition(this.outbox, m, order, result, now, message);
-      return result;
-    });
+        const changedOrders = new Set<OrderEntity>();
+        const changedAttempts = new Set<PaymentAttemptEntity>();
+        const outboxItems: OutboxItem[] = [];
+        for (const { message, event, orderId } of todo) {
+          const order = orders.get(orderId)!;
+          const result = foldProviderEvent(order, event, settings.get(order.shopId)!.rules);
+          const attempt = recordAttempt(attempts, dispatched, order, event, result, now);
+          if (attempt) changedAttempts.add(attempt);
+          if (result.kind === 'noop') {
+            this.logger.log(`order ${event.reference}: ${event.status} ignored (${result.reason})`);
+            continue;
+          }
+          const previous = transitionInMemory(order, result, now);
+          changedOrders.add(order);
+          outboxItems.push(statusChangedItem(order, previous, now, message));
+        }
+        await this.orders.upsertAttempts(m, [...changedAttempts]);
+        await this.orders.writeTransitionedOrders(m, [...changedOrders]);
+        await this.outbox.add(m, outboxItems);
+      },
+    );
 
-    if (outcome.kind === 'duplicate') this.logger.log(`provider event ${message.eventId} already applied`);
-    else if (outcome.result.kind === 'noop')
-      this.logger.log(`order ${event.reference}: ${event.status} ignored (${outcome.result.reason})`);
+    for (const { message } of events)
+      if (!fresh.has(message.eventId.toLowerCase()))
+        this.logger.log(`provider event ${message.eventId} already applied`);
   }
 
-  /**
-   * The provider's report on the attempt it names. A callback that does not name our payment id (a
-   * manual or legacy one) belongs to the attempt we sent to that provider, not to a second one. A
-   * repeated report that changes nothing leaves a known attempt as it is.
-   */
-  private async recordAttempt(
-    m: EntityManager,
-    order: OrderEntity,
-    event: ProviderEvent,
-    result: FoldResult,
-    now: Date,
-  ): Promise<void> {
-    const paymentId =
-      event.paymentId ??
-      (await this.orders.latestDispatchedPaymentId(m, order.id, event.providerCode)) ??
-      `${event.providerCode}-${order.id}`;
-    const known = await this.orders.findAttempt(m, order.id, paymentId);
-    if (known && result.kind === 'noop') return;
-    const attempt =
-      known ??
-      Object.assign(new PaymentAttemptEntity(), {
-        orderId: order.id,
-        paymentId,
-        provider: event.providerCode,
-        createdAt: now,
-      } satisfies Partial<PaymentAttemptEntity>);
-    attempt.status = event.status;
-    attempt.amount = formatAmount(event.amount);
-    attempt.currency = event.currency;
-    attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
-    attempt.updatedAt = now;
-    // The order row is locked, so nobody records this attempt meanwhile: update or insert, no re-read.
-    if (known) await this.orders.updateAttempt(m, attempt);
-    else await this.orders.insertAttempt(m, attempt);
+  /** The payment event a message carries ([] for payouts and P2P: they have their own services). */
+  private parse(message: Envelope): Applied[] {
+    try {
+      const event = parsePayload(providerEvent, message.payload, message.type);
+      if (event.kind !== 'payment') return [];
+      if (!UUID_PATTERN.test(event.reference))
+        throw new ContractViolation(`reference "${event.reference}" is not an order id`);
+      return [{ message, event, orderId: event.reference.toLowerCase() }];
+    } catch (err) {
+      throw new BatchMessageFailure(message.eventId, err);
+    }
   }
+}
+
+/**
+ * The provider's report on the attempt it names, in memory; returns the attempt to write, if any.
+ * A callback that does not name our payment id (a manual or legacy one) belongs to the attempt we
+ * sent to that provider, not to a second one. A repeated report that changes nothing leaves a
+ * known attempt as it is.
+ */
+function recordAttempt(
+  attempts: Map<string, PaymentAttemptEntity>,
+  dispatched: Map<string, string>,
+  order: OrderEntity,
+  event: PaymentEvent,
+  result: FoldResult,
+  now: Date,
+): PaymentAttemptEntity | undefined {
+  const paymentId =
+    event.paymentId ?? dispatched.get(`${order.id} ${event.providerCode}`) ?? `${event.providerCode}-${order.id}`;
+  const key = `${order.id} ${paymentId}`;
+  const known = attempts.get(key);
+  if (known && result.kind === 'noop') return undefined;
+  const attempt =
+    known ??
+    Object.assign(new PaymentAttemptEntity(), {
+      orderId: order.id,
+      paymentId,
+      provider: event.providerCode,
+      createdAt: now,
+    } satisfies Partial<PaymentAttemptEntity>);
+  attempt.status = event.status;
+  attempt.amount = formatAmount(event.amount);
+  attempt.currency = event.currency;
+  attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
+  attempt.updatedAt = now;
+  attempts.set(key, attempt);
+  return attempt;
 }

@@ -17,6 +17,14 @@ export const DEFAULT_SHOP_SETTINGS: OrderShopSettings = {
   useCustomerDataAsPayer: false,
 };
 
+function fromSnapshot(s: ShopSettingsSnapshot): OrderShopSettings {
+  return {
+    rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction },
+    timeouts: s.processingTimeout,
+    useCustomerDataAsPayer: s.useCustomerDataAsPayer,
+  };
+}
+
 /** The orders service's copy of each shop's settings, fed by `shops.settings`. */
 @Injectable()
 export class ShopSettingsRepository {
@@ -27,13 +35,17 @@ export class ShopSettingsRepository {
       `SELECT settings FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
       [shopId],
     );
-    if (rows.length === 0) return DEFAULT_SHOP_SETTINGS;
-    const s = rows[0].settings;
-    return {
-      rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction },
-      timeouts: s.processingTimeout,
-      useCustomerDataAsPayer: s.useCustomerDataAsPayer,
-    };
+    return rows.length === 0 ? DEFAULT_SHOP_SETTINGS : fromSnapshot(rows[0].settings);
+  }
+
+  /** The settings of many shops in one query; a shop without settings gets the defaults. */
+  async forShops(m: EntityManager, shopIds: string[]): Promise<Map<string, OrderShopSettings>> {
+    const rows: { shop_id: string; settings: ShopSettingsSnapshot }[] = await m.query(
+      `SELECT shop_id, settings FROM "${this.config.schema}".shop_settings WHERE shop_id = ANY($1::uuid[])`,
+      [shopIds],
+    );
+    const found = new Map(rows.map((r) => [r.shop_id, fromSnapshot(r.settings)]));
+    return new Map(shopIds.map((id) => [id, found.get(id) ?? DEFAULT_SHOP_SETTINGS]));
   }
 
   /** The shop's name as payers see it on hosted pages; undefined until its settings arrived. */
