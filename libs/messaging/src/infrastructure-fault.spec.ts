@@ -20,6 +20,8 @@ describe('isInfrastructureFault', () => {
     ],
     ['PostgreSQL still starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (08006)', pgError('connection failure', '08006')],
+    ['a deadlock PostgreSQL broke by rolling back (40P01)', pgError('deadlock detected', '40P01')],
+    ['a serialization conflict (40001)', pgError('could not serialize access due to concurrent update', '40001')],
     ['a connection pg saw die', new Error('Connection terminated unexpectedly')],
     ['a pool that could not connect in time', new Error('timeout exceeded when trying to connect')],
     [

@@ -8,8 +8,13 @@ const UNREACHABLE_CODES = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
-/** PostgreSQL: connection exceptions (class 08), shutdown or crash of the server, still starting up, no connection slot. */
-const POSTGRES_UNAVAILABLE = /^(08...|57P01|57P02|57P03|53300)$/;
+/**
+ * PostgreSQL: connection exceptions (class 08), shutdown or crash of the server, still starting
+ * up, no connection slot; and a transaction the server rolled back to break a deadlock or a
+ * serialization conflict (40P01, 40001), which says nothing about the message and succeeds when
+ * run again (a batch fold locking many orders can meet another writer; decision 210).
+ */
+const POSTGRES_UNAVAILABLE = /^(08...|57P01|57P02|57P03|53300|40P01|40001)$/;
 /** What pg and its pool say when a connection died or could not be made. */
 const PG_CONNECTION_LOST =
   /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i;
