@@ -13,8 +13,13 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 export class RefusedTarget extends Error {}
 
-/** An idle kept-alive connection to a merchant is closed after this long (or sooner if the merchant says so). */
-const KEEP_ALIVE_MS = 10_000;
+/**
+ * An idle kept-alive connection to a merchant is closed after this long (or sooner if the
+ * merchant says so; a longer hint is capped to it). It stays below the idle timeouts common in
+ * front of merchants (5 s in Node's own server and many proxies): a POST is not retried by
+ * undici, so a connection the merchant closed just as we reused it would be a false network error.
+ */
+const KEEP_ALIVE_MS = 4_000;
 
 /**
  * Resolves the host and refuses non-public addresses at connection time, on the very address

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { toCallbackBody } from '@payments/merchant-callbacks-domain';
@@ -218,5 +219,83 @@ describe('the delivery queue', () => {
     ]);
     expect(await wrongHeads()).toEqual([]);
     expect((await claim(at(1))).map((d) => d.sequence)).toEqual(objects.map(() => 2));
+  });
+
+  it('when setting a raced head again fails after the outcome committed, then the outcome still counts as recorded', async () => {
+    const shop = randomUUID();
+    const obj = randomUUID();
+    await insert(shop, obj, 1);
+    const [one] = await claim(T0);
+    const repair = jest.spyOn(q, 'repairHeads').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const adding = ds.createQueryRunner();
+    await adding.connect();
+    await adding.startTransaction();
+    try {
+      // The consumer's delivery bumps the head's version while the outcome waits for its lock: it races.
+      await q.insert(adding.manager, aDelivery(shop, obj, 2), at(1));
+      const recording = q.recordOutcomes([outcome(one, 'delivered')], at(2));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await adding.commitTransaction();
+      expect(await recording).toEqual(new Set([one.id]));
+      expect(repair).toHaveBeenCalledTimes(1);
+      expect(logged).toHaveBeenCalledWith('setting 1 queue heads again failed: Connection terminated unexpectedly');
+    } finally {
+      if (adding.isTransactionActive) await adding.rollbackTransaction();
+      await adding.release();
+      repair.mockRestore();
+      logged.mockRestore();
+    }
+    // The head still names the delivered one until its lease runs out; then a claim sets it again.
+    const token = randomUUID();
+    const late = await q.claimDue(at(LEASE + 1), at(2 * LEASE), 100, 100, token, 'test');
+    expect(late.stale).toEqual([{ objectType: 'order', objectId: obj }]);
+    await q.repairHeads(late.stale);
+    expect(await wrongHeads()).toEqual([]);
+    expect((await claim(at(LEASE + 2))).map((d) => d.sequence)).toEqual([2]);
+  });
+
+  it('when an error text holds a NUL byte, then the outcome is recorded without it', async () => {
+    await insert(randomUUID(), randomUUID(), 1);
+    const [one] = await claim(T0);
+    const failed = { ...outcome(one, 'pending', at(5000)), error: 'socket hang up\u0000 after 3 bytes' };
+    expect(await q.recordOutcomes([failed], T0)).toEqual(new Set([one.id]));
+    const [row]: { last_error: string }[] = await ds.query(
+      `SELECT last_error FROM ${SCHEMA}.deliveries WHERE id = $1`,
+      [one.id],
+    );
+    expect(row.last_error).toBe('socket hang up after 3 bytes');
+  });
+
+  it('when a replay sets a head while a consumer adds an earlier delivery of the same object, then the earlier one stays the head', async () => {
+    const shop = randomUUID();
+    const obj = randomUUID();
+    await insert(shop, obj, 2);
+    const [two] = await claim(T0);
+    await q.recordOutcomes([outcome(two, 'delivered')], T0);
+    const adding = ds.createQueryRunner();
+    await adding.connect();
+    await adding.startTransaction();
+    try {
+      // The object has no head; the consumer's (sequence 1) is not committed when the replay looks.
+      await q.insert(adding.manager, aDelivery(shop, obj, 1), at(1));
+      const replaying = ds.transaction((m) => q.replay(m, { ids: [two.id] }, at(2), 1));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await adding.commitTransaction();
+      expect(await replaying).toEqual([two.id]);
+    } finally {
+      if (adding.isTransactionActive) await adding.rollbackTransaction();
+      await adding.release();
+    }
+    expect(await wrongHeads()).toEqual([]);
+    expect((await claim(at(3))).map((d) => d.sequence)).toEqual([1]);
+  });
+
+  it('when a head is due at infinity, then the next due time ignores it', async () => {
+    await insert(randomUUID(), randomUUID(), 1);
+    await ds.query(`UPDATE ${SCHEMA}.delivery_heads SET due_at = 'infinity'`);
+    expect(await q.nextDueAt()).toBeNull();
+    await insert(randomUUID(), randomUUID(), 1, at(7));
+    expect(await q.nextDueAt()).toEqual(at(7));
   });
 });

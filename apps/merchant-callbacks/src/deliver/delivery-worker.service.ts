@@ -19,6 +19,12 @@ const RECORD_BATCH = 128;
 const RECORD_WRITERS = 3;
 
 /**
+ * How long a batch of outcomes is tried again while PostgreSQL is away: well inside the lease's
+ * 30 s margin past the HTTP timeout, so a claim does not run out while its outcome waits.
+ */
+const RECORD_RETRY_MS = 20_000;
+
+/**
  * The delivery worker pool, on the shared QueueWorker of libs/messaging. It claims due
  * deliveries up to the free slots in one statement (bounded overall and per shop, their shops'
  * settings with them), starts their HTTP calls on kept-alive connections without waiting for
@@ -47,6 +53,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       maxBatch: RECORD_BATCH,
       writers: RECORD_WRITERS,
       tries: 3,
+      retryForMs: RECORD_RETRY_MS,
       logger: this.logger,
     });
     this.worker = new QueueWorker<ClaimedDelivery>({
@@ -79,7 +86,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     );
     if (stale.length > 0) {
       this.logger.warn(`${stale.length} queue heads did not match their deliveries; setting them again`);
-      await this.deliveries.repairHeads(stale);
+      try {
+        await this.deliveries.repairHeads(stale);
+      } catch (err) {
+        // The claimed deliveries are leased already: start them. The stale heads come back when their lease runs out.
+        this.logger.error(`setting ${stale.length} queue heads again failed: ${(err as Error).message}`);
+      }
     }
     return claimed;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -89,7 +89,10 @@ export class DeliveryQueue extends WorkQueue<DeliveryRow> {
   }
 
   override async nextDueAt(): Promise<Date | null> {
-    const rows: { at: Date | null }[] = await this.ds.query(`SELECT min(due_at) AS at FROM ${this.headsTable}`);
+    // A head due at 'infinity' (a pending delivery without a time) is never due: node-postgres would answer Infinity.
+    const rows: { at: Date | null }[] = await this.ds.query(
+      `SELECT min(due_at) FILTER (WHERE due_at <> 'infinity') AS at FROM ${this.headsTable}`,
+    );
     return rows[0]?.at ?? null;
   }
 }
@@ -147,6 +150,7 @@ export function toDeliveryView(r: DeliveryRow): DeliveryView {
  */
 @Injectable()
 export class DeliveryRepository {
+  private readonly logger = new Logger(DeliveryRepository.name);
   readonly table: string;
   readonly work: DeliveryQueue;
   private readonly attemptsTable: string;
@@ -383,7 +387,8 @@ export class DeliveryRepository {
           col((o) => o.claimToken),
           col((o) => o.status),
           col((o) => o.nextAttemptAt),
-          col((o) => o.error),
+          // PostgreSQL text cannot hold NUL: an error text with one would fail the whole batch.
+          col((o) => o.error?.replace(/\u0000/g, '') ?? null),
           col((o) => o.attempt?.number ?? null),
           col((o) => o.attempt?.at ?? null),
           col((o) => o.attempt?.url ?? null),
@@ -397,9 +402,16 @@ export class DeliveryRepository {
       if (r.id) recorded.add(r.id);
       else raced.push({ objectType: r.object_type!, objectId: r.object_id! });
     }
-    // Heads a consumer changed meanwhile (or missing ones): set again, locked first.
-    if (raced.length > 0) await this.repairHeads(raced);
-    else if (recorded.size > 0) this.work.wake(this.dataSource.manager);
+    // Heads a consumer changed meanwhile (or missing ones): set again, locked first. The outcomes
+    // are committed whatever comes of it: a head left on a recorded delivery is found stale by the
+    // claim when its lease runs out and set again then.
+    if (raced.length > 0) {
+      try {
+        await this.repairHeads(raced);
+      } catch (err) {
+        this.logger.error(`setting ${raced.length} queue heads again failed: ${(err as Error).message}`);
+      }
+    } else if (recorded.size > 0) this.work.wake(this.dataSource.manager);
     return recorded;
   }
 
@@ -408,8 +420,10 @@ export class DeliveryRepository {
    * (or removes them: none pending). The caller holds the heads' locks from an earlier statement
    * of its transaction, so this statement's snapshot sees every delivery committed before them,
    * and a consumer adding one now waits for this transaction and then compares with its result.
+   * A head that was not there to lock may be inserted by a consumer meanwhile, with a delivery
+   * this snapshot does not see: it is replaced only by an earlier delivery, never a later one.
    */
-  private async moveHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
+  private async moveHeads(m: EntityManager, keys: readonly ObjectKey[], locked: readonly ObjectKey[]): Promise<void> {
     await m.query(
       `WITH o AS (
          SELECT DISTINCT * FROM unnest($1::text[], $2::uuid[]) AS o(object_type, object_id)
@@ -424,23 +438,35 @@ export class DeliveryRepository {
          DELETE FROM ${this.dueTable} h USING nxt
           WHERE nxt.id IS NULL AND h.object_type = nxt.object_type AND h.object_id = nxt.object_id
        )
-       INSERT INTO ${this.dueTable} (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+       INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
        SELECT object_type, object_id, id, shop_id, sequence, position, COALESCE(next_attempt_at, 'infinity')
          FROM nxt WHERE id IS NOT NULL
        ON CONFLICT (object_type, object_id) DO UPDATE
           SET delivery_id = EXCLUDED.delivery_id, shop_id = EXCLUDED.shop_id, sequence = EXCLUDED.sequence,
-              position = EXCLUDED.position, due_at = EXCLUDED.due_at, version = ${this.dueTable}.version + 1`,
-      [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
+              position = EXCLUDED.position, due_at = EXCLUDED.due_at, version = h.version + 1
+        WHERE (h.object_type, h.object_id) IN (SELECT * FROM unnest($3::text[], $4::uuid[]))
+           OR (EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)`,
+      [
+        keys.map((k) => k.objectType),
+        keys.map((k) => k.objectId),
+        locked.map((k) => k.objectType),
+        locked.map((k) => k.objectId),
+      ],
     );
   }
 
-  /** Locks the heads of objects (those that exist), in one order, so that `moveHeads` may follow. */
-  private async lockHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
-    await m.query(
-      `SELECT 1 FROM ${this.dueTable} h
+  /** Sets the heads of objects from their deliveries: locks those that exist, in one order, then moves them. */
+  private async setHeads(m: EntityManager, keys: readonly ObjectKey[]): Promise<void> {
+    const locked: { object_type: string; object_id: string }[] = await m.query(
+      `SELECT h.object_type, h.object_id FROM ${this.dueTable} h
         WHERE (h.object_type, h.object_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))
         ORDER BY h.object_type, h.object_id FOR UPDATE`,
       [keys.map((k) => k.objectType), keys.map((k) => k.objectId)],
+    );
+    await this.moveHeads(
+      m,
+      keys,
+      locked.map((r) => ({ objectType: r.object_type, objectId: r.object_id })),
     );
   }
 
@@ -451,8 +477,7 @@ export class DeliveryRepository {
   async repairHeads(keys: readonly ObjectKey[]): Promise<void> {
     if (keys.length === 0) return;
     await this.dataSource.transaction(async (m) => {
-      await this.lockHeads(m, keys);
-      await this.moveHeads(m, keys);
+      await this.setHeads(m, keys);
       this.notify(m);
     });
   }
@@ -562,8 +587,7 @@ export class DeliveryRepository {
     if (rows.length > 0) {
       // The replayed deliveries may now come first in their objects' queues.
       const keys = rows.map((r) => ({ objectType: r.object_type, objectId: r.object_id }));
-      await this.lockHeads(m, keys);
-      await this.moveHeads(m, keys);
+      await this.setHeads(m, keys);
     }
     this.notify(m);
     return rows.map((r) => r.id);

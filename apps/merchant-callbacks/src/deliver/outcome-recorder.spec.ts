@@ -18,6 +18,7 @@ describe('the outcome recorder', () => {
       maxBatch: 2,
       writers: 1,
       tries: 1,
+      retryForMs: 1000,
       logger: quiet,
     });
     const results = ['a', 'b', 'lost', 'd'].map((id) => recorder.record(id));
@@ -40,6 +41,7 @@ describe('the outcome recorder', () => {
       maxBatch: 10,
       writers: 2,
       tries: 1,
+      retryForMs: 1000,
       logger: quiet,
     });
     const slow = recorder.record('slow');
@@ -61,6 +63,7 @@ describe('the outcome recorder', () => {
       maxBatch: 10,
       writers: 1,
       tries: 3,
+      retryForMs: 1000,
       logger: quiet,
     });
     await expect(recorder.record('a')).rejects.toThrow('deadlock detected');
@@ -68,5 +71,91 @@ describe('the outcome recorder', () => {
     // The recorder goes on after a failed batch.
     expect(await recorder.record('b')).toBe(true);
     expect(calls).toBe(4);
+  });
+
+  it('when the database is away for longer than the tries of a write, then the batch waits for it and is recorded', async () => {
+    let calls = 0;
+    const recorder = new OutcomeRecorder<string>({
+      write: async (batch) => {
+        calls++;
+        // PostgreSQL restarting: admin shutdown, then refused connections.
+        if (calls <= 5) throw Object.assign(new Error('terminating connection'), { code: '57P01' });
+        return new Set(batch);
+      },
+      idOf: (id) => id,
+      maxBatch: 10,
+      writers: 1,
+      tries: 3,
+      retryForMs: 5000,
+      logger: quiet,
+    });
+    expect(await recorder.record('a')).toBe(true);
+    expect(calls).toBe(6);
+  });
+
+  it('when the database stays away past the retry bound, then the outcomes fail', async () => {
+    let calls = 0;
+    const recorder = new OutcomeRecorder<string>({
+      write: async () => {
+        calls++;
+        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      },
+      idOf: (id) => id,
+      maxBatch: 10,
+      writers: 1,
+      tries: 3,
+      retryForMs: 300,
+      logger: quiet,
+    });
+    await expect(recorder.record('a')).rejects.toThrow('ECONNREFUSED');
+    // 50 + 100 ms of pauses fit in 300 ms, 200 more do not: three tries.
+    expect(calls).toBe(3);
+  });
+
+  it('when one outcome of a batch is refused by the database, then the others of the batch are still recorded', async () => {
+    const writes: string[][] = [];
+    let release!: () => void;
+    const firstWrite = new Promise<void>((resolve) => (release = resolve));
+    const recorder = new OutcomeRecorder<string>({
+      write: async (batch) => {
+        writes.push([...batch]);
+        if (writes.length === 1) await firstWrite;
+        if (batch.includes('poison')) throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+        return new Set(batch);
+      },
+      idOf: (id) => id,
+      maxBatch: 8,
+      writers: 1,
+      tries: 2,
+      retryForMs: 1000,
+      logger: quiet,
+    });
+    const first = recorder.record('first');
+    const ids = ['a', 'b', 'c', 'poison', 'e', 'f', 'g'];
+    const results = ids.map((id) =>
+      recorder.record(id).then(
+        (r) => r,
+        (err: Error) => err.message,
+      ),
+    );
+    release();
+    expect(await first).toBe(true);
+    expect(await Promise.all(results)).toEqual([
+      true,
+      true,
+      true,
+      'invalid byte sequence for encoding "UTF8": 0x00',
+      true,
+      true,
+      true,
+    ]);
+    // The batch, its halves, the failing half's halves, then the single outcome tried twice.
+    expect(writes.filter((w) => w.includes('poison'))).toEqual([
+      ids,
+      ['a', 'b', 'c', 'poison'],
+      ['c', 'poison'],
+      ['poison'],
+      ['poison'],
+    ]);
   });
 });

@@ -1,0 +1,61 @@
+import { Logger } from '@nestjs/common';
+import type { QueueWorker } from '@payments/messaging';
+import { MerchantCallbacksConfig } from '../tokens';
+import { DeliveryWorker } from './delivery-worker.service';
+import type { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './delivery.repository';
+
+const NOW = new Date('2026-11-24T12:00:00Z');
+
+/** The worker's failure paths around the claim, with the repository faked. */
+describe('the delivery worker', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['log', 'warn', 'error']));
+
+  it('when setting stale heads again fails at a claim, then the deliveries claimed with them are still started', async () => {
+    const claimed: ClaimedDelivery = {
+      id: 'd1',
+      eventId: 'e1',
+      shopId: 's1',
+      objectType: 'order',
+      objectId: 'o1',
+      sequence: 1,
+      body: '{}',
+      urlOverride: null,
+      attempts: 0,
+      windowStartedAt: NOW,
+      shop: { kind: 'unknown' },
+    };
+    const recorded: DeliveryOutcome[] = [];
+    const repository = {
+      work: { t: { channel: 'test_deliveries' } },
+      claimDue: jest.fn(async () => ({ claimed: [claimed], stale: [{ objectType: 'order', objectId: 'o2' }] })),
+      repairHeads: jest.fn(async () => {
+        throw new Error('Connection terminated unexpectedly');
+      }),
+      recordOutcomes: jest.fn(async (batch: readonly DeliveryOutcome[]) => {
+        recorded.push(...batch);
+        return new Set(batch.map((o) => o.id));
+      }),
+    };
+    const config = {
+      httpTimeoutMs: 1000,
+      allowInsecureTargets: true,
+      databaseUrl: 'postgres://unused',
+      concurrency: 4,
+      perShopConcurrency: 4,
+      pollIntervalMs: 1000,
+      retry: { windowMs: 60_000 },
+    } as unknown as MerchantCallbacksConfig;
+    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, config);
+
+    const started = await (worker as unknown as { worker: QueueWorker<ClaimedDelivery> }).worker.workDue();
+
+    expect(started).toBe(1);
+    expect(repository.repairHeads).toHaveBeenCalledWith([{ objectType: 'order', objectId: 'o2' }]);
+    // The shop is unknown: the delivery waits for its settings, recorded as such.
+    expect(recorded.map((o) => [o.id, o.status, o.error])).toEqual([
+      ['d1', 'pending', 'waiting for the shop settings'],
+    ]);
+    await worker.beforeApplicationShutdown();
+  });
+});
