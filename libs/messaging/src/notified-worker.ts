@@ -83,7 +83,10 @@ export class NotifiedWorker {
         failures = 0;
         if (!this.listener && this.running) await this.listen();
         if (more || this.notified) continue;
-        await this.sleep(await this.opts.idleDelayMs());
+        const delayMs = await this.opts.idleDelayMs();
+        // Work queued (or a slot freed) while the delay was being worked out: not slept through.
+        if (this.notified) continue;
+        await this.sleep(delayMs);
       } catch (err) {
         const delayMs = backoffMs(++failures, ROUND_BACKOFF);
         this.opts.logger.warn(`${this.opts.name} failed, retrying in ${delayMs} ms: ${(err as Error).message}`);
