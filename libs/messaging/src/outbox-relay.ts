@@ -16,8 +16,9 @@ export interface OutboxRelayOptions {
   kafka: KafkaConfig;
   batchSize?: number;
   /**
-   * How long a woken relay waits before it reads, when its last round did not fill a batch: rows
-   * committed meanwhile go out in the same produce request and the same mark (default 5 ms).
+   * How long a busy relay waits before it reads when its last batch was not full, so rows
+   * committed meanwhile go out in the same produce request and the same mark (default 10 ms).
+   * Busy: it published less than ten lingers ago; after a quiet spell it reads at once.
    */
   lingerMs?: number;
   /** Poll even without a NOTIFY, in case one was missed (e.g. LISTEN connection lost). */
@@ -33,7 +34,9 @@ export interface OutboxRelayOptions {
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
 const LOCKED_OUT = -1;
 /** See OutboxRelayOptions.lingerMs. */
-const DEFAULT_LINGER_MS = 5;
+const DEFAULT_LINGER_MS = 10;
+/** A relay is busy while its last batch went out less than this many lingers ago. */
+const BUSY_WINDOW_LINGERS = 10;
 /** How soon a locked-out relay looks again. */
 const LOCKED_OUT_RETRY_MS = 25;
 
@@ -67,6 +70,7 @@ export class OutboxRelay {
   private publishedRows = 0;
   private lockedOut = false;
   private lastFull = false;
+  private lastPublishedAt = 0;
   private client?: Client;
   /** Rounds of this process one at a time (the worker's and drain()'s share one connection). */
   private serial: Promise<unknown> = Promise.resolve();
@@ -98,9 +102,13 @@ export class OutboxRelay {
       databaseUrl: opts.databaseUrl,
       channel: outboxChannel(opts.schema),
       round: async () => {
+        // Busy (a batch went out moments ago and did not fill it): wait a little, so rows
+        // committed meanwhile join this one. After a quiet spell the first row goes at once.
         const linger = opts.lingerMs ?? DEFAULT_LINGER_MS;
-        if (linger > 0 && !this.lastFull) await new Promise((r) => setTimeout(r, linger));
+        const busy = Date.now() - this.lastPublishedAt < linger * BUSY_WINDOW_LINGERS;
+        if (linger > 0 && busy && !this.lastFull) await new Promise((r) => setTimeout(r, linger));
         const n = await this.publishBatch();
+        if (n > 0) this.lastPublishedAt = Date.now();
         this.lockedOut = n === LOCKED_OUT;
         this.lastFull = n >= batchSize;
         if (this.lockedOut) return false;
@@ -220,6 +228,7 @@ export class OutboxRelay {
     const client = new Client({
       connectionString: this.opts.databaseUrl,
       application_name: `${this.opts.schema} outbox relay`,
+      keepAlive: true,
     });
     // A connection lost between rounds: the next round opens a new one.
     client.on('error', () => this.dropConnection(client));
