@@ -1,4 +1,5 @@
-import { Consumer } from 'kafkajs';
+import { Consumer, Producer, ProducerBatch } from 'kafkajs';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { envelope, Envelope, parseEnvelope } from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
@@ -13,6 +14,7 @@ import {
   uniqueName,
 } from '@payments/testing';
 import { Inbox } from './inbox';
+import { createTopicsAndWait } from './kafka';
 import { messagingTablesDdl, Outbox, OutboxItem } from './outbox';
 import { OutboxRelay, OutboxRelayOptions } from './outbox-relay';
 
@@ -39,6 +41,18 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     topics = await createTestTopics(prefix);
+    // Topics of the batch tests' own (deleteAll removes every topic of the prefix).
+    const admin = testKafka('relay-spec-admin').admin();
+    await admin.connect();
+    await createTopicsAndWait(
+      admin,
+      ['batch.one', 'batch.two', 'partial.one', 'partial.two', 'relay.reconnect'].map((t) => ({
+        topic: prefix + t,
+        numPartitions: 2,
+        replicationFactor: 1,
+      })),
+    );
+    await admin.disconnect();
   });
 
   afterAll(async () => {
@@ -108,6 +122,172 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     for (const p of payloads) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p.seq]);
     return byKey;
   }
+
+  /**
+   * Rows committed by another process (no in-process wake-up), in a transaction per `perTx` rows:
+   * a relay that is asleep finds them all at its next round.
+   */
+  async function writeElsewhere(schema: string, items: OutboxItem[], perTx = 3): Promise<void> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      for (let i = 0; i < items.length; i += perTx) {
+        await client.query('BEGIN');
+        for (const item of items.slice(i, i + perTx)) {
+          await client.query(
+            `INSERT INTO "${schema}".outbox (topic, key, event_id, envelope, headers) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)`,
+            [item.topic, item.key, item.envelope.eventId, JSON.stringify(item.envelope), JSON.stringify(item.headers)],
+          );
+        }
+        await client.query('COMMIT');
+      }
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The relay's producer, to watch its produce requests. */
+  const producerOf = (relay: OutboxRelay) => (relay as unknown as { producer: Producer }).producer;
+
+  /** Rows of keys a and b on one topic and of c and d on another, interleaved, 6 per key. */
+  function interleaved(topicAB: string, topicCD: string): OutboxItem[] {
+    const items: OutboxItem[] = [];
+    for (let seq = 1; seq <= 6; seq++) {
+      for (const key of ['a', 'b']) items.push(anEvent(topicAB, `key-${key}`, seq));
+      for (const key of ['c', 'd']) items.push(anEvent(topicCD, `key-${key}`, seq));
+    }
+    return items;
+  }
+
+  /** UPDATE statements marking outbox rows published, as any pg client of this process sent them. */
+  function watchMarks(): { marks: string[]; restore(): void } {
+    const marks: string[] = [];
+    const query = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text && /UPDATE "[^"]+"\.outbox SET published_at/.test(text)) marks.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof Client.prototype.query);
+    return { marks, restore: () => spy.mockRestore() };
+  }
+
+  it('when many rows of several keys and topics wait, then one round publishes them in one produce request, each once and in per-key order, and marks them all with one statement', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const [t1, t2] = ['batch.one', 'batch.two'];
+    const reader = await TopicReader.start([prefix + t1, prefix + t2], { contract: false });
+    readers.push(reader);
+    const batches: string[][] = [];
+    const relay = await aRelay({
+      dataSource: ds,
+      schema,
+      pollIntervalMs: 60_000,
+      afterPublish: (ids) => void batches.push(ids),
+    });
+    await relay.drain(); // its first round is over: it sleeps until woken or drained
+    const produce = jest.spyOn(producerOf(relay), 'sendBatch');
+    const watch = watchMarks();
+    try {
+      const items = interleaved(t1, t2);
+      await writeElsewhere(schema, items);
+
+      expect(await relay.drain()).toBe(items.length);
+
+      expect(produce).toHaveBeenCalledTimes(1);
+      const request = produce.mock.calls[0][0] as ProducerBatch;
+      expect(request.acks).toBe(-1);
+      expect(request.topicMessages?.map((t) => [t.topic, t.messages.length])).toEqual([
+        [prefix + t1, 12],
+        [prefix + t2, 12],
+      ]);
+      expect(batches).toHaveLength(1);
+      expect(batches[0]).toHaveLength(items.length);
+      expect(watch.marks).toHaveLength(1);
+      expect(await unpublished(ds, schema)).toBe(0);
+
+      const seen = await reader.waitFor(items.length);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(reader.messages).toHaveLength(items.length);
+      expect(new Set(seen.map((m) => m.json.eventId))).toEqual(new Set(items.map((i) => i.envelope.eventId)));
+      const inOrder = [1, 2, 3, 4, 5, 6];
+      expect(sequencesByKey(seen.map((m) => m.json.payload))).toEqual(
+        new Map(['key-a', 'key-b', 'key-c', 'key-d'].map((k) => [k, inOrder])),
+      );
+      for (const m of seen) expect(m.topic).toBe(prefix + (['key-a', 'key-b'].includes(m.key!) ? t1 : t2));
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it('when a produce request fails after part of the batch reached the broker, then no row of the batch is marked, and the next round publishes it all again in per-key order', async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const [t1, t2] = ['partial.one', 'partial.two'];
+    const reader = await TopicReader.start([prefix + t1, prefix + t2], { contract: false });
+    readers.push(reader);
+    const relay = await aRelay({ dataSource: ds, schema, pollIntervalMs: 60_000 });
+    await relay.drain();
+    const producer = producerOf(relay);
+    const send = producer.sendBatch.bind(producer);
+    // The broker takes the first topic's messages, then the request fails (a partition's error).
+    const produce = jest.spyOn(producer, 'sendBatch').mockImplementationOnce(async (batch) => {
+      await send({ ...batch, topicMessages: batch.topicMessages!.slice(0, 1) });
+      throw new Error('the broker failed the rest of the request');
+    });
+    const watch = watchMarks();
+    try {
+      const items = interleaved(t1, t2);
+      await writeElsewhere(schema, items);
+
+      await expect(relay.drain()).rejects.toThrow('the broker failed the rest of the request');
+      expect(watch.marks).toEqual([]);
+      expect(await unpublished(ds, schema)).toBe(items.length);
+      await reader.waitFor(12);
+
+      expect(await relay.drain()).toBe(items.length);
+      expect(produce).toHaveBeenCalledTimes(2);
+      expect(watch.marks).toHaveLength(1);
+      expect(await unpublished(ds, schema)).toBe(0);
+
+      const seen = await reader.waitFor(items.length + 12);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(reader.messages).toHaveLength(items.length + 12);
+      // The first topic's rows went out twice (consumers' inbox drops the second), the rest once;
+      // each key's events in order each time.
+      const inOrder = [1, 2, 3, 4, 5, 6];
+      expect(sequencesByKey(seen.map((m) => m.json.payload))).toEqual(
+        new Map([
+          ['key-a', [...inOrder, ...inOrder]],
+          ['key-b', [...inOrder, ...inOrder]],
+          ['key-c', inOrder],
+          ['key-d', inOrder],
+        ]),
+      );
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it("when the relay's database connection is lost between rounds, then the next round opens another and publishes", async () => {
+    const ds = await aDataSource();
+    const schema = await aSchema(ds);
+    const topic = 'relay.reconnect';
+    const reader = await aReader(topic);
+    await aRelay({ dataSource: ds, schema, pollIntervalMs: 100 });
+    await write(ds, schema, [anEvent(topic, 'k', 1)]);
+    await reader.waitFor(1);
+
+    const [{ n }] = await ds.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = left($1, 63)`,
+      [`${schema} outbox relay`],
+    );
+    expect(n).toBe(1);
+    await write(ds, schema, [anEvent(topic, 'k', 2)]);
+
+    const seen = await reader.waitFor(2, () => true, 10_000);
+    expect(seen.map((m) => m.json.payload.seq)).toEqual([1, 2]);
+    await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'all rows marked');
+  });
 
   it('when rows are added in committed transactions, then they are published in id order per key and marked published; rows of a rolled-back transaction never are', async () => {
     const ds = await aDataSource();

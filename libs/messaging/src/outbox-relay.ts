@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { Client, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer } from 'kafkajs';
 import { PaymentsMetrics } from '@payments/platform';
@@ -14,6 +15,12 @@ export interface OutboxRelayOptions {
   schema: string;
   kafka: KafkaConfig;
   batchSize?: number;
+  /**
+   * How long a busy relay waits before it reads when its last batch was not full, so rows
+   * committed meanwhile go out in the same produce request and the same mark (default 10 ms).
+   * Busy: it published less than ten lingers ago; after a quiet spell it reads at once.
+   */
+  lingerMs?: number;
   /** Poll even without a NOTIFY, in case one was missed (e.g. LISTEN connection lost). */
   pollIntervalMs?: number;
   /** Published rows are kept this long for inspection, then purged. */
@@ -26,6 +33,10 @@ export interface OutboxRelayOptions {
 
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
 const LOCKED_OUT = -1;
+/** See OutboxRelayOptions.lingerMs. */
+const DEFAULT_LINGER_MS = 10;
+/** A relay is busy while its last batch went out less than this many lingers ago. */
+const BUSY_WINDOW_LINGERS = 10;
 /** How soon a locked-out relay looks again. */
 const LOCKED_OUT_RETRY_MS = 25;
 
@@ -33,9 +44,17 @@ interface Row {
   id: string;
   topic: string;
   key: string;
-  envelope: unknown;
+  /** The envelope as PostgreSQL prints it: the message value as it is. */
+  envelope: string;
   headers: Record<string, string>;
+  /** Only for `*.status_changed` events (null otherwise): what the transition counter needs. */
+  type: string | null;
+  status: string | null;
+  status_code: string | null;
 }
+
+/** The one row when locked out or nothing waits (`id` null), else one per outbox row. */
+type SelectedRow = { locked: boolean } & ({ id: null } | Row);
 
 /**
  * Publishes outbox rows in id order. Only one relay of a service publishes at a time (an
@@ -50,22 +69,51 @@ export class OutboxRelay {
   private lastPurge = 0;
   private publishedRows = 0;
   private lockedOut = false;
+  private lastFull = false;
+  private lastPublishedAt = 0;
+  private client?: Client;
+  /** Rounds of this process one at a time (the worker's and drain()'s share one connection). */
+  private serial: Promise<unknown> = Promise.resolve();
+  private readonly selectSql: string;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.lockKey = BigInt.asIntN(
       64,
       BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)),
     );
+    const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 500));
+    // The lock is volatile, so the CTE runs once, before the lateral read; locked out, nothing is
+    // read. One simple-protocol query with BEGIN: one round trip. Only constants are spliced in.
+    this.selectSql = `BEGIN; WITH lock AS (SELECT pg_try_advisory_xact_lock(${this.lockKey.toString()}) AS locked)
+      SELECT lock.locked, o.* FROM lock LEFT JOIN LATERAL (
+        SELECT id, topic, key, envelope::text AS envelope, headers,
+               CASE WHEN t.counted THEN t.type END AS type,
+               CASE WHEN t.counted AND jsonb_typeof(t.payload->'status') = 'string'
+                    THEN t.payload->>'status' END AS status,
+               CASE WHEN t.counted AND jsonb_typeof(t.payload->'statusCode') = 'string'
+                    THEN t.payload->>'statusCode' END AS status_code
+          FROM "${opts.schema}".outbox,
+               LATERAL (SELECT envelope->>'type' AS type, envelope->'payload' AS payload,
+                               right(envelope->>'type', 15) = '.status_changed' AS counted) t
+         WHERE lock.locked AND published_at IS NULL ORDER BY id LIMIT ${batchSize}
+      ) o ON true`;
     this.worker = new NotifiedWorker({
       name: 'publishing',
       databaseUrl: opts.databaseUrl,
       channel: outboxChannel(opts.schema),
       round: async () => {
+        // Busy (a batch went out moments ago and did not fill it): wait a little, so rows
+        // committed meanwhile join this one. After a quiet spell the first row goes at once.
+        const linger = opts.lingerMs ?? DEFAULT_LINGER_MS;
+        const busy = Date.now() - this.lastPublishedAt < linger * BUSY_WINDOW_LINGERS;
+        if (linger > 0 && busy && !this.lastFull) await new Promise((r) => setTimeout(r, linger));
         const n = await this.publishBatch();
+        if (n > 0) this.lastPublishedAt = Date.now();
         this.lockedOut = n === LOCKED_OUT;
+        this.lastFull = n >= batchSize;
         if (this.lockedOut) return false;
         await this.purge();
-        return n >= (opts.batchSize ?? 500);
+        return this.lastFull;
       },
       // Locked out: another instance is publishing, and rows this process committed meanwhile may
       // not be in its batch (it was not woken for them), so look again shortly, not at the poll
@@ -86,8 +134,10 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     await this.worker.stop();
+    await this.serial;
     await this.producer?.disconnect().catch(() => undefined);
     this.producer = undefined;
+    this.dropConnection();
   }
 
   /** Publishes everything pending now; used by tests and at shutdown. */
@@ -104,35 +154,49 @@ export class OutboxRelay {
     }
   }
 
-  private async publishBatch(): Promise<number> {
+  /**
+   * One round, in two round trips to PostgreSQL on the relay's own connection: `BEGIN`, the
+   * publishing lock and the batch in one; then, once the broker acknowledged the whole batch (one
+   * produce request, acks from all replicas), the mark and `COMMIT` in one. A failed produce rolls
+   * back: nothing of the batch is marked, and the next round sends it again.
+   */
+  private publishBatch(): Promise<number> {
+    const round = this.serial.then(() => this.publishOnce());
+    this.serial = round.catch(() => undefined);
+    return round;
+  }
+
+  private async publishOnce(): Promise<number> {
     const producer = this.producer;
     if (!producer) throw new Error('relay not started');
-    const { schema } = this.opts;
-    const runner = this.opts.dataSource.createQueryRunner();
-    await runner.connect();
+    const client = await this.connection();
+    let open = false;
     try {
-      await runner.startTransaction();
-      const [{ locked }] = await runner.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [
-        this.lockKey.toString(),
-      ]);
-      if (!locked) {
-        await runner.rollbackTransaction();
+      open = true;
+      const results = (await client.query(this.selectSql)) as unknown as QueryResult<SelectedRow>[];
+      const selected = results[1].rows;
+      if (!selected[0].locked) {
+        open = false;
+        await client.query('ROLLBACK');
         return LOCKED_OUT;
       }
-      const rows: Row[] = await runner.query(
-        `SELECT id, topic, key, envelope, headers FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`,
-        [this.opts.batchSize ?? 500],
-      );
-      if (rows.length === 0) {
-        await runner.commitTransaction();
+      if (selected[0].id === null) {
+        open = false;
+        await client.query('COMMIT');
         return 0;
       }
-      // In id order, so within each topic (and each key) too.
+      const rows = selected as Row[];
+      // In id order, so within each topic (and each key) too. The envelope goes out as PostgreSQL
+      // prints it: consumers parse it, so the bytes need not be JSON.stringify's.
       const sends = rows.map((row) => ({
         topic: prefixed(this.opts.kafka, row.topic),
-        messages: [{ key: row.key, value: JSON.stringify(row.envelope), headers: row.headers }],
+        messages: [{ key: row.key, value: row.envelope, headers: row.headers }],
       }));
-      await producer.sendBatch({ topicMessages: byTopic(sends), acks: -1, compression: CompressionTypes.None });
+      await producer.sendBatch({
+        topicMessages: byTopic(sends),
+        acks: -1,
+        compression: CompressionTypes.None,
+      });
       const ids = rows.map((r) => r.id);
       await this.opts.afterPublish?.(ids);
       this.publishedRows += rows.length;
@@ -143,16 +207,45 @@ export class OutboxRelay {
         );
         process.kill(process.pid, 'SIGKILL');
       }
-      await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
-      await runner.commitTransaction();
+      // Ids are bigints PostgreSQL just answered (digits only), so they can be written into the
+      // statement: the mark and the commit then go in one simple-protocol round trip.
+      await client.query(
+        `UPDATE "${this.opts.schema}".outbox SET published_at = now() WHERE id = ANY('{${ids.join(',')}}'::bigint[]); COMMIT`,
+      );
+      open = false;
       countStatusTransitions(rows);
       return rows.length;
     } catch (err) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (open) await client.query('ROLLBACK').catch(() => this.dropConnection());
       throw err;
-    } finally {
-      await runner.release();
     }
+  }
+
+  /** The relay's own connection (not the service's pool, not TypeORM's), opened when first needed. */
+  private async connection(): Promise<Client> {
+    if (this.client) return this.client;
+    // Named in pg_stat_activity (a name in the URL wins).
+    const client = new Client({
+      connectionString: this.opts.databaseUrl,
+      application_name: `${this.opts.schema} outbox relay`,
+      keepAlive: true,
+    });
+    // A connection lost between rounds: the next round opens a new one.
+    client.on('error', () => this.dropConnection(client));
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    this.client = client;
+    return client;
+  }
+
+  private dropConnection(client = this.client): void {
+    if (!client) return;
+    if (this.client === client) this.client = undefined;
+    void client.end().catch(() => undefined);
   }
 
   private async purge(): Promise<void> {
@@ -175,16 +268,12 @@ export class OutboxRelay {
  * over-count of a rate is harmless.)
  */
 function countStatusTransitions(rows: Row[]): void {
-  for (const row of rows) {
-    const env = row.envelope as { type?: unknown; payload?: { status?: unknown; statusCode?: unknown } };
-    if (typeof env.type !== 'string' || !env.type.endsWith('.status_changed')) continue;
-    const status = env.payload?.status;
-    if (typeof status !== 'string') continue;
-    const code = env.payload?.statusCode;
+  for (const { type, status, status_code } of rows) {
+    if (type === null || status === null) continue;
     PaymentsMetrics.statusTransitions.inc({
-      entity: env.type.slice(0, env.type.indexOf('.')),
+      entity: type.slice(0, type.indexOf('.')),
       status,
-      status_code: typeof code === 'string' ? code : 'none',
+      status_code: status_code ?? 'none',
     });
   }
 }
