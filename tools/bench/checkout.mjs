@@ -2,7 +2,9 @@
 // the gateway and checkout as separate processes on a database and topic prefix of its own,
 // creates hosted orders, then has CHECKOUT_PAYERS concurrent payers (50) load their order pages
 // over and over for BENCH_SECONDS (5) and prints p50/p99 latency, and the weight of each page
-// (HTML+CSS+JS: one answer, nothing else is loaded). Figures only: nothing here asserts a target.
+// (HTML+CSS+JS: one answer, nothing else is loaded), then the same with a second checkout that has
+// no view cache (CHECKOUT_VIEW_MAX_AGE_MS=0) as the run's baseline. Figures only: nothing here
+// asserts a target.
 // Cleans up what it started, as `npm run bench` does.
 //
 //   CHECKOUT_PAYERS=50   concurrent payers      BENCH_SECONDS=5   seconds of load
@@ -137,12 +139,39 @@ async function main() {
     seconds: SECONDS,
     makeRequest: (i) => ({ url: links[i % PAYERS] }),
   });
-  log(
-    `order page, ${PAYERS} concurrent payers, ${SECONDS} s: ${r.ok} pages (${r.perSecond.toFixed(0)}/s), ` +
-      `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; other answers ${r.other}, errors ${r.errors}` +
-      (r.otherSamples.length ? ` (${r.otherSamples.join(' | ')})` : ''),
+  const report = (what, x) =>
+    log(
+      `${what}, ${PAYERS} concurrent payers, ${SECONDS} s: ${x.ok} pages (${x.perSecond.toFixed(0)}/s), ` +
+        `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms; other answers ${x.other}, errors ${x.errors}` +
+        (x.otherSamples.length ? ` (${x.otherSamples.join(' | ')})` : ''),
+    );
+  report('order page', r);
+  // The baseline of the same run: a second checkout that asks orders on every load (no view cache,
+  // docs/decisions.md 223), the same links on its port, measured right after.
+  const basePort = await freePort();
+  const base = startService(
+    'checkout',
+    {
+      ...env,
+      CHECKOUT_HTTP_PORT: String(basePort),
+      CHECKOUT_INSTANCE_ID: 'bench-nocache',
+      CHECKOUT_VIEW_MAX_AGE_MS: '0',
+    },
+    { logFile: path.join(logDir, 'checkout-nocache.log') },
   );
-  return r.errors + r.other > 0 ? 1 : 0;
+  run.own(base.pid);
+  base.once('exit', () => run.disown(base.pid));
+  children.push(base);
+  await waitForHttp(`http://127.0.0.1:${basePort}/health`);
+  const baseLinks = links.map((l) => l.replace(`:${ports.checkout}/`, `:${basePort}/`));
+  await runClosedLoop({ concurrency: PAYERS, seconds: 1, makeRequest: (i) => ({ url: baseLinks[i % PAYERS] }) });
+  const b = await runClosedLoop({
+    concurrency: PAYERS,
+    seconds: SECONDS,
+    makeRequest: (i) => ({ url: baseLinks[i % PAYERS] }),
+  });
+  report('baseline: the same pages without the view cache', b);
+  return r.errors + r.other + b.errors + b.other > 0 ? 1 : 0;
 }
 
 void run.main(main);
