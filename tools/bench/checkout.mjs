@@ -159,6 +159,7 @@ async function main() {
     },
     { logFile: path.join(logDir, 'checkout-nocache.log') },
   );
+  if (!base) throw new Error('checkout is not built (dist/apps/checkout)');
   run.own(base.pid);
   base.once('exit', () => run.disown(base.pid));
   children.push(base);
