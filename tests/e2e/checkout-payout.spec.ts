@@ -7,6 +7,7 @@ import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, TestShop } from '../support/merchant';
 import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { withPayoutMethods } from '../support/transfers';
+import { submitAtOnce } from '../support/browser-forms';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -258,20 +259,7 @@ describe('payout via payment page: a payout without a payee answers a link for i
     await a.type('#f-cardHolder', 'ALISHER NAVOIY');
     await b.type('#f-cardNumber', '9860 1111 2222 3337');
     await b.type('#f-cardHolder', 'BOBUR MIRZO');
-    // Both forms leave together (a click in a background tab waits for a frame that never comes).
-    const submit = "document.getElementById('payout').requestSubmit(document.getElementById('submit'))";
-    // The answers to the two POSTs themselves (a navigation's final answer follows a 303).
-    const posted: number[] = [];
-    for (const page of [a, b])
-      page.on('response', (r) => {
-        if (r.request().method() === 'POST') posted.push(r.status());
-      });
-    await Promise.all([
-      a.waitForNavigation().catch(() => undefined),
-      b.waitForNavigation().catch(() => undefined),
-      a.evaluate(submit),
-      b.evaluate(submit),
-    ]);
+    const posted = await submitAtOnce([a, b], 'payout');
     const done = await untilStatus(() => payoutOf(p.id), 'completed', 'one payout completed');
     expect(await dispatches(p.id)).toBe(1);
     // One tab followed its submission (303); the other is told with a 409 and sent nothing.

@@ -13,6 +13,7 @@ import {
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { submitAtOnce } from '../support/browser-forms';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -248,20 +249,7 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     const [a, b] = [await openPage(order.data.paymentLink), await openPage(order.data.paymentLink)];
     await typeCard(a, '4111 1111 1111 1111');
     await typeCard(b, '5555 5555 5555 4444');
-    // Both forms leave together (a click in a background tab waits for a frame that never comes).
-    const submit = "document.getElementById('pay').requestSubmit(document.getElementById('submit'))";
-    // The answers to the two POSTs themselves (a navigation's final answer follows a 303).
-    const posted: number[] = [];
-    for (const p of [a, b])
-      p.on('response', (r) => {
-        if (r.request().method() === 'POST') posted.push(r.status());
-      });
-    await Promise.all([
-      a.waitForNavigation().catch(() => undefined),
-      b.waitForNavigation().catch(() => undefined),
-      a.evaluate(submit),
-      b.evaluate(submit),
-    ]);
+    const posted = await submitAtOnce([a, b], 'pay');
     await untilStatus(() => orderOf(order.id), 'completed', 'one payment completed');
     expect(await dispatches(order.id)).toBe(1);
     // One tab followed its payment (303); the other is told with a 409 (section 8), also when it

@@ -229,14 +229,9 @@ export class CheckoutController {
     locale: string,
     lang: string | undefined,
   ): Promise<void> {
-    this.orderViews.forget(link.linkHash);
-    const paid = await this.ask<CheckoutOrderView>(
-      Topics.ordersCommands,
-      link.id,
-      OrderCommandTypes.payHosted,
-      command,
+    const paid = await this.orderViews.changing(link.linkHash, () =>
+      this.ask<CheckoutOrderView>(Topics.ordersCommands, link.id, OrderCommandTypes.payHosted, command),
     );
-    this.orderViews.forget(link.linkHash);
     if (paid.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
       return;
@@ -534,14 +529,9 @@ export class CheckoutController {
       payee: plain,
       ...(Object.keys(cards).length > 0 ? { payeeCards: cards } : {}),
     };
-    this.payoutViews.forget(link.linkHash);
-    const sent = await this.ask<CheckoutPayoutView>(
-      Topics.payoutsCommands,
-      link.id,
-      PayoutCommandTypes.submitDetails,
-      command,
+    const sent = await this.payoutViews.changing(link.linkHash, () =>
+      this.ask<CheckoutPayoutView>(Topics.payoutsCommands, link.id, PayoutCommandTypes.submitDetails, command),
     );
-    this.payoutViews.forget(link.linkHash);
     if (sent.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();
       return;

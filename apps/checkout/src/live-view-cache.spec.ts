@@ -133,6 +133,21 @@ describe('LiveViewCache', () => {
     expect(await t.cache.get('a', t.read)).toMatchObject({ value: { linkStatus: 'used' } });
   });
 
+  it('forgets a link before and after a change, also when the change fails', async () => {
+    const t = setUp();
+    await t.cache.get('a', t.read);
+    const during = await t.cache.changing('a', () => Promise.resolve(t.cache.size));
+    expect(during).toBe(0);
+    await t.cache.get('a', t.read);
+    await expect(
+      t.cache.changing('a', async () => {
+        await t.cache.get('a', t.read); // a load during the change is kept…
+        throw new Error('not answered');
+      }),
+    ).rejects.toThrow('not answered');
+    expect(t.cache.size).toBe(0); // …and forgotten when it ends
+  });
+
   it('holds at most maxEntries views, dropping the oldest stored', async () => {
     const t = setUp({ maxEntries: 2 });
     await t.cache.get('a', () => t.read('a'));

@@ -63,6 +63,20 @@ export class LiveViewCache<V extends { linkStatus?: string; expiresAt?: string }
     return (await this.load(key, read)) as R;
   }
 
+  /**
+   * Runs a change of the link (a payment, a payout's details) with the link forgotten before and
+   * after it: a load meanwhile reads afresh, and a read that started before the change cannot
+   * bring the old view back.
+   */
+  async changing<R>(key: string, change: () => Promise<R>): Promise<R> {
+    this.forget(key);
+    try {
+      return await change();
+    } finally {
+      this.forget(key);
+    }
+  }
+
   /** Forgets a link, e.g. once this instance sent its payment. */
   forget(key: string): void {
     this.entries.delete(key);
