@@ -69,6 +69,14 @@ export class QueueWorker<T> {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
+  /**
+   * Runs the claiming loop now (or right after the round in flight): something the owner's claim
+   * counts has changed, e.g. a group's slot it limits freed before the item's work ended.
+   */
+  poke(): void {
+    this.loop.poke();
+  }
+
   /** Claims what the free slots allow and works those items to the end; answers how many it claimed. */
   async workDue(): Promise<number> {
     const started = await this.claimAndStart(this.o.concurrency - this.inFlight.size);

@@ -161,6 +161,32 @@ describe('the delivery queue', () => {
     expect(next[0].id).not.toBe(firstRound[1].id);
   });
 
+  it('when a shop’s calls have ended but their outcomes are not recorded yet, then their slots go to its next deliveries, never to the same objects', async () => {
+    const shop = randomUUID();
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await insert(shop, a, 1, at(1));
+    await insert(shop, a, 2, at(2));
+    await insert(shop, b, 1, at(3));
+    await insert(shop, c, 1, at(4));
+    const claimSettling = async (settling: string[]) => {
+      const token = randomUUID();
+      const r = await q.claimDue(at(2000), at(2000 + LEASE), 100, 2, token, 'test', settling);
+      return r.claimed.map((d) => [d.objectId, d.sequence]);
+    };
+
+    const first = await claim(at(2000), 100, 2);
+    expect(first.map((d) => [d.objectId, d.sequence])).toEqual([
+      [a, 1],
+      [b, 1],
+    ]);
+    // Both calls still in flight: the shop's two slots are taken.
+    expect(await claimSettling([])).toEqual([]);
+    // a's call has ended, its outcome not yet recorded: a slot is free, and it goes to c, not to a's next callback.
+    expect(await claimSettling([first[0].id])).toEqual([[c, 1]]);
+    // Settling ids of rows not claimed (or of another shop) free nothing.
+    expect(await claimSettling([randomUUID()])).toEqual([]);
+  });
+
   it('when a claim was lost (its lease ran out and another worker took the delivery), then its outcome is not recorded', async () => {
     const obj = randomUUID();
     await insert(randomUUID(), obj, 1);

@@ -58,4 +58,54 @@ describe('the delivery worker', () => {
     ]);
     await worker.beforeApplicationShutdown();
   });
+  it('when a call has ended and its outcome is still being recorded, then claims no longer count it against its shop, and count it again never after', async () => {
+    const claimed: ClaimedDelivery = {
+      id: 'd1',
+      eventId: 'e1',
+      shopId: 's1',
+      objectType: 'order',
+      objectId: 'o1',
+      sequence: 1,
+      body: '{}',
+      urlOverride: null,
+      attempts: 0,
+      windowStartedAt: NOW,
+      shop: { kind: 'unknown' },
+    };
+    let commit: () => void = () => undefined;
+    const settlingAtClaim: string[][] = [];
+    const repository = {
+      work: { t: { channel: 'test_deliveries_settling' } },
+      claimDue: jest.fn(async (...args: unknown[]) => {
+        settlingAtClaim.push([...(args[6] as string[])]);
+        return { claimed: settlingAtClaim.length === 1 ? [claimed] : [], stale: [] };
+      }),
+      repairHeads: jest.fn(),
+      recordOutcomes: jest.fn(
+        (batch: readonly DeliveryOutcome[]) =>
+          new Promise<Set<string>>((resolve) => (commit = () => resolve(new Set(batch.map((o) => o.id))))),
+      ),
+    };
+    const config = {
+      httpTimeoutMs: 1000,
+      allowInsecureTargets: true,
+      databaseUrl: 'postgres://unused',
+      concurrency: 4,
+      perShopConcurrency: 4,
+      pollIntervalMs: 1000,
+      retry: { windowMs: 60_000 },
+    } as unknown as MerchantCallbacksConfig;
+    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, config);
+    const queue = (worker as unknown as { worker: QueueWorker<ClaimedDelivery> }).worker;
+
+    const done = queue.workDue();
+    while (repository.recordOutcomes.mock.calls.length === 0) await new Promise((r) => setImmediate(r));
+    await queue.workDue();
+    commit();
+    await done;
+    await queue.workDue();
+
+    expect(settlingAtClaim).toEqual([[], ['d1'], []]);
+    await worker.beforeApplicationShutdown();
+  });
 });

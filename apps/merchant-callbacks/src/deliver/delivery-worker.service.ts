@@ -29,9 +29,10 @@ const RECORD_RETRY_MS = 20_000;
  * deliveries up to the free slots in one statement (bounded overall and per shop, their shops'
  * settings with them), starts their HTTP calls on kept-alive connections without waiting for
  * them, and goes back to claiming: a merchant that hangs holds its own slots until the timeout,
- * never the loop or other shops'. Outcomes are recorded in batches (group commit: attempt log,
- * delivery state, the object's next head); the freed slots run the loop again, so the next
- * callback of the same object goes out at once.
+ * never the loop or other shops'. A shop's slot is held for the HTTP call only: when it ends the
+ * loop runs again while the outcome is recorded (decision 236). Outcomes are recorded in batches
+ * (group commit: attempt log, delivery state, the object's next head); the freed slots run the
+ * loop again, so the next callback of the same object goes out at once.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -40,6 +41,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly removeMetrics: (() => void)[] = [];
   private readonly sender: CallbackSender;
   private readonly recorder: OutcomeRecorder<DeliveryOutcome>;
+  /** Deliveries whose call has ended and whose outcome is being recorded: they no longer hold their shop's slot. */
+  private readonly settling = new Set<string>();
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -83,6 +86,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.config.perShopConcurrency,
       r.claimToken,
       r.claimedBy,
+      [...this.settling],
     );
     if (stale.length > 0) {
       this.logger.warn(`${stale.length} queue heads did not match their deliveries; setting them again`);
@@ -130,7 +134,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private async deliver(d: ClaimedDelivery, claimToken: string): Promise<void> {
     try {
       const { outcome, summary } = await this.attempt(d, claimToken);
-      const recorded = await this.recorder.record(outcome);
+      // The merchant is done with this call: its shop's slot is free for the next one while the
+      // outcome is recorded (decision 236). The object's next callback still waits for the record.
+      this.settling.add(d.id);
+      this.worker.poke();
+      const recorded = await this.recorder.record(outcome).finally(() => this.settling.delete(d.id));
       if (outcome.attempt) {
         const r = outcome.attempt;
         PaymentsMetrics.merchantCallbackAttempts.inc({
