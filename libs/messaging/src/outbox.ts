@@ -66,6 +66,11 @@ export class Outbox {
     );
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
+
+  /** Rows were written by a statement of the caller's own (see `add`): wake the relay once they are committed. */
+  wake(manager: EntityManager): void {
+    wakeAfterCommit(manager, outboxChannel(this.schema));
+  }
 }
 
 /** What waits in a service's outbox: rows not yet published, and the age of the oldest (0 when none). */

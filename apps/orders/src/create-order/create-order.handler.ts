@@ -22,9 +22,9 @@ import { OrderEntity } from '../order.entity';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { processingDeadline, TimeoutSettings } from '@payments/orders-domain';
 import { OrderRepository } from '../order.repository';
-import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
+import { newPaymentId, ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
 import { toOrderView } from '../order-view';
-import { publishStatusChange } from '../orders-outbox';
+import { publishStatusChange, statusChangedItem } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
 import { RegisteredOrderInsert } from './insert-registered';
@@ -140,16 +140,19 @@ export class CreateOrderHandler {
   }
 
   /**
-   * Creates the order in `registered` with its event, in one transaction. Idempotent by order id:
-   * the gateway resends the same id when a merchant retries with the same Idempotency-Key, and
-   * gets the existing order back instead of a second one. A new order takes four statements in
-   * its transaction (settings, customer and order in one, dispatch, outbox); a retry or a taken
-   * merchant order id reads what is there once the insert found it taken (docs/decisions.md 217).
+   * Creates the order in `registered` with its event, atomically. Idempotent by order id: the
+   * gateway resends the same id when a merchant retries with the same Idempotency-Key, and gets
+   * the existing order back instead of a second one. A new order takes two statements (settings;
+   * customer, order, attempt and event in one — decisions 217, 237), a shop_hosted one a
+   * transaction (its deeplinks come between); a retry or a taken merchant order id reads what is
+   * there once the insert found it taken.
    */
   @MessagePattern(OrderCommandTypes.create)
   async create(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const cmd = parsePayload(createOrderCommand, message.payload, message.type);
     const now = this.clock.now();
+    // shop_hosted asks the adapter for deeplinks between the insert and the event: a transaction.
+    if (!cmd.shopHosted) return this.createInOneStatement(cmd, message, now);
     return this.dataSource.transaction(async (m) => {
       const settings = await this.shopSettings.forShop(m, cmd.shopId);
       const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
@@ -168,5 +171,47 @@ export class CreateOrderHandler {
       // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
       throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
     });
+  }
+
+  /**
+   * A new order in two round trips and no explicit transaction (decision 237): its shop's settings
+   * (a plain read, as it was inside the transaction), then one statement that writes the customer,
+   * the order, its queued attempt and its event together or — when the id or the merchant order
+   * id is taken — nothing. The dispatcher and the relay of this process are woken once it has
+   * committed; a retry reads what is there, as before.
+   */
+  private async createInOneStatement(cmd: CreateOrderCommand, message: Envelope, now: Date): Promise<Reply<OrderView>> {
+    const m = this.dataSource.manager;
+    const settings = await this.shopSettings.forShop(m, cmd.shopId);
+    const payer = effectivePayer(cmd.payer, settings.useCustomerDataAsPayer);
+    const order = registeredOrder(cmd, payer, null, settings.timeouts, now);
+    // Sent to the provider after commit, off the merchant's request; a hosted order waits for its payer.
+    const attempt = order.linkHash
+      ? null
+      : {
+          paymentId: newPaymentId(),
+          provider: this.provider.code,
+          amount: order.amount,
+          currency: order.currency,
+          tokenStandard: order.tokenStandard,
+        };
+    const event = statusChangedItem(order, null, now, message);
+    if (
+      await this.insert.insert(m, order, (payer ?? {}) as PayerIdentity, randomUUID(), {
+        attempt,
+        events: [event],
+        now,
+      })
+    ) {
+      if (attempt) this.dispatches.wake(m);
+      this.outbox.wake(m);
+      return okReply(toOrderView(order, []));
+    }
+    const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
+    if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
+    const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
+    if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
+    // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
+    throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
   }
 }

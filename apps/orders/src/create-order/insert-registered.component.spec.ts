@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { OutboxItem } from '@payments/messaging';
 import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
@@ -140,5 +141,74 @@ describe('inserting a registered order with its customer', () => {
     expect(new Set([byId1, byContact1, anonymous1, anonymous2]).size).toBe(4);
     const otherShop = await run(anOrder(randomUUID(), 'a'), { customerId: 'c-42' });
     expect(otherShop).not.toBe(byId1);
+  });
+  it('when an order is inserted with its attempt and event, then all three are written in its one statement, and a retry or a taken merchant order id writes none of them', async () => {
+    const shop = randomUUID();
+    const also = (order: OrderEntity, paymentId: string) => ({
+      attempt: { paymentId, provider: 'sandbox', amount: order.amount, currency: order.currency, tokenStandard: null },
+      events: [
+        {
+          topic: 'orders.events',
+          key: order.id,
+          envelope: { eventId: randomUUID(), type: 'order.status_changed', payload: { orderId: order.id } },
+          headers: { 'x-test': '1' },
+        },
+      ] as unknown as OutboxItem[],
+      now: NOW,
+    });
+    const written = async (orderId: string) => ({
+      dispatches: await ds.query(
+        `SELECT payment_id, provider, amount::text, currency, token_standard, status, sends, next_attempt_at FROM orders.provider_dispatches WHERE order_id = $1`,
+        [orderId],
+      ),
+      events: await ds.query(
+        `SELECT topic, key, envelope->>'type' AS type, headers FROM orders.outbox WHERE key = $1`,
+        [orderId],
+      ),
+    });
+    // One of each identity kind, outside any transaction, as the create command runs it.
+    const payers = [{ customerId: 'c-1' }, { email: 'x@example.com', phone: '+998900000009' }, {}];
+    const inserted: OrderEntity[] = [];
+    for (const [i, payer] of payers.entries()) {
+      const order = anOrder(shop, `w-${i}`, { linkHash: null });
+      inserted.push(order);
+      expect(await insert.insert(ds.manager, order, payer, randomUUID(), also(order, `pay_w${i}`))).toEqual(
+        expect.any(String),
+      );
+      expect(await written(order.id)).toEqual({
+        dispatches: [
+          {
+            payment_id: `pay_w${i}`,
+            provider: 'sandbox',
+            amount: '10.990000000000000000',
+            currency: 'USD',
+            token_standard: null,
+            status: 'pending',
+            sends: 0,
+            next_attempt_at: NOW,
+          },
+        ],
+        events: [{ topic: 'orders.events', key: order.id, type: 'order.status_changed', headers: { 'x-test': '1' } }],
+      });
+    }
+    const retry = anOrder(shop, 'w-9', { id: inserted[0].id, linkHash: null });
+    const taken = anOrder(shop, 'w-0', { linkHash: null });
+    expect(await insert.insert(ds.manager, retry, {}, randomUUID(), also(retry, 'pay_retry'))).toBeUndefined();
+    expect(await insert.insert(ds.manager, taken, {}, randomUUID(), also(taken, 'pay_taken'))).toBeUndefined();
+    expect(await written(taken.id)).toEqual({ dispatches: [], events: [] });
+    const strays = await ds.query(
+      `SELECT payment_id FROM orders.provider_dispatches WHERE payment_id IN ('pay_retry', 'pay_taken')`,
+    );
+    expect(strays).toEqual([]);
+    // An order that waits for its payer: its event and no attempt.
+    const hosted = anOrder(shop, 'w-hosted');
+    const { attempt: _none, ...eventOnly } = also(hosted, 'unused');
+    expect(await insert.insert(ds.manager, hosted, {}, randomUUID(), { ...eventOnly, attempt: null })).toEqual(
+      expect.any(String),
+    );
+    expect(await written(hosted.id)).toEqual({
+      dispatches: [],
+      events: [{ topic: 'orders.events', key: hosted.id, type: 'order.status_changed', headers: { 'x-test': '1' } }],
+    });
   });
 });

@@ -34,7 +34,7 @@ export class ProviderDispatchRepository {
    * NOTIFY is delivered at commit. Returns our payment id of the attempt.
    */
   async enqueue(m: EntityManager, order: OrderEntity, now: Date): Promise<string> {
-    const paymentId = `pay_${randomUUID()}`;
+    const paymentId = newPaymentId();
     await this.queue.enqueue(
       m,
       {
@@ -49,4 +49,14 @@ export class ProviderDispatchRepository {
     );
     return paymentId;
   }
+
+  /** An attempt was queued by a statement of the caller's own (the one-statement create): wake the dispatcher once committed. */
+  wake(m: EntityManager): void {
+    this.queue.work.wake(m);
+  }
+}
+
+/** Our id of a new payment attempt: what the provider sees as the payment id. */
+export function newPaymentId(): string {
+  return `pay_${randomUUID()}`;
 }
