@@ -451,8 +451,16 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         await reader.stop();
       }
       await untilAccepted(receiver, payoutId, 1);
-      const list = await ops('GET', `/callbacks?objectId=${payoutId}`);
-      expect(list.body.items.map((d: any) => [d.eventId, d.status])).toEqual([[event.eventId, 'delivered']]);
+      // The merchant's 2xx is recorded right after the exchange: wait for the record, not only the merchant.
+      const items = await eventually(
+        async () => {
+          const list = await ops('GET', `/callbacks?objectId=${payoutId}`);
+          return list.body.items.every((d: any) => d.status !== 'pending') ? list.body.items : undefined;
+        },
+        15000,
+        'the delivery recorded',
+      );
+      expect(items.map((d: any) => [d.eventId, d.status])).toEqual([[event.eventId, 'delivered']]);
       expect(acceptedOf(receiver, payoutId)).toHaveLength(1);
     });
 

@@ -7,6 +7,8 @@ export interface OrdersConfig extends CommonConfig, ProviderConfig {
   consumerGroup: string;
   /** How often the processing-timeout sweeper looks for due orders; 0 turns it off. */
   sweepIntervalMs: number;
+  /** How long a shop's settings read from the database are used again (0: read every time); decision 238. */
+  settingsCacheMs: number;
   /** A card typed on a hosted page is a vault token here; the dispatcher opens it just before the send. */
   cardVault: CardVaultConfig;
 }
@@ -17,6 +19,7 @@ export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
     schema: env.string('ORDERS_DB_SCHEMA', 'orders'),
     consumerGroup: env.string('ORDERS_CONSUMER_GROUP', 'orders'),
     sweepIntervalMs: env.int('ORDERS_SWEEP_INTERVAL_MS', 60_000, { min: 0 }),
+    settingsCacheMs: env.int('ORDERS_SHOP_SETTINGS_CACHE_MS', 1000, { min: 0, max: 60_000 }),
     ...readProviderConfig(env),
     cardVault: readCardVaultConfig(env),
   };

@@ -28,5 +28,7 @@ export class ShopSettingsConsumer {
       await this.orders.reapplyProcessingTimeouts(m, snapshot.shopId, snapshot.processingTimeout);
       this.logger.log(`shop ${snapshot.shopId} settings v${snapshot.version} applied`);
     });
+    // Once more after commit: a read between the store and the commit saw the snapshot it replaces.
+    this.settings.forget(snapshot.shopId);
   }
 }

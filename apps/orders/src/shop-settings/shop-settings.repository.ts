@@ -25,27 +25,63 @@ function fromSnapshot(s: ShopSettingsSnapshot): OrderShopSettings {
   };
 }
 
-/** The orders service's copy of each shop's settings, fed by `shops.settings`. */
+/** The most shops whose settings one instance keeps in memory; the oldest go first. */
+const CACHED_SHOPS = 10_000;
+
+/**
+ * The orders service's copy of each shop's settings, fed by `shops.settings`. Every order reads
+ * them (create, the provider's answer, each callback): a read is kept in memory for
+ * `settingsCacheMs` (decision 238) and dropped at once when this instance stores a newer snapshot.
+ * Settings reach orders through Kafka, so they already apply some time after an operator saved
+ * them; the cache adds at most `settingsCacheMs` to that, for another instance's consumer's write.
+ */
 @Injectable()
 export class ShopSettingsRepository {
+  private readonly cache = new Map<string, { readAt: number; settings: OrderShopSettings }>();
+  /** Bumped by every store: a read that began before it does not fill the cache with what it replaced. */
+  private generation = 0;
+
   constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
 
   async forShop(m: EntityManager, shopId: string): Promise<OrderShopSettings> {
-    const rows: { settings: ShopSettingsSnapshot }[] = await m.query(
-      `SELECT settings FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
-      [shopId],
-    );
-    return rows.length === 0 ? DEFAULT_SHOP_SETTINGS : fromSnapshot(rows[0].settings);
+    return (await this.forShops(m, [shopId])).get(shopId)!;
   }
 
-  /** The settings of many shops in one query; a shop without settings gets the defaults. */
+  /** The settings of many shops in one query (none when all are in memory); a shop without settings gets the defaults. */
   async forShops(m: EntityManager, shopIds: string[]): Promise<Map<string, OrderShopSettings>> {
+    const now = Date.now();
+    const result = new Map<string, OrderShopSettings>();
+    const missing: string[] = [];
+    for (const id of shopIds) {
+      const hit = this.cache.get(id);
+      if (hit && now - hit.readAt < this.config.settingsCacheMs) result.set(id, hit.settings);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return result;
+    const generation = this.generation;
     const rows: { shop_id: string; settings: ShopSettingsSnapshot }[] = await m.query(
       `SELECT shop_id, settings FROM "${this.config.schema}".shop_settings WHERE shop_id = ANY($1::uuid[])`,
-      [shopIds],
+      [missing],
     );
     const found = new Map(rows.map((r) => [r.shop_id, fromSnapshot(r.settings)]));
-    return new Map(shopIds.map((id) => [id, found.get(id) ?? DEFAULT_SHOP_SETTINGS]));
+    for (const id of missing) {
+      const settings = found.get(id) ?? DEFAULT_SHOP_SETTINGS;
+      result.set(id, settings);
+      if (this.config.settingsCacheMs > 0 && generation === this.generation) this.keep(id, settings, now);
+    }
+    return result;
+  }
+
+  private keep(shopId: string, settings: OrderShopSettings, readAt: number): void {
+    this.cache.delete(shopId);
+    if (this.cache.size >= CACHED_SHOPS) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(shopId, { readAt, settings });
+  }
+
+  /** Forgets a shop's settings in memory: a newer snapshot is being stored, or has been. */
+  forget(shopId: string): void {
+    this.generation++;
+    this.cache.delete(shopId);
   }
 
   /** The shop's name as payers see it on hosted pages; undefined until its settings arrived. */
@@ -59,6 +95,7 @@ export class ShopSettingsRepository {
 
   /** Stores a snapshot unless a newer one is already there; true when stored. */
   async upsert(m: EntityManager, snapshot: ShopSettingsSnapshot): Promise<boolean> {
+    this.forget(snapshot.shopId);
     const rows: unknown[] = await m.query(
       `INSERT INTO "${this.config.schema}".shop_settings (shop_id, version, settings, updated_at) VALUES ($1, $2, $3::jsonb, now())
        ON CONFLICT (shop_id) DO UPDATE SET version = EXCLUDED.version, settings = EXCLUDED.settings, updated_at = now()
