@@ -182,31 +182,55 @@ export class DeliveryRepository {
     this.work.wake(m);
   }
 
-  /**
-   * Records one delivery per event, in the consumer's inbox transaction; the worker is woken at
-   * commit. Its feed position comes from the shop's `feed_heads` row, whose lock is held until
-   * commit: positions of a shop become visible in increasing order, so a feed reader never
-   * passes a position that is still to appear (decision 101). It becomes its object's head when
-   * the object has none pending or it comes before the head (a lower sequence); the head's
-   * version is bumped either way, so an outcome recorded meanwhile does not move it blindly.
-   */
+  /** Records one delivery, in the caller's transaction: `insertMany` of one. */
   async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
-    const id = randomUUID();
+    const [id] = await this.insertMany(m, [d], now);
+    return id;
+  }
+
+  /**
+   * Records one delivery per event, in the consumer's inbox transaction and in one statement;
+   * the worker is woken at commit. The events must be distinct, in the order they were
+   * consumed. Each shop's feed head (`feed_heads.last_position`) is bumped once by its count
+   * of new deliveries, which take the positions below it in that order; the head rows' locks
+   * are taken in shop order and held until commit, so positions of a shop become visible in
+   * increasing order and a feed reader never passes a position still to appear (decision 101),
+   * and two batches sharing shops wait for each other rather than deadlock. Each object's
+   * earliest new delivery (lowest sequence, then position) becomes its head when the object has
+   * none pending or it comes before the head; the head's version is bumped either way, so an
+   * outcome recorded meanwhile does not move it blindly (see recordOutcomes). An upsert cannot
+   * touch one row twice, hence one proposed head per object (decision 233).
+   */
+  async insertMany(m: EntityManager, batch: readonly NewDelivery[], now: Date): Promise<string[]> {
+    if (batch.length === 0) return [];
+    const ids = batch.map(() => randomUUID());
     // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
     const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
     await m.query(
-      `WITH head AS (
-         INSERT INTO ${this.headsTable} (shop_id, last_position) VALUES ($6, 1)
-         ON CONFLICT (shop_id) DO UPDATE SET last_position = ${this.headsTable}.last_position + 1
-         RETURNING last_position
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::text[])
+           WITH ORDINALITY AS v(id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, n)
+       ), counts AS (
+         SELECT shop_id, count(*) AS n FROM v GROUP BY shop_id
+       ), head AS (
+         INSERT INTO ${this.headsTable} AS f (shop_id, last_position) SELECT shop_id, n FROM counts ORDER BY shop_id
+         ON CONFLICT (shop_id) DO UPDATE SET last_position = f.last_position + EXCLUDED.last_position
+         RETURNING shop_id, last_position
        ), added AS (
          INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10, $10, $10, head.last_position FROM head
+         SELECT v.id, v.event_id, v.type, v.object_type, v.object_id, v.shop_id, v.sequence, v.url_override, v.body,
+                'pending', $10, $10, $10, $10,
+                head.last_position - c.n + row_number() OVER (PARTITION BY v.shop_id ORDER BY v.n)
+           FROM v JOIN counts c ON c.shop_id = v.shop_id JOIN head ON head.shop_id = v.shop_id
+          ORDER BY v.n
          ON CONFLICT (event_id) DO NOTHING
          RETURNING id, object_type, object_id, shop_id, sequence, position, next_attempt_at
+       ), first AS (
+         SELECT DISTINCT ON (object_type, object_id) * FROM added ORDER BY object_type, object_id, sequence, position
        )
        INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
-       SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM added
+       SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM first
+        ORDER BY object_type, object_id
        ON CONFLICT (object_type, object_id) DO UPDATE
           SET version = h.version + 1,
               delivery_id = CASE WHEN ${lower} THEN EXCLUDED.delivery_id ELSE h.delivery_id END,
@@ -215,20 +239,20 @@ export class DeliveryRepository {
               position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
               due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END`,
       [
-        id,
-        d.eventId,
-        d.body.type,
-        d.body.objectType,
-        d.body.objectId,
-        d.body.shopId,
-        d.body.sequence,
-        d.urlOverride,
-        JSON.stringify(d.body),
+        ids,
+        batch.map((d) => d.eventId),
+        batch.map((d) => d.body.type),
+        batch.map((d) => d.body.objectType),
+        batch.map((d) => d.body.objectId),
+        batch.map((d) => d.body.shopId),
+        batch.map((d) => d.body.sequence),
+        batch.map((d) => d.urlOverride),
+        batch.map((d) => JSON.stringify(d.body)),
         now,
       ],
     );
     this.notify(m);
-    return id;
+    return ids;
   }
 
   /**

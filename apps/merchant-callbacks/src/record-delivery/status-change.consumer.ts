@@ -10,15 +10,24 @@ import {
   PayoutEventTypes,
   payoutStatusChanged,
 } from '@payments/contracts';
-import { Inbox } from '@payments/messaging';
+import { BATCH_HANDLER, BatchMessageFailure, Inbox } from '@payments/messaging';
 import { StatusChange, toCallbackBody } from '@payments/merchant-callbacks-domain';
 import { DeliveryRepository } from '../deliver/delivery.repository';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_INBOX } from '../tokens';
 
+/** A consumed status change, as the delivery it becomes. */
+interface Change {
+  message: Envelope;
+  change: StatusChange;
+  urlOverride: string | null;
+}
+
 /**
- * Consuming only records a delivery (inbox + insert, one short transaction): the HTTP call to the
- * merchant happens later in the delivery worker, so a slow or dead merchant never holds up the
- * partition, and the offset is committed only once the delivery is durable.
+ * Consuming only records deliveries: the HTTP call to the merchant happens later in the delivery
+ * worker, so a slow or dead merchant never holds up the partition, and the offset is committed
+ * only once the deliveries are durable. Each of the three topics carries one type, so a handler
+ * gets a partition batch's messages in offset order (decision 210) and records them in one
+ * transaction: the inbox ids in one statement, the deliveries in another (decision 233).
  */
 @Controller()
 export class StatusChangeConsumer {
@@ -30,79 +39,128 @@ export class StatusChangeConsumer {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  @EventPattern(OrderEventTypes.statusChanged)
-  order(@Payload() message: Envelope): Promise<void> {
-    const p = parsePayload(orderStatusChanged, message.payload, message.type);
+  @EventPattern(OrderEventTypes.statusChanged, BATCH_HANDLER)
+  order(@Payload() messages: Envelope[]): Promise<void> {
     return this.record(
-      message,
-      {
-        type: 'order.status_changed',
-        objectId: p.orderId,
-        shopId: p.shopId,
-        merchantReference: p.merchantOrderId,
-        sequence: p.sequence,
-        status: p.status,
-        previousStatus: p.previousStatus,
-        statusCode: p.statusCode,
-        statusDescription: p.statusDescription,
-        cost: p.cost,
-        ...(p.instructions ? { instructions: p.instructions } : {}),
-      },
-      p.callbackUrl,
+      messages.map((message) =>
+        parse(message, () => {
+          const p = parsePayload(orderStatusChanged, message.payload, message.type);
+          return {
+            change: {
+              type: 'order.status_changed',
+              objectId: p.orderId,
+              shopId: p.shopId,
+              merchantReference: p.merchantOrderId,
+              sequence: p.sequence,
+              status: p.status,
+              previousStatus: p.previousStatus,
+              statusCode: p.statusCode,
+              statusDescription: p.statusDescription,
+              cost: p.cost,
+              ...(p.instructions ? { instructions: p.instructions } : {}),
+            },
+            urlOverride: p.callbackUrl ?? null,
+          };
+        }),
+      ),
     );
   }
 
-  @EventPattern(PayoutEventTypes.statusChanged)
-  payout(@Payload() message: Envelope): Promise<void> {
-    const p = parsePayload(payoutStatusChanged, message.payload, message.type);
+  @EventPattern(PayoutEventTypes.statusChanged, BATCH_HANDLER)
+  payout(@Payload() messages: Envelope[]): Promise<void> {
     return this.record(
-      message,
-      {
-        type: 'payout.status_changed',
-        objectId: p.payoutId,
-        shopId: p.shopId,
-        merchantReference: p.merchantPayoutId,
-        sequence: p.sequence,
-        status: p.status,
-        previousStatus: p.previousStatus,
-        statusCode: p.statusCode,
-        statusDescription: p.statusDescription,
-        cost: p.cost,
-      },
-      p.callbackUrl,
+      messages.map((message) =>
+        parse(message, () => {
+          const p = parsePayload(payoutStatusChanged, message.payload, message.type);
+          return {
+            change: {
+              type: 'payout.status_changed',
+              objectId: p.payoutId,
+              shopId: p.shopId,
+              merchantReference: p.merchantPayoutId,
+              sequence: p.sequence,
+              status: p.status,
+              previousStatus: p.previousStatus,
+              statusCode: p.statusCode,
+              statusDescription: p.statusDescription,
+              cost: p.cost,
+            },
+            urlOverride: p.callbackUrl ?? null,
+          };
+        }),
+      ),
     );
   }
 
-  @EventPattern(P2pEventTypes.statusChanged)
-  p2p(@Payload() message: Envelope): Promise<void> {
-    const p = parsePayload(p2pStatusChanged, message.payload, message.type);
+  @EventPattern(P2pEventTypes.statusChanged, BATCH_HANDLER)
+  p2p(@Payload() messages: Envelope[]): Promise<void> {
     return this.record(
-      message,
-      {
-        type: 'p2p.status_changed',
-        objectId: p.p2pId,
-        shopId: p.shopId,
-        merchantReference: p.merchantP2pId,
-        sequence: p.sequence,
-        status: p.status,
-        previousStatus: p.previousStatus,
-        statusCode: p.statusCode,
-        statusDescription: p.statusDescription,
-        cost: p.cost,
-      },
-      p.callbackUrl,
+      messages.map((message) =>
+        parse(message, () => {
+          const p = parsePayload(p2pStatusChanged, message.payload, message.type);
+          return {
+            change: {
+              type: 'p2p.status_changed',
+              objectId: p.p2pId,
+              shopId: p.shopId,
+              merchantReference: p.merchantP2pId,
+              sequence: p.sequence,
+              status: p.status,
+              previousStatus: p.previousStatus,
+              statusCode: p.statusCode,
+              statusDescription: p.statusDescription,
+              cost: p.cost,
+            },
+            urlOverride: p.callbackUrl ?? null,
+          };
+        }),
+      ),
     );
   }
 
-  private async record(message: Envelope, change: StatusChange, urlOverride: string | undefined): Promise<void> {
-    const body = toCallbackBody(message.eventId, message.occurredAt, change);
-    const outcome = await this.inbox.process(message, (m) =>
-      this.deliveries.insert(m, { eventId: message.eventId, body, urlOverride: urlOverride ?? null }, this.clock.now()),
+  /**
+   * A batch's changes in one inbox transaction. A duplicate (already recorded, or repeated within
+   * the batch) is left out; the rest keep their offset order, which is each object's sequence
+   * order as published.
+   */
+  private async record(changes: Change[]): Promise<void> {
+    if (changes.length === 0) return;
+    const now = this.clock.now();
+    const { result: queued } = await this.inbox.processBatch(
+      changes.map((c) => c.message),
+      async (m, fresh) => {
+        const seen = new Set<string>();
+        const todo = changes.filter(({ message }) => {
+          const id = message.eventId.toLowerCase();
+          if (!fresh.has(id) || seen.has(id)) return false;
+          seen.add(id);
+          return true;
+        });
+        if (todo.length === 0) return [];
+        const ids = await this.deliveries.insertMany(
+          m,
+          todo.map(({ message, change, urlOverride }) => ({
+            eventId: message.eventId,
+            body: toCallbackBody(message.eventId, message.occurredAt, change),
+            urlOverride,
+          })),
+          now,
+        );
+        return todo.map((c, i) => ({ ...c, id: ids[i] }));
+      },
     );
-    if (outcome.kind === 'processed') {
+    for (const { change, id } of queued)
       this.logger.log(
-        `${change.type} ${change.objectId} #${change.sequence} (${change.status}) queued for shop ${change.shopId} as delivery ${outcome.result}`,
+        `${change.type} ${change.objectId} #${change.sequence} (${change.status}) queued for shop ${change.shopId} as delivery ${id}`,
       );
-    }
+  }
+}
+
+/** A message's change; one that breaks its contract is named, so it alone is dead-lettered. */
+function parse(message: Envelope, read: () => Omit<Change, 'message'>): Change {
+  try {
+    return { message, ...read() };
+  } catch (err) {
+    throw new BatchMessageFailure(message.eventId, err);
   }
 }
