@@ -67,7 +67,12 @@ export class Outbox {
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
 
-  /** Rows were written by a statement of the caller's own (see `add`): wake the relay once they are committed. */
+  /** `outboxCte` in this outbox's schema. */
+  cte(name: string, guard: string, items: readonly OutboxItem[], from: number): { sql: string; params: unknown[] } {
+    return outboxCte(this.schema, name, guard, items, from);
+  }
+
+  /** Rows were written by a statement of the caller's own (see `cte`): wake the relay once they are committed. */
   wake(manager: EntityManager): void {
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
@@ -84,4 +89,37 @@ export async function outboxBacklog(
        FROM "${schema}".outbox WHERE published_at IS NULL`,
   );
   return { messages: row.messages, oldestAgeSeconds: Math.max(0, row.age ?? 0) };
+}
+
+/**
+ * `items` as a data-modifying CTE `name` for a statement of the caller's own, written only when
+ * the CTE `guard` returned a row (`FROM guard`; a data-modifying CTE always runs, so a guard that
+ * returned nothing writes nothing). Its parameters are numbered from `$from`; the text depends
+ * only on how many items there are. The caller runs the statement, then wakes the relay
+ * (`Outbox.wake`).
+ */
+export function outboxCte(
+  schema: string,
+  name: string,
+  guard: string,
+  items: readonly OutboxItem[],
+  from: number,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const rows = items.map((item) => {
+    const at = from + params.length;
+    params.push(
+      item.topic,
+      item.key,
+      item.envelope.eventId,
+      JSON.stringify(item.envelope),
+      JSON.stringify(item.headers ?? {}),
+    );
+    return `($${at}::text, $${at + 1}::text, $${at + 2}::uuid, $${at + 3}::jsonb, $${at + 4}::jsonb)`;
+  });
+  return {
+    sql: `${name} AS (INSERT INTO "${schema}".outbox (topic, key, event_id, envelope, headers)
+          SELECT v.* FROM ${guard}, (VALUES ${rows.join(', ')}) AS v)`,
+    params,
+  };
 }

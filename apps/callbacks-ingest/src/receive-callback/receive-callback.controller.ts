@@ -46,8 +46,8 @@ export class ReceiveCallbackController {
 
   /**
    * Verify over the raw body, store, answer 200 only once it is durable. The raw callback and its
-   * normalized event leave through the outbox in the same transaction; a repeated callback is
-   * answered 200 again and changes nothing.
+   * normalized event leave through the outbox, written by the statement that stores it; a repeated
+   * callback is answered 200 again and changes nothing.
    */
   @Post(':providerCode')
   @HttpCode(200)
@@ -93,21 +93,15 @@ export class ReceiveCallbackController {
     const event = { ...normalized.event, receivedAt: now.toISOString() };
     const eventId = callbackEventId(providerCode, event.providerEventId);
 
-    const stored = await this.dataSource.transaction(async (m) => {
-      // Any conflict is this same callback: the id derives from (provider, provider event id), so
-      // copies racing each other meet on the primary key or on that pair; both answer "again".
-      const rows: unknown[] = await m.query(
-        `INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`,
-        [eventId, providerCode, event.providerEventId, event.reference, rawBody, check.timestamp],
-      );
-      if (rows.length === 0) return false;
-      const received = envelope({
-        type: ProviderCallbackTypes.received,
-        occurredAt: now,
-        payload: { callbackId: eventId, providerCode, receivedAt: event.receivedAt, rawBody },
-      });
-      await this.outbox.add(m, [
+    const received = envelope({
+      type: ProviderCallbackTypes.received,
+      occurredAt: now,
+      payload: { callbackId: eventId, providerCode, receivedAt: event.receivedAt, rawBody },
+    });
+    const events = this.outbox.cte(
+      'e',
+      'cb',
+      [
         { topic: Topics.providerCallbacksReceived, key: event.reference, envelope: received },
         {
           topic: Topics.providerEvents,
@@ -120,9 +114,22 @@ export class ReceiveCallbackController {
             causedBy: received,
           }),
         },
-      ]);
-      return true;
-    });
+      ],
+      7,
+    );
+    // One statement, committed alone (decision 239): the callback and its two outbox rows, or —
+    // on any conflict, which is this same callback (the id derives from the provider and its
+    // event id, so racing copies meet on the primary key or on that pair) — nothing.
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH cb AS (
+         INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
+       ), ${events.sql}
+       SELECT id FROM cb`,
+      [eventId, providerCode, event.providerEventId, event.reference, rawBody, check.timestamp, ...events.params],
+    );
+    const stored = rows.length > 0;
+    if (stored) this.outbox.wake(this.dataSource.manager);
     counted(stored ? 'accepted' : 'duplicate');
     if (!stored) this.logger.log(`${providerCode} callback ${event.providerEventId} received again; already stored`);
     return { received: true, duplicate: !stored };

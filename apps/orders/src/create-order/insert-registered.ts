@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import type { OutboxItem } from '@payments/messaging';
+import { type OutboxItem, outboxCte } from '@payments/messaging';
 import { PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 
@@ -150,12 +150,8 @@ export class RegisteredOrderInsert {
           SELECT ${p()}::text, o.id, ${p()}::text, ${p()}::numeric, ${p()}::text, ${p()}::text, 'pending', 0, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz FROM o)`);
     }
     if (events > 0) {
-      const rows = Array.from(
-        { length: events },
-        () => `(${p()}::text, ${p()}::text, ${p()}::uuid, ${p()}::jsonb, ${p()}::jsonb)`,
-      );
-      parts.push(`e AS (INSERT INTO ${s}.outbox (topic, key, event_id, envelope, headers)
-          SELECT v.* FROM o, (VALUES ${rows.join(', ')}) AS v)`);
+      const placeholder = { topic: '', key: '', envelope: { eventId: '' } } as OutboxItem;
+      parts.push(outboxCte(this.schema, 'e', 'o', Array(events).fill(placeholder), next).sql);
     }
     return `${parts.join(',\n      ')}\n      SELECT customer_id FROM o`;
   }
@@ -188,8 +184,7 @@ export class RegisteredOrderInsert {
           attempt.currency,
           attempt.tokenStandard,
         );
-      for (const e of events)
-        params.push(e.topic, e.key, e.envelope.eventId, JSON.stringify(e.envelope), JSON.stringify(e.headers ?? {}));
+      if (events.length > 0) params.push(...outboxCte(this.schema, 'e', 'o', events, params.length + 1).params);
     }
     const rows: { customer_id: string }[] = await m.query(this.text(identity, attempt !== null, events.length), params);
     if (rows.length === 0) return undefined;
