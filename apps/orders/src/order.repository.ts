@@ -55,14 +55,6 @@ export class OrderRepository {
     return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** What the hosted page gave for the payment: the card's vault token, or an app payment. */
-  async hostedPaymentOf(m: EntityManager, id: string): Promise<{ cardToken: string | null; app: boolean }> {
-    const row = await m
-      .getRepository(OrderEntity)
-      .findOne({ where: { id }, select: { id: true, cardToken: true, instructions: true } });
-    return { cardToken: row?.cardToken ?? null, app: !!row?.instructions };
-  }
-
   /** Records the hosted link's one payment on the locked order. */
   async markLinkUsed(m: EntityManager, order: OrderEntity): Promise<void> {
     await m.getRepository(OrderEntity).update(

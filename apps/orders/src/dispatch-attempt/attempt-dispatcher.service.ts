@@ -110,7 +110,9 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
       return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
     }
     // A card typed on the hosted page: opened from the vault for this one request (section 10).
-    const { cardToken, app } = await this.orders.hostedPaymentOf(this.dataSource.manager, row.referenceId);
+    // Both were read with the claim (ProviderDispatchRepository's aggregateColumns).
+    const cardToken = (row.aggregate.cardToken as string | null | undefined) ?? null;
+    const app = row.aggregate.app === true;
     let cardNumber: string | undefined;
     if (cardToken) {
       try {

@@ -26,6 +26,8 @@ export class ProviderDispatchRepository {
       idColumn: 'payment_id',
       referenceColumn: 'order_id',
       aggregateTable: 'orders',
+      // What a send needs of its order (AttemptDispatcher.send), read with the claim.
+      aggregateColumns: { cardToken: 'a.card_token', app: 'a.instructions IS NOT NULL' },
     });
   }
 
