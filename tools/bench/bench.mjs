@@ -9,6 +9,7 @@
 //   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
 //   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings
+//   BENCH_QUERY_LOG=1      every service's statements (text, no parameters) in .run/bench/queries/<service>.sql
 //   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
 //                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
 //                          BENCH_SOAK_SAMPLE_SECONDS=30 s; 0 skips it
@@ -70,6 +71,8 @@ const BUILD = !process.argv.includes('--no-build');
 const SANDBOX_SECRET = 'bench-sandbox-secret';
 /** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
+/** BENCH_QUERY_LOG=1: the query counter also logs every statement's text (tools/bench/query-counter.cjs). */
+const QUERY_LOG = process.env.BENCH_QUERY_LOG === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
 const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
@@ -209,7 +212,12 @@ async function main() {
     for (const [name] of SERVICES) {
       const child = startService(
         name,
-        { ...env, ...extraEnv, BENCH_QUERY_COUNTER_SOCKET: queryCounterSocket(queryDir, name) },
+        {
+          ...env,
+          ...extraEnv,
+          BENCH_QUERY_COUNTER_SOCKET: queryCounterSocket(queryDir, name),
+          ...(QUERY_LOG ? { BENCH_QUERY_LOG: path.join(queryDir, `${name}.sql`) } : {}),
+        },
         {
           logFile: path.join(logDir, `${name}.log`),
           nodeArgs: [
