@@ -8,7 +8,10 @@
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
 //   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
-//   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings
+//   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings (=postgres: only pgbench's)
+//   BENCH_CEILING_SHOPS=n  pgbench's clients share n shops (default: one shop per client; 1 is the
+//                          bench's own single-shop queue, see tools/bench/order-path.sql)
+//   BENCH_QUERY_LOG=1      every service's statements (text, no parameters) in .run/bench/queries/<service>.sql
 //   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
 //                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
 //                          BENCH_SOAK_SAMPLE_SECONDS=30 s; 0 skips it
@@ -20,7 +23,7 @@
 // created — services, a broker or PostgreSQL it started, its database, topics and consumer groups
 // — also on ^C or SIGTERM (a second one kills at once); a watchdog stops its processes should the
 // bench itself be killed. Leftovers of crashed runs older than an hour go at the next start.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -64,12 +67,17 @@ const LEVELS = (process.env.BENCH_LEVELS ?? (SMOKE ? '4' : '8,32,64'))
   .filter((n) => n > 0);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 10));
 const CEILINGS = process.env.BENCH_CEILINGS !== '0' && !SMOKE;
+/** BENCH_CEILINGS=postgres: the pgbench ceiling without Kafka's (which needs its tools jars from Maven). */
+const KAFKA_CEILING = process.env.BENCH_CEILINGS !== 'postgres';
+const CEILING_SHOPS = process.env.BENCH_CEILING_SHOPS ? Number(process.env.BENCH_CEILING_SHOPS) : undefined;
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0' && !SMOKE;
 /** --no-build: the caller compiled dist/ already. */
 const BUILD = !process.argv.includes('--no-build');
 const SANDBOX_SECRET = 'bench-sandbox-secret';
 /** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
+/** BENCH_QUERY_LOG=1: the query counter also logs every statement's text (tools/bench/query-counter.cjs). */
+const QUERY_LOG = process.env.BENCH_QUERY_LOG === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
 const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
@@ -209,7 +217,12 @@ async function main() {
     for (const [name] of SERVICES) {
       const child = startService(
         name,
-        { ...env, ...extraEnv, BENCH_QUERY_COUNTER_SOCKET: queryCounterSocket(queryDir, name) },
+        {
+          ...env,
+          ...extraEnv,
+          BENCH_QUERY_COUNTER_SOCKET: queryCounterSocket(queryDir, name),
+          ...(QUERY_LOG ? { BENCH_QUERY_LOG: path.join(queryDir, `${name}.sql`) } : {}),
+        },
         {
           logFile: path.join(logDir, `${name}.log`),
           nodeArgs: [
@@ -444,23 +457,25 @@ async function main() {
       log(
         `ceilings at concurrency ${best.concurrency}: pgbench with the same statements per order, then Kafka's producer…`,
       );
-      const vars = { shop: shop.id, keyhash: createHash('sha256').update(shop.apiKey).digest('hex') };
       pg = await postgresCeiling({
         databaseUrl: dbUrl,
         concurrency: best.concurrency,
         seconds: SECONDS,
-        vars,
+        shop: shop.id,
+        shops: CEILING_SHOPS ?? best.concurrency,
         log,
         run,
       }).catch((err) => ({ error: err.message }));
       stillRunning();
-      kafka = await kafkaCeiling({
-        brokers: infra.env.KAFKA_BROKERS,
-        topic: `${prefix}bench.ceiling`,
-        messagesPerOrder,
-        log,
-        run,
-      }).catch((err) => ({ error: err.message }));
+      if (KAFKA_CEILING)
+        kafka = await kafkaCeiling({
+          brokers: infra.env.KAFKA_BROKERS,
+          topic: `${prefix}bench.ceiling`,
+          messagesPerOrder,
+          log,
+          run,
+        }).catch((err) => ({ error: err.message }));
+      else kafka = { error: 'BENCH_CEILINGS=postgres' };
     }
 
     const report = renderReport({ rows, memory, pg, kafka, best, metricsCost, soak });
@@ -549,7 +564,7 @@ function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak }) {
   lines.push('');
   const pgLine = pg.error
     ? `PostgreSQL ceiling: not measured (${pg.error})`
-    : `PostgreSQL ceiling (pgbench, the same statements and transactions per order, concurrency ${best.concurrency}): ${fmt(pg.ordersPerSecond)} orders/s; ours ${fmt(best.orders.perSecond)} = ${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)}% of it.`;
+    : `PostgreSQL ceiling (pgbench, the same statements and transactions per order's life, concurrency ${best.concurrency}, ${pg.shops === best.concurrency ? 'a shop per client' : `${pg.shops} shop${pg.shops === 1 ? '' : 's'}`}): ${fmt(pg.ordersPerSecond)} orders/s; ours ${fmt(best.orders.perSecond)} = ${fmt((100 * best.orders.perSecond) / pg.ordersPerSecond)}% of it.`;
   const kafkaLine = kafka.error
     ? `Kafka ceiling: not measured (${kafka.error})`
     : `Kafka ceiling (ProducerPerformance, ${kafka.recordSize}-byte records, acks=all, idempotent): ${fmt(kafka.recordsPerSecond)} records/s; our ${fmt(best.orders.perSecond)} orders/s produce about ${fmt(best.orders.perSecond * kafka.messagesPerOrder)} messages/s (${kafka.messagesPerOrder} per order) = ${fmt((100 * best.orders.perSecond * kafka.messagesPerOrder) / kafka.recordsPerSecond)}% of it.`;

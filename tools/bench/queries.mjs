@@ -13,7 +13,10 @@ export const queryCounterSocket = (dir, name) => path.join(dir, `${name}.sock`);
 /** A directory for the sockets, without those of an earlier run. */
 export function resetQueryCounters(dir, names) {
   mkdirSync(dir, { recursive: true });
-  for (const name of names) rmSync(queryCounterSocket(dir, name), { force: true });
+  for (const name of names) {
+    rmSync(queryCounterSocket(dir, name), { force: true });
+    rmSync(path.join(dir, `${name}.sql`), { force: true });
+  }
 }
 
 /** @returns {Promise<{ pid: number, statements: number, transactions: number } | undefined>} */

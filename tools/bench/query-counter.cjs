@@ -6,6 +6,9 @@
 // It answers its totals so far, as one line of JSON, to whoever connects to the Unix socket
 // $BENCH_QUERY_COUNTER_SOCKET (no signal: NestJS's shutdown hooks take SIGUSR2, SIGHUP…). Totals
 // only: the bench subtracts two answers to get a phase's figures.
+// With $BENCH_QUERY_LOG set (a file), it also appends every statement's text to that file, one line
+// each, with the connection and whether it ran inside an explicit transaction — the text only,
+// never the parameters (they may hold a shop's secrets), to see what a service really sends.
 'use strict';
 const fs = require('node:fs');
 const net = require('node:net');
@@ -13,6 +16,11 @@ const net = require('node:net');
 const socket = process.env.BENCH_QUERY_COUNTER_SOCKET;
 const counts = { statements: 0, explicit: 0, implicit: 0 };
 const IN_TX = Symbol('bench.inTransaction');
+const CLIENT_NO = Symbol('bench.clientNumber');
+let clients = 0;
+const logFile = process.env.BENCH_QUERY_LOG;
+/** Buffered: a service stopped with SIGTERM may lose its last lines, which a look at shapes can spare. */
+const logStream = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
 
 function textOf(config) {
   if (typeof config === 'string') return config;
@@ -22,7 +30,8 @@ function textOf(config) {
 
 function count(client, config) {
   counts.statements += 1;
-  const head = /^\s*(\w+)(?:\s+(\w+))?/.exec(textOf(config));
+  const text = textOf(config);
+  const head = /^\s*(\w+)(?:\s+(\w+))?/.exec(text);
   const verb = head ? head[1].toUpperCase() : '';
   if (verb === 'BEGIN' || (verb === 'START' && head[2] && head[2].toUpperCase() === 'TRANSACTION')) {
     if (!client[IN_TX]) counts.explicit += 1;
@@ -32,6 +41,15 @@ function count(client, config) {
     if (!(verb === 'ROLLBACK' && head[2] && head[2].toUpperCase() === 'TO')) client[IN_TX] = false;
   } else if (!client[IN_TX]) {
     counts.implicit += 1;
+  }
+  // Several statements in one query (the outbox relay's mark and COMMIT, decision 205) end the
+  // transaction they close: otherwise the relay's next `BEGIN; …` would not count as a new one.
+  if (client[IN_TX] && /;\s*(COMMIT|END|ROLLBACK|ABORT)\s*;?\s*$/i.test(text)) client[IN_TX] = false;
+  if (logStream) {
+    if (client[CLIENT_NO] === undefined) client[CLIENT_NO] = ++clients;
+    const where =
+      client[IN_TX] || verb === 'COMMIT' || verb === 'ROLLBACK' || /;\s*COMMIT\s*;?\s*$/i.test(text) ? 'tx' : '--';
+    logStream.write(`${client[CLIENT_NO]}\t${where}\t${text.replace(/\s+/g, ' ').trim()}\n`);
   }
 }
 
