@@ -16,19 +16,28 @@ export interface RefundRow {
  * function rather than a method: the one transition writer (orders-outbox `applyTransition`) is one.
  */
 export async function writeTransitionedOrder(m: EntityManager, order: OrderEntity): Promise<void> {
-  await m.getRepository(OrderEntity).update(
-    { id: order.id },
-    {
-      status: order.status,
-      statusCode: order.statusCode,
-      needActionReason: order.needActionReason,
-      needAction: order.needAction,
-      reportedAmount: order.reportedAmount,
-      amount: order.amount,
-      sequence: order.sequence,
-      updatedAt: order.updatedAt,
-    },
+  // The statement TypeORM's update() sent, written once: it runs for every transition.
+  await m.query(
+    `UPDATE ${tableOf(m, OrderEntity)} SET status = $1, status_code = $2, need_action_reason = $3, need_action = $4,
+       reported_amount = $5, amount = $6, sequence = $7, updated_at = $8 WHERE id = $9`,
+    [
+      order.status,
+      order.statusCode,
+      order.needActionReason,
+      order.needAction === null || order.needAction === undefined ? null : JSON.stringify(order.needAction),
+      order.reportedAmount,
+      order.amount,
+      order.sequence,
+      order.updatedAt,
+      order.id,
+    ],
   );
+}
+
+/** An entity's table, quoted, as TypeORM's metadata names it (its schema set by the data source). */
+function tableOf(m: EntityManager, entity: typeof OrderEntity | typeof PaymentAttemptEntity): string {
+  const meta = m.connection.getMetadata(entity);
+  return meta.schema ? `"${meta.schema}"."${meta.tableName}"` : `"${meta.tableName}"`;
 }
 
 /** The orders row's columns and the entity's properties, for raw reads (TypeORM's metadata, read once). */
@@ -50,9 +59,17 @@ const iso = (d: Date) => d.toISOString();
 export class OrderRepository {
   constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
 
-  /** Locks the order row for the rest of the transaction: one change at a time per order. */
-  findForUpdate(m: EntityManager, id: string): Promise<OrderEntity | null> {
-    return m.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  /**
+   * Locks the order row for the rest of the transaction: one change at a time per order. Raw SQL
+   * with the entity's columns read once (it runs for every send and every operator action; TypeORM
+   * built the same statement anew each time).
+   */
+  async findForUpdate(m: EntityManager, id: string): Promise<OrderEntity | null> {
+    const rows: Record<string, unknown>[] = await m.query(
+      `SELECT * FROM "${this.config.schema}".orders WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return rows.length === 0 ? null : orderFromRow(m, rows[0]);
   }
 
   /** Records the hosted link's one payment on the locked order. */
@@ -218,15 +235,22 @@ export class OrderRepository {
 
   /** Records a new attempt unless one with its id exists (which is kept as it is); true when inserted. */
   async insertAttemptIfAbsent(m: EntityManager, attempt: PaymentAttemptEntity): Promise<boolean> {
-    const result = await m
-      .createQueryBuilder()
-      .insert()
-      .into(PaymentAttemptEntity)
-      .values(attempt as QueryDeepPartialEntity<PaymentAttemptEntity>)
-      .orIgnore()
-      .returning(['paymentId'])
-      .execute();
-    return result.raw.length === 1;
+    const rows: unknown[] = await m.query(
+      `INSERT INTO ${tableOf(m, PaymentAttemptEntity)} (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING payment_id`,
+      [
+        attempt.orderId,
+        attempt.paymentId,
+        attempt.provider,
+        attempt.status,
+        attempt.amount,
+        attempt.currency,
+        attempt.statusCode ?? null,
+        attempt.createdAt,
+        attempt.updatedAt,
+      ],
+    );
+    return rows.length === 1;
   }
 
   /** Writes an attempt that is known to exist (read in this transaction) without re-reading it. */
