@@ -37,6 +37,10 @@ COPY --from=build /app/dist ./dist
 COPY package.json tsconfig.dist.json ./
 # tsconfig-paths resolves the @payments/* imports to dist/libs, as tsconfig.dist.json says.
 ENV TS_NODE_PROJECT=/app/tsconfig.dist.json
+# The old generation's cap, the same as `npm start` and the bench use (tools/stack/common.mjs):
+# V8 otherwise sizes the heap from the host's memory and lets garbage pile up to ~4x the live heap
+# (docs/decisions.md 230). A Deployment that needs more sets NODE_OPTIONS itself.
+ENV NODE_OPTIONS=--max-old-space-size=256
 # uid/gid 1000 is the image's "node" user; numeric so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 # gateway, callbacks-ingest, provider-sandbox, orders, methods, payouts and p2p (health only)

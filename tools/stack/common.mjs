@@ -89,6 +89,14 @@ export async function ensureContractTopics(brokers, prefix = '') {
 }
 
 /**
+ * The V8 options every service runs with, here as in the image (the Dockerfile's
+ * `ENV NODE_OPTIONS`; tests/deploy/node-options.spec.ts keeps the two equal). Without a cap V8
+ * sizes the heap from the machine's memory, and on a large machine lets garbage grow to about
+ * four times the live heap before it collects (docs/decisions.md 230).
+ */
+export const SERVICE_NODE_OPTIONS = ['--max-old-space-size=256'];
+
+/**
  * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
  * every line) or, with `logFile`, to that file, and then also to `echo(line)` where one is given
  * (`npm start -- --logs` follows the files on the console). Returns null when the service is not built.
@@ -100,7 +108,7 @@ export function startService(name, env, { logFile, nodeArgs = [], echo } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
   // tsconfig-paths resolves the @payments/* imports to dist/libs (tsconfig.dist.json says how).
-  const child = spawn(process.execPath, [...nodeArgs, '-r', 'tsconfig-paths/register', main], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, ...nodeArgs, '-r', 'tsconfig-paths/register', main], {
     cwd: ROOT,
     env: { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') },
     stdio: ['ignore', 'pipe', 'pipe'],

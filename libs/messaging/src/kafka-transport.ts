@@ -14,7 +14,7 @@ import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
 import { isInfrastructureFault } from '@payments/platform';
-import { createKafka, producerConfig, prefixed, unprefixed } from './kafka';
+import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
 export interface KafkaTransportOptions {
   kafka: KafkaConfig;
@@ -127,17 +127,16 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const kafka = (this.kafka = createKafka(this.opts.kafka, `-${this.opts.groupId}`));
       this.producer = kafka.producer(producerConfig());
       await this.producer.connect();
-      const consumer = (this.consumer = kafka.consumer({
-        groupId: this.opts.kafka.topicPrefix + this.opts.groupId,
-        sessionTimeout: 10_000,
-        heartbeatInterval: 1_000,
-        rebalanceTimeout: 20_000,
-        maxWaitTimeInMs: 500,
-        retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
-        // Fetched batches wait in memory while handled: keep them small (defaults 1 MiB / 10 MiB).
-        maxBytesPerPartition: 256 * 1024,
-        maxBytes: 2 * 1024 * 1024,
-      }));
+      const consumer = (this.consumer = kafka.consumer(
+        consumerConfig({
+          groupId: this.opts.kafka.topicPrefix + this.opts.groupId,
+          sessionTimeout: 10_000,
+          heartbeatInterval: 1_000,
+          rebalanceTimeout: 20_000,
+          maxWaitTimeInMs: 500,
+          retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
+        }),
+      ));
       this.joined = new Promise((resolve) => {
         consumer.on(consumer.events.GROUP_JOIN, () => resolve());
       });

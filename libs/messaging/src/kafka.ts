@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import {
   Admin,
+  ConsumerConfig,
   ITopicConfig,
   Kafka,
   KafkaConfig as KafkaJsConfig,
@@ -85,6 +86,19 @@ export function producerConfig(extra: Partial<ProducerConfig> = {}): ProducerCon
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5000 },
     ...extra,
   };
+}
+
+/**
+ * What one fetch may bring: kafkajs keeps a fetched batch in memory until every message of it is
+ * handled, and its defaults (1 MiB per partition, 10 MiB per fetch) are sized for throughput, not
+ * for a service that should stay small. Our messages are a few KB; 256 KiB per partition still
+ * brings hundreds of them per fetch.
+ */
+export const CONSUMER_FETCH_LIMITS = { maxBytesPerPartition: 256 * 1024, maxBytes: 2 * 1024 * 1024 } as const;
+
+/** Every consumer of a service: the group and its own settings, with the fetch limits above. */
+export function consumerConfig(config: ConsumerConfig): ConsumerConfig {
+  return { ...config, ...CONSUMER_FETCH_LIMITS };
 }
 
 /**

@@ -4,7 +4,7 @@ import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } fr
 import { PaymentsMetrics } from '@payments/platform';
 import type { KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
-import { createKafka, createTopicsAndWait, prefixed } from './kafka';
+import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -66,12 +66,14 @@ export class KafkaRequestClient {
       createPartitioner: Partitioners.DefaultPartitioner,
     });
     await this.producer.connect();
-    const consumer = (this.consumer = this.kafka.consumer({
-      groupId: this.replyTo,
-      maxWaitTimeInMs: 500,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1000,
-    }));
+    const consumer = (this.consumer = this.kafka.consumer(
+      consumerConfig({
+        groupId: this.replyTo,
+        maxWaitTimeInMs: 500,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 1000,
+      }),
+    ));
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
     await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { parseEnvelope, topicSpecs } from '@payments/contracts';
 import { cardNumbersIn } from '@payments/methods-domain';
-import { createKafka, prefixed, unprefixed } from '@payments/messaging';
+import { consumerConfig, createKafka, prefixed, unprefixed } from '@payments/messaging';
 import type { Consumer, IHeaders } from 'kafkajs';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { DeadLetterRepository } from './dead-letter.repository';
@@ -54,12 +54,14 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
     const topics = topicSpecs(kafka.topicPrefix)
       .map((t) => t.name)
       .filter((name) => name.endsWith('.dlq'));
-    const consumer = (this.consumer = createKafka(kafka, '-dead-letters').consumer({
-      groupId: prefixed(kafka, DEAD_LETTER_GROUP),
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 500,
-    }));
+    const consumer = (this.consumer = createKafka(kafka, '-dead-letters').consumer(
+      consumerConfig({
+        groupId: prefixed(kafka, DEAD_LETTER_GROUP),
+        sessionTimeout: 10_000,
+        heartbeatInterval: 1_000,
+        maxWaitTimeInMs: 500,
+      }),
+    ));
     consumer.on(consumer.events.CRASH, (e) =>
       this.logger.error(`dead-letter consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`),
     );
