@@ -203,16 +203,26 @@ export class OrderRepository {
 
   /** Locks up to `limit` open orders whose processing deadline has passed, skipping those another instance holds. */
   claimExpired(m: EntityManager, now: Date, limit: number): Promise<OrderEntity[]> {
-    return m
-      .getRepository(OrderEntity)
-      .createQueryBuilder('o')
-      .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
-      .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
-      .orderBy('o.processing_deadline', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    return (
+      m
+        .getRepository(OrderEntity)
+        .createQueryBuilder('o')
+        .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
+        .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
+        // The deadline was computed from the shop's settings as its creator knew them (an instance
+        // may have used a read up to a second old, decision 238, or committed just after support
+        // raised the timeout): the later of it and the one the current settings give counts.
+        .andWhere(
+          `NOT EXISTS (SELECT 1 FROM "${this.config.schema}".shop_settings s WHERE s.shop_id = o.shop_id
+           AND o.created_at + make_interval(secs => COALESCE((s.settings -> 'processingTimeout' -> 'byPaymentSetting' ->> o.instrument_type)::int,
+                                                             (s.settings -> 'processingTimeout' ->> 'defaultSeconds')::int)) > :now)`,
+        )
+        .orderBy('o.processing_deadline', 'ASC')
+        .limit(limit)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany()
+    );
   }
 
   /** Recomputes the processing deadline of the shop's open, non-crypto orders from its new timeouts. */

@@ -16,6 +16,8 @@ import { NeedActionExplanation1764317200000 } from '../migrations/1764317200000-
 import { OperatorOrderList1765100000002 } from '../migrations/1765100000002-operator-order-list';
 import { HostedPage1765200000000 } from '../migrations/1765200000000-hosted-page';
 import { RegisteredOrderInsert } from './insert-registered';
+import { OrderRepository } from '../order.repository';
+import type { OrdersConfig } from '../config';
 
 const SCHEMA = 'orders';
 const NOW = new Date('2026-11-25T00:00:00Z');
@@ -210,5 +212,30 @@ describe('inserting a registered order with its customer', () => {
       dispatches: [],
       events: [{ topic: 'orders.events', key: hosted.id, type: 'order.status_changed', headers: { 'x-test': '1' } }],
     });
+  });
+  it('when support raised the shop’s timeout after an order computed its deadline, then the sweeper waits for the raised one', async () => {
+    const shop = randomUUID();
+    const order = anOrder(shop, 'late-settings', { processingDeadline: new Date(NOW.getTime() + 600_000) });
+    await run(order, {});
+    const settings = (defaultSeconds: number) =>
+      JSON.stringify({ processingTimeout: { defaultSeconds, byPaymentSetting: { card: defaultSeconds * 2 } } });
+    await ds.query(
+      `INSERT INTO orders.shop_settings (shop_id, version, settings, updated_at) VALUES ($1, 2, $2::jsonb, now())`,
+      [shop, settings(1800)],
+    );
+    const repo = new OrderRepository({ schema: SCHEMA } as OrdersConfig);
+    const expired = async (ms: number) =>
+      (await ds.transaction((m) => repo.claimExpired(m, new Date(NOW.getTime() + ms), 100)))
+        .filter((o) => o.shopId === shop)
+        .map((o) => o.id);
+    // Stored deadline +10 min; the current settings give a card order 3600 s.
+    expect(await expired(600_000)).toEqual([]);
+    expect(await expired(3_599_000)).toEqual([]);
+    expect(await expired(3_600_000)).toEqual([order.id]);
+    // Without settings for the shop the stored deadline counts.
+    const other = anOrder(randomUUID(), 'no-settings', { processingDeadline: new Date(NOW.getTime() + 600_000) });
+    await run(other, {});
+    const due = await ds.transaction((m) => repo.claimExpired(m, new Date(NOW.getTime() + 600_000), 100));
+    expect(due.map((o) => o.id)).toContain(other.id);
   });
 });
