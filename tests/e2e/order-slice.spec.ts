@@ -96,6 +96,15 @@ describe('one order end to end: merchant → gateway → Kafka → orders → Po
     const again = await sendCallback(callback);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: true, duplicate: true });
+    // The repeat wrote nothing: one raw and one normalized event in callbacks-ingest's outbox.
+    const published = await db.query(
+      `SELECT topic, count(*)::int AS n FROM callbacks_ingest.outbox WHERE key = $1 GROUP BY topic ORDER BY topic`,
+      [orderId],
+    );
+    expect(published.rows.map((r) => [r.topic, r.n])).toEqual([
+      ['provider.callbacks.received', 1],
+      ['provider.events', 1],
+    ]);
 
     const done = await eventually(
       async () => {

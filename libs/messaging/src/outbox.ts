@@ -105,6 +105,8 @@ export function outboxCte(
   items: readonly OutboxItem[],
   from: number,
 ): { sql: string; params: unknown[] } {
+  // `VALUES ()` is not SQL: a caller with nothing to publish leaves the CTE out.
+  if (items.length === 0) throw new Error('outboxCte needs at least one item');
   const params: unknown[] = [];
   const rows = items.map((item) => {
     const at = from + params.length;

@@ -168,7 +168,7 @@ describe('the delivery queue', () => {
     await insert(shop, a, 2, at(2));
     await insert(shop, b, 1, at(3));
     await insert(shop, c, 1, at(4));
-    const claimSettling = async (settling: string[]) => {
+    const claimSettling = async (settling: { id: string; claimToken: string }[]) => {
       const token = randomUUID();
       const r = await q.claimDue(at(2000), at(2000 + LEASE), 100, 2, token, 'test', settling);
       return r.claimed.map((d) => [d.objectId, d.sequence]);
@@ -182,9 +182,11 @@ describe('the delivery queue', () => {
     // Both calls still in flight: the shop's two slots are taken.
     expect(await claimSettling([])).toEqual([]);
     // a's call has ended, its outcome not yet recorded: a slot is free, and it goes to c, not to a's next callback.
-    expect(await claimSettling([first[0].id])).toEqual([[c, 1]]);
+    // Under another claim (its lease ran out and it was claimed again) it is in flight again.
+    expect(await claimSettling([{ id: first[0].id, claimToken: randomUUID() }])).toEqual([]);
+    expect(await claimSettling([{ id: first[0].id, claimToken: first[0].token }])).toEqual([[c, 1]]);
     // Settling ids of rows not claimed (or of another shop) free nothing.
-    expect(await claimSettling([randomUUID()])).toEqual([]);
+    expect(await claimSettling([{ id: randomUUID(), claimToken: randomUUID() }])).toEqual([]);
   });
 
   it('when a claim was lost (its lease ran out and another worker took the delivery), then its outcome is not recorded', async () => {

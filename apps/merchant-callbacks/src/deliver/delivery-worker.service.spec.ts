@@ -77,7 +77,7 @@ describe('the delivery worker', () => {
     const repository = {
       work: { t: { channel: 'test_deliveries_settling' } },
       claimDue: jest.fn(async (...args: unknown[]) => {
-        settlingAtClaim.push([...(args[6] as string[])]);
+        settlingAtClaim.push((args[6] as { id: string }[]).map((d) => d.id));
         return { claimed: settlingAtClaim.length === 1 ? [claimed] : [], stale: [] };
       }),
       repairHeads: jest.fn(),

@@ -41,8 +41,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly removeMetrics: (() => void)[] = [];
   private readonly sender: CallbackSender;
   private readonly recorder: OutcomeRecorder<DeliveryOutcome>;
-  /** Deliveries whose call has ended and whose outcome is being recorded: they no longer hold their shop's slot. */
-  private readonly settling = new Set<string>();
+  /** Deliveries whose call has ended and whose outcome is being recorded, with their claim: they no longer hold their shop's slot. */
+  private readonly settling = new Map<string, string>();
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -86,7 +86,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.config.perShopConcurrency,
       r.claimToken,
       r.claimedBy,
-      [...this.settling],
+      [...this.settling].map(([id, claimToken]) => ({ id, claimToken })),
     );
     if (stale.length > 0) {
       this.logger.warn(`${stale.length} queue heads did not match their deliveries; setting them again`);
@@ -136,7 +136,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const { outcome, summary } = await this.attempt(d, claimToken);
       // The merchant is done with this call: its shop's slot is free for the next one while the
       // outcome is recorded (decision 236). The object's next callback still waits for the record.
-      this.settling.add(d.id);
+      this.settling.set(d.id, claimToken);
       this.worker.poke();
       const recorded = await this.recorder.record(outcome).finally(() => this.settling.delete(d.id));
       if (outcome.attempt) {

@@ -259,8 +259,8 @@ export class DeliveryRepository {
    * Claims up to `limit` due deliveries that no worker holds, in one statement. It visits the
    * shops that have heads (a skip scan of the heads' shop index: one probe per shop) and, for
    * each shop with free slots (`perShop` less its calls in flight: its claimed deliveries, but
-   * not the `settling` ones, whose call has ended and whose outcome is being recorded — decision
-   * 236), reads its oldest due heads
+   * not the `settling` ones, whose call under that claim has ended and whose outcome is being
+   * recorded — decision 236; a delivery claimed again since is in flight again), reads its oldest due heads
    * through the index, as many as it has free slots, skipping heads another claimer holds; of
    * those it takes the oldest `limit`. Only heads are read (one per object, so per object in
    * sequence order): the cost follows the shops and the deliveries taken, not the backlog. Each
@@ -273,7 +273,7 @@ export class DeliveryRepository {
     perShop: number,
     claimToken: string,
     claimedBy: string,
-    settling: readonly string[] = [],
+    settling: readonly { id: string; claimToken: string }[] = [],
   ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
     const rows: ClaimRow[] = await this.dataSource.query(
       `WITH RECURSIVE shops AS (
@@ -284,7 +284,7 @@ export class DeliveryRepository {
        ), inflight AS (
          SELECT f.shop_id, count(*)::int AS n FROM ${this.table} f
           WHERE f.claim_token IS NOT NULL AND f.status = 'pending' AND f.next_attempt_at > $1
-            AND f.id <> ALL($7::uuid[])
+            AND (f.id, f.claim_token) NOT IN (SELECT * FROM unnest($7::uuid[], $8::uuid[]))
           GROUP BY f.shop_id
        ), candidates AS (
          SELECT c.* FROM shops s LEFT JOIN inflight i ON i.shop_id = s.shop_id
@@ -311,7 +311,16 @@ export class DeliveryRepository {
               s.previous_callback_secret, s.previous_callback_secret_expires_at
          FROM leased l LEFT JOIN claimed c ON c.id = l.delivery_id LEFT JOIN ${this.shopsTable} s ON s.shop_id = c.shop_id
         ORDER BY c.position`,
-      [now, limit, leaseUntil, claimToken, claimedBy, perShop, settling],
+      [
+        now,
+        limit,
+        leaseUntil,
+        claimToken,
+        claimedBy,
+        perShop,
+        settling.map((d) => d.id),
+        settling.map((d) => d.claimToken),
+      ],
     );
     const claimed: ClaimedDelivery[] = [];
     const stale: ObjectKey[] = [];

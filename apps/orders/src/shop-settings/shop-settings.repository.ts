@@ -44,15 +44,16 @@ export class ShopSettingsRepository {
   constructor(@Inject(ORDERS_CONFIG) private readonly config: OrdersConfig) {}
 
   async forShop(m: EntityManager, shopId: string): Promise<OrderShopSettings> {
-    return (await this.forShops(m, [shopId])).get(shopId)!;
+    return (await this.forShops(m, [shopId])).get(shopId.toLowerCase())!;
   }
 
-  /** The settings of many shops in one query (none when all are in memory); a shop without settings gets the defaults. */
+  /** The settings of many shops in one query (none when all are in memory), keyed by lower-case id; a shop without settings gets the defaults. */
   async forShops(m: EntityManager, shopIds: string[]): Promise<Map<string, OrderShopSettings>> {
     const now = Date.now();
     const result = new Map<string, OrderShopSettings>();
     const missing: string[] = [];
-    for (const id of shopIds) {
+    // PostgreSQL answers uuids in lower case: the keys here are, whatever case the caller used.
+    for (const id of shopIds.map((i) => i.toLowerCase())) {
       const hit = this.cache.get(id);
       if (hit && now - hit.readAt < this.config.settingsCacheMs) result.set(id, hit.settings);
       else missing.push(id);
@@ -81,7 +82,7 @@ export class ShopSettingsRepository {
   /** Forgets a shop's settings in memory: a newer snapshot is being stored, or has been. */
   forget(shopId: string): void {
     this.generation++;
-    this.cache.delete(shopId);
+    this.cache.delete(shopId.toLowerCase());
   }
 
   /** The shop's name as payers see it on hosted pages; undefined until its settings arrived. */
