@@ -238,4 +238,55 @@ describe('inserting a registered order with its customer', () => {
     const due = await ds.transaction((m) => repo.claimExpired(m, new Date(NOW.getTime() + 600_000), 100));
     expect(due.map((o) => o.id)).toContain(other.id);
   });
+
+  it('when a racing create takes the merchant order id after this statement checked it was free, then its attempt and event are not written either', async () => {
+    // The path where only `FROM o` guards the attempt and the event: the NOT EXISTS check passed
+    // (the other order is not committed yet), the customer is written, the order insert meets the
+    // conflict and does nothing. A guard on the customer CTE instead would write both.
+    const shop = randomUUID();
+    const mine = anOrder(shop, 'race-1', { linkHash: null });
+    const other = anOrder(shop, 'race-1', { linkHash: null });
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      expect(await insert.insert(runner.manager, other, {}, randomUUID())).toEqual(expect.any(String));
+      const racing = insert.insert(ds.manager, mine, { email: 'r@example.com', phone: '+998900000077' }, randomUUID(), {
+        attempt: {
+          paymentId: 'pay_race',
+          provider: 'sandbox',
+          amount: mine.amount,
+          currency: 'USD',
+          tokenStandard: null,
+        },
+        events: [
+          {
+            topic: 'orders.events',
+            key: mine.id,
+            envelope: { eventId: randomUUID(), type: 'order.status_changed', payload: { orderId: mine.id } },
+          },
+        ] as unknown as OutboxItem[],
+        now: NOW,
+      });
+      // Wait until the statement is blocked on the other transaction's uncommitted order.
+      for (let i = 0; i < 100; i++) {
+        const [{ n }] = await ds.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%provider_dispatches%'`,
+        );
+        if (n > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await runner.commitTransaction();
+      expect(await racing).toBeUndefined();
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect(await ds.query(`SELECT payment_id FROM orders.provider_dispatches WHERE payment_id = 'pay_race'`)).toEqual(
+      [],
+    );
+    expect(await ds.query(`SELECT id FROM orders.outbox WHERE key = $1`, [mine.id])).toEqual([]);
+    // The customer CTE did run (a data-modifying CTE always does): the contact customer is there.
+    expect(await customers(shop)).toBe(2);
+  });
 });
