@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { type OutboxItem, outboxCte } from '@payments/messaging';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
@@ -17,21 +18,49 @@ export interface RefundRow {
  */
 export async function writeTransitionedOrder(m: EntityManager, order: OrderEntity): Promise<void> {
   // The statement TypeORM's update() sent, written once: it runs for every transition.
-  await m.query(
-    `UPDATE ${tableOf(m, OrderEntity)} SET status = $1, status_code = $2, need_action_reason = $3, need_action = $4,
-       reported_amount = $5, amount = $6, sequence = $7, updated_at = $8 WHERE id = $9`,
-    [
-      order.status,
-      order.statusCode,
-      order.needActionReason,
-      order.needAction === null || order.needAction === undefined ? null : JSON.stringify(order.needAction),
-      order.reportedAmount,
-      order.amount,
-      order.sequence,
-      order.updatedAt,
-      order.id,
-    ],
-  );
+  await m.query(transitionUpdate(m, 1), transitionValues(order));
+}
+
+/** The UPDATE of a transitioned order, its parameters numbered from `$from` (see transitionValues). */
+function transitionUpdate(m: EntityManager, from: number): string {
+  const p = (i: number) => `$${from + i}`;
+  return `UPDATE ${tableOf(m, OrderEntity)} SET status = ${p(0)}, status_code = ${p(1)}, need_action_reason = ${p(2)},
+       need_action = ${p(3)}, reported_amount = ${p(4)}, amount = ${p(5)}, sequence = ${p(6)}, updated_at = ${p(7)}
+     WHERE id = ${p(8)}`;
+}
+
+function transitionValues(order: OrderEntity): unknown[] {
+  return [
+    order.status,
+    order.statusCode,
+    order.needActionReason,
+    order.needAction === null || order.needAction === undefined ? null : JSON.stringify(order.needAction),
+    order.reportedAmount,
+    order.amount,
+    order.sequence,
+    order.updatedAt,
+    order.id,
+  ];
+}
+
+/** A new attempt's INSERT, ignored when its id exists; parameters $1–$9 (attemptValues). */
+function attemptInsert(m: EntityManager): string {
+  return `INSERT INTO ${tableOf(m, PaymentAttemptEntity)} (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`;
+}
+
+function attemptValues(attempt: PaymentAttemptEntity): unknown[] {
+  return [
+    attempt.orderId,
+    attempt.paymentId,
+    attempt.provider,
+    attempt.status,
+    attempt.amount,
+    attempt.currency,
+    attempt.statusCode ?? null,
+    attempt.createdAt,
+    attempt.updatedAt,
+  ];
 }
 
 /** An entity's table, quoted, as TypeORM's metadata names it (its schema set by the data source). */
@@ -245,22 +274,51 @@ export class OrderRepository {
 
   /** Records a new attempt unless one with its id exists (which is kept as it is); true when inserted. */
   async insertAttemptIfAbsent(m: EntityManager, attempt: PaymentAttemptEntity): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `INSERT INTO ${tableOf(m, PaymentAttemptEntity)} (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING payment_id`,
-      [
-        attempt.orderId,
-        attempt.paymentId,
-        attempt.provider,
-        attempt.status,
-        attempt.amount,
-        attempt.currency,
-        attempt.statusCode ?? null,
-        attempt.createdAt,
-        attempt.updatedAt,
-      ],
-    );
+    const rows: unknown[] = await m.query(`${attemptInsert(m)} RETURNING payment_id`, attemptValues(attempt));
     return rows.length === 1;
+  }
+
+  /**
+   * A send's outcome in one statement (decision 241): the attempt unless one with its id exists
+   * (kept as it is), and — when the send moved the order — the transitioned order and its outbox
+   * rows. The caller holds the order's lock and wakes the relay.
+   */
+  async recordSendOutcome(
+    m: EntityManager,
+    attempt: PaymentAttemptEntity,
+    transitioned: { order: OrderEntity; events: readonly OutboxItem[] } | null,
+  ): Promise<void> {
+    if (!transitioned) {
+      await this.insertAttemptIfAbsent(m, attempt);
+      return;
+    }
+    const params = [...attemptValues(attempt), ...transitionValues(transitioned.order)];
+    const events = outboxCte(this.config.schema, 'e', 'o', transitioned.events, params.length + 1);
+    await m.query(
+      `WITH a AS (${attemptInsert(m)}), o AS (${transitionUpdate(m, 10)} RETURNING id), ${events.sql}
+       SELECT 1`,
+      [...params, ...events.params],
+    );
+  }
+
+  /**
+   * Locks a claimed dispatch row and its order in one statement (for the dispatcher's record):
+   * null when the row is no longer this claim's (its lease ran out and another dispatcher took it).
+   */
+  async lockDispatchWithOrder(
+    m: EntityManager,
+    paymentId: string,
+    claimToken: string,
+  ): Promise<{ sends: number; order: OrderEntity } | null> {
+    const rows: Record<string, unknown>[] = await m.query(
+      `SELECT d.sends AS "dispatch.sends", o.* FROM "${this.config.schema}".provider_dispatches d
+         JOIN "${this.config.schema}".orders o ON o.id = d.order_id
+        WHERE d.payment_id = $1 AND d.status = 'pending' AND d.claim_token = $2
+        FOR UPDATE`,
+      [paymentId, claimToken],
+    );
+    if (rows.length === 0) return null;
+    return { sends: Number(rows[0]['dispatch.sends']), order: orderFromRow(m, rows[0]) };
   }
 
   /** Writes an attempt that is known to exist (read in this transaction) without re-reading it. */

@@ -97,6 +97,31 @@ export class WorkQueue<Row = Record<string, unknown>> {
     await this.update(m, id, { ...set, status, claim_token: null, updated_at: now });
   }
 
+  /**
+   * Ends an item in one statement, only if it is still this claim's (no lock taken first): true
+   * when it was. For an outcome that needs nothing else written with it.
+   */
+  async finishIfClaimed(
+    m: EntityManager,
+    id: string,
+    claimToken: string,
+    status: string,
+    now: Date,
+    set: ColumnValues = {},
+  ): Promise<boolean> {
+    if (status === 'pending') throw new Error('finishIfClaimed() takes a final status');
+    const entries = Object.entries({ ...set, status, claim_token: null, updated_at: now }).filter(
+      ([, v]) => v !== undefined,
+    );
+    const assignments = entries.map(([column], i) => `${column} = $${i + 3}`).join(', ');
+    const rows: unknown[] = await m.query(
+      `UPDATE ${this.t.table} SET ${assignments} WHERE ${this.t.idColumn} = $1 AND status = 'pending' AND claim_token = $2
+       RETURNING ${this.t.idColumn}`,
+      [id, claimToken, ...entries.map(([, v]) => v)],
+    );
+    return rows.length === 1;
+  }
+
   /** Gives the item back to the queue, due at `at` (a retry after a backoff, or a pause). */
   async retryAt(m: EntityManager, id: string, at: Date, now: Date, set: ColumnValues = {}): Promise<void> {
     await this.update(m, id, { ...set, next_attempt_at: at, claim_token: null, updated_at: now });

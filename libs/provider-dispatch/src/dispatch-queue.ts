@@ -182,6 +182,11 @@ export class DispatchQueue {
     });
   }
 
+  /** Skips a claimed row that was not sent, in one statement; false when the claim was lost meanwhile. */
+  skipIfClaimed(m: EntityManager, dispatchId: string, claimToken: string, now: Date, error: string): Promise<boolean> {
+    return this.work.finishIfClaimed(m, dispatchId, claimToken, 'skipped', now, { last_error: error });
+  }
+
   async reschedule(m: EntityManager, dispatchId: string, at: Date, error: string, now: Date): Promise<void> {
     await this.work.retryAt(m, dispatchId, at, now, { last_error: error });
   }

@@ -38,14 +38,25 @@ export interface DispatchHandler {
   send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer>;
   /**
    * Records the outcome of a send in the dispatcher's transaction, with the claim held: locks
-   * and re-reads the aggregate, moves it (and writes its outbox rows) as its rules say.
+   * and re-reads the aggregate (unless `lockClaimed` did, see there), moves it (and writes its
+   * outbox rows) as its rules say.
    */
   record(
     m: EntityManager,
     row: ClaimedDispatch,
     answer: ProviderAnswer,
-    ctx: { sends: number; lastSend: boolean; now: Date },
+    ctx: { sends: number; lastSend: boolean; now: Date; locked?: unknown },
   ): Promise<DispatchDecision>;
+  /**
+   * Optional: locks the dispatch row, if still this claim's, together with its aggregate in one
+   * statement (one round trip less per send); `locked` (the aggregate as read) reaches `record`
+   * as `ctx.locked`. Null when the claim was lost. Without it the queue locks the row alone.
+   */
+  lockClaimed?(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    claimToken: string,
+  ): Promise<{ sends: number; locked: unknown } | null>;
 }
 
 export interface ProviderDispatcherDeps {
@@ -109,13 +120,14 @@ export class ProviderDispatcher {
   private async dispatchOne(row: ClaimedDispatch, claimToken: string): Promise<void> {
     try {
       if (!this.d.handler.shouldSend(row)) {
-        await this.d.dataSource.transaction(async (m) => {
-          if (await this.d.queue.lockClaimed(m, row.dispatchId, claimToken)) {
-            await this.d.queue.finish(m, row.dispatchId, 'skipped', this.d.clock.now(), {
-              error: `${row.referenceId} was ${row.aggregateStatus} before it was sent`,
-            });
-          }
-        });
+        // Nothing else is written with a skip: one statement, only while the claim is ours.
+        await this.d.queue.skipIfClaimed(
+          this.d.dataSource.manager,
+          row.dispatchId,
+          claimToken,
+          this.d.clock.now(),
+          `${row.referenceId} was ${row.aggregateStatus} before it was sent`,
+        );
         this.d.logger.log(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
         return;
       }
@@ -153,12 +165,15 @@ export class ProviderDispatcher {
     const now = this.d.clock.now();
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
     const summary = await this.d.dataSource.transaction(async (m) => {
-      const claim = await this.d.queue.lockClaimed(m, row.dispatchId, claimToken);
+      const claim = this.d.handler.lockClaimed
+        ? await this.d.handler.lockClaimed(m, row, claimToken)
+        : await this.d.queue.lockClaimed(m, row.dispatchId, claimToken);
       if (!claim) return 'claim lost (lease ran out); left to the dispatcher that holds it now';
       const decision = await this.d.handler.record(m, row, answer, {
         sends: claim.sends,
         lastSend: claim.sends >= this.d.policy.maxSends,
         now,
+        ...('locked' in claim ? { locked: claim.locked } : {}),
       });
       switch (decision.kind) {
         case 'retry': {

@@ -62,7 +62,7 @@ function anOrder(shopId: string, merchantOrderId: string, extra: Partial<OrderEn
 }
 
 /** A new order's one statement (customer and order) against PostgreSQL, as the create command runs it. */
-describe('inserting a registered order with its customer', () => {
+describe('orders’ hot-path statements against PostgreSQL: a new order with its customer, the sweeper, a send’s record', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
   const insert = new RegisteredOrderInsert(SCHEMA);
@@ -288,5 +288,69 @@ describe('inserting a registered order with its customer', () => {
     expect(await ds.query(`SELECT id FROM orders.outbox WHERE key = $1`, [mine.id])).toEqual([]);
     // The customer CTE did run (a data-modifying CTE always does): the contact customer is there.
     expect(await customers(shop)).toBe(2);
+  });
+  it('when the dispatcher records a send, then the claim and the order are locked in one statement, and the attempt, the transition and its event are written in one', async () => {
+    const shop = randomUUID();
+    const order = anOrder(shop, 'send-1', { linkHash: null });
+    const event = (id: string) =>
+      ({
+        topic: 'orders.events',
+        key: id,
+        envelope: { eventId: randomUUID(), type: 'order.status_changed', payload: { orderId: id } },
+      }) as unknown as OutboxItem;
+    await insert.insert(ds.manager, order, {}, randomUUID(), {
+      attempt: {
+        paymentId: 'pay_send1',
+        provider: 'sandbox',
+        amount: order.amount,
+        currency: 'USD',
+        tokenStandard: null,
+      },
+      events: [event(order.id)],
+      now: NOW,
+    });
+    const token = randomUUID();
+    await ds.query(`UPDATE orders.provider_dispatches SET claim_token = $1, sends = 1 WHERE payment_id = 'pay_send1'`, [
+      token,
+    ]);
+    const repo = new OrderRepository({ schema: SCHEMA } as OrdersConfig);
+    expect(await ds.transaction((m) => repo.lockDispatchWithOrder(m, 'pay_send1', randomUUID()))).toBeNull();
+
+    await ds.transaction(async (m) => {
+      const claim = await repo.lockDispatchWithOrder(m, 'pay_send1', token);
+      expect(claim?.sends).toBe(1);
+      expect(claim?.order).toMatchObject({
+        id: order.id,
+        status: 'registered',
+        amount: '10.990000000000000000',
+        sequence: 1,
+      });
+      const locked = claim!.order;
+      Object.assign(locked, { status: 'in_progress', statusCode: '1-01-02', sequence: 2, updatedAt: NOW });
+      const attempt = Object.assign(new PaymentAttemptEntity(), {
+        orderId: order.id,
+        paymentId: 'pay_send1',
+        provider: 'sandbox',
+        status: 'pending',
+        amount: locked.amount,
+        currency: 'USD',
+        statusCode: '1-01-02',
+        createdAt: NOW,
+        updatedAt: NOW,
+      });
+      await repo.recordSendOutcome(m, attempt, { order: locked, events: [event(order.id)] });
+      // A second record of the same attempt (a callback was first) keeps the one there.
+      await repo.recordSendOutcome(
+        m,
+        Object.assign(new PaymentAttemptEntity(), { ...attempt, status: 'success' }),
+        null,
+      );
+    });
+    const [row] = await ds.query(`SELECT status, status_code, sequence FROM orders.orders WHERE id = $1`, [order.id]);
+    expect(row).toEqual({ status: 'in_progress', status_code: '1-01-02', sequence: 2 });
+    expect(await ds.query(`SELECT status FROM orders.payment_attempts WHERE order_id = $1`, [order.id])).toEqual([
+      { status: 'pending' },
+    ]);
+    expect((await ds.query(`SELECT count(*)::int AS n FROM orders.outbox WHERE key = $1`, [order.id]))[0].n).toBe(2);
   });
 });

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OrderStatus } from '@payments/contracts';
-import { Outbox } from '@payments/messaging';
+import { Outbox, OutboxItem } from '@payments/messaging';
 import { CardVault, CardVaultError, EnvelopeError } from '@payments/card-vault';
 import { formatInCurrency } from '@payments/money';
 import { assertNever } from '@payments/exhaustive';
@@ -16,9 +16,9 @@ import {
   RetryPolicy,
 } from '@payments/provider-dispatch';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
-import { PaymentAttemptEntity } from '../order.entity';
+import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
-import { applyTransition } from '../orders-outbox';
+import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_CARD_VAULT, ORDERS_OUTBOX } from '../tokens';
 import { decideAttemptOutcome, shouldSend } from './attempt-outcome';
 import { PAYMENT_PROVIDER, PaymentProvider, ProviderAnswer } from './payment-provider';
@@ -136,14 +136,24 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     );
   }
 
+  /** The dispatch row and its order locked and read in one statement (decision 241). */
+  async lockClaimed(
+    m: EntityManager,
+    row: ClaimedDispatch,
+    claimToken: string,
+  ): Promise<{ sends: number; locked: OrderEntity } | null> {
+    const claim = await this.orders.lockDispatchWithOrder(m, row.dispatchId, claimToken);
+    return claim && { sends: claim.sends, locked: claim.order };
+  }
+
   /** The order (locked, re-read), the attempt and the event, in the dispatcher's transaction. */
   async record(
     m: EntityManager,
     row: ClaimedDispatch,
     answer: ProviderAnswer,
-    ctx: { sends: number; now: Date },
+    ctx: { sends: number; now: Date; locked?: unknown },
   ): Promise<DispatchDecision> {
-    const order = await this.orders.findForUpdate(m, row.referenceId);
+    const order = (ctx.locked as OrderEntity | undefined) ?? (await this.orders.findForUpdate(m, row.referenceId));
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
     const { rules } = await this.shopSettings.forShop(m, order.shopId);
     const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy, rules);
@@ -155,21 +165,25 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         return { kind: 'drop', reason: outcome.reason };
       case 'record': {
         // A callback that arrived first already recorded this attempt; it knows more than we do.
-        await this.orders.insertAttemptIfAbsent(
-          m,
-          m.getRepository(PaymentAttemptEntity).create({
-            orderId: order.id,
-            paymentId: row.dispatchId,
-            provider: row.provider,
-            status: outcome.attempt.status,
-            amount: order.amount,
-            currency: order.currency,
-            statusCode: outcome.attempt.statusCode,
-            createdAt: ctx.now,
-            updatedAt: ctx.now,
-          }),
-        );
-        if (outcome.order) await applyTransition(this.outbox, m, order, outcome.order, ctx.now);
+        const attempt = m.getRepository(PaymentAttemptEntity).create({
+          orderId: order.id,
+          paymentId: row.dispatchId,
+          provider: row.provider,
+          status: outcome.attempt.status,
+          amount: order.amount,
+          currency: order.currency,
+          statusCode: outcome.attempt.statusCode,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        });
+        // The attempt, the order's transition and its event in one statement (decision 241).
+        let transitioned: { order: OrderEntity; events: OutboxItem[] } | null = null;
+        if (outcome.order) {
+          const previous = transitionInMemory(order, outcome.order, ctx.now);
+          transitioned = { order, events: [statusChangedItem(order, previous, ctx.now)] };
+        }
+        await this.orders.recordSendOutcome(m, attempt, transitioned);
+        if (transitioned) this.outbox.wake(m);
         return {
           kind: 'finish',
           status: outcome.dispatch,
