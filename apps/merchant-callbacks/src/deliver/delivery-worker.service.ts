@@ -12,6 +12,9 @@ import { OutcomeRecorder } from './outcome-recorder';
 /** How long a delivery waits for its shop's settings to arrive on `shops.settings`. */
 const UNKNOWN_SHOP_PAUSE_MS = 1000;
 
+/** Deliveries whose call has ended that may wait for their record, per slot of `concurrency`. */
+const UNRECORDED_PER_SLOT = 4;
+
 /** The most outcomes recorded in one statement. */
 const RECORD_BATCH = 128;
 
@@ -29,8 +32,9 @@ const RECORD_RETRY_MS = 20_000;
  * deliveries up to the free slots in one statement (bounded overall and per shop, their shops'
  * settings with them), starts their HTTP calls on kept-alive connections without waiting for
  * them, and goes back to claiming: a merchant that hangs holds its own slots until the timeout,
- * never the loop or other shops'. A shop's slot is held for the HTTP call only: when it ends the
- * loop runs again while the outcome is recorded (decision 236). Outcomes are recorded in batches
+ * never the loop or other shops'. A slot, and a shop's, is held for the HTTP call only: when it
+ * ends the loop runs again while the outcome is recorded (decisions 236, 242; at most four times
+ * `concurrency` deliveries wait for their record). Outcomes are recorded in batches
  * (group commit: attempt log, delivery state, the object's next head); the freed slots run the
  * loop again, so the next callback of the same object goes out at once.
  */
@@ -69,7 +73,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       clock,
       claim: (r) => this.claim(r),
       idOf: (d) => d.id,
-      work: (d, claimToken) => this.deliver(d, claimToken),
+      work: (d, claimToken, release) => this.deliver(d, claimToken, release),
+      // A delivery's slot is the HTTP call; what waits for its record is bounded apart (decision 242).
+      maxUnrecorded: config.concurrency * UNRECORDED_PER_SLOT,
       pollIntervalMs: config.pollIntervalMs,
       // Rows held back by a busy shop count as due: look again no more often than every 100 ms.
       minIdleMs: 100,
@@ -131,13 +137,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Sends one claimed delivery (or finds it has nowhere to go) and records what came of it. */
-  private async deliver(d: ClaimedDelivery, claimToken: string): Promise<void> {
+  private async deliver(d: ClaimedDelivery, claimToken: string, release: () => void): Promise<void> {
     try {
       const { outcome, summary } = await this.attempt(d, claimToken);
-      // The merchant is done with this call: its shop's slot is free for the next one while the
-      // outcome is recorded (decision 236). The object's next callback still waits for the record.
+      // The merchant is done with this call: its slot, and its shop's, are free for the next one
+      // while the outcome is recorded (decisions 236, 242). The object's next callback still waits
+      // for the record.
       this.settling.set(d.id, claimToken);
-      this.worker.poke();
+      release();
       const recorded = await this.recorder.record(outcome).finally(() => this.settling.delete(d.id));
       if (outcome.attempt) {
         const r = outcome.attempt;
