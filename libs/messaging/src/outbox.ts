@@ -48,21 +48,10 @@ export class Outbox {
 
   async add(manager: EntityManager, items: OutboxItem[]): Promise<void> {
     if (items.length === 0) return;
-    const values: unknown[] = [];
-    const rows = items.map((item, i) => {
-      values.push(
-        item.topic,
-        item.key,
-        item.envelope.eventId,
-        JSON.stringify(item.envelope),
-        JSON.stringify(item.headers ?? {}),
-      );
-      const b = i * 5;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::jsonb, $${b + 5}::jsonb)`;
-    });
+    const { rows, params } = outboxRows(items, 1);
     await manager.query(
-      `INSERT INTO "${this.schema}".outbox (topic, key, event_id, envelope, headers) VALUES ${rows.join(', ')}`,
-      values,
+      `INSERT INTO "${this.schema}".outbox (topic, key, event_id, envelope, headers) VALUES ${rows}`,
+      params,
     );
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
@@ -107,6 +96,16 @@ export function outboxCte(
 ): { sql: string; params: unknown[] } {
   // `VALUES ()` is not SQL: a caller with nothing to publish leaves the CTE out.
   if (items.length === 0) throw new Error('outboxCte needs at least one item');
+  const { rows, params } = outboxRows(items, from);
+  return {
+    sql: `${name} AS (INSERT INTO "${schema}".outbox (topic, key, event_id, envelope, headers)
+          SELECT v.* FROM ${guard}, (VALUES ${rows}) AS v)`,
+    params,
+  };
+}
+
+/** The outbox columns of `items` as VALUES rows, their parameters numbered from `$from`. */
+function outboxRows(items: readonly OutboxItem[], from: number): { rows: string; params: unknown[] } {
   const params: unknown[] = [];
   const rows = items.map((item) => {
     const at = from + params.length;
@@ -119,9 +118,5 @@ export function outboxCte(
     );
     return `($${at}::text, $${at + 1}::text, $${at + 2}::uuid, $${at + 3}::jsonb, $${at + 4}::jsonb)`;
   });
-  return {
-    sql: `${name} AS (INSERT INTO "${schema}".outbox (topic, key, event_id, envelope, headers)
-          SELECT v.* FROM ${guard}, (VALUES ${rows.join(', ')}) AS v)`,
-    params,
-  };
+  return { rows: rows.join(', '), params };
 }

@@ -6,25 +6,40 @@ import type { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './del
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 
+/** A claimed delivery of a shop whose settings have not arrived: no HTTP call, straight to its record. */
+function aClaimedDelivery(): ClaimedDelivery {
+  return {
+    id: 'd1',
+    eventId: 'e1',
+    shopId: 's1',
+    objectType: 'order',
+    objectId: 'o1',
+    sequence: 1,
+    body: '{}',
+    urlOverride: null,
+    attempts: 0,
+    windowStartedAt: NOW,
+    shop: { kind: 'unknown' },
+  };
+}
+
+const CONFIG = {
+  httpTimeoutMs: 1000,
+  allowInsecureTargets: true,
+  databaseUrl: 'postgres://unused',
+  concurrency: 4,
+  perShopConcurrency: 4,
+  pollIntervalMs: 1000,
+  retry: { windowMs: 60_000 },
+} as unknown as MerchantCallbacksConfig;
+
 /** The worker's failure paths around the claim, with the repository faked. */
 describe('the delivery worker', () => {
   beforeAll(() => Logger.overrideLogger(false));
   afterAll(() => Logger.overrideLogger(['log', 'warn', 'error']));
 
   it('when setting stale heads again fails at a claim, then the deliveries claimed with them are still started', async () => {
-    const claimed: ClaimedDelivery = {
-      id: 'd1',
-      eventId: 'e1',
-      shopId: 's1',
-      objectType: 'order',
-      objectId: 'o1',
-      sequence: 1,
-      body: '{}',
-      urlOverride: null,
-      attempts: 0,
-      windowStartedAt: NOW,
-      shop: { kind: 'unknown' },
-    };
+    const claimed = aClaimedDelivery();
     const recorded: DeliveryOutcome[] = [];
     const repository = {
       work: { t: { channel: 'test_deliveries' } },
@@ -37,16 +52,7 @@ describe('the delivery worker', () => {
         return new Set(batch.map((o) => o.id));
       }),
     };
-    const config = {
-      httpTimeoutMs: 1000,
-      allowInsecureTargets: true,
-      databaseUrl: 'postgres://unused',
-      concurrency: 4,
-      perShopConcurrency: 4,
-      pollIntervalMs: 1000,
-      retry: { windowMs: 60_000 },
-    } as unknown as MerchantCallbacksConfig;
-    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, config);
+    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, CONFIG);
 
     const started = await (worker as unknown as { worker: QueueWorker<ClaimedDelivery> }).worker.workDue();
 
@@ -59,19 +65,7 @@ describe('the delivery worker', () => {
     await worker.beforeApplicationShutdown();
   });
   it('when a call has ended and its outcome is still being recorded, then claims no longer count it against its shop, and count it again never after', async () => {
-    const claimed: ClaimedDelivery = {
-      id: 'd1',
-      eventId: 'e1',
-      shopId: 's1',
-      objectType: 'order',
-      objectId: 'o1',
-      sequence: 1,
-      body: '{}',
-      urlOverride: null,
-      attempts: 0,
-      windowStartedAt: NOW,
-      shop: { kind: 'unknown' },
-    };
+    const claimed = aClaimedDelivery();
     let commit: () => void = () => undefined;
     const settlingAtClaim: string[][] = [];
     const repository = {
@@ -86,16 +80,7 @@ describe('the delivery worker', () => {
           new Promise<Set<string>>((resolve) => (commit = () => resolve(new Set(batch.map((o) => o.id))))),
       ),
     };
-    const config = {
-      httpTimeoutMs: 1000,
-      allowInsecureTargets: true,
-      databaseUrl: 'postgres://unused',
-      concurrency: 4,
-      perShopConcurrency: 4,
-      pollIntervalMs: 1000,
-      retry: { windowMs: 60_000 },
-    } as unknown as MerchantCallbacksConfig;
-    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, config);
+    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, CONFIG);
     const queue = (worker as unknown as { worker: QueueWorker<ClaimedDelivery> }).worker;
 
     const done = queue.workDue();

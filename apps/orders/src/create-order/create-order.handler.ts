@@ -164,13 +164,18 @@ export class CreateOrderHandler {
         await publishStatusChange(this.outbox, m, order, null, now, message);
         return okReply(toOrderView(order, []));
       }
-      const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
-      if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
-      const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
-      if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
-      // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
-      throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
+      return this.alreadyThere(m, cmd);
     });
+  }
+
+  /** The answer to a create whose insert found the order id or the merchant order id taken. */
+  private async alreadyThere(m: EntityManager, cmd: CreateOrderCommand): Promise<Reply<OrderView>> {
+    const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
+    if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
+    const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
+    if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
+    // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
+    throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
   }
 
   /**
@@ -207,11 +212,6 @@ export class CreateOrderHandler {
       this.outbox.wake(m);
       return okReply(toOrderView(order, []));
     }
-    const same = await this.orders.findOfShop(m, cmd.orderId, cmd.shopId);
-    if (same) return okReply(toOrderView(same, await this.orders.payments(m, same.id)));
-    const racing = await this.orders.findByMerchantOrderId(m, cmd.shopId, cmd.merchantOrderId);
-    if (racing) return merchantOrderIdTaken(cmd.merchantOrderId, racing.id);
-    // The id belongs to another shop's order: ids are random UUIDs, so this is a bug upstream.
-    throw new Error(`order id ${cmd.orderId} collides with an order of another shop`);
+    return this.alreadyThere(m, cmd);
   }
 }
