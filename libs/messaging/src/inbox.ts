@@ -30,6 +30,19 @@ export class Inbox {
   }
 
   /**
+   * The inbox record of `messages` as a data-modifying CTE `name` for a statement of the caller's
+   * own: it returns (`event_id`, a uuid) the ids seen for the first time, and the statement does
+   * its work for those only (decision 243). Parameters numbered from `$from`.
+   */
+  cte(name: string, messages: Pick<Envelope, 'eventId'>[], from: number): { sql: string; params: unknown[] } {
+    return {
+      sql: `${name} AS (INSERT INTO "${this.schema}".inbox (consumer, event_id) SELECT $${from}, unnest($${from + 1}::uuid[])
+         ON CONFLICT DO NOTHING RETURNING event_id)`,
+      params: [this.consumer, [...new Set(messages.map((m) => m.eventId.toLowerCase()))]],
+    };
+  }
+
+  /**
    * A batch's messages in one transaction: all ids recorded in one statement; `work` gets the ids
    * seen for the first time (lower case; a duplicate, also one repeated within the batch, is not
    * among them) and does its work for those only. All or nothing: if `work` throws, no id stays

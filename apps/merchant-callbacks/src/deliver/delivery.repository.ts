@@ -204,12 +204,61 @@ export class DeliveryRepository {
   async insertMany(m: EntityManager, batch: readonly NewDelivery[], now: Date): Promise<string[]> {
     if (batch.length === 0) return [];
     const ids = batch.map(() => randomUUID());
+    await m.query(this.insertSql(null), this.insertParams(batch, ids, now));
+    this.notify(m);
+    return ids;
+  }
+
+  /**
+   * A consumer's batch in ONE statement, committed on its own (decision 243): `inbox` (an
+   * `Inbox.cte` named `ib`, numbered from $11) records the batch's event ids, and only the
+   * deliveries whose event id it saw for the first time are written, as `insertMany` writes them.
+   * The batch must hold each event id once. Answers the delivery id of each event id recorded (lower case).
+   */
+  async insertFresh(
+    batch: readonly NewDelivery[],
+    inbox: { sql: string; params: unknown[] },
+    now: Date,
+  ): Promise<Map<string, string>> {
+    if (batch.length === 0) return new Map();
+    const ids = batch.map(() => randomUUID());
+    const rows: { event_id: string }[] = await this.dataSource.query(this.insertSql(inbox.sql), [
+      ...this.insertParams(batch, ids, now),
+      ...inbox.params,
+    ]);
+    const fresh = new Set(rows.map((r) => r.event_id));
+    const recorded = new Map<string, string>();
+    batch.forEach((d, i) => {
+      const eventId = d.eventId.toLowerCase();
+      if (fresh.has(eventId)) recorded.set(eventId, ids[i]);
+    });
+    if (recorded.size > 0) this.notify(this.dataSource.manager);
+    return recorded;
+  }
+
+  private insertParams(batch: readonly NewDelivery[], ids: string[], now: Date): unknown[] {
+    return [
+      ids,
+      batch.map((d) => d.eventId),
+      batch.map((d) => d.body.type),
+      batch.map((d) => d.body.objectType),
+      batch.map((d) => d.body.objectId),
+      batch.map((d) => d.body.shopId),
+      batch.map((d) => d.body.sequence),
+      batch.map((d) => d.urlOverride),
+      batch.map((d) => JSON.stringify(d.body)),
+      now,
+    ];
+  }
+
+  /** The deliveries' statement; with `inbox` (a CTE named `ib`) only for the event ids it returns, and answering those. */
+  private insertSql(inbox: string | null): string {
     // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
     const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
-    await m.query(
-      `WITH v AS (
+    return `WITH ${inbox ? `${inbox}, ` : ''}v AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::text[])
            WITH ORDINALITY AS v(id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, n)
+          ${inbox ? 'WHERE v.event_id IN (SELECT event_id FROM ib)' : ''}
        ), counts AS (
          SELECT shop_id, count(*) AS n FROM v GROUP BY shop_id
        ), head AS (
@@ -227,32 +276,19 @@ export class DeliveryRepository {
          RETURNING id, object_type, object_id, shop_id, sequence, position, next_attempt_at
        ), first AS (
          SELECT DISTINCT ON (object_type, object_id) * FROM added ORDER BY object_type, object_id, sequence, position
+       ), heads AS (
+         INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+         SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM first
+          ORDER BY object_type, object_id
+         ON CONFLICT (object_type, object_id) DO UPDATE
+            SET version = h.version + 1,
+                delivery_id = CASE WHEN ${lower} THEN EXCLUDED.delivery_id ELSE h.delivery_id END,
+                shop_id = CASE WHEN ${lower} THEN EXCLUDED.shop_id ELSE h.shop_id END,
+                sequence = CASE WHEN ${lower} THEN EXCLUDED.sequence ELSE h.sequence END,
+                position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
+                due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END
        )
-       INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
-       SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM first
-        ORDER BY object_type, object_id
-       ON CONFLICT (object_type, object_id) DO UPDATE
-          SET version = h.version + 1,
-              delivery_id = CASE WHEN ${lower} THEN EXCLUDED.delivery_id ELSE h.delivery_id END,
-              shop_id = CASE WHEN ${lower} THEN EXCLUDED.shop_id ELSE h.shop_id END,
-              sequence = CASE WHEN ${lower} THEN EXCLUDED.sequence ELSE h.sequence END,
-              position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
-              due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END`,
-      [
-        ids,
-        batch.map((d) => d.eventId),
-        batch.map((d) => d.body.type),
-        batch.map((d) => d.body.objectType),
-        batch.map((d) => d.body.objectId),
-        batch.map((d) => d.body.shopId),
-        batch.map((d) => d.body.sequence),
-        batch.map((d) => d.urlOverride),
-        batch.map((d) => JSON.stringify(d.body)),
-        now,
-      ],
-    );
-    this.notify(m);
-    return ids;
+       ${inbox ? 'SELECT event_id::text AS event_id FROM ib' : 'SELECT NULL::text AS event_id WHERE false'}`;
   }
 
   /**

@@ -70,7 +70,7 @@ describe('status changes: a partition batch recorded in one transaction', () => 
   let producer: Producer;
   let reader: TopicReader;
   let app: INestMicroservice;
-  /** The deliveries of every insertMany call, by event id: one call per transaction. */
+  /** The deliveries each insertFresh call recorded, by event id, in the batch's order: one call per statement. */
   const calls: string[][] = [];
 
   beforeAll(async () => {
@@ -100,10 +100,11 @@ describe('status changes: a partition batch recorded in one transaction', () => 
     app = await NestFactory.createMicroservice(ConsumerOnly.register(ds), { strategy: transport, logger: false });
     app.useGlobalFilters(new RethrowRpcErrors());
     const repo = app.get(DeliveryRepository);
-    const insertMany = repo.insertMany.bind(repo);
-    jest.spyOn(repo, 'insertMany').mockImplementation((m, d: readonly NewDelivery[], now) => {
-      calls.push(d.map((x) => x.eventId));
-      return insertMany(m, d, now);
+    const insertFresh = repo.insertFresh.bind(repo);
+    jest.spyOn(repo, 'insertFresh').mockImplementation(async (d: readonly NewDelivery[], inbox, now) => {
+      const recorded = await insertFresh(d, inbox, now);
+      calls.push(d.map((x) => x.eventId).filter((id) => recorded.has(id.toLowerCase())));
+      return recorded;
     });
     await app.listen();
     await transport.whenJoined();

@@ -119,40 +119,40 @@ export class StatusChangeConsumer {
   }
 
   /**
-   * A batch's changes in one inbox transaction. A duplicate (already recorded, or repeated within
-   * the batch) is left out; the rest keep their offset order, which is each object's sequence
-   * order as published.
+   * A batch's changes in one statement with their inbox record (decision 243). A duplicate
+   * (already recorded, or repeated within the batch) is left out; the rest keep their offset
+   * order, which is each object's sequence order as published.
    */
   private async record(changes: Change[]): Promise<void> {
     if (changes.length === 0) return;
     const now = this.clock.now();
-    const { result: queued } = await this.inbox.processBatch(
-      changes.map((c) => c.message),
-      async (m, fresh) => {
-        const seen = new Set<string>();
-        const todo = changes.filter(({ message }) => {
-          const id = message.eventId.toLowerCase();
-          if (!fresh.has(id) || seen.has(id)) return false;
-          seen.add(id);
-          return true;
-        });
-        if (todo.length === 0) return [];
-        const ids = await this.deliveries.insertMany(
-          m,
-          todo.map(({ message, change, urlOverride }) => ({
-            eventId: message.eventId,
-            body: toCallbackBody(message.eventId, message.occurredAt, change),
-            urlOverride,
-          })),
-          now,
-        );
-        return todo.map((c, i) => ({ ...c, id: ids[i] }));
-      },
+    const seen = new Set<string>();
+    const once = changes.filter(({ message }) => {
+      const id = message.eventId.toLowerCase();
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    const recorded = await this.deliveries.insertFresh(
+      once.map(({ message, change, urlOverride }) => ({
+        eventId: message.eventId,
+        body: toCallbackBody(message.eventId, message.occurredAt, change),
+        urlOverride,
+      })),
+      this.inbox.cte(
+        'ib',
+        once.map((c) => c.message),
+        11,
+      ),
+      now,
     );
-    for (const { change, id } of queued)
-      this.logger.log(
-        `${change.type} ${change.objectId} #${change.sequence} (${change.status}) queued for shop ${change.shopId} as delivery ${id}`,
-      );
+    for (const { message, change } of once) {
+      const id = recorded.get(message.eventId.toLowerCase());
+      if (id)
+        this.logger.log(
+          `${change.type} ${change.objectId} #${change.sequence} (${change.status}) queued for shop ${change.shopId} as delivery ${id}`,
+        );
+    }
   }
 }
 
