@@ -52,12 +52,7 @@ async function measure(url) {
   const { WorkQueue } = require(path.join(ROOT, 'dist/libs/messaging/src/index.js'));
   const mc = (/** @type {string} */ p) => require(path.join(ROOT, 'dist/apps/merchant-callbacks/src', p));
   const { DeliveryRepository, deliveryChannel } = mc('deliver/delivery.repository.js');
-  const migrations = [
-    mc('migrations/1764200000000-init.js').Init1764200000000,
-    mc('migrations/1764300000000-events-feed.js').EventsFeed1764300000000,
-    mc('migrations/1764900000002-previous-callback-secret.js').PreviousCallbackSecret1764900000002,
-    mc('migrations/1765000000000-delivery-heads.js').DeliveryHeads1765000000000,
-  ];
+  const migrations = mc('migrations/index.js').MERCHANT_CALLBACKS_MIGRATIONS;
   const ds = await openServiceDatabase({ url, schema: SCHEMA, entities: [], migrations });
   const repo = new DeliveryRepository(ds, { schema: SCHEMA });
   // The claim as it was: the shared work queue's ordered claim, per object in sequence order and per shop.

@@ -6,10 +6,6 @@ import { HealthController, openServiceDatabase, serviceDataSourceOptions } from 
 import { MerchantCallbacksConfig } from './config';
 import { DeliveryRepository } from './deliver/delivery.repository';
 import { DeliveryWorker } from './deliver/delivery-worker.service';
-import { Init1764200000000 } from './migrations/1764200000000-init';
-import { EventsFeed1764300000000 } from './migrations/1764300000000-events-feed';
-import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
-import { DeliveryHeads1765000000000 } from './migrations/1765000000000-delivery-heads';
 import { DeliveriesHandler } from './operate/deliveries.handler';
 import { FeedHandler } from './read-feed/feed.handler';
 import { FeedPurgeService } from './read-feed/feed-purge.service';
@@ -18,6 +14,7 @@ import { ShopSecretResealer } from './shop-settings/shop-secret-resealer.service
 import { ShopCallbackSettingsRepository } from './shop-settings/shop-callback-settings.repository';
 import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MERCHANT_CALLBACKS_INBOX, systemClock } from './tokens';
+import { MERCHANT_CALLBACKS_MIGRATIONS } from './migrations';
 
 export interface MerchantCallbacksModuleOptions {
   clock?: Clock;
@@ -31,12 +28,7 @@ export class MerchantCallbacksModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [
-        Init1764200000000,
-        EventsFeed1764300000000,
-        PreviousCallbackSecret1764900000002,
-        DeliveryHeads1765000000000,
-      ],
+      migrations: MERCHANT_CALLBACKS_MIGRATIONS,
       poolSize: 10,
     };
     return {

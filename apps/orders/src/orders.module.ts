@@ -12,20 +12,11 @@ import {
 import { ProviderEventConsumer } from './apply-provider-event/provider-event.consumer';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { CreateOrderHandler } from './create-order/create-order.handler';
-import { OperatorOrderList1765100000002 } from './migrations/1765100000002-operator-order-list';
 import { GetOrderHandler } from './get-order/get-order.handler';
 import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
-import { Init1763700000000 } from './migrations/1763700000000-init';
-import { OrderDetails1763800000000 } from './migrations/1763800000000-order-details';
-import { ShopSettingsTimeoutsCustomers1764000000000 } from './migrations/1764000000000-shop-settings-timeouts-customers';
-import { ProviderDispatch1763900000000 } from './migrations/1763900000000-provider-dispatch';
 import type { AttemptDispatcherOptions } from './dispatch-attempt/attempt-dispatcher.service';
 import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.providers';
 import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
-import { Refunds1764100000000 } from './migrations/1764100000000-refunds';
-import { OrderCallbackUrl1764200000000 } from './migrations/1764200000000-order-callback-url';
-import { NeedActionExplanation1764317200000 } from './migrations/1764317200000-need-action-explanation';
-import { HostedPage1765200000000 } from './migrations/1765200000000-hosted-page';
 import { CheckoutHandler } from './checkout/checkout.handler';
 import { RefundOrderHandler } from './refund-order/refund-order.handler';
 import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeout.sweeper';
@@ -35,6 +26,7 @@ import { ShopSettingsRepository } from './shop-settings/shop-settings.repository
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
+import { ORDERS_MIGRATIONS } from './migrations';
 
 export interface OrdersModuleOptions {
   clock?: Clock;
@@ -50,17 +42,7 @@ export class OrdersModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [OrderEntity, PaymentAttemptEntity],
-      migrations: [
-        Init1763700000000,
-        OrderDetails1763800000000,
-        ProviderDispatch1763900000000,
-        ShopSettingsTimeoutsCustomers1764000000000,
-        Refunds1764100000000,
-        OrderCallbackUrl1764200000000,
-        NeedActionExplanation1764317200000,
-        OperatorOrderList1765100000002,
-        HostedPage1765200000000,
-      ],
+      migrations: ORDERS_MIGRATIONS,
     };
     return {
       module: OrdersModule,

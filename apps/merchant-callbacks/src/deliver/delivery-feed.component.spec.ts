@@ -4,12 +4,10 @@ import { toCallbackBody } from '@payments/merchant-callbacks-domain';
 import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
-import { Init1764200000000 } from '../migrations/1764200000000-init';
-import { EventsFeed1764300000000 } from '../migrations/1764300000000-events-feed';
-import { PreviousCallbackSecret1764900000002 } from '../migrations/1764900000002-previous-callback-secret';
-import { DeliveryHeads1765000000000 } from '../migrations/1765000000000-delivery-heads';
 import { MerchantCallbacksConfig } from '../config';
 import { DeliveryRepository } from './delivery.repository';
+import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
+import { Init1764200000000 } from '../migrations/1764200000000-init';
 
 const SCHEMA = 'merchant_callbacks';
 const SHOP = randomUUID();
@@ -71,12 +69,7 @@ describe('the feed positions of deliveries', () => {
       url: db.url,
       schema: SCHEMA,
       entities: [],
-      migrations: [
-        Init1764200000000,
-        EventsFeed1764300000000,
-        PreviousCallbackSecret1764900000002,
-        DeliveryHeads1765000000000,
-      ],
+      migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     deliveries = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
     oldEvents = old;

@@ -5,12 +5,9 @@ import { toCallbackBody } from '@payments/merchant-callbacks-domain';
 import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
-import { Init1764200000000 } from '../migrations/1764200000000-init';
-import { EventsFeed1764300000000 } from '../migrations/1764300000000-events-feed';
-import { PreviousCallbackSecret1764900000002 } from '../migrations/1764900000002-previous-callback-secret';
-import { DeliveryHeads1765000000000 } from '../migrations/1765000000000-delivery-heads';
 import { MerchantCallbacksConfig } from '../config';
 import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './delivery.repository';
+import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 
 const SCHEMA = 'merchant_callbacks';
 const T0 = new Date('2026-11-24T12:00:00Z');
@@ -86,12 +83,7 @@ describe('the delivery queue', () => {
       url: db.url,
       schema: SCHEMA,
       entities: [],
-      migrations: [
-        Init1764200000000,
-        EventsFeed1764300000000,
-        PreviousCallbackSecret1764900000002,
-        DeliveryHeads1765000000000,
-      ],
+      migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     q = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
   });

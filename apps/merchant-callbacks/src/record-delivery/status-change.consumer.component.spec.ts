@@ -18,12 +18,9 @@ import {
 } from '@payments/testing';
 import { MerchantCallbacksConfig } from '../config';
 import { DeliveryRepository, NewDelivery } from '../deliver/delivery.repository';
-import { Init1764200000000 } from '../migrations/1764200000000-init';
-import { EventsFeed1764300000000 } from '../migrations/1764300000000-events-feed';
-import { PreviousCallbackSecret1764900000002 } from '../migrations/1764900000002-previous-callback-secret';
-import { DeliveryHeads1765000000000 } from '../migrations/1765000000000-delivery-heads';
 import { CLOCK, MERCHANT_CALLBACKS_CONFIG, MERCHANT_CALLBACKS_INBOX, systemClock } from '../tokens';
 import { StatusChangeConsumer } from './status-change.consumer';
+import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 
 const SCHEMA = 'merchant_callbacks';
 const GROUP = 'status-change-spec';
@@ -79,12 +76,7 @@ describe('status changes: a partition batch recorded in one transaction', () => 
       url: db.url,
       schema: SCHEMA,
       entities: [],
-      migrations: [
-        Init1764200000000,
-        EventsFeed1764300000000,
-        PreviousCallbackSecret1764900000002,
-        DeliveryHeads1765000000000,
-      ],
+      migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     topics = await createTestTopics(prefix);
     producer = testKafka('mcb-producer').producer({ createPartitioner: Partitioners.DefaultPartitioner });

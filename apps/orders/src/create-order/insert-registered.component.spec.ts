@@ -6,18 +6,10 @@ import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
 import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
-import { Init1763700000000 } from '../migrations/1763700000000-init';
-import { OrderDetails1763800000000 } from '../migrations/1763800000000-order-details';
-import { ProviderDispatch1763900000000 } from '../migrations/1763900000000-provider-dispatch';
-import { ShopSettingsTimeoutsCustomers1764000000000 } from '../migrations/1764000000000-shop-settings-timeouts-customers';
-import { Refunds1764100000000 } from '../migrations/1764100000000-refunds';
-import { OrderCallbackUrl1764200000000 } from '../migrations/1764200000000-order-callback-url';
-import { NeedActionExplanation1764317200000 } from '../migrations/1764317200000-need-action-explanation';
-import { OperatorOrderList1765100000002 } from '../migrations/1765100000002-operator-order-list';
-import { HostedPage1765200000000 } from '../migrations/1765200000000-hosted-page';
 import { RegisteredOrderInsert } from './insert-registered';
 import { OrderRepository } from '../order.repository';
 import type { OrdersConfig } from '../config';
+import { ORDERS_MIGRATIONS } from '../migrations';
 
 const SCHEMA = 'orders';
 const NOW = new Date('2026-11-25T00:00:00Z');
@@ -77,17 +69,7 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
       url: db.url,
       schema: SCHEMA,
       entities: [OrderEntity, PaymentAttemptEntity],
-      migrations: [
-        Init1763700000000,
-        OrderDetails1763800000000,
-        ProviderDispatch1763900000000,
-        ShopSettingsTimeoutsCustomers1764000000000,
-        Refunds1764100000000,
-        OrderCallbackUrl1764200000000,
-        NeedActionExplanation1764317200000,
-        OperatorOrderList1765100000002,
-        HostedPage1765200000000,
-      ],
+      migrations: ORDERS_MIGRATIONS,
     });
   });
 

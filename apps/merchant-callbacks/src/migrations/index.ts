@@ -1,0 +1,12 @@
+import { Init1764200000000 } from './1764200000000-init';
+import { EventsFeed1764300000000 } from './1764300000000-events-feed';
+import { PreviousCallbackSecret1764900000002 } from './1764900000002-previous-callback-secret';
+import { DeliveryHeads1765000000000 } from './1765000000000-delivery-heads';
+
+/** merchant-callbacks' schema migrations in order: the service runs them at start, its specs on their own databases. */
+export const MERCHANT_CALLBACKS_MIGRATIONS = [
+  Init1764200000000,
+  EventsFeed1764300000000,
+  PreviousCallbackSecret1764900000002,
+  DeliveryHeads1765000000000,
+];
