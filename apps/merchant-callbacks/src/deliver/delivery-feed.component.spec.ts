@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, QueryRunner } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { toCallbackBody } from '@payments/merchant-callbacks-domain';
+import { Inbox } from '@payments/messaging';
 import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
 import { MerchantCallbacksConfig } from '../config';
-import { DeliveryRepository } from './delivery.repository';
+import { DeliveryRepository, NewDelivery } from './delivery.repository';
 import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 import { Init1764200000000 } from '../migrations/1764200000000-init';
 
@@ -36,6 +37,10 @@ function aDelivery(shopId: string, sequence: number) {
 describe('the feed positions of deliveries', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
+  let inbox: Inbox;
+  /** One delivery the way the consumer records it (its inbox row in the same statement), in `m`'s transaction. */
+  const record = async (m: EntityManager, d: NewDelivery, now: Date): Promise<string> =>
+    (await deliveries.insertFresh([d], inbox.cte('ib', [d], 11), now, m)).get(d.eventId.toLowerCase())!;
   let deliveries: DeliveryRepository;
   /** The deliveries recorded before the migration: [shop, eventId] in recording order. */
   let oldEvents: [string, string][] = [];
@@ -72,6 +77,7 @@ describe('the feed positions of deliveries', () => {
       migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     deliveries = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+    inbox = new Inbox(ds, SCHEMA, 'merchant-callbacks');
     oldEvents = old;
   });
 
@@ -95,7 +101,7 @@ describe('the feed positions of deliveries', () => {
 
   it('when a delivery is recorded after the migration, then it takes the next position of its shop', async () => {
     const d = aDelivery(SHOP, 10);
-    await ds.transaction((m) => deliveries.insert(m, d, NOW));
+    await ds.transaction((m) => record(m, d, NOW));
     expect((await feed(SHOP)).at(-1)).toEqual([4, d.eventId]);
     expect(await feed(OTHER)).toHaveLength(2);
   });
@@ -113,14 +119,14 @@ describe('the feed positions of deliveries', () => {
     try {
       const a = aDelivery(SHOP, 20);
       const b = aDelivery(SHOP, 21);
-      await deliveries.insert(first.manager, a, NOW);
+      await record(first.manager, a, NOW);
       let secondDone = false;
-      const secondInsert = deliveries.insert(second.manager, b, NOW).then(() => (secondDone = true));
+      const secondInsert = record(second.manager, b, NOW).then(() => (secondDone = true));
       await new Promise((r) => setTimeout(r, 300));
       expect(secondDone).toBe(false);
       expect(await feed(SHOP, start)).toEqual([]);
       // Another shop is not held up by this one.
-      await ds.transaction((m) => deliveries.insert(m, aDelivery(OTHER, 22), NOW));
+      await ds.transaction((m) => record(m, aDelivery(OTHER, 22), NOW));
 
       await first.commitTransaction();
       expect(await feed(SHOP, start)).toEqual([[start + 1, a.eventId]]);

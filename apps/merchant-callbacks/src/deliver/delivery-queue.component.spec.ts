@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { toCallbackBody } from '@payments/merchant-callbacks-domain';
+import { Inbox } from '@payments/messaging';
 import { openServiceDatabase } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase } from '@payments/testing';
 import { MerchantCallbacksConfig } from '../config';
-import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository } from './delivery.repository';
+import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository, NewDelivery } from './delivery.repository';
 import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 
 const SCHEMA = 'merchant_callbacks';
@@ -36,10 +37,14 @@ function aDelivery(shopId: string, objectId: string, sequence: number) {
 describe('the delivery queue', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
+  let inbox: Inbox;
+  /** One delivery the way the consumer records it (its inbox row in the same statement), in `m`'s transaction. */
+  const record = async (m: EntityManager, d: NewDelivery, now: Date): Promise<string> =>
+    (await q.insertFresh([d], inbox.cte('ib', [d], 11), now, m)).get(d.eventId.toLowerCase())!;
   let q: DeliveryRepository;
 
   const insert = (shopId: string, objectId: string, sequence: number, now = T0) =>
-    ds.transaction((m) => q.insert(m, aDelivery(shopId, objectId, sequence), now));
+    ds.transaction((m) => record(m, aDelivery(shopId, objectId, sequence), now));
   const claim = async (now: Date, limit = 100, perShop = 100) => {
     const token = randomUUID();
     const r = await q.claimDue(now, at(now.getTime() - T0.getTime() + LEASE), limit, perShop, token, 'test');
@@ -86,6 +91,7 @@ describe('the delivery queue', () => {
       migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     q = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+    inbox = new Inbox(ds, SCHEMA, 'merchant-callbacks');
   });
 
   afterAll(async () => {
@@ -213,7 +219,7 @@ describe('the delivery queue', () => {
     await adding.connect();
     await adding.startTransaction();
     try {
-      await q.insert(adding.manager, aDelivery(shop, obj, 2), at(1));
+      await record(adding.manager, aDelivery(shop, obj, 2), at(1));
       const recording = q.recordOutcomes([outcome(one, 'delivered')], at(2));
       await new Promise((resolve) => setTimeout(resolve, 300));
       await adding.commitTransaction();
@@ -253,7 +259,7 @@ describe('the delivery queue', () => {
     await adding.startTransaction();
     try {
       // The consumer's delivery bumps the head's version while the outcome waits for its lock: it races.
-      await q.insert(adding.manager, aDelivery(shop, obj, 2), at(1));
+      await record(adding.manager, aDelivery(shop, obj, 2), at(1));
       const recording = q.recordOutcomes([outcome(one, 'delivered')], at(2));
       await new Promise((resolve) => setTimeout(resolve, 300));
       await adding.commitTransaction();
@@ -298,7 +304,7 @@ describe('the delivery queue', () => {
     await adding.startTransaction();
     try {
       // The object has no head; the consumer's (sequence 1) is not committed when the replay looks.
-      await q.insert(adding.manager, aDelivery(shop, obj, 1), at(1));
+      await record(adding.manager, aDelivery(shop, obj, 1), at(1));
       const replaying = ds.transaction((m) => q.replay(m, { ids: [two.id] }, at(2), 1));
       await new Promise((resolve) => setTimeout(resolve, 300));
       await adding.commitTransaction();

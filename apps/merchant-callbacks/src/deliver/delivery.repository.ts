@@ -182,16 +182,12 @@ export class DeliveryRepository {
     this.work.wake(m);
   }
 
-  /** Records one delivery, in the caller's transaction: `insertMany` of one. */
-  async insert(m: EntityManager, d: NewDelivery, now: Date): Promise<string> {
-    const [id] = await this.insertMany(m, [d], now);
-    return id;
-  }
-
   /**
-   * Records one delivery per event, in the consumer's inbox transaction and in one statement;
-   * the worker is woken at commit. The events must be distinct, in the order they were
-   * consumed. Each shop's feed head (`feed_heads.last_position`) is bumped once by its count
+   * Records one delivery per event seen for the first time, with the events' inbox rows, in ONE
+   * statement (decisions 233, 243): `inbox` (an `Inbox.cte` named `ib`, numbered from $11)
+   * records the batch's event ids and only the deliveries whose id it returned are written. It
+   * commits on its own, or with the transaction of `m` when given (specs stage races that way);
+   * the worker is woken at commit. The events must be distinct, in the order they were consumed. Each shop's feed head (`feed_heads.last_position`) is bumped once by its count
    * of new deliveries, which take the positions below it in that order; the head rows' locks
    * are taken in shop order and held until commit, so positions of a shop become visible in
    * increasing order and a feed reader never passes a position still to appear (decision 101),
@@ -200,29 +196,17 @@ export class DeliveryRepository {
    * none pending or it comes before the head; the head's version is bumped either way, so an
    * outcome recorded meanwhile does not move it blindly (see recordOutcomes). An upsert cannot
    * touch one row twice, hence one proposed head per object (decision 233).
-   */
-  async insertMany(m: EntityManager, batch: readonly NewDelivery[], now: Date): Promise<string[]> {
-    if (batch.length === 0) return [];
-    const ids = batch.map(() => randomUUID());
-    await m.query(this.insertSql(null), this.insertParams(batch, ids, now));
-    this.notify(m);
-    return ids;
-  }
-
-  /**
-   * A consumer's batch in ONE statement, committed on its own (decision 243): `inbox` (an
-   * `Inbox.cte` named `ib`, numbered from $11) records the batch's event ids, and only the
-   * deliveries whose event id it saw for the first time are written, as `insertMany` writes them.
-   * The batch must hold each event id once. Answers the delivery id of each event id recorded (lower case).
+   * Answers the delivery id of each event id recorded (lower case).
    */
   async insertFresh(
     batch: readonly NewDelivery[],
     inbox: { sql: string; params: unknown[] },
     now: Date,
+    m: EntityManager = this.dataSource.manager,
   ): Promise<Map<string, string>> {
     if (batch.length === 0) return new Map();
     const ids = batch.map(() => randomUUID());
-    const rows: { event_id: string }[] = await this.dataSource.query(this.insertSql(inbox.sql), [
+    const rows: { event_id: string }[] = await m.query(this.insertSql(inbox.sql), [
       ...this.insertParams(batch, ids, now),
       ...inbox.params,
     ]);
@@ -232,7 +216,7 @@ export class DeliveryRepository {
       const eventId = d.eventId.toLowerCase();
       if (fresh.has(eventId)) recorded.set(eventId, ids[i]);
     });
-    if (recorded.size > 0) this.notify(this.dataSource.manager);
+    if (recorded.size > 0) this.notify(m);
     return recorded;
   }
 
@@ -251,14 +235,14 @@ export class DeliveryRepository {
     ];
   }
 
-  /** The deliveries' statement; with `inbox` (a CTE named `ib`) only for the event ids it returns, and answering those. */
-  private insertSql(inbox: string | null): string {
+  /** The deliveries' statement: only for the event ids `inbox` (a CTE named `ib`) returns, and answering those. */
+  private insertSql(inbox: string): string {
     // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
     const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
-    return `WITH ${inbox ? `${inbox}, ` : ''}v AS (
+    return `WITH ${inbox}, v AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::text[])
            WITH ORDINALITY AS v(id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, n)
-          ${inbox ? 'WHERE v.event_id IN (SELECT event_id FROM ib)' : ''}
+          WHERE v.event_id IN (SELECT event_id FROM ib)
        ), counts AS (
          SELECT shop_id, count(*) AS n FROM v GROUP BY shop_id
        ), head AS (
@@ -288,7 +272,7 @@ export class DeliveryRepository {
                 position = CASE WHEN ${lower} THEN EXCLUDED.position ELSE h.position END,
                 due_at = CASE WHEN ${lower} THEN EXCLUDED.due_at ELSE h.due_at END
        )
-       ${inbox ? 'SELECT event_id::text AS event_id FROM ib' : 'SELECT NULL::text AS event_id WHERE false'}`;
+       SELECT event_id::text AS event_id FROM ib`;
   }
 
   /**
