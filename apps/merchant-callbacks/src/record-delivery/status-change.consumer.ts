@@ -26,8 +26,8 @@ interface Change {
  * Consuming only records deliveries: the HTTP call to the merchant happens later in the delivery
  * worker, so a slow or dead merchant never holds up the partition, and the offset is committed
  * only once the deliveries are durable. Each of the three topics carries one type, so a handler
- * gets a partition batch's messages in offset order (decision 210) and records them in one
- * transaction: the inbox ids in one statement, the deliveries in another (decision 233).
+ * gets a partition batch's messages in offset order (decision 210) and records them with their
+ * inbox rows in one statement (decisions 233, 243).
  */
 @Controller()
 export class StatusChangeConsumer {
@@ -41,81 +41,26 @@ export class StatusChangeConsumer {
 
   @EventPattern(OrderEventTypes.statusChanged, BATCH_HANDLER)
   order(@Payload() messages: Envelope[]): Promise<void> {
-    return this.record(
-      messages.map((message) =>
-        parse(message, () => {
-          const p = parsePayload(orderStatusChanged, message.payload, message.type);
-          return {
-            change: {
-              type: 'order.status_changed',
-              objectId: p.orderId,
-              shopId: p.shopId,
-              merchantReference: p.merchantOrderId,
-              sequence: p.sequence,
-              status: p.status,
-              previousStatus: p.previousStatus,
-              statusCode: p.statusCode,
-              statusDescription: p.statusDescription,
-              cost: p.cost,
-              ...(p.instructions ? { instructions: p.instructions } : {}),
-            },
-            urlOverride: p.callbackUrl ?? null,
-          };
-        }),
-      ),
-    );
+    return this.record(messages, (message) => {
+      const p = parsePayload(orderStatusChanged, message.payload, message.type);
+      return changeOf('order.status_changed', p.orderId, p.merchantOrderId, p, p.instructions);
+    });
   }
 
   @EventPattern(PayoutEventTypes.statusChanged, BATCH_HANDLER)
   payout(@Payload() messages: Envelope[]): Promise<void> {
-    return this.record(
-      messages.map((message) =>
-        parse(message, () => {
-          const p = parsePayload(payoutStatusChanged, message.payload, message.type);
-          return {
-            change: {
-              type: 'payout.status_changed',
-              objectId: p.payoutId,
-              shopId: p.shopId,
-              merchantReference: p.merchantPayoutId,
-              sequence: p.sequence,
-              status: p.status,
-              previousStatus: p.previousStatus,
-              statusCode: p.statusCode,
-              statusDescription: p.statusDescription,
-              cost: p.cost,
-            },
-            urlOverride: p.callbackUrl ?? null,
-          };
-        }),
-      ),
-    );
+    return this.record(messages, (message) => {
+      const p = parsePayload(payoutStatusChanged, message.payload, message.type);
+      return changeOf('payout.status_changed', p.payoutId, p.merchantPayoutId, p);
+    });
   }
 
   @EventPattern(P2pEventTypes.statusChanged, BATCH_HANDLER)
   p2p(@Payload() messages: Envelope[]): Promise<void> {
-    return this.record(
-      messages.map((message) =>
-        parse(message, () => {
-          const p = parsePayload(p2pStatusChanged, message.payload, message.type);
-          return {
-            change: {
-              type: 'p2p.status_changed',
-              objectId: p.p2pId,
-              shopId: p.shopId,
-              merchantReference: p.merchantP2pId,
-              sequence: p.sequence,
-              status: p.status,
-              previousStatus: p.previousStatus,
-              statusCode: p.statusCode,
-              statusDescription: p.statusDescription,
-              cost: p.cost,
-            },
-            urlOverride: p.callbackUrl ?? null,
-          };
-        }),
-      ),
-    );
+    return this.record(messages, (message) => {
+      const p = parsePayload(p2pStatusChanged, message.payload, message.type);
+      return changeOf('p2p.status_changed', p.p2pId, p.merchantP2pId, p);
+    });
   }
 
   /**
@@ -123,7 +68,8 @@ export class StatusChangeConsumer {
    * (already recorded, or repeated within the batch) is left out; the rest keep their offset
    * order, which is each object's sequence order as published.
    */
-  private async record(changes: Change[]): Promise<void> {
+  private async record(messages: Envelope[], read: (message: Envelope) => Omit<Change, 'message'>): Promise<void> {
+    const changes = messages.map((message) => parse(message, () => read(message)));
     if (changes.length === 0) return;
     const now = this.clock.now();
     const seen = new Set<string>();
@@ -163,4 +109,37 @@ function parse(message: Envelope, read: () => Omit<Change, 'message'>): Change {
   } catch (err) {
     throw new BatchMessageFailure(message.eventId, err);
   }
+}
+
+/** What the three status-change events share, as the callback body and the delivery take them. */
+type StatusFields = Pick<
+  StatusChange,
+  'shopId' | 'sequence' | 'status' | 'previousStatus' | 'statusCode' | 'statusDescription' | 'cost'
+> & {
+  callbackUrl?: string;
+};
+
+function changeOf(
+  type: StatusChange['type'],
+  objectId: string,
+  merchantReference: string,
+  p: StatusFields,
+  instructions?: StatusChange['instructions'],
+): Omit<Change, 'message'> {
+  return {
+    change: {
+      type,
+      objectId,
+      shopId: p.shopId,
+      merchantReference,
+      sequence: p.sequence,
+      status: p.status,
+      previousStatus: p.previousStatus,
+      statusCode: p.statusCode,
+      statusDescription: p.statusDescription,
+      cost: p.cost,
+      ...(instructions ? { instructions } : {}),
+    },
+    urlOverride: p.callbackUrl ?? null,
+  };
 }
