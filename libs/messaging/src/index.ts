@@ -15,4 +15,5 @@ export * from './work-queue';
 export * from './queue-worker';
 export * from './kafka-metrics';
 export * from './offset-history';
+export * from './offset-committer';
 export { isInfrastructureFault } from '@payments/platform';

@@ -13,6 +13,7 @@ import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
+import { OffsetCommitter, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
 import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
@@ -78,6 +79,9 @@ export class BatchMessageFailure extends Error {
   }
 }
 
+/** How long finished offsets may wait to be committed (KAFKA_COMMIT_INTERVAL_MS); see OffsetCommitter. */
+export const DEFAULT_COMMIT_INTERVAL_MS = 1000;
+
 interface BatchItem {
   message: KafkaMessage;
   env: Envelope;
@@ -112,9 +116,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private stopping = false;
   /** Each message's envelope, parsed once when its batch is cut into runs. */
   private readonly parsed = new WeakMap<KafkaMessage, EnvelopeParse>();
+  /** Finished offsets, committed once per interval (KAFKA_COMMIT_INTERVAL_MS), not per batch. */
+  private readonly offsets: OffsetCommitter;
 
   constructor(private readonly opts: KafkaTransportOptions) {
     super();
+    this.offsets = new OffsetCommitter(opts.kafka.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS);
   }
 
   /** Resolves once the consumer has joined its group and has partitions assigned. */
@@ -150,8 +157,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)),
         fromBeginning: true,
       });
+      this.offsets.start(consumer, (e) =>
+        this.logger.debug?.(`offset commit failed, retried with the next: ${e instanceof Error ? e.message : e}`),
+      );
       await consumer.run({
-        autoCommit: true,
+        // Our own commits (OffsetCommitter): kafkajs's would follow every batch.
+        autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 8,
         eachBatch: (payload) => this.handleBatch(payload),
@@ -164,6 +175,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.stopping = true;
+    this.offsets.stop();
+    // What was finished so far; a batch still running commits its own when it ends (stopping).
+    if (this.consumer) await this.offsets.commit(through(this.consumer)).catch(() => undefined);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
   }
@@ -218,8 +232,13 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       if (!finished.has(message.offset)) break;
       last = message.offset;
     }
-    if (last !== undefined) resolveOffset(last);
-    await commitOffsetsIfNecessary().catch(() => undefined);
+    if (last !== undefined) {
+      resolveOffset(last);
+      this.offsets.finished(topic, partition, last);
+    }
+    // Inside the batch the payload's call commits directly: it still works while the consumer stops.
+    if (this.stopping || this.offsets.due())
+      await this.offsets.commit((o) => commitOffsetsIfNecessary(o)).catch(() => undefined);
     if (failure !== undefined) throw failure;
   }
 

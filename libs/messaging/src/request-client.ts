@@ -5,6 +5,8 @@ import { PaymentsMetrics } from '@payments/platform';
 import type { KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
+import { DEFAULT_COMMIT_INTERVAL_MS } from './kafka-transport';
+import { OffsetCommitter, through } from './offset-committer';
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -36,12 +38,15 @@ export class KafkaRequestClient {
   private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
   private admin?: Admin;
+  private readonly offsets: OffsetCommitter;
 
   constructor(
     private readonly config: KafkaConfig,
     instanceId: string,
     private readonly defaultTimeoutMs = 5000,
   ) {
+    // At least a second: a reply's offset only matters after a crash.
+    this.offsets = new OffsetCommitter(Math.max(config.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS, 1000));
     this.kafka = createKafka(config, `-${instanceId}`);
     this.replyTo = replyTopic(config.topicPrefix, instanceId);
   }
@@ -78,6 +83,7 @@ export class KafkaRequestClient {
     await consumer.connect();
     await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });
     await consumer.run({
+      autoCommit: false,
       eachMessage: async ({ message }) => {
         const id = message.headers?.[ReplyHeaders.correlationId]?.toString();
         const waiting = id ? this.pending.get(id) : undefined;
@@ -104,6 +110,8 @@ export class KafkaRequestClient {
       p.reject(new Error('gateway is shutting down'));
       this.pending.delete(id);
     }
+    this.offsets.stop();
+    if (this.consumer) await this.offsets.commit(through(this.consumer)).catch(() => undefined);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
     await this.admin

@@ -29,6 +29,28 @@ describe('the fault-suite failpoint in the common configuration', () => {
   });
 });
 
+describe("the consumers' offset commit interval in the common configuration", () => {
+  it.each([
+    [{}, 1000],
+    [{ KAFKA_COMMIT_INTERVAL_MS: '0' }, 0],
+    [{ KAFKA_COMMIT_INTERVAL_MS: '5000' }, 5000],
+  ])('when the environment has %j, then offsets are committed every %d ms', (vars, expected) => {
+    const env = new EnvReader({ ...base, ...vars });
+    const config = readCommonConfig(env, 'test');
+    env.done('test');
+    expect(config.kafka.commitIntervalMs).toBe(expected);
+  });
+
+  it.each(['-1', 'soon', '600000'])(
+    'when KAFKA_COMMIT_INTERVAL_MS is %s, then the app refuses to start, naming the variable',
+    (value) => {
+      const env = new EnvReader({ ...base, KAFKA_COMMIT_INTERVAL_MS: value });
+      readCommonConfig(env, 'test');
+      expect(() => env.done('test')).toThrow(/KAFKA_COMMIT_INTERVAL_MS/);
+    },
+  );
+});
+
 describe('the Kafka connection security in the common configuration', () => {
   it('when nothing is set, then the client connects in plain text without SASL (local broker)', () => {
     const env = new EnvReader({ ...base });

@@ -119,6 +119,11 @@ export interface KafkaConfig {
   replicationFactor: number;
   /** kafkajs logs nothing below this (LOG_LEVEL); `info` where not given. */
   logLevel?: LogLevelName;
+  /**
+   * How long a consumer's finished offsets may wait before they are committed
+   * (KAFKA_COMMIT_INTERVAL_MS; 1000 where not given, 0 = after every batch).
+   */
+  commitIntervalMs?: number;
   /** TLS to the brokers (KAFKA_SSL), trusting KAFKA_SSL_CA_FILE's certificates where given. */
   ssl?: { ca?: string[] };
   /** SASL/SCRAM credentials of this service's Kafka user (KAFKA_SASL_*); only over TLS. */
@@ -218,6 +223,7 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       topicPrefix: env.string('KAFKA_TOPIC_PREFIX', ''),
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
       logLevel: log.logLevel,
+      commitIntervalMs: env.int('KAFKA_COMMIT_INTERVAL_MS', 1000, { min: 0, max: 60_000 }),
       ...readKafkaSecurity(env),
     },
     metricsEnabled: env.bool('METRICS_ENABLED', true),
