@@ -126,4 +126,35 @@ describe('provider events: a partition batch folded in one transaction', () => {
       { order_id: b.id, status: 'failed', previous: 'in_progress', caused_by: bFailed.eventId },
     ]);
   });
+
+  it('when a batch reports on a recorded attempt without changing the order, then its row stays as it was; an attempt first seen unchanged and then changing the order ends as the change left it', async () => {
+    const a = await aWaitingOrder();
+    const attemptsOf = async () =>
+      (
+        await db.query(
+          `SELECT payment_id, status, status_code, created_at, updated_at FROM orders.payment_attempts
+            WHERE order_id = $1 ORDER BY created_at, payment_id`,
+          [a.id],
+        )
+      ).rows;
+    const [sent] = await attemptsOf();
+    expect(sent.payment_id).toBe(a.paymentId);
+    // A manual attempt at the provider (a payment id we never sent): first a pending, then its success.
+    const manual = `manual-${randomUUID()}`;
+    await sendTogether([
+      providerEvent(a.id, a.paymentId, 'pending'),
+      providerEvent(a.id, manual, 'pending'),
+      providerEvent(a.id, manual, 'success'),
+    ]);
+
+    await untilStatus(read(a.id), 'completed', 'order a completed');
+    const order = await db.query('SELECT status_code FROM orders.orders WHERE id = $1', [a.id]);
+    const rows = await attemptsOf();
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.payment_id === a.paymentId)).toEqual(sent);
+    expect(rows.find((r) => r.payment_id === manual)).toMatchObject({
+      status: 'success',
+      status_code: order.rows[0].status_code,
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { type OutboxItem, outboxCte } from '@payments/messaging';
+import { type Outbox, type OutboxItem, outboxCte } from '@payments/messaging';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
@@ -374,90 +374,122 @@ export class OrderRepository {
     return new Map(rows.map((r) => [`${r.order_id} ${r.provider}`, r.payment_id]));
   }
 
-  /** The attempts of many orders, keyed by `${orderId} ${paymentId}`. */
-  async attemptsOf(m: EntityManager, orderIds: string[]): Promise<Map<string, PaymentAttemptEntity>> {
-    const rows: {
-      order_id: string;
-      payment_id: string;
-      provider: string;
-      status: string;
-      amount: string | null;
-      currency: string | null;
-      status_code: string | null;
-      created_at: Date;
-      updated_at: Date;
-    }[] = await m.query(
-      `SELECT order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at
-         FROM "${this.config.schema}".payment_attempts WHERE order_id = ANY($1::uuid[])`,
-      [orderIds],
+  /**
+   * A provider-event batch's first statement: its inbox ids (`inbox`, a CTE named `fresh` whose
+   * parameters follow $1) and the orders it names, locked in id order. Returns the event ids seen
+   * for the first time and the locked orders. The orders of repeated events are locked too (a
+   * repeat is rare; deciding first would take a round trip more).
+   */
+  async lockForEvents(
+    m: EntityManager,
+    inbox: { sql: string; params: unknown[] },
+    orderIds: string[],
+  ): Promise<{ fresh: Set<string>; orders: Map<string, OrderEntity> }> {
+    const rows: Record<string, unknown>[] = await m.query(
+      `WITH ${inbox.sql},
+            locked AS MATERIALIZED (SELECT * FROM "${this.config.schema}".orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
+       SELECT (SELECT array_agg(event_id::text) FROM fresh) AS "inbox.fresh", l.*
+         FROM (SELECT 1) AS one LEFT JOIN locked AS l ON true`,
+      [orderIds, ...inbox.params],
     );
-    return new Map(
-      rows.map((r) => [
-        `${r.order_id} ${r.payment_id}`,
-        Object.assign(new PaymentAttemptEntity(), {
-          orderId: r.order_id,
-          paymentId: r.payment_id,
-          provider: r.provider,
-          status: r.status,
-          amount: r.amount,
-          currency: r.currency,
-          statusCode: r.status_code,
-          createdAt: r.created_at,
-          updatedAt: r.updated_at,
-        }),
-      ]),
-    );
+    const fresh = new Set((rows[0]?.['inbox.fresh'] as string[] | null) ?? []);
+    const orders = new Map<string, OrderEntity>();
+    for (const r of rows) if (r.id) orders.set(r.id as string, orderFromRow(m, r));
+    return { fresh, orders };
   }
 
   /**
-   * Inserts new attempts and updates known ones in one statement (each (order, payment id) at most
-   * once; the callers hold the orders' locks, so nobody records these attempts meanwhile).
+   * A provider-event batch's writes in one statement: attempts seen first (inserted unless they
+   * exist), attempts a transition changed (inserted or updated), the transitioned orders and their
+   * outbox rows. The caller holds the orders' locks. Nothing to write: no statement.
    */
-  async upsertAttempts(m: EntityManager, attempts: PaymentAttemptEntity[]): Promise<void> {
-    if (attempts.length === 0) return;
-    await m.query(
-      `INSERT INTO "${this.config.schema}".payment_attempts
-         (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::text[],
-                            $8::timestamptz[], $9::timestamptz[])
-       ON CONFLICT (order_id, payment_id) DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount,
-         currency = EXCLUDED.currency, status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at`,
-      [
-        attempts.map((a) => a.orderId),
-        attempts.map((a) => a.paymentId),
-        attempts.map((a) => a.provider),
-        attempts.map((a) => a.status),
-        attempts.map((a) => a.amount),
-        attempts.map((a) => a.currency),
-        attempts.map((a) => a.statusCode),
-        attempts.map((a) => iso(a.createdAt)),
-        attempts.map((a) => iso(a.updatedAt)),
-      ],
-    );
+  async writeFold(
+    m: EntityManager,
+    outbox: Outbox,
+    write: {
+      seen: readonly PaymentAttemptEntity[];
+      changed: readonly PaymentAttemptEntity[];
+      orders: readonly OrderEntity[];
+      events: readonly OutboxItem[];
+    },
+  ): Promise<void> {
+    const ctes: string[] = [];
+    const params: unknown[] = [];
+    const add = (values: unknown[]) => {
+      params.push(...values);
+      return params.length - values.length + 1;
+    };
+    const attempts = (name: string, list: readonly PaymentAttemptEntity[], onConflict: string) => {
+      const at = add(attemptColumns(list));
+      const p = (i: number) => `$${at + i}`;
+      ctes.push(
+        `${name} AS (INSERT INTO "${this.config.schema}".payment_attempts
+           (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+         SELECT * FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::numeric[],
+                              ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::timestamptz[], ${p(8)}::timestamptz[])
+         ON CONFLICT (order_id, payment_id) ${onConflict})`,
+      );
+    };
+    if (write.seen.length > 0) attempts('seen', write.seen, 'DO NOTHING');
+    if (write.changed.length > 0)
+      attempts(
+        'changed',
+        write.changed,
+        `DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
+           status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at`,
+      );
+    if (write.orders.length > 0) {
+      const at = add(transitionColumns(write.orders));
+      const p = (i: number) => `$${at + i}`;
+      ctes.push(
+        `transitioned AS (UPDATE "${this.config.schema}".orders AS o SET status = v.status, status_code = v.status_code,
+           need_action_reason = v.need_action_reason, need_action = v.need_action, reported_amount = v.reported_amount,
+           amount = v.amount, sequence = v.sequence, updated_at = v.updated_at
+         FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::jsonb[], ${p(5)}::numeric[],
+                     ${p(6)}::numeric[], ${p(7)}::int[], ${p(8)}::timestamptz[])
+           AS v(id, status, status_code, need_action_reason, need_action, reported_amount, amount, sequence, updated_at)
+         WHERE o.id = v.id)`,
+      );
+    }
+    if (write.events.length > 0) {
+      // The locks are held: the rows are written unconditionally (a guard of one row).
+      ctes.push('one AS (SELECT 1)');
+      const events = outbox.cte('events', 'one', write.events, params.length + 1);
+      params.push(...events.params);
+      ctes.push(events.sql);
+    }
+    if (ctes.length === 0) return;
+    await m.query(`WITH ${ctes.join(',\n')} SELECT 1`, params);
+    if (write.events.length > 0) outbox.wake(m);
   }
+}
 
-  /** writeTransitionedOrder for many locked orders in one statement. */
-  async writeTransitionedOrders(m: EntityManager, orders: OrderEntity[]): Promise<void> {
-    if (orders.length === 0) return;
-    await m.query(
-      `UPDATE "${this.config.schema}".orders AS o SET status = v.status, status_code = v.status_code,
-         need_action_reason = v.need_action_reason, need_action = v.need_action, reported_amount = v.reported_amount,
-         amount = v.amount, sequence = v.sequence, updated_at = v.updated_at
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::numeric[], $7::numeric[], $8::int[],
-                   $9::timestamptz[])
-         AS v(id, status, status_code, need_action_reason, need_action, reported_amount, amount, sequence, updated_at)
-       WHERE o.id = v.id`,
-      [
-        orders.map((o) => o.id),
-        orders.map((o) => o.status),
-        orders.map((o) => o.statusCode),
-        orders.map((o) => o.needActionReason),
-        orders.map((o) => (o.needAction === null ? null : JSON.stringify(o.needAction))),
-        orders.map((o) => o.reportedAmount),
-        orders.map((o) => o.amount),
-        orders.map((o) => o.sequence),
-        orders.map((o) => iso(o.updatedAt)),
-      ],
-    );
-  }
+/** Attempts as the nine arrays of an `unnest` (attemptInsert's column order). */
+function attemptColumns(attempts: readonly PaymentAttemptEntity[]): unknown[] {
+  return [
+    attempts.map((a) => a.orderId),
+    attempts.map((a) => a.paymentId),
+    attempts.map((a) => a.provider),
+    attempts.map((a) => a.status),
+    attempts.map((a) => a.amount),
+    attempts.map((a) => a.currency),
+    attempts.map((a) => a.statusCode ?? null),
+    attempts.map((a) => iso(a.createdAt)),
+    attempts.map((a) => iso(a.updatedAt)),
+  ];
+}
+
+/** Transitioned orders as the nine arrays of an `unnest` (id first, then transitionUpdate's columns). */
+function transitionColumns(orders: readonly OrderEntity[]): unknown[] {
+  return [
+    orders.map((o) => o.id),
+    orders.map((o) => o.status),
+    orders.map((o) => o.statusCode),
+    orders.map((o) => o.needActionReason),
+    orders.map((o) => (o.needAction === null || o.needAction === undefined ? null : JSON.stringify(o.needAction))),
+    orders.map((o) => o.reportedAmount),
+    orders.map((o) => o.amount),
+    orders.map((o) => o.sequence),
+    orders.map((o) => iso(o.updatedAt)),
+  ];
 }

@@ -1,5 +1,6 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
 import {
   ContractViolation,
   Envelope,
@@ -37,12 +38,15 @@ export class ProviderEventConsumer {
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly shopSettings: ShopSettingsRepository,
+    private readonly dataSource: DataSource,
   ) {}
 
   /**
-   * A partition's provider events in one transaction: record them in the inbox, lock the orders
-   * they name, fold each in offset order in memory, write the orders, attempts and outbox rows,
-   * commit. A message at fault is named (BatchMessageFailure) and the transport retries the rest.
+   * A partition's provider events in one transaction of two statements: the first records them in
+   * the inbox and locks the orders they name; the events seen for the first time are folded in
+   * offset order in memory; the second writes the attempts, the orders and the outbox rows
+   * (docs/decisions.md 245). A message at fault is named (BatchMessageFailure) and the transport
+   * retries the rest.
    */
   @EventPattern(ProviderEventTypes.event, BATCH_HANDLER)
   async apply(@Payload() messages: Envelope[]): Promise<void> {
@@ -50,55 +54,66 @@ export class ProviderEventConsumer {
     if (events.length === 0) return;
     const now = this.clock.now();
 
-    const { fresh } = await this.inbox.processBatch(
-      events.map((e) => e.message),
-      async (m, fresh) => {
-        const seen = new Set<string>();
-        const todo = events.filter((e) => {
-          const id = e.message.eventId.toLowerCase();
-          if (!fresh.has(id) || seen.has(id)) return false;
-          seen.add(id);
-          return true;
-        });
-        if (todo.length === 0) return;
-        const orderIds = [...new Set(todo.map((e) => e.orderId))];
-        const orders = await this.orders.lockMany(m, orderIds);
-        for (const e of todo) {
-          if (orders.has(e.orderId)) continue;
-          // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
-          PaymentsMetrics.providerCallbacks.inc({ provider: e.event.providerCode, result: 'unknown_reference' });
-          throw new BatchMessageFailure(
-            e.message.eventId,
-            new ContractViolation(`provider event for unknown order ${e.event.reference}`),
-          );
-        }
-        const settings = await this.shopSettings.forShops(m, [...new Set([...orders.values()].map((o) => o.shopId))]);
-        const dispatched = todo.some((e) => !e.event.paymentId)
-          ? await this.orders.latestDispatchedPaymentIds(m, orderIds)
-          : new Map<string, string>();
-        const attempts = await this.orders.attemptsOf(m, orderIds);
+    const fresh = await this.dataSource.transaction(async (m) => {
+      const locked = await this.orders.lockForEvents(
+        m,
+        this.inbox.cte(
+          'fresh',
+          events.map((e) => e.message),
+          2,
+        ),
+        [...new Set(events.map((e) => e.orderId))],
+      );
+      const { orders } = locked;
+      const seen = new Set<string>();
+      const todo = events.filter((e) => {
+        const id = e.message.eventId.toLowerCase();
+        if (!locked.fresh.has(id) || seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      });
+      if (todo.length === 0) return locked.fresh;
+      for (const e of todo) {
+        if (orders.has(e.orderId)) continue;
+        // Counted where it is found out: callbacks-ingest cannot know our ids; the event is dead-lettered.
+        PaymentsMetrics.providerCallbacks.inc({ provider: e.event.providerCode, result: 'unknown_reference' });
+        throw new BatchMessageFailure(
+          e.message.eventId,
+          new ContractViolation(`provider event for unknown order ${e.event.reference}`),
+        );
+      }
+      const todoOrders = [...new Set(todo.map((e) => e.orderId))];
+      const settings = await this.shopSettings.forShops(m, [
+        ...new Set(todoOrders.map((id) => orders.get(id)!.shopId)),
+      ]);
+      const dispatched = todo.some((e) => !e.event.paymentId)
+        ? await this.orders.latestDispatchedPaymentIds(m, todoOrders)
+        : new Map<string, string>();
 
-        const changedOrders = new Set<OrderEntity>();
-        const changedAttempts = new Set<PaymentAttemptEntity>();
-        const outboxItems: OutboxItem[] = [];
-        for (const { message, event, orderId } of todo) {
-          const order = orders.get(orderId)!;
-          const result = foldProviderEvent(order, event, settings.get(order.shopId)!.rules);
-          const attempt = recordAttempt(attempts, dispatched, order, event, result, now);
-          if (attempt) changedAttempts.add(attempt);
-          if (result.kind === 'noop') {
-            this.logger.log(`order ${event.reference}: ${event.status} ignored (${result.reason})`);
-            continue;
-          }
-          const previous = transitionInMemory(order, result, now);
-          changedOrders.add(order);
-          outboxItems.push(statusChangedItem(order, previous, now, message));
+      const attempts = new Map<string, AttemptWrite>();
+      const changedOrders = new Set<OrderEntity>();
+      const outboxItems: OutboxItem[] = [];
+      for (const { message, event, orderId } of todo) {
+        const order = orders.get(orderId)!;
+        const result = foldProviderEvent(order, event, settings.get(order.shopId)!.rules);
+        recordAttempt(attempts, dispatched, order, event, result, now);
+        if (result.kind === 'noop') {
+          this.logger.log(`order ${event.reference}: ${event.status} ignored (${result.reason})`);
+          continue;
         }
-        await this.orders.upsertAttempts(m, [...changedAttempts]);
-        await this.orders.writeTransitionedOrders(m, [...changedOrders]);
-        await this.outbox.add(m, outboxItems);
-      },
-    );
+        const previous = transitionInMemory(order, result, now);
+        changedOrders.add(order);
+        outboxItems.push(statusChangedItem(order, previous, now, message));
+      }
+      const written = [...attempts.values()];
+      await this.orders.writeFold(m, this.outbox, {
+        seen: written.filter((w) => !w.changed).map((w) => w.attempt),
+        changed: written.filter((w) => w.changed).map((w) => w.attempt),
+        orders: [...changedOrders],
+        events: outboxItems,
+      });
+      return locked.fresh;
+    });
 
     for (const { message } of events)
       if (!fresh.has(message.eventId.toLowerCase()))
@@ -119,38 +134,43 @@ export class ProviderEventConsumer {
   }
 }
 
+/** What a batch writes of one attempt: `changed` by a transition (written over), or only seen (written if absent). */
+interface AttemptWrite {
+  attempt: PaymentAttemptEntity;
+  changed: boolean;
+}
+
 /**
- * The provider's report on the attempt it names, in memory; returns the attempt to write, if any.
- * A callback that does not name our payment id (a manual or legacy one) belongs to the attempt we
- * sent to that provider, not to a second one. A repeated report that changes nothing leaves a
- * known attempt as it is.
+ * The provider's report on the attempt it names, in memory. A callback that does not name our
+ * payment id (a manual or legacy one) belongs to the attempt we sent to that provider, not to a
+ * second one. The attempt's row ends as the batch's last transition left it, or, with none, as
+ * its first report found it when the row did not exist yet; a report that changes nothing leaves
+ * a known attempt as it is. So the batch needs no read of the attempts: the write's ON CONFLICT
+ * decides "known" against the committed rows.
  */
 function recordAttempt(
-  attempts: Map<string, PaymentAttemptEntity>,
+  attempts: Map<string, AttemptWrite>,
   dispatched: Map<string, string>,
   order: OrderEntity,
   event: PaymentEvent,
   result: FoldResult,
   now: Date,
-): PaymentAttemptEntity | undefined {
+): void {
   const paymentId =
     event.paymentId ?? dispatched.get(`${order.id} ${event.providerCode}`) ?? `${event.providerCode}-${order.id}`;
   const key = `${order.id} ${paymentId}`;
-  const known = attempts.get(key);
-  if (known && result.kind === 'noop') return undefined;
-  const attempt =
-    known ??
-    Object.assign(new PaymentAttemptEntity(), {
-      orderId: order.id,
-      paymentId,
-      provider: event.providerCode,
-      createdAt: now,
-    } satisfies Partial<PaymentAttemptEntity>);
-  attempt.status = event.status;
-  attempt.amount = formatAmount(event.amount);
-  attempt.currency = event.currency;
-  attempt.statusCode = result.kind === 'transition' ? result.statusCode : (attempt.statusCode ?? null);
-  attempt.updatedAt = now;
-  attempts.set(key, attempt);
-  return attempt;
+  const changed = result.kind === 'transition';
+  if (attempts.has(key) && !changed) return;
+  const attempt = Object.assign(new PaymentAttemptEntity(), {
+    orderId: order.id,
+    paymentId,
+    provider: event.providerCode,
+    status: event.status,
+    amount: formatAmount(event.amount),
+    currency: event.currency,
+    statusCode: changed ? result.statusCode : null,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<PaymentAttemptEntity>);
+  attempts.set(key, { attempt, changed });
 }
