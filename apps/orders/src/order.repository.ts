@@ -279,26 +279,36 @@ export class OrderRepository {
   }
 
   /**
-   * A send's outcome in one statement (decision 241): the attempt unless one with its id exists
-   * (kept as it is), and — when the send moved the order — the transitioned order and its outbox
-   * rows. The caller holds the order's lock and wakes the relay.
+   * A send's outcome in one statement (decisions 241, 246): the attempt unless one with its id
+   * exists (kept as it is); when the send moved the order, the transitioned order and its outbox
+   * rows; and `finish`, the dispatch row's end as a CTE whose parameters start at the number it is
+   * given. The caller holds the order's and the row's locks and wakes the relay.
    */
   async recordSendOutcome(
     m: EntityManager,
     attempt: PaymentAttemptEntity,
     transitioned: { order: OrderEntity; events: readonly OutboxItem[] } | null,
+    finish?: (from: number) => { sql: string; params: unknown[] },
   ): Promise<void> {
-    if (!transitioned) {
+    if (!transitioned && !finish) {
       await this.insertAttemptIfAbsent(m, attempt);
       return;
     }
-    const params = [...attemptValues(attempt), ...transitionValues(transitioned.order)];
-    const events = outboxCte(this.config.schema, 'e', 'o', transitioned.events, params.length + 1);
-    await m.query(
-      `WITH a AS (${attemptInsert(m)}), o AS (${transitionUpdate(m, 10)} RETURNING id), ${events.sql}
-       SELECT 1`,
-      [...params, ...events.params],
-    );
+    const params: unknown[] = attemptValues(attempt);
+    const ctes = [`a AS (${attemptInsert(m)})`];
+    if (transitioned) {
+      params.push(...transitionValues(transitioned.order));
+      ctes.push(`o AS (${transitionUpdate(m, 10)} RETURNING id)`);
+      const events = outboxCte(this.config.schema, 'e', 'o', transitioned.events, params.length + 1);
+      params.push(...events.params);
+      ctes.push(events.sql);
+    }
+    if (finish) {
+      const f = finish(params.length + 1);
+      params.push(...f.params);
+      ctes.push(f.sql);
+    }
+    await m.query(`WITH ${ctes.join(', ')} SELECT 1`, params);
   }
 
   /**

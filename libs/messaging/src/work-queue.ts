@@ -98,6 +98,29 @@ export class WorkQueue<Row = Record<string, unknown>> {
   }
 
   /**
+   * `finish` as a data-modifying CTE `name` for a statement of the caller's own (the caller holds
+   * the item's lock, e.g. from `lockClaimed`); its parameters are numbered from `$from`.
+   */
+  finishCte(
+    name: string,
+    id: string,
+    status: string,
+    now: Date,
+    set: ColumnValues,
+    from: number,
+  ): { sql: string; params: unknown[] } {
+    if (status === 'pending') throw new Error('finishCte() takes a final status');
+    const entries = Object.entries({ ...set, status, claim_token: null, updated_at: now }).filter(
+      ([, v]) => v !== undefined,
+    );
+    const assignments = entries.map(([column], i) => `${column} = $${from + 1 + i}`).join(', ');
+    return {
+      sql: `${name} AS (UPDATE ${this.t.table} SET ${assignments} WHERE ${this.t.idColumn} = $${from} RETURNING ${this.t.idColumn})`,
+      params: [id, ...entries.map(([, v]) => v)],
+    };
+  }
+
+  /**
    * Ends an item in one statement, only if it is still this claim's (no lock taken first): true
    * when it was. For an outcome that needs nothing else written with it.
    */

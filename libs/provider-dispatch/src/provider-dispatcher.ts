@@ -24,8 +24,12 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'instanceId'> =
 
 /** What the service decided, under its aggregate's lock, about one send. */
 export type DispatchDecision =
-  /** The row is done; the service has recorded what it means for the aggregate. */
-  | { kind: 'finish'; status: Exclude<DispatchStatus, 'pending'>; summary: string }
+  /**
+   * The row is done; the service has recorded what it means for the aggregate. `finished`: the
+   * service also ended the row, in its own statement (`DispatchQueue.finishCte` with
+   * `finishDetails(answer)`), so the dispatcher writes nothing more.
+   */
+  | { kind: 'finish'; status: Exclude<DispatchStatus, 'pending'>; summary: string; finished?: boolean }
   /** Send the same request again after the policy's backoff. */
   | { kind: 'retry' }
   /** Nothing reached the provider and the aggregate no longer waits for it. */
@@ -185,12 +189,8 @@ export class ProviderDispatcher {
           await this.d.queue.finish(m, row.dispatchId, 'skipped', now, { error: decision.reason });
           return `dropped: ${decision.reason}`;
         case 'finish':
-          await this.d.queue.finish(m, row.dispatchId, decision.status, now, {
-            ...(answer.kind === 'accepted' && answer.providerPaymentId
-              ? { providerPaymentId: answer.providerPaymentId }
-              : {}),
-            ...(error ? { error } : {}),
-          });
+          if (!decision.finished)
+            await this.d.queue.finish(m, row.dispatchId, decision.status, now, finishDetails(answer));
           return decision.summary;
         default: {
           const never: never = decision;
@@ -200,6 +200,13 @@ export class ProviderDispatcher {
     });
     this.d.logger.log(`${row.dispatchId} of ${row.referenceId}: ${summary}`);
   }
+}
+
+/** What a finished row keeps of the provider's answer: its payment id when accepted, else the error. */
+export function finishDetails(answer: ProviderAnswer): { providerPaymentId?: string; error?: string } {
+  if (answer.kind === 'accepted')
+    return answer.providerPaymentId ? { providerPaymentId: answer.providerPaymentId } : {};
+  return answer.reason ? { error: answer.reason } : {};
 }
 
 export function defaultInstanceId(): string {

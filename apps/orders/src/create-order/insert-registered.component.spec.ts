@@ -10,6 +10,8 @@ import { RegisteredOrderInsert } from './insert-registered';
 import { OrderRepository } from '../order.repository';
 import type { OrdersConfig } from '../config';
 import { ORDERS_MIGRATIONS } from '../migrations';
+import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
+import type { PaymentProvider } from '../dispatch-attempt/payment-provider';
 
 const SCHEMA = 'orders';
 const NOW = new Date('2026-11-25T00:00:00Z');
@@ -296,6 +298,13 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
       token,
     ]);
     const repo = new OrderRepository({ schema: SCHEMA } as OrdersConfig);
+    const dispatches = new ProviderDispatchRepository(
+      ds,
+      { schema: SCHEMA } as OrdersConfig,
+      {
+        code: 'sandbox',
+      } as PaymentProvider,
+    );
     expect(await ds.transaction((m) => repo.lockDispatchWithOrder(m, 'pay_send1', randomUUID()))).toBeNull();
 
     await ds.transaction(async (m) => {
@@ -320,7 +329,10 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
         createdAt: NOW,
         updatedAt: NOW,
       });
-      await repo.recordSendOutcome(m, attempt, { order: locked, events: [event(order.id)] });
+      // The dispatch row ends in the same statement (decision 246), with what the dispatcher would write.
+      await repo.recordSendOutcome(m, attempt, { order: locked, events: [event(order.id)] }, (from) =>
+        dispatches.queue.finishCte('f', 'pay_send1', 'accepted', NOW, { providerPaymentId: 'prov-77' }, from),
+      );
       // A second record of the same attempt (a callback was first) keeps the one there.
       await repo.recordSendOutcome(
         m,
@@ -334,5 +346,10 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
       { status: 'pending' },
     ]);
     expect((await ds.query(`SELECT count(*)::int AS n FROM orders.outbox WHERE key = $1`, [order.id]))[0].n).toBe(2);
+    expect(
+      await ds.query(
+        `SELECT status, claim_token, provider_payment_id, updated_at FROM orders.provider_dispatches WHERE payment_id = 'pay_send1'`,
+      ),
+    ).toEqual([{ status: 'accepted', claim_token: null, provider_payment_id: 'prov-77', updated_at: NOW }]);
   });
 });

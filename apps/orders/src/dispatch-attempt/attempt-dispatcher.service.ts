@@ -12,6 +12,7 @@ import {
   DispatchDecision,
   DispatchHandler,
   DispatcherOptions,
+  finishDetails,
   ProviderDispatcher,
   RetryPolicy,
 } from '@payments/provider-dispatch';
@@ -49,7 +50,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    dispatches: ProviderDispatchRepository,
+    private readonly dispatches: ProviderDispatchRepository,
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) clock: Clock,
@@ -182,10 +183,14 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
           const previous = transitionInMemory(order, outcome.order, ctx.now);
           transitioned = { order, events: [statusChangedItem(order, previous, ctx.now)] };
         }
-        await this.orders.recordSendOutcome(m, attempt, transitioned);
+        // The dispatch row ends in the same statement (decision 246): it is locked with the order.
+        await this.orders.recordSendOutcome(m, attempt, transitioned, (from) =>
+          this.dispatches.queue.finishCte('f', row.dispatchId, outcome.dispatch, ctx.now, finishDetails(answer), from),
+        );
         if (transitioned) this.outbox.wake(m);
         return {
           kind: 'finish',
+          finished: true,
           status: outcome.dispatch,
           summary: `${outcome.dispatch}${error ? ` (${error})` : ''}; order ${outcome.order ? `→ ${outcome.order.status} ${outcome.order.statusCode}` : `stays ${order.status}`}`,
         };
