@@ -13,7 +13,7 @@ import { backoffMs } from '@payments/backoff';
 import type { KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { BatchingSender } from './batching-sender';
-import { OffsetCommitter, through } from './offset-committer';
+import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
 import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
 
@@ -177,7 +177,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     this.stopping = true;
     this.offsets.stop();
     // What was finished so far; a batch still running commits its own when it ends (stopping).
-    if (this.consumer) await this.offsets.commit(through(this.consumer)).catch(() => undefined);
+    if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
   }

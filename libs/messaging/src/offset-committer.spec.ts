@@ -1,4 +1,4 @@
-import { Offsets } from 'kafkajs';
+import { Consumer, Offsets } from 'kafkajs';
 import { OffsetCommitter } from './offset-committer';
 
 describe('OffsetCommitter', () => {
@@ -70,5 +70,72 @@ describe('OffsetCommitter', () => {
     const sent: Offsets[] = [];
     await committer.commit(async (o) => sent.push(o));
     expect(sent).toEqual([{ topics: [{ topic: 'a', partitions: [{ partition: 1, offset: '8' }] }] }]);
+  });
+
+  describe('on a consumer', () => {
+    /** A consumer as far as the committer uses it: its commits and the listeners it was given. */
+    function aConsumer() {
+      const commits: unknown[] = [];
+      const listeners = new Map<string, (e: unknown) => void>();
+      const consumer = {
+        events: { REBALANCING: 'consumer.rebalancing', GROUP_JOIN: 'consumer.group_join' },
+        on: (event: string, listener: (e: unknown) => void) => listeners.set(event, listener),
+        commitOffsets: async (offsets: unknown) => {
+          commits.push(offsets);
+        },
+      } as unknown as Consumer;
+      return { consumer, commits, listeners };
+    }
+
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('when the traffic stops with offsets finished, then the interval commits them through the consumer, once', async () => {
+      const { consumer, commits } = aConsumer();
+      const committer = new OffsetCommitter(1000);
+      committer.start(consumer, (e) => {
+        throw e;
+      });
+      committer.finished('a', 0, '41');
+      await jest.advanceTimersByTimeAsync(999);
+      expect(commits).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(commits).toEqual([[{ topic: 'a', partition: 0, offset: '42' }]]);
+      await jest.advanceTimersByTimeAsync(5000);
+      expect(commits).toHaveLength(1);
+      committer.stop();
+    });
+
+    it('when a rebalance starts, then what is finished is committed at once; after the join only the partitions kept are', async () => {
+      const { consumer, commits, listeners } = aConsumer();
+      const committer = new OffsetCommitter(60_000);
+      committer.start(consumer, (e) => {
+        throw e;
+      });
+      committer.finished('a', 0, '1');
+      listeners.get('consumer.rebalancing')!({});
+      await jest.advanceTimersByTimeAsync(0);
+      expect(commits).toEqual([[{ topic: 'a', partition: 0, offset: '2' }]]);
+
+      committer.finished('a', 0, '5');
+      committer.finished('a', 1, '9');
+      listeners.get('consumer.group_join')!({ payload: { memberAssignment: { a: [1] } } });
+      listeners.get('consumer.rebalancing')!({});
+      await jest.advanceTimersByTimeAsync(0);
+      expect(commits[1]).toEqual([{ topic: 'a', partition: 1, offset: '10' }]);
+      committer.stop();
+    });
+
+    it('when the last commit of a stopping consumer does not finish in time, then the stop goes on without it', async () => {
+      const committer = new OffsetCommitter(1000);
+      committer.finished('a', 0, '1');
+      let settled = false;
+      const stopping = committer.commitBefore(() => new Promise(() => undefined), 3000).then(() => (settled = true));
+      await jest.advanceTimersByTimeAsync(2999);
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await stopping;
+      expect(settled).toBe(true);
+    });
   });
 });

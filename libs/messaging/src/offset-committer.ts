@@ -1,5 +1,12 @@
 import type { Consumer, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 
+/**
+ * How long a stopping consumer waits for its last commit: kafkajs retries a commit for as long as
+ * the consumer runs, and with the broker unreachable that would outlast the pod's grace period.
+ * A commit given up on only means those messages come again.
+ */
+export const SHUTDOWN_COMMIT_MS = 3000;
+
 /** How a commit is sent: through the consumer, or through the batch payload's direct call. */
 export type CommitSend = (offsets: Offsets) => Promise<unknown>;
 
@@ -54,6 +61,16 @@ export class OffsetCommitter {
       }
       throw err;
     }
+  }
+
+  /** `commit`, waited for at most `ms` and never failing (a stopping consumer's last commit). */
+  async commitBefore(send: CommitSend, ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.commit(send).catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timer);
   }
 
   /**

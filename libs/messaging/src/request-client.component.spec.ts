@@ -94,6 +94,21 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     }
   });
 
+  it('when replies were read, then the reply consumer commits its position (a restart under the same instance id starts there)', async () => {
+    const value = randomUUID();
+    await gatewayA.request<Echo>(Topics.methodsQueries, 'shop-commit', 'test.echo', { value, from: 'a' });
+    const [high] = (await admin!.fetchTopicOffsets(gatewayA.replyTopic)).map((p) => BigInt(p.high));
+    expect(high).toBeGreaterThan(0n);
+    await eventually(
+      async () => {
+        const [entry] = await admin!.fetchOffsets({ groupId: gatewayA.replyTopic, topics: [gatewayA.replyTopic] });
+        return BigInt(entry.partitions[0].offset) === high ? true : undefined;
+      },
+      10_000,
+      'the reply offset committed',
+    );
+  });
+
   it('when a request goes to a topic nobody consumes, then it rejects with RequestTimeout after timeoutMs', async () => {
     const started = Date.now();
     const outcome = gatewayA.request(

@@ -6,7 +6,7 @@ import type { KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 import { DEFAULT_COMMIT_INTERVAL_MS } from './kafka-transport';
-import { OffsetCommitter, through } from './offset-committer';
+import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -82,9 +82,14 @@ export class KafkaRequestClient {
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
     await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });
+    // Replies matter only to the requests waiting in this process: their offsets are committed on
+    // an interval (after a restart under the same instance id the topic is read from there, not
+    // from its start).
+    this.offsets.start(consumer, () => undefined);
     await consumer.run({
       autoCommit: false,
-      eachMessage: async ({ message }) => {
+      eachMessage: async ({ topic, partition, message }) => {
+        this.offsets.finished(topic, partition, message.offset);
         const id = message.headers?.[ReplyHeaders.correlationId]?.toString();
         const waiting = id ? this.pending.get(id) : undefined;
         if (!waiting || !id) return; // a reply that arrived after its request timed out
@@ -111,7 +116,7 @@ export class KafkaRequestClient {
       this.pending.delete(id);
     }
     this.offsets.stop();
-    if (this.consumer) await this.offsets.commit(through(this.consumer)).catch(() => undefined);
+    if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
     await this.admin
