@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type Outbox, type OutboxItem, outboxCte } from '@payments/messaging';
+import { preparedQuery } from '@payments/platform';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
@@ -308,7 +309,7 @@ export class OrderRepository {
       params.push(...f.params);
       ctes.push(f.sql);
     }
-    await m.query(`WITH ${ctes.join(', ')} SELECT 1`, params);
+    await preparedQuery(m, `WITH ${ctes.join(', ')} SELECT 1`, params);
   }
 
   /**
@@ -320,7 +321,8 @@ export class OrderRepository {
     paymentId: string,
     claimToken: string,
   ): Promise<{ sends: number; order: OrderEntity } | null> {
-    const rows: Record<string, unknown>[] = await m.query(
+    const rows = await preparedQuery<Record<string, unknown>>(
+      m,
       `SELECT d.sends AS "dispatch.sends", o.* FROM "${this.config.schema}".provider_dispatches d
          JOIN "${this.config.schema}".orders o ON o.id = d.order_id
         WHERE d.payment_id = $1 AND d.status = 'pending' AND d.claim_token = $2
@@ -395,7 +397,8 @@ export class OrderRepository {
     inbox: { sql: string; params: unknown[] },
     orderIds: string[],
   ): Promise<{ fresh: Set<string>; orders: Map<string, OrderEntity> }> {
-    const rows: Record<string, unknown>[] = await m.query(
+    const rows = await preparedQuery<Record<string, unknown>>(
+      m,
       `WITH ${inbox.sql},
             locked AS MATERIALIZED (SELECT * FROM "${this.config.schema}".orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
        SELECT (SELECT array_agg(event_id::text) FROM fresh) AS "inbox.fresh", l.*
@@ -469,7 +472,7 @@ export class OrderRepository {
       ctes.push(events.sql);
     }
     if (ctes.length === 0) return;
-    await m.query(`WITH ${ctes.join(',\n')} SELECT 1`, params);
+    await preparedQuery(m, `WITH ${ctes.join(',\n')} SELECT 1`, params);
     if (write.events.length > 0) outbox.wake(m);
   }
 }

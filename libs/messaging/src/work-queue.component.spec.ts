@@ -171,6 +171,10 @@ describe('work queue against PostgreSQL', () => {
       expect(await q.lockClaimed(m, 'x', dead.claim_token!, 'id')).toBeNull();
       expect(await q.lockClaimed(m, 'x', again.claim_token!, 'id, tries')).toEqual({ id: 'x', tries: 2 });
     });
+    // Ending it in one statement works for the claim that holds it only, and says which.
+    expect(await q.finishIfClaimed(ds.manager, 'x', dead.claim_token!, 'done', at(31_000))).toBe(false);
+    expect(await q.finishIfClaimed(ds.manager, 'x', again.claim_token!, 'done', at(31_000))).toBe(true);
+    expect(await claim(q, at(90_000))).toEqual([]);
   });
 
   it('when an item keeps failing, then the worker retries it after a growing backoff until it succeeds', async () => {

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { wakeAfterCommit } from './local-wake';
+import { preparedQuery } from '@payments/platform';
 
 /**
  * Where a queue lives and which of its columns carry the queue's rules. Every queue table has the
@@ -76,7 +77,7 @@ export class WorkQueue<Row = Record<string, unknown>> {
       if (r.perGroup === undefined) throw new Error(`a claim on ${this.t.table} needs its per-group limit`);
       params.push(r.perGroup);
     }
-    return this.dataSource.query(this.claimSql, params);
+    return preparedQuery<Row>(this.dataSource, this.claimSql, params);
   }
 
   /**
@@ -84,7 +85,8 @@ export class WorkQueue<Row = Record<string, unknown>> {
    * ran out and another worker claimed it again, that one records the outcome instead (null here).
    */
   async lockClaimed<R>(m: EntityManager, id: string, claimToken: string, columns: string): Promise<R | null> {
-    const rows: R[] = await m.query(
+    const rows = await preparedQuery<R>(
+      m,
       `SELECT ${columns} FROM ${this.t.table} WHERE ${this.t.idColumn} = $1 AND status = 'pending' AND claim_token = $2 FOR UPDATE`,
       [id, claimToken],
     );
@@ -137,7 +139,9 @@ export class WorkQueue<Row = Record<string, unknown>> {
       ([, v]) => v !== undefined,
     );
     const assignments = entries.map(([column], i) => `${column} = $${i + 3}`).join(', ');
-    const rows: unknown[] = await m.query(
+    // Its rows (TypeORM's query answers an UPDATE as [rows, count], which was always two long).
+    const rows = await preparedQuery(
+      m,
       `UPDATE ${this.t.table} SET ${assignments} WHERE ${this.t.idColumn} = $1 AND status = 'pending' AND claim_token = $2
        RETURNING ${this.t.idColumn}`,
       [id, claimToken, ...entries.map(([, v]) => v)],

@@ -13,3 +13,4 @@ export * from './rate-limiter';
 export * from './failed-auth-throttle';
 export * from './interval-job';
 export * from './infrastructure-fault';
+export * from './prepared-query';

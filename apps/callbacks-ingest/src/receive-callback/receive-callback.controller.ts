@@ -11,6 +11,7 @@ import {
   FailedAuthThrottle,
   FieldError,
   PaymentsMetrics,
+  preparedQuery,
   ProblemException,
 } from '@payments/platform';
 import { ReceiveCallbackDoc } from './receive-callback.openapi';
@@ -120,7 +121,8 @@ export class ReceiveCallbackController {
     // One statement, committed alone (decision 239): the callback and its two outbox rows, or —
     // on any conflict, which is this same callback (the id derives from the provider and its
     // event id, so racing copies meet on the primary key or on that pair) — nothing.
-    const rows: unknown[] = await this.dataSource.query(
+    const rows = await preparedQuery(
+      this.dataSource,
       `WITH cb AS (
          INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkQueue, type WorkQueueTable } from '@payments/messaging';
+import { preparedQuery } from '@payments/platform';
 import type {
   DeliveryAttemptView,
   DeliveryStatus,
@@ -206,7 +207,7 @@ export class DeliveryRepository {
   ): Promise<Map<string, string>> {
     if (batch.length === 0) return new Map();
     const ids = batch.map(() => randomUUID());
-    const rows: { event_id: string }[] = await m.query(this.insertSql(inbox.sql), [
+    const rows = await preparedQuery<{ event_id: string }>(m, this.insertSql(inbox.sql), [
       ...this.insertParams(batch, ids, now),
       ...inbox.params,
     ]);
@@ -295,7 +296,8 @@ export class DeliveryRepository {
     claimedBy: string,
     settling: readonly { id: string; claimToken: string }[] = [],
   ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
-    const rows: ClaimRow[] = await this.dataSource.query(
+    const rows = await preparedQuery<ClaimRow>(
+      this.dataSource,
       `WITH RECURSIVE shops AS (
          SELECT (SELECT h.shop_id FROM ${this.dueTable} h ORDER BY h.shop_id LIMIT 1) AS shop_id
          UNION ALL
@@ -386,9 +388,9 @@ export class DeliveryRepository {
   async recordOutcomes(outcomes: readonly DeliveryOutcome[], now: Date): Promise<Set<string>> {
     if (outcomes.length === 0) return new Set();
     const col = <K>(f: (o: DeliveryOutcome) => K) => outcomes.map(f);
-    const rows: { id: string | null; object_type: string | null; object_id: string | null }[] =
-      await this.dataSource.query(
-        `WITH v AS (
+    const rows = await preparedQuery<{ id: string | null; object_type: string | null; object_id: string | null }>(
+      this.dataSource,
+      `WITH v AS (
            SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[],
                                 $7::int[], $8::timestamptz[], $9::text[], $10::int[], $11::int[])
              AS v(id, token, status, next_at, err, attempt, at, url, resp, latency)
@@ -438,21 +440,21 @@ export class DeliveryRepository {
          SELECT NULL, n.object_type, n.object_id FROM nxt n
           WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.object_type = n.object_type AND m.object_id = n.object_id)
             AND NOT EXISTS (SELECT 1 FROM gone g WHERE g.object_type = n.object_type AND g.object_id = n.object_id)`,
-        [
-          now,
-          col((o) => o.id),
-          col((o) => o.claimToken),
-          col((o) => o.status),
-          col((o) => o.nextAttemptAt),
-          // PostgreSQL text cannot hold NUL: an error text with one would fail the whole batch.
-          col((o) => o.error?.replace(/\u0000/g, '') ?? null),
-          col((o) => o.attempt?.number ?? null),
-          col((o) => o.attempt?.at ?? null),
-          col((o) => o.attempt?.url ?? null),
-          col((o) => o.attempt?.responseStatus ?? null),
-          col((o) => o.attempt?.latencyMs ?? null),
-        ],
-      );
+      [
+        now,
+        col((o) => o.id),
+        col((o) => o.claimToken),
+        col((o) => o.status),
+        col((o) => o.nextAttemptAt),
+        // PostgreSQL text cannot hold NUL: an error text with one would fail the whole batch.
+        col((o) => o.error?.replace(/\u0000/g, '') ?? null),
+        col((o) => o.attempt?.number ?? null),
+        col((o) => o.attempt?.at ?? null),
+        col((o) => o.attempt?.url ?? null),
+        col((o) => o.attempt?.responseStatus ?? null),
+        col((o) => o.attempt?.latencyMs ?? null),
+      ],
+    );
     const recorded = new Set<string>();
     const raced: ObjectKey[] = [];
     for (const r of rows) {

@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { type OutboxItem, outboxCte } from '@payments/messaging';
+import { preparedQuery } from '@payments/platform';
 import { PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 
@@ -186,7 +187,11 @@ export class RegisteredOrderInsert {
         );
       if (events.length > 0) params.push(...outboxCte(this.schema, 'e', 'o', events, params.length + 1).params);
     }
-    const rows: { customer_id: string }[] = await m.query(this.text(identity, attempt !== null, events.length), params);
+    const rows = await preparedQuery<{ customer_id: string }>(
+      m,
+      this.text(identity, attempt !== null, events.length),
+      params,
+    );
     if (rows.length === 0) return undefined;
     order.customerId = rows[0].customer_id;
     return rows[0].customer_id;
