@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { generateApiKey } from './api-keys';
 
@@ -73,13 +74,15 @@ export class ApiKeyRepository {
    * of a rotation overlap takes effect on the very next request on every gateway instance.
    */
   async findActive(keyHash: string): Promise<ActiveKey | undefined> {
-    const rows: {
+    // Every merchant request: prepared once per connection (decision 247).
+    const rows = await preparedQuery<{
       id: string;
       shop_id: string;
       company_id: string;
       redirect_domains: string[] | null;
       default_integration: ShopRequestSettings['defaultIntegration'] | null;
-    }[] = await this.dataSource.query(
+    }>(
+      this.dataSource,
       `SELECT k.id, k.shop_id, s.company_id, s.redirect_domains, s.default_integration
        FROM "${this.s}".api_keys k JOIN "${this.s}".shops s ON s.id = k.shop_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
