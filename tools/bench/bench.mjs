@@ -12,6 +12,7 @@
 //   BENCH_CEILING_SHOPS=n  pgbench's clients share n shops (default: one shop per client; 1 is the
 //                          bench's own single-shop queue, see tools/bench/order-path.sql)
 //   BENCH_QUERY_LOG=1      every service's statements (text, no parameters) in .run/bench/queries/<service>.sql
+//   BENCH_WARMUP_SECONDS=15 whole order lives at concurrency 32 before the first level (0: none)
 //   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
 //                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
 //                          BENCH_SOAK_SAMPLE_SECONDS=30 s; 0 skips it
@@ -54,7 +55,8 @@ import {
 } from './queries.mjs';
 import { consumerLag, pendingDeliveries } from './backlog.mjs';
 import { runSoak } from './soak.mjs';
-import { cpuDelta, cpuSnapshot } from './cpu.mjs';
+import { cpuDelta, cpuSnapshot, writeCallsSnapshot } from './cpu.mjs';
+import { roundTripLine, roundTrips } from './round-trip.mjs';
 import { measureMetricsCost, metricsCostLine } from './metrics-cost.mjs';
 import { freePorts, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
@@ -79,6 +81,9 @@ const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 /** BENCH_QUERY_LOG=1: the query counter also logs every statement's text (tools/bench/query-counter.cjs). */
 const QUERY_LOG = process.env.BENCH_QUERY_LOG === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
+/** BENCH_WARMUP_SECONDS: whole order lives before the first level (creates, then their callbacks). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? (SMOKE ? 0 : 15));
+const WARMUP_CONCURRENCY = 32;
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
 const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined;
@@ -147,6 +152,12 @@ const cpuLine = (cpu) =>
     .join(', ') + ` (system ${fmt(cpuTotal(cpu), 2)})`;
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+/** Write system calls per unit: the system's (every process but the load generator) and the load generator's. */
+const writesTotal = (w) => cpuTotal(w);
+const writesLine = (w) =>
+  Object.entries(w)
+    .map(([k, v]) => `${k} ${fmt(v, 1)}`)
+    .join(', ') + ` (system ${fmt(writesTotal(w), 1)})`;
 const queriesLine = (per) =>
   Object.entries(per)
     .filter(([, v]) => v.statements > 0)
@@ -303,22 +314,37 @@ async function main() {
     const backlogText = (b) =>
       b.error ? `not measured (${b.error})` : `${b.pending} pending = ${fmt(b.seconds, 1)} s at ${fmt(b.rate)}/s`;
 
-    if (!SMOKE) {
-      log('warm-up: 3 s at concurrency 8');
-      await runClosedLoop({ concurrency: 8, seconds: 3, makeRequest: createOrder(null) });
+    if (WARMUP_SECONDS > 0) {
+      // Whole order lives, so every path runs hot before the first level: the services' JIT and
+      // the broker's (a JVM the bench may have started a minute ago compiles for minutes, and its
+      // CPU would otherwise be billed to the first levels' orders). Then the backlog drains.
+      log(`warm-up: ${WARMUP_SECONDS} s of creates, then their callbacks, at concurrency ${WARMUP_CONCURRENCY}`);
+      const warm = [];
+      await runClosedLoop({ concurrency: WARMUP_CONCURRENCY, seconds: WARMUP_SECONDS, makeRequest: createOrder(warm) });
+      let w = 0;
+      await runClosedLoop({
+        concurrency: WARMUP_CONCURRENCY,
+        seconds: WARMUP_SECONDS,
+        makeRequest: () => (w < warm.length ? callbackFor(warm[w++]) : null),
+      });
+      // Events still on their way to merchant-callbacks are not pending yet: a second for them.
+      await new Promise((r) => setTimeout(r, 1000));
+      const until = Date.now() + 60_000;
+      while (Date.now() < until && ((await pendingDeliveries(dbUrl)).pending ?? 0) > 0)
+        await new Promise((r) => setTimeout(r, 250));
     }
 
     const rows = [];
-    const cpuNow = () =>
-      cpuSnapshot(
-        [...children].map(([name, child]) => [name, child.pid]),
-        { kafkaMarker: '/.run/kafka ', pgDatabase: dbName },
-      );
+    /** @returns {[string, number | undefined][]} */
+    const counted = () => [...children].map(([name, child]) => [name, child.pid]);
+    const cpuNow = () => cpuSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
+    const writesNow = () => writeCallsSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
     for (const c of LEVELS) {
       stillRunning();
       const created = [];
       const q0 = await queryCounts(children, queryDir);
       const cpu0 = cpuNow();
+      const writes0 = writesNow();
       const received0 = receiver.received();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
       stillRunning();
@@ -373,6 +399,7 @@ async function main() {
       // `completed` merchant callback arrived, per order created — complete only when every order
       // created got its provider callback.
       const lifeCpu = perUnit(cpuDelta(cpu0, cpuNow()), created.length);
+      const lifeWrites = perUnit(cpuDelta(writes0, writesNow()), created.length);
       const lifeQueries = queriesPer(q0, await queryCounts(children, queryDir), created.length);
       const lifeComplete = callbacks.ok === created.length && merchant.delivered === merchant.expected;
       rows.push({
@@ -383,13 +410,14 @@ async function main() {
         cpuOrders,
         cpuCallbacks,
         lifeCpu,
+        lifeWrites,
         lifeQueries,
         lifeComplete,
         backlog: { orders: backlogOrders, callbacks: backlogCallbacks },
       });
       log(`c=${c}: CPU ms per order: ${cpuLine(cpuOrders)}; per callback: ${cpuLine(cpuCallbacks)}`);
       log(
-        `c=${c}: per order's life${lifeComplete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(lifeCpu)}; statements/transactions ${queriesLine(lifeQueries)}`,
+        `c=${c}: per order's life${lifeComplete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(lifeCpu)}; statements/transactions ${queriesLine(lifeQueries)}; write calls ${writesLine(lifeWrites)}`,
       );
     }
 
@@ -450,6 +478,13 @@ async function main() {
     await stopAll();
     stillRunning();
     /** @type {any} */
+    let roundTrip = { error: 'not measured in a smoke run' };
+    if (!SMOKE) {
+      log('what one message costs here: round trips Node ↔ Node and node-postgres ↔ PostgreSQL…');
+      roundTrip = await roundTrips(dbUrl).catch((err) => ({ error: err.message }));
+      if (!roundTrip.error) log(roundTripLine(roundTrip));
+    }
+    /** @type {any} */
     let pg = { error: 'BENCH_CEILINGS=0' };
     /** @type {any} */
     let kafka = { error: 'BENCH_CEILINGS=0' };
@@ -478,7 +513,7 @@ async function main() {
       else kafka = { error: 'BENCH_CEILINGS=postgres' };
     }
 
-    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost, soak });
+    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost, soak, roundTrip });
     console.log('\n' + report.text);
     writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
     if (WRITE_DOCS) updatePerformanceDoc(report.markdown);
@@ -518,7 +553,7 @@ function machine() {
   return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
-function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak }) {
+function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak, roundTrip }) {
   const lines = [];
   lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${SECONDS} s per phase.`);
   lines.push('');
@@ -572,7 +607,7 @@ function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak }) {
   lines.push('');
   lines.push(kafkaLine);
   if (metricsCost) lines.push('', metricsCostLine(metricsCost, best.concurrency));
-  lines.push('', ...lifeSection(rows));
+  lines.push('', ...lifeSection(rows, roundTrip));
   if (soak) lines.push('', ...soakSection(soak));
   lines.push('', ...targetsSection({ rows, memory, pg, best, soak }));
   const markdown = lines.join('\n') + '\n';
@@ -580,7 +615,7 @@ function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak }) {
 }
 
 /** Per order's life at each level: CPU (the load generator apart) and statements/transactions per service. */
-function lifeSection(rows) {
+function lifeSection(rows, roundTrip) {
   const services = [...new Set(rows.flatMap((r) => Object.keys(r.lifeQueries)))].filter((n) =>
     rows.some((r) => r.lifeQueries[n]?.statements > 0),
   );
@@ -600,6 +635,37 @@ function lifeSection(rows) {
         .join(' | ')} | ${fmt(t.statements, 1)} / ${fmt(t.transactions, 1)} |`,
     );
   }
+  out.push('', ...messagesSection(rows, roundTrip));
+  return out;
+}
+
+/**
+ * Write system calls per order's life, per process, and what the messages alone cost: each write
+ * carries a message that another process wakes up to read, and a round trip with no work around
+ * it (tools/bench/round-trip.mjs) costs this machine its CPU on both sides.
+ */
+function messagesSection(rows, roundTrip) {
+  const names = Object.keys(rows[0]?.lifeWrites ?? {});
+  if (names.length === 0) return [];
+  const perMessageUs = roundTrip?.node ? (roundTrip.node.clientUs + roundTrip.node.serverUs) / 2 : NaN;
+  const out = [
+    "Write system calls per order's life (`syscw` of /proc/<pid>/io, all threads: every statement, answer, produce, fetch, HTTP request and answer is at least one, and wakes the process that reads it; PostgreSQL's also count its WAL writes, every process's its log lines):",
+    '',
+    `| concurrency | ${names.join(' | ')} | system (without the load generator) | messages alone, CPU ms |`,
+    `|---:|${names.map(() => '---:').join('|')}|---:|---:|`,
+  ];
+  for (const r of rows) {
+    const w = writesTotal(r.lifeWrites);
+    out.push(
+      `| ${r.concurrency} | ${names.map((n) => fmt(r.lifeWrites[n], 1)).join(' | ')} | ${fmt(w, 1)} | ${fmt((w * perMessageUs) / 1000, 2)} |`,
+    );
+  }
+  out.push('');
+  out.push(
+    roundTrip?.node
+      ? `What one message costs on this machine, measured in the same run with the services stopped: ${roundTripLine(roundTrip)}. "Messages alone" is the system's write calls × half a Node ↔ Node round trip (${fmt(perMessageUs, 1)} µs: one write and its reading, no work): a floor for what this many messages cost before anything in them is parsed, stored or decided.`
+      : `What one message costs: not measured (${roundTrip?.error ?? 'no figure'}).`,
+  );
   return out;
 }
 

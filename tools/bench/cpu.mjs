@@ -31,6 +31,29 @@ function processes(pgDatabase) {
   return out;
 }
 
+/** The processes a snapshot counts: each named one, PostgreSQL's (all, or one database's backends), the broker. */
+function counted(named, { kafkaMarker, pgDatabase }) {
+  /** @type {[string, number][]} */
+  const out = named.filter(([, pid]) => pid !== undefined);
+  for (const p of processes(pgDatabase)) {
+    if (p.comm === 'postgres' && (!pgDatabase || p.cmdline.includes(` ${pgDatabase} `))) out.push(['postgres', p.pid]);
+    else if (p.comm === 'java' && kafkaMarker && p.cmdline.includes(kafkaMarker) && p.cmdline.includes('kafka'))
+      out.push(['kafka broker', p.pid]);
+  }
+  return out;
+}
+
+/** Sums `read(pid)` over the processes `counted` gives, by name (PostgreSQL's and the broker's always present). */
+function snapshotOf(named, opts, read) {
+  /** @type {Record<string, number>} */
+  const snap = {};
+  for (const [name] of named) snap[name] = 0;
+  snap.postgres = 0;
+  if (opts.kafkaMarker) snap['kafka broker'] = 0;
+  for (const [name, pid] of counted(named, opts)) snap[name] = (snap[name] ?? 0) + read(pid);
+  return snap;
+}
+
 /**
  * CPU milliseconds used so far by each named process, plus PostgreSQL (all its processes) and the
  * Kafka broker whose command line mentions `kafkaMarker` (its run directory). With `pgDatabase`,
@@ -39,21 +62,33 @@ function processes(pgDatabase) {
  * @param {{ kafkaMarker?: string, pgDatabase?: string }} [opts]
  * @returns {Record<string, number>}
  */
-export function cpuSnapshot(named, { kafkaMarker, pgDatabase } = {}) {
-  /** @type {Record<string, number>} */
-  const snap = {};
-  for (const [name, pid] of named) snap[name] = ticksOf(pid) * TICK_MS;
-  let pg = 0;
-  let kafka = 0;
-  for (const p of processes(pgDatabase)) {
-    if (p.comm === 'postgres' && (!pgDatabase || p.cmdline.includes(` ${pgDatabase} `))) pg += ticksOf(p.pid);
-    else if (p.comm === 'java' && kafkaMarker && p.cmdline.includes(kafkaMarker) && p.cmdline.includes('kafka'))
-      kafka += ticksOf(p.pid);
-  }
-  snap.postgres = pg * TICK_MS;
-  if (kafkaMarker) snap['kafka broker'] = kafka * TICK_MS;
+export function cpuSnapshot(named, opts = {}) {
+  const snap = snapshotOf(named, opts, (pid) => ticksOf(pid) * TICK_MS);
   const self = process.cpuUsage();
   snap['load generator'] = (self.user + self.system) / 1000;
+  return snap;
+}
+
+/** Write-type system calls (write, writev, send*, pwrite: /proc/<pid>/io `syscw`) a process made so far; all its threads. */
+export function writeCallsOf(pid) {
+  try {
+    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Write system calls made so far by the same processes `cpuSnapshot` counts (the load generator's
+ * own included). Every message between two processes here — a statement, a produce or fetch, an
+ * HTTP request or answer — is at least one, and wakes the process that reads it; PostgreSQL's
+ * also count its WAL writes, everybody's their log lines.
+ * @param {[string, number | undefined][]} named
+ * @param {{ kafkaMarker?: string, pgDatabase?: string }} [opts]
+ */
+export function writeCallsSnapshot(named, opts = {}) {
+  const snap = snapshotOf(named, opts, writeCallsOf);
+  snap['load generator'] = writeCallsOf(process.pid);
   return snap;
 }
 
