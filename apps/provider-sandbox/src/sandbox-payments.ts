@@ -121,7 +121,7 @@ export class SandboxPayments implements OnModuleDestroy {
       };
     })();
     this.remember(key ?? record.providerPaymentId, { record, answer });
-    this.logger.log(
+    this.logger.debug(
       `payment ${record.paymentId} of ${record.reference}: ${record.amount} ${record.currency}, scenario ${scenario.name}`,
     );
     return answer;

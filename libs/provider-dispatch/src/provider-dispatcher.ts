@@ -132,7 +132,8 @@ export class ProviderDispatcher {
           this.d.clock.now(),
           `${row.referenceId} was ${row.aggregateStatus} before it was sent`,
         );
-        this.d.logger.log(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
+        // Routine: the provider's callback overtook the send, or the order was cancelled meanwhile.
+        this.d.logger.debug?.(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
         return;
       }
       const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
+import { KeyRing, sealShopSecret } from '@payments/card-vault';
 import type { QueueWorker } from '@payments/messaging';
 import { MerchantCallbacksConfig } from '../tokens';
 import { DeliveryWorker } from './delivery-worker.service';
@@ -63,6 +67,62 @@ describe('the delivery worker', () => {
       ['d1', 'pending', 'waiting for the shop settings'],
     ]);
     await worker.beforeApplicationShutdown();
+  });
+  it('when a callback reaches the merchant, then its line is debug; when the merchant answers 503, then it is logged for operators', async () => {
+    const keys = new KeyRing([{ id: 'k1', key: randomBytes(32) }]);
+    const answers = [200, 503];
+    const merchant = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(answers.shift() ?? 500).end());
+    });
+    await new Promise<void>((r) => merchant.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}/cb`;
+    const known = (id: string): ClaimedDelivery => ({
+      ...aClaimedDelivery(),
+      id,
+      shop: {
+        kind: 'known',
+        callbackUrl: url,
+        callbackSecret: sealShopSecret(keys, 's1', 'shop-secret'),
+        previousCallbackSecret: null,
+        previousCallbackSecretExpiresAt: null,
+      },
+    });
+    let next = [known('d-ok'), known('d-503')];
+    const repository = {
+      work: { t: { channel: 'test_deliveries_logs' } },
+      claimDue: jest.fn(async () => {
+        const claimed = next.splice(0, 1);
+        return { claimed, stale: [] };
+      }),
+      repairHeads: jest.fn(),
+      recordOutcomes: jest.fn(async (batch: readonly DeliveryOutcome[]) => new Set(batch.map((o) => o.id))),
+    };
+    const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, {
+      ...CONFIG,
+      secretKeys: keys,
+    } as MerchantCallbacksConfig);
+    const logger = (worker as unknown as { logger: Logger }).logger;
+    const debug = jest.spyOn(logger, 'debug');
+    const log = jest.spyOn(logger, 'log');
+    const queue = (worker as unknown as { worker: QueueWorker<ClaimedDelivery> }).worker;
+    try {
+      for (const id of ['d-ok', 'd-503']) {
+        await queue.workDue();
+        const lines = () => [...debug.mock.calls, ...log.mock.calls].map(([m]) => String(m));
+        while (!lines().some((m) => m.startsWith(`delivery ${id} `))) await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(debug.mock.calls.map(([m]) => String(m))).toEqual([
+        expect.stringMatching(/^delivery d-ok \(o1 #1\) to http:\/\/127\.0\.0\.1:\d+: delivered \(HTTP 200/),
+      ]);
+      expect(log.mock.calls.map(([m]) => String(m))).toEqual([
+        expect.stringMatching(/^delivery d-503 \(o1 #1\) to http:\/\/127\.0\.0\.1:\d+: attempt 1 failed \(HTTP 503\)/),
+      ]);
+      next = [];
+    } finally {
+      await worker.beforeApplicationShutdown();
+      await new Promise((r) => merchant.close(r));
+    }
   });
   it('when a call has ended and its outcome is still being recorded, then claims no longer count it against its shop, and count it again never after', async () => {
     const claimed = aClaimedDelivery();

@@ -154,10 +154,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         });
       }
       // The URL's path and query may hold a merchant's token: log the origin only. Never the body or secret.
+      // A delivered callback is routine (its attempt is in the delivery log): debug. What did not
+      // go through is what an operator may act on.
       const to = outcome.attempt ? ` to ${new URL(outcome.attempt.url).origin}` : '';
-      this.logger.log(
-        `delivery ${d.id} (${d.objectId} #${d.sequence})${to}: ${recorded ? summary : 'claim lost (lease ran out); not recorded'}`,
-      );
+      const line = `delivery ${d.id} (${d.objectId} #${d.sequence})${to}: ${recorded ? summary : 'claim lost (lease ran out); not recorded'}`;
+      if (recorded && outcome.status === 'delivered') this.logger.debug(line);
+      else this.logger.log(line);
     } catch (err) {
       // The row stays claimed; it comes back when its lease runs out.
       this.logger.error(`delivery ${d.id}: ${(err as Error).message}`);

@@ -94,8 +94,9 @@ export class StatusChangeConsumer {
     );
     for (const { message, change } of once) {
       const id = recorded.get(message.eventId.toLowerCase());
+      // One a status change: routine, so debug (the delivery log has it).
       if (id)
-        this.logger.log(
+        this.logger.debug(
           `${change.type} ${change.objectId} #${change.sequence} (${change.status}) queued for shop ${change.shopId} as delivery ${id}`,
         );
     }
