@@ -330,8 +330,10 @@ async function main() {
       // Events still on their way to merchant-callbacks are not pending yet: a second for them.
       await new Promise((r) => setTimeout(r, 1000));
       const until = Date.now() + 60_000;
-      while (Date.now() < until && ((await pendingDeliveries(dbUrl)).pending ?? 0) > 0)
+      let pending = 0;
+      while (Date.now() < until && (pending = (await pendingDeliveries(dbUrl)).pending ?? 0) > 0)
         await new Promise((r) => setTimeout(r, 250));
+      if (pending > 0) log(`warm-up: ${pending} merchant callbacks still pending after a minute; measuring anyway`);
     }
 
     const rows = [];
@@ -640,30 +642,36 @@ function lifeSection(rows, roundTrip) {
 }
 
 /**
- * Write system calls per order's life, per process, and what the messages alone cost: each write
- * carries a message that another process wakes up to read, and a round trip with no work around
- * it (tools/bench/round-trip.mjs) costs this machine its CPU on both sides.
+ * Write system calls per order's life, per process, and an estimate of what the messages between
+ * the processes cost: each statement at one node-postgres ↔ PostgreSQL round trip, every other
+ * write of a service or the broker (a produce, a fetch or its answer, an HTTP request or answer,
+ * a log line to its pipe) at half a Node ↔ Node round trip — both measured here with no work
+ * around them (tools/bench/round-trip.mjs).
  */
 function messagesSection(rows, roundTrip) {
   const names = Object.keys(rows[0]?.lifeWrites ?? {});
   if (names.length === 0) return [];
-  const perMessageUs = roundTrip?.node ? (roundTrip.node.clientUs + roundTrip.node.serverUs) / 2 : NaN;
+  const nodeHalfUs = roundTrip?.node ? (roundTrip.node.clientUs + roundTrip.node.serverUs) / 2 : NaN;
+  const statementUs = roundTrip?.postgres ? roundTrip.postgres.clientUs + roundTrip.postgres.serverUs : NaN;
+  const messagingNames = names.filter((n) => n !== 'postgres' && n !== 'load generator');
   const out = [
-    "Write system calls per order's life (`syscw` of /proc/<pid>/io, all threads: every statement, answer, produce, fetch, HTTP request and answer is at least one, and wakes the process that reads it; PostgreSQL's also count its WAL writes, every process's its log lines):",
+    "Write system calls per order's life (`syscw` of /proc/<pid>/io, all threads: write and writev, which Node and the broker send with, not send/sendmsg, which PostgreSQL answers with — so PostgreSQL's column is its WAL and log writes; a service's writes include its log lines; '–' where /proc could not be read):",
     '',
-    `| concurrency | ${names.join(' | ')} | system (without the load generator) | messages alone, CPU ms |`,
+    `| concurrency | ${names.join(' | ')} | system (without the load generator) | messages, estimated CPU ms |`,
     `|---:|${names.map(() => '---:').join('|')}|---:|---:|`,
   ];
   for (const r of rows) {
-    const w = writesTotal(r.lifeWrites);
+    const statements = queriesTotal(r.lifeQueries).statements;
+    const others = Math.max(0, messagingNames.reduce((a, n) => a + r.lifeWrites[n], 0) - statements);
+    const estimateMs = (statements * statementUs + others * nodeHalfUs) / 1000;
     out.push(
-      `| ${r.concurrency} | ${names.map((n) => fmt(r.lifeWrites[n], 1)).join(' | ')} | ${fmt(w, 1)} | ${fmt((w * perMessageUs) / 1000, 2)} |`,
+      `| ${r.concurrency} | ${names.map((n) => fmt(r.lifeWrites[n], 1)).join(' | ')} | ${fmt(writesTotal(r.lifeWrites), 1)} | ${fmt(estimateMs, 2)} |`,
     );
   }
   out.push('');
   out.push(
     roundTrip?.node
-      ? `What one message costs on this machine, measured in the same run with the services stopped: ${roundTripLine(roundTrip)}. "Messages alone" is the system's write calls × half a Node ↔ Node round trip (${fmt(perMessageUs, 1)} µs: one write and its reading, no work): a floor for what this many messages cost before anything in them is parsed, stored or decided.`
+      ? `What one message costs on this machine, measured in the same run with the services stopped and the machine otherwise idle: ${roundTripLine(roundTrip)}. "Messages, estimated" prices each statement of an order's life at one statement round trip (${fmt(statementUs, 1)} µs, both sides) and every other write call of the services and the broker at half a Node round trip (${fmt(nodeHalfUs, 1)} µs: a write and its reading). An estimate, not a floor: a write may carry many messages, and on busy cores a round trip costs less than on idle ones, which must wake up for it.`
       : `What one message costs: not measured (${roundTrip?.error ?? 'no figure'}).`,
   );
   return out;

@@ -69,20 +69,23 @@ export function cpuSnapshot(named, opts = {}) {
   return snap;
 }
 
-/** Write-type system calls (write, writev, send*, pwrite: /proc/<pid>/io `syscw`) a process made so far; all its threads. */
+/**
+ * Write and writev calls a process made so far (`syscw` of /proc/<pid>/io; all its threads). Not
+ * send/sendto/sendmsg, which do not pass through it: PostgreSQL answers with send(). NaN when the
+ * file cannot be read (another user's process, unless root).
+ */
 export function writeCallsOf(pid) {
   try {
-    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
   } catch {
-    return 0;
+    return NaN;
   }
 }
 
 /**
- * Write system calls made so far by the same processes `cpuSnapshot` counts (the load generator's
- * own included). Every message between two processes here — a statement, a produce or fetch, an
- * HTTP request or answer — is at least one, and wakes the process that reads it; PostgreSQL's
- * also count its WAL writes, everybody's their log lines.
+ * Write calls made so far by the same processes `cpuSnapshot` counts (the load generator's own
+ * included): Node's sockets, pipes and files, the broker's sockets and logs, PostgreSQL's WAL and
+ * logs (its answers go by send(), which this does not count).
  * @param {[string, number | undefined][]} named
  * @param {{ kafkaMarker?: string, pgDatabase?: string }} [opts]
  */

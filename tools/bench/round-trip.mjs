@@ -28,49 +28,75 @@ function echoServer() {
   server.listen(0, '127.0.0.1', () => process.send?.({ port: /** @type {net.AddressInfo} */ (server.address()).port }));
   process.on('message', (m) => {
     if (m === 'cpu') process.send?.({ cpuMs: cpuMs() });
-    if (m === 'exit') process.exit(0);
   });
+  // The parent gone (done, failed, interrupted): nothing to answer any more.
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** Rejects after `ms` with what was being waited for. */
+function within(ms, what, promise) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`round trip: ${what} took over ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** One at a time, as a request waits for its answer: `count` round trips; µs of CPU per round trip, each side. */
 export async function nodeRoundTrip(count = 20_000) {
   const child = fork(fileURLToPath(import.meta.url), ['--echo'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`round trip: the echo process ended (${signal ?? code})`))),
+  );
+  exited.catch(() => undefined);
+  child.on('error', () => undefined);
   const ask = (msg) =>
-    new Promise((resolve) => {
-      child.once('message', resolve);
-      if (msg) child.send(msg);
-    });
+    within(
+      10_000,
+      'the echo process',
+      Promise.race([
+        exited,
+        new Promise((resolve) => {
+          child.once('message', resolve);
+          if (msg) child.send(msg);
+        }),
+      ]),
+    );
+  /** @type {net.Socket | undefined} */
+  let socket;
   try {
     const { port } = /** @type {{ port: number }} */ (await ask());
-    const socket = net.connect(port, '127.0.0.1');
+    socket = net.connect(port, '127.0.0.1');
     socket.setNoDelay(true);
-    await new Promise((r, j) => socket.once('connect', r).once('error', j));
+    const connecting = socket;
+    await new Promise((r, j) => connecting.once('connect', r).once('error', j));
+    socket.on('error', () => undefined); // the child killed mid-run; the run's timeout says so
     const message = Buffer.alloc(MESSAGE_BYTES, 0x61);
+    const connected = socket;
     const run = (n) =>
       new Promise((resolve) => {
         let left = n;
         let pending = MESSAGE_BYTES;
-        socket.on('data', function onData(chunk) {
+        connected.on('data', function onData(chunk) {
           pending -= chunk.length;
           if (pending > 0) return;
           pending = MESSAGE_BYTES;
-          if (--left > 0) socket.write(message);
+          if (--left > 0) connected.write(message);
           else {
-            socket.off('data', onData);
+            connected.off('data', onData);
             resolve(undefined);
           }
         });
-        socket.write(message);
+        connected.write(message);
       });
-    await run(1000); // warm both sides up
+    await within(60_000, 'the warm-up', run(1000)); // warm both sides up
     const server0 = /** @type {{ cpuMs: number }} */ (await ask('cpu')).cpuMs;
     const client0 = cpuMs();
     const t0 = performance.now();
-    await run(count);
+    await within(120_000, `${count} round trips`, run(count));
     const wallMs = performance.now() - t0;
     const clientMs = cpuMs() - client0;
     const serverMs = /** @type {{ cpuMs: number }} */ (await ask('cpu')).cpuMs - server0;
-    socket.destroy();
     return {
       count,
       clientUs: (clientMs * 1000) / count,
@@ -78,7 +104,8 @@ export async function nodeRoundTrip(count = 20_000) {
       wallUs: (wallMs * 1000) / count,
     };
   } finally {
-    child.send('exit');
+    socket?.destroy();
+    child.kill();
   }
 }
 

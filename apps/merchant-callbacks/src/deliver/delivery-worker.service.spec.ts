@@ -100,6 +100,7 @@ describe('the delivery worker', () => {
     };
     const worker = new DeliveryWorker(repository as unknown as DeliveryRepository, { now: () => NOW }, {
       ...CONFIG,
+      httpTimeoutMs: 10_000,
       secretKeys: keys,
     } as MerchantCallbacksConfig);
     const logger = (worker as unknown as { logger: Logger }).logger;
@@ -110,7 +111,9 @@ describe('the delivery worker', () => {
       for (const id of ['d-ok', 'd-503']) {
         await queue.workDue();
         const lines = () => [...debug.mock.calls, ...log.mock.calls].map(([m]) => String(m));
-        while (!lines().some((m) => m.startsWith(`delivery ${id} `))) await new Promise((r) => setTimeout(r, 5));
+        const until = Date.now() + 10_000;
+        while (!lines().some((m) => m.startsWith(`delivery ${id} `)) && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 5));
       }
       expect(debug.mock.calls.map(([m]) => String(m))).toEqual([
         expect.stringMatching(/^delivery d-ok \(o1 #1\) to http:\/\/127\.0\.0\.1:\d+: delivered \(HTTP 200/),
