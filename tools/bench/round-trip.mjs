@@ -1,8 +1,8 @@
 // What one message between two processes costs on this machine, with no work around it: the CPU
 // of a round trip over loopback TCP between two Node processes (the shape of an HTTP exchange, a
 // Kafka produce or fetch), and of a statement round trip between node-postgres and its backend
-// (`SELECT 1`, prepared once). The bench multiplies it by the write calls an order's life makes:
-// what the messages alone cost, before anything is parsed, stored or decided.
+// (`SELECT 1`, prepared once). The bench prices an order's life's statements and other write calls
+// with them: an estimate of what its messages cost, before anything is parsed, stored or decided.
 //
 //   node tools/bench/round-trip.mjs [DATABASE_URL]   prints both (the second only with a URL)
 import { fork } from 'node:child_process';
@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { cpuSnapshot } from './cpu.mjs';
 
-const TICK_MS = 10;
 const MESSAGE_BYTES = 300;
 
 function cpuMs() {
@@ -129,7 +128,6 @@ export async function postgresRoundTrip(databaseUrl, count = 10_000) {
       clientUs: ((cpuMs() - c0) * 1000) / count,
       serverUs: ((backendMs() - b0) * 1000) / count,
       wallUs: (wallMs * 1000) / count,
-      resolutionUs: (TICK_MS * 1000) / count,
     };
   } finally {
     await client.end();

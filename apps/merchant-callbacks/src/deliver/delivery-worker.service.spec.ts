@@ -88,7 +88,7 @@ describe('the delivery worker', () => {
         previousCallbackSecretExpiresAt: null,
       },
     });
-    let next = [known('d-ok'), known('d-503')];
+    const next = [known('d-ok'), known('d-503')];
     const repository = {
       work: { t: { channel: 'test_deliveries_logs' } },
       claimDue: jest.fn(async () => {
@@ -121,7 +121,6 @@ describe('the delivery worker', () => {
       expect(log.mock.calls.map(([m]) => String(m))).toEqual([
         expect.stringMatching(/^delivery d-503 \(o1 #1\) to http:\/\/127\.0\.0\.1:\d+: attempt 1 failed \(HTTP 503\)/),
       ]);
-      next = [];
     } finally {
       await worker.beforeApplicationShutdown();
       await new Promise((r) => merchant.close(r));
