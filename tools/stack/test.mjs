@@ -59,7 +59,11 @@ function step(name, cmd, args, { quiet = false } = {}) {
 }
 
 /** The node:test files (dependency-free on purpose: the example is for merchants to copy). */
-const NODE_TESTS = ['tools/faults/reconcile.test.mjs', 'examples/merchant-callback-verify/verify.test.js'];
+const NODE_TESTS = [
+  'tools/faults/reconcile.test.mjs',
+  'tools/infra/kafka.test.mjs',
+  'examples/merchant-callback-verify/verify.test.js',
+];
 /** Totals of a TAP run (`# pass 9`), added to jest's in the closing lines. */
 function tapTotals(out) {
   const n = (key) => Number(out.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
