@@ -24,7 +24,13 @@ describe('payout via payment page: a payout without a payee answers a link for i
   let browser: Browser;
   let merchant: CallbackReceiver;
 
+  // The expiry test sweeps by itself: the payouts service's own sweep (every 5 s) could cancel
+  // its payout between the 410 and the check that the link reads `expired`. The sweeper reads
+  // this variable from the process's environment, not from the stack's.
+  const sweepInterval = process.env.PAYOUT_LINK_SWEEP_INTERVAL_MS;
+
   beforeAll(async () => {
+    process.env.PAYOUT_LINK_SWEEP_INTERVAL_MS = '0';
     stack = await TestStack.start({ checkout: true, extraEnv: { ORDERS_SWEEP_INTERVAL_MS: '0' } });
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -62,6 +68,8 @@ describe('payout via payment page: a payout without a payee answers a link for i
     await merchant?.stop();
     await db?.end();
     await stack?.stop();
+    if (sweepInterval === undefined) delete process.env.PAYOUT_LINK_SWEEP_INTERVAL_MS;
+    else process.env.PAYOUT_LINK_SWEEP_INTERVAL_MS = sweepInterval;
   });
 
   const gw = () => stack.gateway!.url;
