@@ -22,12 +22,12 @@ const shared = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', swc],
     // ESM-only dependencies (Node 20 requires them natively; jest's module system does not).
-    '/node_modules/content-disposition/.+\\.js$': [
+    '/node_modules/(content-disposition|@nestjs/terminus)/.+\\.js$': [
       '@swc/jest',
       { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@nestjs/terminus)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@payments/apps/(.*)$': '<rootDir>/apps/$1/src/index.ts',

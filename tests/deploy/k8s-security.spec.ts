@@ -241,7 +241,7 @@ describe('checkout (the hosted pages) in k8s', () => {
   const acls = manifest('infra/kafka-users.yaml', 'KafkaUser', 'checkout').spec.authorization!.acls;
   const users = manifests('infra/kafka-users.yaml').filter((m) => m.kind === 'KafkaUser');
   const source = checkoutSource();
-  const replyPrefix = replyTopic('', 'checkout-');
+  const checkoutReplies = replyTopic('', 'checkout');
 
   it('when checkout asks a service, then its Kafka user may write exactly the topics apps/checkout asks on', () => {
     const asked = [
@@ -258,18 +258,21 @@ describe('checkout (the hosted pages) in k8s', () => {
       });
   });
 
-  it('when a pod starts, then its reply topic and group are its own (named after the pod) and nothing else is readable', () => {
+  it("when a pod starts, then it reads checkout's reply topic with a group of its own (named after the pod) and nothing else is readable", () => {
     expect(deployment.metadata.name).toBe('checkout'); // so every pod's name, and instance id, starts "checkout-"
     expect(envOf(deployment, 'CHECKOUT_INSTANCE_ID')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
     const rest = acls.filter((a) => !a.operations.includes('Write'));
     expect(rest).toEqual([
       {
-        resource: { type: 'topic', name: replyPrefix, patternType: 'prefix' },
-        operations: ['Create', 'Delete', 'Read', 'Describe'],
+        resource: { type: 'topic', name: checkoutReplies, patternType: 'literal' },
+        operations: ['Create', 'Read', 'Describe'],
       },
-      { resource: { type: 'group', name: replyPrefix, patternType: 'prefix' }, operations: ['Read', 'Describe'] },
+      {
+        resource: { type: 'group', name: `${checkoutReplies}.`, patternType: 'prefix' },
+        operations: ['Read', 'Describe', 'Delete'],
+      },
     ]);
-    expect(source).toMatch(/new KafkaRequestClient\(config\.kafka, config\.instanceId/);
+    expect(source).toMatch(/requester: 'checkout', instanceId: config\.instanceId/);
   });
 
   it.each(['orders.commands', 'payouts.commands', 'methods.queries'])(
@@ -284,8 +287,8 @@ describe('checkout (the hosted pages) in k8s', () => {
           reader.spec.authorization!.acls.some(
             (a) =>
               a.resource.type === 'topic' &&
-              a.resource.patternType === 'prefix' &&
-              replyPrefix.startsWith(a.resource.name) &&
+              a.resource.patternType === 'literal' &&
+              a.resource.name === checkoutReplies &&
               a.operations.includes('Write'),
           ),
         ).toBe(true);

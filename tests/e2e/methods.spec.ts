@@ -429,7 +429,7 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
     beforeAll(async () => {
       client = new KafkaRequestClient(
         { brokers: testBrokers(), clientId: 'methods-spec', topicPrefix: stack.prefix, replicationFactor: 1 },
-        uniqueName('payouts-client'),
+        { requester: 'gateway', instanceId: uniqueName('payouts-client') },
         15000,
       );
       await client.start();

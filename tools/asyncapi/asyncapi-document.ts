@@ -8,6 +8,8 @@ import {
   TopicContract,
   topicContracts,
   topicSpecs,
+  ReplyTopics,
+  replyTopicSpecs,
 } from '@payments/contracts';
 import { dump } from 'js-yaml';
 import { z } from 'zod';
@@ -104,7 +106,15 @@ const replyTopicHeader = {
   properties: {
     [ReplyHeaders.replyTopic]: {
       type: 'string',
-      description: 'The topic of the gateway instance that waits for the reply (gateway.replies.<instance>)',
+      enum: Object.values(ReplyTopics),
+      description:
+        'The reply topic of the requester that waits (shared by its instances); a request naming another topic is handled and its reply dropped',
+    },
+    [ReplyHeaders.replyBy]: {
+      type: 'string',
+      pattern: '^[0-9]+$',
+      description:
+        'When the requester stops waiting (epoch milliseconds): a reply that could not be sent by then is dropped; without it, a minute after occurredAt',
     },
   },
   required: [ReplyHeaders.replyTopic],
@@ -200,7 +210,7 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
             name: 'invalid-payload',
             summary: `Key ${keyExamples[source]} (${contract.messages[0].type} with a payload its consumer refused)`,
             headers: {
-              ...(contract.messages[0].reply ? { [ReplyHeaders.replyTopic]: 'gateway.replies.gw-7f3a' } : {}),
+              ...(contract.messages[0].reply ? { [ReplyHeaders.replyTopic]: ReplyTopics.gateway } : {}),
               'dlq-error': `${contract.messages[0].type}: payload.shopId must be a UUID`,
               'dlq-original-topic': source,
               'dlq-original-partition': '3',
@@ -255,7 +265,7 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
           {
             name: m.type,
             summary: `Key ${keyExamples[source]}`,
-            ...(m.reply ? { headers: { [ReplyHeaders.replyTopic]: 'gateway.replies.gw-7f3a' } } : {}),
+            ...(m.reply ? { headers: { [ReplyHeaders.replyTopic]: ReplyTopics.gateway } } : {}),
             payload: example,
           },
         ],
@@ -345,14 +355,23 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
   }
 
   channels[REPLY_CHANNEL] = {
-    address: 'gateway.replies.{instanceId}',
-    title: 'gateway.replies.<instance>',
+    address: '{requester}.replies',
+    title: Object.values(ReplyTopics).join(', '),
     description:
-      "The replies to one gateway instance's requests: each instance creates its own topic at start and deletes it at shutdown, so several instances never share replies. The key and the correlation-id header are the request's eventId.",
-    parameters: { instanceId: { description: 'The id of the gateway instance (a new one at each start)' } },
+      "The replies to one requester's requests (the gateway, checkout): one topic per requester, shared by its instances, each of which reads all of it with a consumer group of its own (`<topic>.<instance id>`, committing nothing) and keeps the replies it waits for. Never deleted by an instance that stops. The key and the correlation-id header are the request's eventId.",
+    parameters: {
+      requester: {
+        enum: Object.keys(ReplyTopics),
+        description: 'Who asked: the gateway (merchants, operators) or checkout (the hosted pages)',
+      },
+    },
     messages: replyMessages,
     bindings: {
-      kafka: { partitions: 1, topicConfiguration: { 'retention.ms': 3600000 }, bindingVersion: KAFKA_BINDING },
+      kafka: {
+        partitions: replyTopicSpecs()[0].partitions,
+        topicConfiguration: { 'retention.ms': Number(replyTopicSpecs()[0].config!['retention.ms']) },
+        bindingVersion: KAFKA_BINDING,
+      },
     },
   };
 

@@ -51,7 +51,7 @@ describe('docs/asyncapi.yaml, the AsyncAPI document of the Kafka topics', () => 
 
   it('when the topics of topicSpecs() are listed, then each one is a channel of the document, and nothing else is besides the reply topics', () => {
     const addresses = Object.values<any>(doc().channels).map((c) => c.address);
-    expect(addresses.sort()).toEqual([...topicSpecs().map((t) => t.name), 'gateway.replies.{instanceId}'].sort());
+    expect(addresses.sort()).toEqual([...topicSpecs().map((t) => t.name), '{requester}.replies'].sort());
   });
 
   it('when the message types of topicContracts are listed, then each one is a message of its topic, a request with its reply', () => {
@@ -67,7 +67,7 @@ describe('docs/asyncapi.yaml, the AsyncAPI document of the Kafka topics', () => 
       });
     }
     const replies = topicContracts.flatMap((c) => c.messages.filter((m) => m.reply).map((m) => `${m.type}.reply`));
-    expect(typesOn('gateway.replies.{instanceId}')).toEqual(replies);
+    expect(typesOn('{requester}.replies')).toEqual(replies);
   });
 
   it('when libs/contracts declares a message type (the values of its *Types objects), then topicContracts documents it', () => {

@@ -4,7 +4,7 @@ import { Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOpt
 import {
   FAILED_AUTH_THROTTLE,
   FailedAuthThrottle,
-  HealthController,
+  HealthModule,
   openServiceDatabase,
   serviceDataSourceOptions,
 } from '@payments/platform';
@@ -26,12 +26,13 @@ export class CallbacksIngestModule {
     return {
       module: CallbacksIngestModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [ReceiveCallbackController, HealthController],
+      controllers: [ReceiveCallbackController],
       providers: [
         OutboxRelayService,
         { provide: CALLBACKS_INGEST_CONFIG, useValue: config },
@@ -47,6 +48,7 @@ export class CallbacksIngestModule {
             schema: config.schema,
             kafka: config.kafka,
             failpoint: config.failpoint,
+            stallMs: config.health.stallMs,
             ...relay,
           } satisfies OutboxRelayServiceOptions,
         },

@@ -107,11 +107,6 @@ export class CheckoutController {
     this.payoutViews = new LiveViewCache<CheckoutPayoutView>(views);
   }
 
-  @Get('health')
-  health(): { status: 'ok' } {
-    return { status: 'ok' };
-  }
-
   @Get('pay/:token')
   async page(
     @Param('token') token: string,

@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { CardVault } from '@payments/card-vault';
-import { KafkaRequestClient } from '@payments/messaging';
+import { brokerProbe, KafkaRequestClient } from '@payments/messaging';
+import { HealthModule, HealthRegistry } from '@payments/platform';
 import { CheckoutController } from './checkout.controller';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
 
@@ -14,12 +15,16 @@ class CardVaultCloser implements OnApplicationShutdown {
   }
 }
 
-/** The hosted pages: no database of their own; orders and methods over Kafka, cards into the vault. */
+/**
+ * The hosted pages: no database of their own; orders and methods over Kafka, cards into the vault.
+ * Its readiness is its Kafka request client's (the vault's database is asked only when a card is typed).
+ */
 @Module({})
 export class CheckoutModule {
   static register(config: CheckoutConfig): DynamicModule {
     return {
       module: CheckoutModule,
+      imports: [HealthModule.forRoot(config.health)],
       controllers: [CheckoutController],
       providers: [
         CardVaultCloser,
@@ -36,11 +41,19 @@ export class CheckoutModule {
         },
         {
           provide: REQUEST_CLIENT,
-          useFactory: async () => {
-            const client = new KafkaRequestClient(config.kafka, config.instanceId, config.requestTimeoutMs);
+          useFactory: async (health: HealthRegistry) => {
+            const client = new KafkaRequestClient(
+              config.kafka,
+              { requester: 'checkout', instanceId: config.instanceId },
+              config.requestTimeoutMs,
+              config.health.stallMs,
+            );
             await client.start();
+            for (const component of client.healthComponents()) health.register(component);
+            health.setBrokerProbe(brokerProbe(config.kafka));
             return client;
           },
+          inject: [HealthRegistry],
         },
       ],
     };

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
-import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+import { CommonConfig, EnvReader, readCommonConfig, safeInstanceId } from '@payments/platform';
 
 export interface CheckoutConfig extends CommonConfig {
   /** Names this instance's reply topic; unique per running instance. */
@@ -19,9 +19,10 @@ export interface CheckoutConfig extends CommonConfig {
 export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
   const config: CheckoutConfig = {
     ...readCommonConfig(env, 'checkout'),
-    instanceId: env
-      .string('CHECKOUT_INSTANCE_ID', `checkout-${hostname()}-${process.pid}`)
-      .replace(/[^a-zA-Z0-9._-]/g, '-'),
+    // CHECKOUT_INSTANCE_ID: the name it had before every service read INSTANCE_ID.
+    instanceId: safeInstanceId(
+      env.string('CHECKOUT_INSTANCE_ID', env.string('INSTANCE_ID', `checkout-${hostname()}-${process.pid}`)),
+    ),
     requestTimeoutMs: env.int('CHECKOUT_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
     perClient: {
       perSecond: env.int('CHECKOUT_RATE_PER_CLIENT_PER_SECOND', 5, { min: 1, max: 1_000_000 }),

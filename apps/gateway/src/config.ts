@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
 import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
 import {
@@ -7,6 +6,7 @@ import {
   FailedAuthThrottleConfig,
   readAuthThrottleConfig,
   readCommonConfig,
+  safeInstanceId,
 } from '@payments/platform';
 import { ReconciliationConfig, readReconciliationConfig } from './reconciliation/reconciliation.config';
 
@@ -48,7 +48,8 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
   const config: GatewayConfig = {
     ...common,
     schema: env.string('GATEWAY_DB_SCHEMA', 'gateway'),
-    instanceId: env.string('GATEWAY_INSTANCE_ID', `${hostname()}-${process.pid}`).replace(/[^a-zA-Z0-9._-]/g, '-'),
+    // GATEWAY_INSTANCE_ID: the name it had before every service read INSTANCE_ID.
+    instanceId: safeInstanceId(env.string('GATEWAY_INSTANCE_ID', common.instanceId)),
     requestTimeoutMs: env.int('GATEWAY_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
     opsToken: env.string('OPS_TOKEN'),
     bodyLimitBytes: env.int('GATEWAY_BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),

@@ -4,6 +4,7 @@ import { EventsController } from './events/events.controller';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
+  brokerProbe,
   KafkaRequestClient,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
@@ -13,7 +14,8 @@ import {
 import {
   FAILED_AUTH_THROTTLE,
   FailedAuthThrottle,
-  HealthController,
+  HealthModule,
+  HealthRegistry,
   openServiceDatabase,
   RateLimiter,
   serviceDataSourceOptions,
@@ -106,6 +108,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
@@ -115,7 +118,6 @@ export class GatewayModule {
         OrdersController,
         OpsShopsController,
         OpsSettingsController,
-        HealthController,
         MerchantMethodsController,
         OpsPaymentMethodsController,
         OpsPayoutMethodsController,
@@ -161,6 +163,7 @@ export class GatewayModule {
             schema: config.schema,
             kafka: config.kafka,
             failpoint: config.failpoint,
+            stallMs: config.health.stallMs,
           } satisfies OutboxRelayServiceOptions,
         },
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -184,11 +187,19 @@ export class GatewayModule {
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,
-          useFactory: async () => {
-            const client = new KafkaRequestClient(config.kafka, config.instanceId, config.requestTimeoutMs);
+          useFactory: async (health: HealthRegistry) => {
+            const client = new KafkaRequestClient(
+              config.kafka,
+              { requester: 'gateway', instanceId: config.instanceId },
+              config.requestTimeoutMs,
+              config.health.stallMs,
+            );
             await client.start();
+            for (const component of client.healthComponents()) health.register(component);
+            health.setBrokerProbe(brokerProbe(config.kafka));
             return client;
           },
+          inject: [HealthRegistry],
         },
       ],
     };

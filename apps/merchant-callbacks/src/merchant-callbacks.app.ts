@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Topics } from '@payments/contracts';
+import { ReplyTopics, Topics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
@@ -29,6 +29,9 @@ export async function startMerchantCallbacks(
     {
       kafka: config.kafka,
       groupId: config.consumerGroup,
+      stallMs: config.health.stallMs,
+      // Only the gateway asks (operators' replays, the merchants' events feed).
+      replyTopics: [ReplyTopics.gateway],
       topics: [
         Topics.ordersEvents,
         Topics.payoutsEvents,

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Inbox } from '@payments/messaging';
-import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
 import { DeliveryRepository } from './deliver/delivery.repository';
 import { DeliveryWorker } from './deliver/delivery-worker.service';
@@ -34,12 +34,13 @@ export class MerchantCallbacksModule {
     return {
       module: MerchantCallbacksModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler, HealthController],
+      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler],
       providers: [
         DeliveryRepository,
         ShopCallbackSettingsRepository,

@@ -29,6 +29,7 @@ export async function startMethods(
     {
       kafka: config.kafka,
       groupId: config.consumerGroup,
+      stallMs: config.health.stallMs,
       topics: [Topics.methodsQueries],
     },
     httpPort,

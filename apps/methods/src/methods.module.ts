@@ -1,7 +1,7 @@
 import { DataEntryMode1765200000002 } from './migrations/1765200000002-data-entry-mode';
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MethodsConfig } from './config';
 import { ListMethodsHandler } from './list-methods/list-methods.handler';
 import { ManageMethodsHandler } from './manage-methods/manage-methods.handler';
@@ -27,12 +27,13 @@ export class MethodsModule {
     return {
       module: MethodsModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [ListMethodsHandler, PayoutFieldsHandler, ManageMethodsHandler, HealthController],
+      controllers: [ListMethodsHandler, PayoutFieldsHandler, ManageMethodsHandler],
       providers: [
         MethodRepository,
         { provide: METHODS_CONFIG, useValue: config },

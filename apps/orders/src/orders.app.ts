@@ -30,6 +30,7 @@ export async function startOrders(
     {
       kafka: config.kafka,
       groupId: config.consumerGroup,
+      stallMs: config.health.stallMs,
       topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
     },
     httpPort,

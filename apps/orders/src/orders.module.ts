@@ -13,7 +13,7 @@ import { ProviderEventConsumer } from './apply-provider-event/provider-event.con
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { CreateOrderHandler } from './create-order/create-order.handler';
 import { GetOrderHandler } from './get-order/get-order.handler';
-import { HealthController, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import type { AttemptDispatcherOptions } from './dispatch-attempt/attempt-dispatcher.service';
 import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.providers';
 import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
@@ -47,6 +47,7 @@ export class OrdersModule {
     return {
       module: OrdersModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
@@ -61,7 +62,6 @@ export class OrdersModule {
         CheckoutHandler,
         ProviderEventConsumer,
         ShopSettingsConsumer,
-        HealthController,
       ],
       providers: [
         OrderRepository,
@@ -84,6 +84,7 @@ export class OrdersModule {
             schema: config.schema,
             kafka: config.kafka,
             failpoint: config.failpoint,
+            stallMs: config.health.stallMs,
             ...opts.relay,
           } satisfies OutboxRelayServiceOptions,
         },

@@ -9,6 +9,7 @@ import {
   P2pView,
   parsePayload,
   resolveP2pCommand,
+  ReplyTopics,
   Topics,
 } from '@payments/contracts';
 import { defineTransferKind } from '@payments/transfers';
@@ -33,7 +34,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',
-  topics: { commands: Topics.p2pCommands, events: Topics.p2pEvents },
+  topics: { commands: Topics.p2pCommands, events: Topics.p2pEvents, replies: [ReplyTopics.gateway] },
   commandTypes: P2pCommandTypes,
   statusChangedType: P2pEventTypes.statusChanged,
   dispatch: { idPrefix: 'p2p', referenceColumn: 'p2p_id' },

@@ -8,6 +8,7 @@ import {
   PayoutEventTypes,
   PayoutView,
   resolvePayoutCommand,
+  ReplyTopics,
   Topics,
 } from '@payments/contracts';
 import { defineTransferKind } from '@payments/transfers';
@@ -47,7 +48,11 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   cardMigrations: (vault) => [payeeCardsMigration(vault)],
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',
-  topics: { commands: Topics.payoutsCommands, events: Topics.payoutsEvents },
+  topics: {
+    commands: Topics.payoutsCommands,
+    events: Topics.payoutsEvents,
+    replies: [ReplyTopics.gateway, ReplyTopics.checkout],
+  },
   commandTypes: PayoutCommandTypes,
   statusChangedType: PayoutEventTypes.statusChanged,
   dispatch: { idPrefix: 'pout', referenceColumn: 'payout_id' },

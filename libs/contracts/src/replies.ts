@@ -30,8 +30,12 @@ export function replySchema<T extends z.ZodType>(result: T) {
 }
 
 export const ReplyHeaders = {
+  /** Where the requester reads its reply: one of ReplyTopics (topics.ts). */
   replyTopic: 'reply-topic',
+  /** The request's eventId, on its reply. */
   correlationId: 'correlation-id',
+  /** When the requester stops waiting (epoch milliseconds): a reply later than that is not sent. */
+  replyBy: 'reply-by',
 } as const;
 
 export function okReply<T>(result: T): Reply<T> {

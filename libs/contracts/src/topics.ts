@@ -46,7 +46,39 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
   return specs;
 }
 
-/** Where one gateway instance reads its replies; one topic per instance avoids group rebalancing. */
-export function replyTopic(prefix: string, instanceId: string): string {
-  return `${prefix}gateway.replies.${instanceId}`;
+/**
+ * The requesters of request-reply, each with one reply topic its instances share (decision
+ * "messaging/reply-topics" in docs/decisions/messaging.md): a requester instance reads the whole
+ * topic and keeps the replies whose correlation id it waits for. Reply topics are created once,
+ * like every contract topic, and never deleted by an instance that stops, so a rollout (new
+ * instance ids) neither leaves topics behind nor deletes one a service is still answering on.
+ */
+export const ReplyTopics = {
+  gateway: 'gateway.replies',
+  checkout: 'checkout.replies',
+} as const;
+
+export type Requester = keyof typeof ReplyTopics;
+
+/** Partitions of a reply topic: every instance of the requester reads all of them. */
+const REPLY_PARTITIONS = 4;
+
+/**
+ * A reply matters for seconds (the requester's timeout); ten minutes of them are kept, in segments
+ * of five so that retention applies.
+ */
+const REPLY_TOPIC_CONFIG = { 'retention.ms': '600000', 'segment.ms': '300000' } as const;
+
+/** Where the instances of one requester read their replies. */
+export function replyTopic(prefix: string, requester: Requester): string {
+  return `${prefix}${ReplyTopics[requester]}`;
+}
+
+/** Every reply topic, with its partitions and settings (created with the contract topics). */
+export function replyTopicSpecs(prefix = ''): TopicSpec[] {
+  return Object.values(ReplyTopics).map((name) => ({
+    name: prefix + name,
+    partitions: REPLY_PARTITIONS,
+    config: REPLY_TOPIC_CONFIG,
+  }));
 }

@@ -16,4 +16,7 @@ export * from './queue-worker';
 export * from './kafka-metrics';
 export * from './offset-history';
 export * from './offset-committer';
+export * from './client-health';
+export * from './reply-sender';
+export * from './broker-probe';
 export { isInfrastructureFault } from '@payments/platform';

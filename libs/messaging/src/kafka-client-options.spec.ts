@@ -1,5 +1,5 @@
 import type { KafkaConfig } from '@payments/platform';
-import { consumerConfig, kafkaClientOptions } from './kafka';
+import { consumerConfig, kafkaClientOptions, producerConfig } from './kafka';
 
 const base: KafkaConfig = { brokers: ['b:9093'], clientId: 'orders', topicPrefix: '', replicationFactor: 1 };
 
@@ -28,18 +28,30 @@ describe('the kafkajs options of a service', () => {
 describe('the kafkajs options of a consumer', () => {
   it('when a consumer is configured, then a fetch brings at most 256 KiB per partition and 2 MiB in all', () => {
     // kafkajs's defaults are 1 MiB and 10 MiB, held in memory until the batch is handled.
-    const config = consumerConfig({ groupId: 'orders', sessionTimeout: 10_000 });
+    const config = consumerConfig({ ...base, metadataMaxAgeMs: 10_000 }, { groupId: 'orders', sessionTimeout: 10_000 });
     expect(config).toEqual({
       groupId: 'orders',
       sessionTimeout: 10_000,
+      metadataMaxAge: 10_000,
       maxBytesPerPartition: 256 * 1024,
       maxBytes: 2 * 1024 * 1024,
     });
   });
 
   it('when a consumer asks for bigger fetches, then the limits still hold', () => {
-    const config = consumerConfig({ groupId: 'orders', maxBytes: 10 * 1024 * 1024, maxBytesPerPartition: 1024 * 1024 });
+    const config = consumerConfig(
+      { ...base, metadataMaxAgeMs: 10_000 },
+      { groupId: 'orders', maxBytes: 10 * 1024 * 1024, maxBytesPerPartition: 1024 * 1024 },
+    );
     expect(config.maxBytes).toBe(2 * 1024 * 1024);
     expect(config.maxBytesPerPartition).toBe(256 * 1024);
+  });
+});
+
+describe('the metadata refresh of a client', () => {
+  it('when KAFKA_METADATA_MAX_AGE_MS is set, then producers and consumers refresh topic metadata that often', () => {
+    const kafka = { ...base, metadataMaxAgeMs: 10_000 };
+    expect(producerConfig(kafka).metadataMaxAge).toBe(10_000);
+    expect(consumerConfig(kafka, { groupId: 'g' }).metadataMaxAge).toBe(10_000);
   });
 });

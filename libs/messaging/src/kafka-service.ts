@@ -1,12 +1,15 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { installProblemHandling } from '@payments/platform';
+import { HealthRegistry, installProblemHandling } from '@payments/platform';
+import type { HealthComponent, KafkaConfig } from '@payments/platform';
+import { brokerProbe } from './broker-probe';
 import { KafkaTransport, KafkaTransportOptions } from './kafka-transport';
 import { RethrowRpcErrors } from './rethrow-rpc.filter';
 
 /**
  * Starts a service that consumes Kafka: HTTP problem handling, the Kafka consumers (errors reach
  * the transport, which retries or dead-letters), the HTTP listener, and returns once the consumer
- * group has been joined, so that a caller's first message is not missed.
+ * group has been joined, so that a caller's first message is not missed. The transport's consumer
+ * and producers join the app's health (/health/ready, /health/live).
  */
 export async function listenWithKafka(
   app: NestFastifyApplication,
@@ -15,6 +18,7 @@ export async function listenWithKafka(
   host: string,
 ): Promise<KafkaTransport> {
   const transport = new KafkaTransport(consume);
+  registerHealth(app, consume.kafka, transport.healthComponents());
   installProblemHandling(app);
   const microservice = app.connectMicroservice(
     { strategy: transport },
@@ -25,4 +29,23 @@ export async function listenWithKafka(
   await app.listen(httpPort, host);
   await transport.whenJoined();
   return transport;
+}
+
+/**
+ * Adds Kafka clients' components to the app's health, and how liveness tells a broker outage from
+ * a wedged client (a fresh connection to the broker). Apps without the HealthModule are left alone.
+ */
+export function registerHealth(
+  app: { get(token: unknown, options?: { strict: boolean }): unknown },
+  kafka: KafkaConfig,
+  components: HealthComponent[],
+): void {
+  let registry: HealthRegistry | undefined;
+  try {
+    registry = app.get(HealthRegistry, { strict: false }) as HealthRegistry;
+  } catch {
+    return;
+  }
+  for (const c of components) registry.register(c);
+  registry.setBrokerProbe(brokerProbe(kafka));
 }

@@ -4,7 +4,16 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Admin, Partitioners, Producer } from 'kafkajs';
 import { DataSource } from 'typeorm';
-import { ContractViolation, dlqTopic, envelope, Envelope, okReply, ReplyHeaders, Topics } from '@payments/contracts';
+import {
+  ContractViolation,
+  dlqTopic,
+  envelope,
+  Envelope,
+  okReply,
+  ReplyHeaders,
+  ReplyTopics,
+  Topics,
+} from '@payments/contracts';
 import type { KafkaConfig } from '@payments/platform';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import {
@@ -148,7 +157,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
   };
   const topic = prefix + Topics.ordersCommands;
   const dlq = prefix + dlqTopic(Topics.ordersCommands);
-  const replies = `${prefix}test.replies`;
+  const replies = `${prefix}${ReplyTopics.gateway}`;
   const maxAttempts = 3;
   const retryBackoffMs = 50;
   let topics: { deleteAll(): Promise<void> } | undefined;

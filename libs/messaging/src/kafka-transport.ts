@@ -8,11 +8,13 @@ import {
   EnvelopeParse,
   parseEnvelope,
   ReplyHeaders,
+  ReplyTopics,
 } from '@payments/contracts';
 import { backoffMs } from '@payments/backoff';
-import type { KafkaConfig } from '@payments/platform';
+import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
-import { BatchingSender } from './batching-sender';
+import { ConsumerHealth, ProducerHealth } from './client-health';
+import { ReplySender } from './reply-sender';
 import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
 import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
@@ -30,7 +32,17 @@ export interface KafkaTransportOptions {
   keysConcurrently?: number;
   /** Messages handled at once across all partitions: bounds memory and the wait for pool connections. */
   maxInFlight?: number;
+  /** The reply topics this service answers on (contract names); every requester's where not given. */
+  replyTopics?: readonly string[];
+  /** HEALTH_STALL_MS: see ConsumerHealth and ProducerHealth. */
+  stallMs?: number;
 }
+
+/**
+ * How long a reply is worth sending to a request without a `reply-by` header (sent by a requester
+ * of an earlier version): longer than any requester waits.
+ */
+export const DEFAULT_REPLY_TTL_MS = 60_000;
 
 /** What a handler receives besides the envelope. */
 export class KafkaMessageContext extends BaseRpcContext<[string, number, string, IHeaders]> {
@@ -109,7 +121,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private kafka?: Kafka;
   private consumer?: Consumer;
   private producer?: Producer;
-  private readonly sender = new BatchingSender(() => this.producer);
+  private readonly replies: ReplySender;
+  private readonly consumerHealth: ConsumerHealth;
+  private readonly deadLetterHealth: ProducerHealth;
   private inFlight = 0;
   private readonly slotWaiters: (() => void)[] = [];
   private joined?: Promise<void>;
@@ -122,6 +136,20 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   constructor(private readonly opts: KafkaTransportOptions) {
     super();
     this.offsets = new OffsetCommitter(opts.kafka.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS);
+    this.replies = new ReplySender({
+      kafka: opts.kafka,
+      topics: opts.replyTopics ?? Object.values(ReplyTopics),
+      clientIdSuffix: opts.groupId,
+      sendTimeoutMs: opts.kafka.replySendTimeoutMs,
+      stallMs: opts.stallMs,
+    });
+    this.consumerHealth = new ConsumerHealth('kafka-consumer', opts.kafka.topicPrefix + opts.groupId, opts.stallMs);
+    this.deadLetterHealth = new ProducerHealth('kafka-producer:dead-letters', opts.stallMs);
+  }
+
+  /** What /health/ready and /health/live ask: the consumer, the dead-letter producer, each reply topic's producer. */
+  healthComponents(): HealthComponent[] {
+    return [this.consumerHealth, this.deadLetterHealth, ...this.replies.health];
   }
 
   /** Resolves once the consumer has joined its group and has partitions assigned. */
@@ -132,10 +160,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
       const kafka = (this.kafka = createKafka(this.opts.kafka, `-${this.opts.groupId}`));
-      this.producer = kafka.producer(producerConfig());
+      this.producer = kafka.producer(producerConfig(this.opts.kafka));
       await this.producer.connect();
+      await this.replies.start();
       const consumer = (this.consumer = kafka.consumer(
-        consumerConfig({
+        consumerConfig(this.opts.kafka, {
           groupId: this.opts.kafka.topicPrefix + this.opts.groupId,
           sessionTimeout: 10_000,
           heartbeatInterval: 1_000,
@@ -144,6 +173,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
         }),
       ));
+      this.consumerHealth.watch(consumer);
       this.joined = new Promise((resolve) => {
         consumer.on(consumer.events.GROUP_JOIN, () => resolve());
       });
@@ -179,6 +209,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     // What was finished so far; a batch still running commits its own when it ends (stopping).
     if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
+    await this.replies.stop();
     await this.producer?.disconnect().catch(() => undefined);
   }
 
@@ -468,22 +499,32 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
   }
 
+  /**
+   * Sends the handler's answer to the request's `reply-topic`, or gives it up (ReplySender): a
+   * requester that is gone, or a reply topic that is not one of ours, never holds up the message.
+   */
   private async reply(request: Envelope, headers: IHeaders | undefined, result: unknown): Promise<void> {
     const replyTo = header(headers, ReplyHeaders.replyTopic);
     if (!replyTo || result === undefined) return;
+    const replyBy = Number(header(headers, ReplyHeaders.replyBy));
+    const deadline =
+      Number.isFinite(replyBy) && replyBy > 0 ? replyBy : Date.parse(request.occurredAt) + DEFAULT_REPLY_TTL_MS;
     const response = envelope({
       type: `${request.type}.reply`,
       payload: result,
       occurredAt: new Date(),
       causedBy: request,
     });
-    await this.sender.send(replyTo, [
+    await this.replies.send(
+      replyTo,
       {
         key: request.eventId,
         value: JSON.stringify(response),
         headers: { [ReplyHeaders.correlationId]: request.eventId },
       },
-    ]);
+      deadline,
+      `${request.type} ${request.eventId}`,
+    );
   }
 
   private async deadLetter(
@@ -494,25 +535,27 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     attempts: number,
   ): Promise<void> {
     // If this send fails the handler throws, the offset is not committed and the message comes back.
-    await this.producer!.send({
-      topic: dlqTopic(source.topic),
-      acks: -1,
-      messages: [
-        {
-          key: source.key,
-          value,
-          headers: {
-            ...(headers ?? {}),
-            'dlq-error': error.slice(0, 2000),
-            'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
-            'dlq-original-partition': String(source.partition),
-            'dlq-original-offset': source.offset,
-            'dlq-consumer-group': this.opts.groupId,
-            'dlq-attempts': String(attempts),
-            'dlq-at': new Date().toISOString(),
+    await this.deadLetterHealth.track(
+      this.producer!.send({
+        topic: dlqTopic(source.topic),
+        acks: -1,
+        messages: [
+          {
+            key: source.key,
+            value,
+            headers: {
+              ...(headers ?? {}),
+              'dlq-error': error.slice(0, 2000),
+              'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
+              'dlq-original-partition': String(source.partition),
+              'dlq-original-offset': source.offset,
+              'dlq-consumer-group': this.opts.groupId,
+              'dlq-attempts': String(attempts),
+              'dlq-at': new Date().toISOString(),
+            },
           },
-        },
-      ],
-    });
+        ],
+      }),
+    );
   }
 }

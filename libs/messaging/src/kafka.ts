@@ -20,12 +20,12 @@ import type { KafkaConfig, LogLevelName } from '@payments/platform';
  * request (namespace Connection: a rebalance, a topic that already exists) is kafkajs's detail:
  * it retries, and what still fails is thrown to our code, which logs it. So those are debug.
  */
-const toNest = () => (entry: LogEntry) => {
+const toNest = (quiet: readonly string[]) => () => (entry: LogEntry) => {
   const logger = new Logger(`kafkajs:${entry.namespace}`);
   const { message, ...rest } = entry.log;
   const extra =
     Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
-  const level = entry.namespace === 'Connection' ? logLevel.DEBUG : entry.level;
+  const level = entry.namespace === 'Connection' || quiet.includes(entry.namespace) ? logLevel.DEBUG : entry.level;
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
   else if (level === logLevel.WARN) logger.warn(`${message}${extra}`);
   else if (level === logLevel.INFO) logger.log(`${message}${extra}`);
@@ -44,23 +44,31 @@ const KAFKAJS_LEVEL: Record<LogLevelName, logLevel> = {
   silent: logLevel.NOTHING,
 };
 
-/** The kafkajs options of a service's client, TLS and SASL/SCRAM included where configured. */
-export function kafkaClientOptions(config: KafkaConfig, clientIdSuffix = ''): KafkaJsConfig {
+/**
+ * The kafkajs options of a service's client, TLS and SASL/SCRAM included where configured.
+ * `quiet`: kafkajs namespaces whose lines go to debug, where our code reports the outcome itself
+ * (a reply producer's failed sends: ReplySender logs each drop).
+ */
+export function kafkaClientOptions(
+  config: KafkaConfig,
+  clientIdSuffix = '',
+  quiet: readonly string[] = [],
+): KafkaJsConfig {
   return {
     clientId: config.clientId + clientIdSuffix,
     brokers: config.brokers,
     ...(config.ssl ? { ssl: config.ssl.ca ? { ca: config.ssl.ca, rejectUnauthorized: true } : true } : {}),
     ...(config.sasl ? { sasl: config.sasl as SASLOptions } : {}),
     logLevel: KAFKAJS_LEVEL[config.logLevel ?? 'info'],
-    logCreator: toNest,
+    logCreator: toNest(quiet),
     // A broker restart must not take the service down: keep trying to reconnect.
     retry: { initialRetryTime: 200, retries: 15, maxRetryTime: 5000 },
     connectionTimeout: 3000,
   };
 }
 
-export function createKafka(config: KafkaConfig, clientIdSuffix = ''): Kafka {
-  return new Kafka(kafkaClientOptions(config, clientIdSuffix));
+export function createKafka(config: KafkaConfig, clientIdSuffix = '', quiet: readonly string[] = []): Kafka {
+  return new Kafka(kafkaClientOptions(config, clientIdSuffix, quiet));
 }
 
 export function prefixed(config: KafkaConfig, topic: string): string {
@@ -78,8 +86,9 @@ export function unprefixed(config: KafkaConfig, topic: string): string {
  * retries without end — a broker outage blocks publishing until the broker is back, it never
  * drops a message.
  */
-export function producerConfig(extra: Partial<ProducerConfig> = {}): ProducerConfig {
+export function producerConfig(kafka: KafkaConfig, extra: Partial<ProducerConfig> = {}): ProducerConfig {
   return {
+    metadataMaxAge: kafka.metadataMaxAgeMs,
     idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
@@ -96,9 +105,12 @@ export function producerConfig(extra: Partial<ProducerConfig> = {}): ProducerCon
  */
 export const CONSUMER_FETCH_LIMITS = { maxBytesPerPartition: 256 * 1024, maxBytes: 2 * 1024 * 1024 } as const;
 
-/** Every consumer of a service: the group and its own settings, with the fetch limits above. */
-export function consumerConfig(config: ConsumerConfig): ConsumerConfig {
-  return { ...config, ...CONSUMER_FETCH_LIMITS };
+/**
+ * Every consumer of a service: the group and its own settings, with the fetch limits above and the
+ * metadata refresh interval of the service's configuration (KAFKA_METADATA_MAX_AGE_MS).
+ */
+export function consumerConfig(kafka: KafkaConfig, config: ConsumerConfig): ConsumerConfig {
+  return { metadataMaxAge: kafka.metadataMaxAgeMs, ...config, ...CONSUMER_FETCH_LIMITS };
 }
 
 /**

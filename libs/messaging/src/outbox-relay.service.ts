@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PaymentsMetrics } from '@payments/platform';
+import { HealthRegistry, PaymentsMetrics } from '@payments/platform';
 import { DataSource } from 'typeorm';
 import { outboxBacklog } from './outbox';
 import { OutboxRelay, OutboxRelayOptions } from './outbox-relay';
@@ -17,12 +17,16 @@ export class OutboxRelayService implements OnApplicationBootstrap, BeforeApplica
   constructor(
     @Inject(OUTBOX_RELAY_OPTIONS) private readonly opts: OutboxRelayServiceOptions,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly health?: HealthRegistry,
   ) {
     this.relay = new OutboxRelay({ ...opts, dataSource });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.removeSources.length === 0) this.reportBacklog();
+    if (this.removeSources.length === 0) {
+      this.reportBacklog();
+      if (this.health) this.removeSources.push(this.health.register(this.relay.health));
+    }
     await this.relay.start();
   }
 

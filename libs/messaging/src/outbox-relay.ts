@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer } from 'kafkajs';
 import { PaymentsMetrics } from '@payments/platform';
 import type { Failpoint, KafkaConfig } from '@payments/platform';
+import { ProducerHealth } from './client-health';
 import { byTopic, createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
 import { NotifiedWorker } from './notified-worker';
@@ -29,6 +30,8 @@ export interface OutboxRelayOptions {
   afterPublish?: (ids: string[]) => Promise<void> | void;
   /** The fault suite's `outbox-after-publish` failpoint; undefined (off) outside it. */
   failpoint?: Failpoint;
+  /** HEALTH_STALL_MS: see ProducerHealth. */
+  stallMs?: number;
 }
 
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
@@ -65,6 +68,8 @@ export class OutboxRelay {
   private readonly logger = new Logger('OutboxRelay');
   private readonly lockKey: bigint;
   private producer?: Producer;
+  /** Whether its sends get through: a send kafkajs keeps retrying past the stall bound makes the service not ready. */
+  readonly health: ProducerHealth;
   private readonly worker: NotifiedWorker;
   private lastPurge = 0;
   private publishedRows = 0;
@@ -77,6 +82,7 @@ export class OutboxRelay {
   private readonly selectSql: string;
 
   constructor(private readonly opts: OutboxRelayOptions) {
+    this.health = new ProducerHealth('kafka-producer:outbox', opts.stallMs);
     this.lockKey = BigInt.asIntN(
       64,
       BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)),
@@ -127,7 +133,7 @@ export class OutboxRelay {
     // Idempotent: a hybrid Nest app runs bootstrap hooks once per part, and a second producer
     // would be left connected after stop().
     if (this.producer) return;
-    this.producer = createKafka(this.opts.kafka, '-relay').producer(producerConfig());
+    this.producer = createKafka(this.opts.kafka, '-relay').producer(producerConfig(this.opts.kafka));
     await this.producer.connect();
     await this.worker.start();
   }
@@ -192,11 +198,13 @@ export class OutboxRelay {
         topic: prefixed(this.opts.kafka, row.topic),
         messages: [{ key: row.key, value: row.envelope, headers: row.headers }],
       }));
-      await producer.sendBatch({
-        topicMessages: byTopic(sends),
-        acks: -1,
-        compression: CompressionTypes.None,
-      });
+      await this.health.track(
+        producer.sendBatch({
+          topicMessages: byTopic(sends),
+          acks: -1,
+          compression: CompressionTypes.None,
+        }),
+      );
       const ids = rows.map((r) => r.id);
       await this.opts.afterPublish?.(ids);
       this.publishedRows += rows.length;

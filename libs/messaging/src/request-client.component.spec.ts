@@ -29,7 +29,7 @@ class EchoResponder {
 @Module({ controllers: [EchoResponder] })
 class ResponderModule {}
 
-describe('KafkaRequestClient: request-reply over Kafka with several gateway instances', () => {
+describe('KafkaRequestClient: request-reply over Kafka with several gateway instances on one reply topic', () => {
   const prefix = `${uniqueName('rc')}.`;
   const kafka: KafkaConfig = {
     brokers: testBrokers(),
@@ -60,8 +60,16 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     await responder.listen();
     await transport.whenJoined();
 
-    gatewayA = new KafkaRequestClient(kafka, `gw-a-${randomUUID().slice(0, 8)}`, 15000);
-    gatewayB = new KafkaRequestClient(kafka, `gw-b-${randomUUID().slice(0, 8)}`, 15000);
+    gatewayA = new KafkaRequestClient(
+      kafka,
+      { requester: 'gateway', instanceId: `gw-a-${randomUUID().slice(0, 8)}` },
+      15000,
+    );
+    gatewayB = new KafkaRequestClient(
+      kafka,
+      { requester: 'gateway', instanceId: `gw-b-${randomUUID().slice(0, 8)}` },
+      15000,
+    );
     clients.push(gatewayA, gatewayB);
     await Promise.all(clients.map((c) => c.start()));
   });
@@ -74,7 +82,9 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
   });
 
   it('when two gateway instances each send 50 requests at once, then every request gets its own reply and none times out', async () => {
-    expect(gatewayA.replyTopic).not.toBe(gatewayB.replyTopic);
+    expect(gatewayA.replyTopic).toBe(`${prefix}gateway.replies`);
+    expect(gatewayB.replyTopic).toBe(gatewayA.replyTopic);
+    expect(gatewayA.groupId).not.toBe(gatewayB.groupId);
     const fire = (client: KafkaRequestClient, from: string) =>
       Array.from({ length: 50 }, (_, i) => {
         const value = `${from}-${i}-${randomUUID()}`;
@@ -94,19 +104,27 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     }
   });
 
-  it('when replies were read, then the reply consumer commits its position (a restart under the same instance id starts there)', async () => {
+  it('when replies were read, then the reply group commits nothing (the broker forgets it once empty)', async () => {
     const value = randomUUID();
     await gatewayA.request<Echo>(Topics.methodsQueries, 'shop-commit', 'test.echo', { value, from: 'a' });
-    const [high] = (await admin!.fetchTopicOffsets(gatewayA.replyTopic)).map((p) => BigInt(p.high));
-    expect(high).toBeGreaterThan(0n);
-    await eventually(
-      async () => {
-        const [entry] = await admin!.fetchOffsets({ groupId: gatewayA.replyTopic, topics: [gatewayA.replyTopic] });
-        return BigInt(entry.partitions[0].offset) === high ? true : undefined;
-      },
-      10_000,
-      'the reply offset committed',
+    await new Promise((r) => setTimeout(r, 1500));
+    const [entry] = await admin!.fetchOffsets({ groupId: gatewayA.groupId, topics: [gatewayA.replyTopic] });
+    expect(entry.partitions.map((p) => p.offset)).toEqual(entry.partitions.map(() => '-1'));
+  });
+
+  it('when a new instance starts after replies were written, then it starts at the end and still gets its own replies', async () => {
+    const late = new KafkaRequestClient(
+      kafka,
+      { requester: 'gateway', instanceId: `gw-late-${randomUUID().slice(0, 8)}` },
+      15000,
     );
+    clients.push(late);
+    await late.start();
+    const reply = await late.request<Echo>(Topics.methodsQueries, 'shop-late', 'test.echo', {
+      value: 'late-1',
+      from: 'l',
+    });
+    expect(reply).toEqual({ ok: true, result: { value: 'late-1', from: 'l' } });
   });
 
   it('when a request goes to a topic nobody consumes, then it rejects with RequestTimeout after timeoutMs', async () => {
@@ -148,8 +166,12 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     }
   });
 
-  it('when an instance stops, then its waiting requests are rejected and its reply topic is deleted', async () => {
-    const instance = new KafkaRequestClient(kafka, `gw-c-${randomUUID().slice(0, 8)}`, 15000);
+  it('when an instance stops, then its waiting requests are rejected, its group is deleted and the shared reply topic stays', async () => {
+    const instance = new KafkaRequestClient(
+      kafka,
+      { requester: 'gateway', instanceId: `gw-c-${randomUUID().slice(0, 8)}` },
+      15000,
+    );
     clients.push(instance);
     await instance.start();
     expect(await admin!.listTopics()).toContain(instance.replyTopic);
@@ -168,10 +190,20 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     await instance.stop();
     await rejected;
     await eventually(
-      async () => (!(await admin!.listTopics()).includes(instance.replyTopic) ? true : undefined),
+      async () => {
+        const { groups } = await admin!.listGroups();
+        return groups.some((g) => g.groupId === instance.groupId) ? undefined : true;
+      },
       10000,
-      'reply topic deletion',
+      'the group of the stopped instance gone',
     );
+    expect(await admin!.listTopics()).toContain(instance.replyTopic);
+    // The other instances on the topic are unaffected.
+    const after = await gatewayB.request<Echo>(Topics.methodsQueries, 'shop-1', 'test.echo', {
+      value: 'b-after',
+      from: 'b',
+    });
+    expect(after).toEqual({ ok: true, result: { value: 'b-after', from: 'b' } });
     await expect(
       instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' }),
     ).rejects.toThrow('request client not started');

@@ -1,12 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
-import { envelope, Envelope, parseEnvelope, Reply, ReplyHeaders, replyTopic } from '@payments/contracts';
+import {
+  envelope,
+  Envelope,
+  parseEnvelope,
+  Reply,
+  ReplyHeaders,
+  Requester,
+  replyTopic,
+  replyTopicSpecs,
+} from '@payments/contracts';
 import { PaymentsMetrics } from '@payments/platform';
-import type { KafkaConfig } from '@payments/platform';
+import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
+import { ConsumerHealth, ProducerHealth } from './client-health';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
-import { DEFAULT_COMMIT_INTERVAL_MS } from './kafka-transport';
-import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -23,76 +31,117 @@ export interface RequestOptions {
   correlationId?: string;
 }
 
+/** Which requester an instance is, and which instance: names its reply topic and its group. */
+export interface RequesterIdentity {
+  requester: Requester;
+  instanceId: string;
+}
+
 /**
- * Request-reply over Kafka for one gateway instance. Each instance reads replies from a topic of
- * its own, with a consumer group of its own, so instances never steal each other's replies and
- * never rebalance each other (the failure of Nest's ClientKafka with several instances).
- * The reply topic is deleted when the instance stops; it keeps replies for an hour at most.
+ * Request-reply over Kafka for one instance of a requester (the gateway, checkout). The instances
+ * of a requester share one reply topic (ReplyTopics), created with the contract topics (and here
+ * where it is missing) and never deleted by an instance. Each instance reads the whole topic with
+ * a consumer group of its own, `<reply topic>.<instance id>`, so instances never steal each other's
+ * replies or rebalance each other (the failure of Nest's ClientKafka with several instances), and
+ * keeps the replies it waits for. The group commits nothing: at start it begins at the topic's
+ * end, and after a rejoin where it stopped. Without offsets the broker forgets a group once it is
+ * empty, so instance ids that come and go (every rollout) leave nothing behind.
  */
 export class KafkaRequestClient {
   private readonly logger = new Logger('KafkaRequestClient');
   private readonly pending = new Map<string, Pending>();
   private readonly kafka: Kafka;
   private readonly replyTo: string;
+  private readonly group: string;
   private producer?: Producer;
   private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
   private admin?: Admin;
-  private readonly offsets: OffsetCommitter;
+  /** The next offset to read, per partition of the reply topic. */
+  private readonly positions = new Map<number, string>();
+  readonly producerHealth: ProducerHealth;
+  readonly consumerHealth: ConsumerHealth;
 
   constructor(
     private readonly config: KafkaConfig,
-    instanceId: string,
+    identity: RequesterIdentity,
     private readonly defaultTimeoutMs = 5000,
+    stallMs?: number,
   ) {
-    // At least a second: a reply's offset only matters after a crash.
-    this.offsets = new OffsetCommitter(Math.max(config.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS, 1000));
-    this.kafka = createKafka(config, `-${instanceId}`);
-    this.replyTo = replyTopic(config.topicPrefix, instanceId);
+    this.kafka = createKafka(config, `-${identity.instanceId}`);
+    this.replyTo = replyTopic(config.topicPrefix, identity.requester);
+    this.group = `${this.replyTo}.${identity.instanceId}`;
+    this.producerHealth = new ProducerHealth('kafka-producer:requests', stallMs);
+    this.consumerHealth = new ConsumerHealth('kafka-consumer:replies', this.group, stallMs);
   }
 
   get replyTopic(): string {
     return this.replyTo;
   }
 
+  /** This instance's consumer group on the reply topic. */
+  get groupId(): string {
+    return this.group;
+  }
+
+  healthComponents(): HealthComponent[] {
+    return [this.producerHealth, this.consumerHealth];
+  }
+
   async start(): Promise<void> {
     this.admin = this.kafka.admin();
     await this.admin.connect();
+    const spec = replyTopicSpecs(this.config.topicPrefix).find((s) => s.name === this.replyTo)!;
     await createTopicsAndWait(this.admin, [
       {
-        topic: this.replyTo,
-        numPartitions: 1,
+        topic: spec.name,
+        numPartitions: spec.partitions,
         replicationFactor: this.config.replicationFactor,
-        configEntries: [{ name: 'retention.ms', value: '3600000' }],
+        configEntries: Object.entries(spec.config ?? {}).map(([name, value]) => ({ name, value })),
       },
     ]);
+    // Where this instance starts: the end of the topic now, before any request of its own left.
+    for (const p of await endOffsets(this.admin, this.replyTo)) this.positions.set(p.partition, p.high);
     this.producer = this.kafka.producer({
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
+      metadataMaxAge: this.config.metadataMaxAgeMs,
+      // A request unsent after a few seconds has timed out anyway (the caller answers 503 and the
+      // merchant retries): a few quick retries ride out a leader moving, and nothing retries on
+      // behind a request nobody waits for.
+      retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
     });
     await this.producer.connect();
     const consumer = (this.consumer = this.kafka.consumer(
-      consumerConfig({
-        groupId: this.replyTo,
+      consumerConfig(this.config, {
+        groupId: this.group,
         maxWaitTimeInMs: 500,
         sessionTimeout: 10_000,
         heartbeatInterval: 1000,
       }),
     ));
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    this.consumerHealth.watch(consumer);
+    const joined = new Promise<void>((resolve) =>
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+        // Synchronous, before the first fetch of the assignment: no reply is skipped, whatever
+        // kafkajs would resolve for a group without offsets.
+        for (const partition of payload.memberAssignment[this.replyTo] ?? []) {
+          const offset = this.positions.get(partition);
+          if (offset !== undefined) consumer.seek({ topic: this.replyTo, partition, offset });
+        }
+        resolve();
+      }),
+    );
     await consumer.connect();
-    await consumer.subscribe({ topic: this.replyTo, fromBeginning: true });
-    // Replies matter only to the requests waiting in this process: their offsets are committed on
-    // an interval (after a restart under the same instance id the topic is read from there, not
-    // from its start).
-    this.offsets.start(consumer, () => undefined);
+    await consumer.subscribe({ topic: this.replyTo, fromBeginning: false });
     await consumer.run({
       autoCommit: false,
-      eachMessage: async ({ topic, partition, message }) => {
-        this.offsets.finished(topic, partition, message.offset);
+      eachMessage: async ({ partition, message }) => {
+        this.positions.set(partition, (BigInt(message.offset) + 1n).toString());
         const id = message.headers?.[ReplyHeaders.correlationId]?.toString();
         const waiting = id ? this.pending.get(id) : undefined;
-        if (!waiting || !id) return; // a reply that arrived after its request timed out
+        // Another instance's reply, or one that came after its request timed out.
+        if (!waiting || !id) return;
         const parsed = parseEnvelope(message.value);
         this.pending.delete(id);
         clearTimeout(waiting.timer);
@@ -115,13 +164,12 @@ export class KafkaRequestClient {
       p.reject(new Error('gateway is shutting down'));
       this.pending.delete(id);
     }
-    this.offsets.stop();
-    if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
+    // The group is empty and has no offsets: the broker drops it by itself; this only tidies now.
     await this.admin
-      ?.deleteTopics({ topics: [this.replyTo] })
-      .catch((e: Error) => this.logger.warn(`could not delete ${this.replyTo}: ${e.message}`));
+      ?.deleteGroups([this.group])
+      .catch((e: Error) => this.logger.debug?.(`could not delete group ${this.group}: ${e.message}`));
     await this.admin?.disconnect().catch(() => undefined);
     this.producer = undefined;
   }
@@ -157,9 +205,18 @@ export class KafkaRequestClient {
     // While the broker is down the send keeps retrying: the timeout runs from the start and ends
     // the wait either way (the request may still go out later; the caller treats it as unknown).
     // Raced, the timeout never rejects unhandled, which would kill the process.
-    const sent = this.sender.send(prefixed(this.config, topic), [
-      { key, value: JSON.stringify(message), headers: { [ReplyHeaders.replyTopic]: this.replyTo } },
-    ]);
+    const sent = this.producerHealth.track(
+      this.sender.send(prefixed(this.config, topic), [
+        {
+          key,
+          value: JSON.stringify(message),
+          headers: {
+            [ReplyHeaders.replyTopic]: this.replyTo,
+            [ReplyHeaders.replyBy]: String(Date.now() + timeoutMs),
+          },
+        },
+      ]),
+    );
     try {
       await Promise.race([sent, reply]);
     } catch (err) {
@@ -171,5 +228,21 @@ export class KafkaRequestClient {
       throw err;
     }
     return reply as Promise<Reply<T>>;
+  }
+}
+
+/**
+ * A topic's end offsets. A topic created a moment ago may not have its leaders settled yet
+ * ("not the leader for that topic-partition"): asked again for a while.
+ */
+async function endOffsets(admin: Admin, topic: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (err) {
+      if (Date.now() > deadline || (err as { retriable?: boolean }).retriable === false) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import type { FailedAuthThrottleConfig } from './failed-auth-throttle';
 
@@ -124,6 +125,13 @@ export interface KafkaConfig {
    * (KAFKA_COMMIT_INTERVAL_MS; 1000 where not given, 0 = after every batch).
    */
   commitIntervalMs?: number;
+  /**
+   * How often a client refreshes the metadata of the topics it uses (KAFKA_METADATA_MAX_AGE_MS;
+   * kafkajs's 5 minutes where not given). The fault suite shortens it to get past a refresh.
+   */
+  metadataMaxAgeMs?: number;
+  /** How long one reply's send may take before it is given up (KAFKA_REPLY_SEND_TIMEOUT_MS). */
+  replySendTimeoutMs?: number;
   /** TLS to the brokers (KAFKA_SSL), trusting KAFKA_SSL_CA_FILE's certificates where given. */
   ssl?: { ca?: string[] };
   /** SASL/SCRAM credentials of this service's Kafka user (KAFKA_SASL_*); only over TLS. */
@@ -200,18 +208,40 @@ export function readAuthThrottleConfig(env: EnvReader): FailedAuthThrottleConfig
   };
 }
 
+export interface HealthConfig {
+  /**
+   * How long a consumer may go without a heartbeat or fetch, or a send wait for the broker, before
+   * the service is not ready (HEALTH_STALL_MS).
+   */
+  stallMs: number;
+  /** How long a broker-side component may stay not ready, the broker answering, before liveness fails (HEALTH_LIVENESS_GRACE_MS). */
+  livenessGraceMs: number;
+}
+
 export interface CommonConfig extends LogConfig {
+  /**
+   * This process among the service's instances (INSTANCE_ID; the pod name in k8s, else host and
+   * pid): names its own consumer groups and its health reports.
+   */
+  instanceId: string;
   databaseUrl: string;
   kafka: KafkaConfig;
   /** Off (METRICS_ENABLED=false) only to measure what collecting metrics costs (npm run bench). */
   metricsEnabled: boolean;
+  health: HealthConfig;
   failpoint?: Failpoint;
+}
+
+/** An id safe in a topic, group or client name. */
+export function safeInstanceId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9._-]/g, '-');
 }
 
 export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig {
   const log = readLogConfig(env);
   return {
     ...log,
+    instanceId: safeInstanceId(env.string('INSTANCE_ID', `${hostname()}-${process.pid}`)),
     databaseUrl: env.string('DATABASE_URL'),
     kafka: {
       brokers: env
@@ -224,9 +254,15 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
       replicationFactor: env.int('KAFKA_REPLICATION_FACTOR', 1, { min: 1, max: 10 }),
       logLevel: log.logLevel,
       commitIntervalMs: env.int('KAFKA_COMMIT_INTERVAL_MS', 1000, { min: 0, max: 60_000 }),
+      metadataMaxAgeMs: env.int('KAFKA_METADATA_MAX_AGE_MS', 300_000, { min: 1000, max: 3_600_000 }),
+      replySendTimeoutMs: env.int('KAFKA_REPLY_SEND_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
       ...readKafkaSecurity(env),
     },
     metricsEnabled: env.bool('METRICS_ENABLED', true),
+    health: {
+      stallMs: env.int('HEALTH_STALL_MS', 15_000, { min: 1000, max: 600_000 }),
+      livenessGraceMs: env.int('HEALTH_LIVENESS_GRACE_MS', 120_000, { min: 1000, max: 3_600_000 }),
+    },
     failpoint: readFailpoint(env),
   };
 }

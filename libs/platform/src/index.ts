@@ -14,3 +14,4 @@ export * from './failed-auth-throttle';
 export * from './interval-job';
 export * from './infrastructure-fault';
 export * from './prepared-query';
+export * from './health';

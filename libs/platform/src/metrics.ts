@@ -145,6 +145,22 @@ export const PaymentsMetrics = {
     labelNames: ['topic'],
     registers: [metricsRegistry],
   }),
+  componentReady: new ScrapedGauge<'component'>({
+    name: 'payments_component_ready',
+    help: 'Whether each part of the service is ready (1) or not (0): database, kafka-consumer, kafka-producer:<name>; /health/ready says why.',
+    labelNames: ['component'],
+  }),
+  live: new ScrapedGauge<never>({
+    name: 'payments_live',
+    help: 'Whether the process can still recover by itself (1); 0: /health/live fails and an orchestrator restarts it.',
+    labelNames: [],
+  }),
+  repliesDropped: new Counter<'topic' | 'reason'>({
+    name: 'payments_replies_dropped_total',
+    help: 'Replies to requests over Kafka given up, by reply topic ("other": not a reply topic of this service) and reason: unknown_topic, expired (the requester had stopped waiting), send_failed, timeout.',
+    labelNames: ['topic', 'reason'],
+    registers: [metricsRegistry],
+  }),
   reconciliationBreaches: new ScrapedGauge<'invariant'>({
     name: 'payments_reconciliation_breaches',
     help: 'Open breaches found by the last reconciliation run, per invariant (0 when it holds); see GET /ops/v1/reconciliation/breaches.',

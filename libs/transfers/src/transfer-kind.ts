@@ -53,7 +53,8 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   merchantIdField: keyof T & string;
   /** The event field that holds our id, e.g. `payoutId`. */
   idField: string;
-  topics: { commands: string; events: string };
+  /** `replies`: the reply topics of the requesters that ask it (ReplyTopics), and only those. */
+  topics: { commands: string; events: string; replies: readonly string[] };
   commandTypes: { create: string; get: string; getByMerchantId: string; listForOperator: string; resolve: string };
   statusChangedType: string;
   /** The provider dispatch queue: its ids' prefix and its column naming the transfer. */

@@ -12,7 +12,7 @@ import {
 import {
   CLOCK,
   Clock,
-  HealthController,
+  HealthModule,
   openServiceDatabase,
   serviceDataSourceOptions,
   systemClock,
@@ -88,6 +88,7 @@ export class TransferModule {
     return {
       module: TransferModule,
       imports: [
+        HealthModule.forRoot(config.health),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           // The vault's table first: the card migrations move existing numbers into it.
@@ -97,7 +98,7 @@ export class TransferModule {
           },
         }),
       ],
-      controllers: [transferController(kind), ...(kind.extraControllers ?? []), HealthController],
+      controllers: [transferController(kind), ...(kind.extraControllers ?? [])],
       providers: [
         TransferRepository,
         TransferWrites,
@@ -143,6 +144,7 @@ export class TransferModule {
             schema: config.schema,
             kafka: config.kafka,
             failpoint: config.failpoint,
+            stallMs: config.health.stallMs,
             ...options.relay,
           } satisfies OutboxRelayServiceOptions,
         },

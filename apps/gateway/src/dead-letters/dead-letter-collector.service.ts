@@ -55,7 +55,7 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
       .map((t) => t.name)
       .filter((name) => name.endsWith('.dlq'));
     const consumer = (this.consumer = createKafka(kafka, '-dead-letters').consumer(
-      consumerConfig({
+      consumerConfig(kafka, {
         groupId: prefixed(kafka, DEAD_LETTER_GROUP),
         sessionTimeout: 10_000,
         heartbeatInterval: 1_000,

@@ -1,0 +1,167 @@
+import type { Consumer } from 'kafkajs';
+import type { ComponentHealth, HealthComponent } from '@payments/platform';
+
+/**
+ * How long a consumer may go without a heartbeat or a fetch, or a producer's send may stay
+ * unanswered, before the component is not ready (HEALTH_STALL_MS). Above the consumer's session
+ * timeout (10 s): by then the broker has taken its partitions away.
+ */
+export const DEFAULT_STALL_MS = 15_000;
+
+type ConsumerState = 'starting' | 'member' | 'rebalancing' | 'restarting' | 'crashed' | 'stopped';
+
+/**
+ * Whether a kafkajs consumer is a working member of its group, from its own events: it joined,
+ * and it heartbeated or fetched within the stall bound. A consumer whose handler never returns
+ * stops both, and the broker drops it from the group after its session timeout; this sees the
+ * same thing a few seconds later. A crash kafkajs will not restart from is beyond recovery.
+ */
+export class ConsumerHealth implements HealthComponent {
+  readonly needsBroker = true;
+  private state: ConsumerState = 'starting';
+  private since = Date.now();
+  private lastSeen = Date.now();
+  private lastError?: string;
+
+  constructor(
+    readonly name: string,
+    private readonly group: string,
+    private readonly stallMs = DEFAULT_STALL_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Follows the consumer's events from now on; call before `connect`. */
+  watch(consumer: Consumer): this {
+    const { events } = consumer;
+    const seen = () => {
+      this.lastSeen = this.clock();
+      if (this.state === 'restarting') this.set('rebalancing');
+    };
+    consumer.on(events.GROUP_JOIN, () => {
+      this.set('member');
+      seen();
+    });
+    consumer.on(events.HEARTBEAT, seen);
+    consumer.on(events.FETCH_START, seen);
+    consumer.on(events.REBALANCING, () => this.set('rebalancing'));
+    consumer.on(events.CRASH, (e) => {
+      this.lastError = e.payload.error.message;
+      this.set(e.payload.restart ? 'restarting' : 'crashed');
+    });
+    consumer.on(events.STOP, () => this.set('stopped'));
+    return this;
+  }
+
+  health(now: number): ComponentHealth {
+    const quiet = now - this.lastSeen;
+    switch (this.state) {
+      case 'member':
+      case 'rebalancing':
+        if (quiet <= this.stallMs)
+          return {
+            ready: true,
+            detail: `${this.state === 'member' ? 'a member of' : 'rejoining'} group ${this.group}`,
+          };
+        return {
+          ready: false,
+          detail: `no heartbeat or fetch of group ${this.group} for ${Math.round(quiet / 1000)} s`,
+          notReadySince: this.lastSeen,
+        };
+      case 'starting':
+        return { ready: false, detail: `joining group ${this.group}`, notReadySince: this.since };
+      case 'restarting':
+        return {
+          ready: false,
+          detail: `crashed (${this.lastError}); kafkajs is restarting it`,
+          notReadySince: this.since,
+        };
+      case 'crashed':
+        return {
+          ready: false,
+          wedged: true,
+          detail: `crashed and will not restart: ${this.lastError}`,
+          notReadySince: this.since,
+        };
+      case 'stopped':
+        return { ready: false, detail: `stopped (group ${this.group})`, notReadySince: this.since };
+    }
+  }
+
+  private set(state: ConsumerState): void {
+    if (state !== this.state) this.since = this.clock();
+    this.state = state;
+  }
+}
+
+/**
+ * Whether a producer gets messages through, from the sends it was given: one that has waited
+ * longer than the stall bound (kafkajs still retrying it) makes it not ready, and so does a run of
+ * failed sends longer than the bound while sends are still being tried. A producer nobody uses
+ * counts as ready: there is nothing to judge it by. The stall bound is `stallMs` (undefined: the
+ * default).
+ */
+export class ProducerHealth implements HealthComponent {
+  readonly needsBroker = true;
+  private readonly pending = new Map<number, number>();
+  private nextId = 0;
+  private failingSince?: number;
+  private lastAttempt = 0;
+  private lastError?: string;
+  private sent = 0;
+  private failed = 0;
+  private readonly stallMs: number;
+
+  constructor(
+    readonly name: string,
+    stallMs: number | undefined = DEFAULT_STALL_MS,
+    private readonly clock: () => number = Date.now,
+    /** False where a failed send is someone else's trouble (a reply to a requester that is gone). */
+    private readonly judgeFailures = true,
+  ) {
+    this.stallMs = stallMs ?? DEFAULT_STALL_MS;
+  }
+
+  /** Runs a send and records how it went; the answer is the send's own. */
+  async track<T>(send: Promise<T>): Promise<T> {
+    const id = this.nextId++;
+    const started = this.clock();
+    this.pending.set(id, started);
+    this.lastAttempt = started;
+    try {
+      const result = await send;
+      this.sent += 1;
+      this.failingSince = undefined;
+      return result;
+    } catch (err) {
+      this.failed += 1;
+      this.failingSince ??= started;
+      this.lastError = err instanceof Error ? err.message : String(err);
+      throw err;
+    } finally {
+      this.pending.delete(id);
+    }
+  }
+
+  health(now: number): ComponentHealth {
+    let oldest: number | undefined;
+    for (const started of this.pending.values()) if (oldest === undefined || started < oldest) oldest = started;
+    if (oldest !== undefined && now - oldest > this.stallMs)
+      return {
+        ready: false,
+        detail: `a send has waited ${Math.round((now - oldest) / 1000)} s for the broker${this.lastError ? ` (last error: ${this.lastError})` : ''}`,
+        notReadySince: oldest,
+      };
+    if (
+      this.judgeFailures &&
+      this.failingSince !== undefined &&
+      now - this.failingSince > this.stallMs &&
+      now - this.lastAttempt <= this.stallMs
+    )
+      return {
+        ready: false,
+        detail: `every send has failed for ${Math.round((now - this.failingSince) / 1000)} s: ${this.lastError}`,
+        notReadySince: this.failingSince,
+      };
+    return { ready: true, detail: `${this.sent} sent, ${this.failed} failed, ${this.pending.size} in flight` };
+  }
+}
