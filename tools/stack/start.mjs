@@ -15,7 +15,6 @@ import {
   logger,
   ROOT,
   startService,
-  waitForHttp,
 } from './common.mjs';
 import { stopChild } from '../infra/process.mjs';
 import { localCardVaultEnv } from './card-vault-keys.mjs';
@@ -145,15 +144,41 @@ const health = [
   ['p2p', ports.p2p],
   ['checkout', ports.checkout],
 ];
+/**
+ * What a service's /health/ready answers: ready, or why not (each failing component and its
+ * detail), or that it does not answer at all.
+ * @param {number} port
+ */
+async function readiness(port) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(3000) });
+    if (res.status === 200) return { ready: true, why: '' };
+    const body = await res.json().catch(() => ({}));
+    const why = Object.entries(body.error ?? {})
+      .map(([component, h]) => `${component}: ${/** @type {{ detail?: string }} */ (h).detail ?? 'down'}`)
+      .join('; ');
+    return { ready: false, why: why || `answered ${res.status}` };
+  } catch (err) {
+    return { ready: false, why: `does not answer (${err instanceof Error ? err.message : err})` };
+  }
+}
+
+/** Each service ready (its /health/ready 200), or after a minute the reason it is not, and its log's end. */
 try {
   await Promise.all(
-    health.map(([name, port]) =>
-      waitForHttp(`http://127.0.0.1:${port}/health`).catch((err) => {
-        throw new Error(
-          `${name}: ${err.message}; the end of ${path.relative(ROOT, logFile(name))}:\n${lastLines(logFile(name))}`,
-        );
-      }),
-    ),
+    health.map(async ([name, port]) => {
+      const service = String(name).split(' ')[0];
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const r = await readiness(Number(port));
+        if (r.ready) return;
+        if (Date.now() > deadline)
+          throw new Error(
+            `${name} is not ready after 60 s: ${r.why}; the end of ${path.relative(ROOT, logFile(service))}:\n${lastLines(logFile(service))}`,
+          );
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }),
   );
 } catch (err) {
   log(err instanceof Error ? err.message : String(err));
@@ -315,6 +340,8 @@ console.log(`
 ────────────────────────────────────────────────────────────────────────────
  Payments is running.
 ${table(serviceLines)}
+   Health: every service is ready; a service that stops being ready is said here, with why
+     (GET /health/ready and /health/live on each port; docs/operations.md, "Health").
    Metrics (Prometheus text; docs/operations.md): ${gateway}/metrics (with Kafka lag and dead letters),
      ${[ports.ingest, ports.sandbox, ports.orders, ports.methods].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
      ${[ports.merchantCallbacks, ports.payouts, ports.p2p].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
@@ -380,3 +407,19 @@ ${logsHint}
 ────────────────────────────────────────────────────────────────────────────
 `);
 following = followLogs;
+
+/**
+ * From now on, a service that stops being ready is said on the console at once, with why, and
+ * again when it is back (npm start runs for hours; its /health/ready is what Kubernetes asks).
+ */
+const lastReady = new Map(health.map(([name]) => [name, true]));
+setInterval(async () => {
+  for (const [name, port] of health) {
+    const r = await readiness(Number(port));
+    if (stopping || r.ready === lastReady.get(name)) continue;
+    lastReady.set(name, r.ready);
+    log(
+      r.ready ? `${name} is ready again` : `${name} is NOT READY: ${r.why} (GET http://127.0.0.1:${port}/health/ready)`,
+    );
+  }
+}, 5000).unref();
