@@ -284,8 +284,42 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness and database reachability, for load balancers and orchestrators */
+    /** The same as /health/ready (kept for probes that ask here) */
     get: operations['HealthController_health'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health/live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness: whether the process can still recover by itself; 503 means restart it (a wedged Kafka client while the broker answers others) */
+    get: operations['HealthController_live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Readiness: whether the service can do its work now (database, Kafka consumer in its group, producers) */
+    get: operations['HealthController_ready'];
     put?: never;
     post?: never;
     delete?: never;
@@ -706,8 +740,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute
-     * @description Each figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead letters come from the elected Kafka collector: `kafkaCollector` says whether this instance runs it. Role: viewer or above.
+     * Every instance of every service ready or not (and why), consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute
+     * @description `services`: each instance of each service from its health reports (every 10 s): `ready`, `not_ready` (with the components that are not and why), `not_live` (about to be restarted) or `stale` (no report for three intervals: it stopped without saying so, or cannot reach the broker), and the replies it dropped. Each other figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead letters come from the elected Kafka collector: `kafkaCollector` says whether this instance runs it. Role: viewer or above.
      */
     get: operations['OpsOverviewController_get'];
     put?: never;
@@ -5159,7 +5193,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The service is up and reaches its database */
+      /** @description Every component is ready */
       200: {
         headers: {
           [name: string]: unknown;
@@ -5167,12 +5201,34 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "status": "ok"
+           *       "status": "ok",
+           *       "info": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       },
+           *       "error": {},
+           *       "details": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       }
            *     }
            */
           'application/json': {
+            details?: {
+              [key: string]: unknown;
+            };
+            error?: {
+              [key: string]: unknown;
+            };
+            info?: {
+              [key: string]: unknown;
+            };
             /** @enum {string} */
-            status?: 'ok';
+            status?: 'ok' | 'degraded' | 'error' | 'shutting_down';
           };
         };
       };
@@ -5185,8 +5241,171 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `/problems/internal-error`: the database cannot be reached */
+      /** @description `/problems/internal-error`: the check itself failed */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: not ready (or not live). `detail` names each component that fails and why; the members `health`, `info`, `error` and `details` are Terminus's (`error`: each failing component) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  HealthController_live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Live; components that are not ready show as `degraded` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       },
+           *       "error": {},
+           *       "details": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            details?: {
+              [key: string]: unknown;
+            };
+            error?: {
+              [key: string]: unknown;
+            };
+            info?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'ok' | 'degraded' | 'error' | 'shutting_down';
+          };
+        };
+      };
+      /** @description `/problems/method-not-allowed`: another method than GET or HEAD */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: the check itself failed */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: not ready (or not live). `detail` names each component that fails and why; the members `health`, `info`, `error` and `details` are Terminus's (`error`: each failing component) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  HealthController_ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every component is ready */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "info": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       },
+           *       "error": {},
+           *       "details": {
+           *         "database": {
+           *           "status": "up",
+           *           "detail": "answers SELECT 1"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            details?: {
+              [key: string]: unknown;
+            };
+            error?: {
+              [key: string]: unknown;
+            };
+            info?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'ok' | 'degraded' | 'error' | 'shutting_down';
+          };
+        };
+      };
+      /** @description `/problems/method-not-allowed`: another method than GET or HEAD */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/internal-error`: the check itself failed */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `/problems/service-unavailable`: not ready (or not live). `detail` names each component that fails and why; the members `health`, `info`, `error` and `details` are Terminus's (`error`: each failing component) */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -8091,6 +8310,32 @@ export interface operations {
           /**
            * @example {
            *       "at": "2026-11-24T10:15:00.000Z",
+           *       "services": [
+           *         {
+           *           "service": "orders",
+           *           "instanceId": "orders-7d9c5b6f4-2xkqp",
+           *           "state": "ready",
+           *           "problems": [],
+           *           "repliesDropped": 0,
+           *           "reportedAt": "2026-11-24T10:14:57.120Z",
+           *           "secondsSinceReport": 3
+           *         },
+           *         {
+           *           "service": "payouts",
+           *           "instanceId": "payouts-5f8d7c9b6-h4m2n",
+           *           "state": "not_ready",
+           *           "problems": [
+           *             {
+           *               "component": "kafka-consumer",
+           *               "detail": "no heartbeat or fetch of group payouts for 21 s",
+           *               "since": "2026-11-24T10:14:36.000Z"
+           *             }
+           *           ],
+           *           "repliesDropped": 2,
+           *           "reportedAt": "2026-11-24T10:14:58.040Z",
+           *           "secondsSinceReport": 2
+           *         }
+           *       ],
            *       "kafkaCollector": "this_instance",
            *       "consumerGroups": [
            *         {
@@ -8212,6 +8457,19 @@ export interface operations {
               oldestSeconds?: number;
               pending?: number;
               schema?: string;
+            }[];
+            services?: {
+              instanceId?: string;
+              problems?: {
+                component?: string;
+                detail?: string;
+                since?: string;
+              }[];
+              repliesDropped?: number;
+              reportedAt?: string;
+              secondsSinceReport?: number;
+              service?: string;
+              state?: string;
             }[];
             transitionsPerMinute?: {
               count?: number;

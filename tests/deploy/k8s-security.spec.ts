@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
-import { replyTopic, Topics } from '@payments/contracts';
+import { HEALTH_TOPIC, replyTopic, Topics } from '@payments/contracts';
 import { EnvReader } from '@payments/platform';
 import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
 import { reconciliationReads } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
@@ -243,14 +243,22 @@ describe('checkout (the hosted pages) in k8s', () => {
   const source = checkoutSource();
   const checkoutReplies = replyTopic('', 'checkout');
 
-  it('when checkout asks a service, then its Kafka user may write exactly the topics apps/checkout asks on', () => {
+  it('when checkout asks a service, then its Kafka user may write exactly the topics apps/checkout asks on, and its health reports', () => {
     const asked = [
       ...new Set([...source.matchAll(/\bTopics\.(\w+)/g)].map((m) => Topics[m[1] as keyof typeof Topics])),
     ];
     expect(asked).not.toContain(undefined);
     expect(asked.length).toBeGreaterThan(0);
-    const writes = acls.filter((a) => a.resource.type === 'topic' && a.operations.includes('Write'));
+    const writes = acls.filter(
+      (a) => a.resource.type === 'topic' && a.operations.includes('Write') && a.resource.name !== HEALTH_TOPIC,
+    );
     expect(writes.map((a) => a.resource.name).sort()).toEqual(asked.sort());
+    expect(acls.filter((a) => a.resource.name === HEALTH_TOPIC)).toEqual([
+      {
+        resource: { type: 'topic', name: HEALTH_TOPIC, patternType: 'literal' },
+        operations: ['Write', 'Describe'],
+      },
+    ]);
     for (const a of writes)
       expect(a).toEqual({
         resource: expect.objectContaining({ patternType: 'literal' }),

@@ -1,9 +1,10 @@
 import { Client } from 'pg';
 import { RunningOrders } from '@payments/apps/orders';
-import { eventually, http, testKafka } from '@payments/testing';
+import type { Browser } from 'puppeteer-core';
+import { eventually, http, launchBrowser, saveScreenshot, testKafka } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { scrape, valueOf } from '../support/metrics';
-import { TestStack } from '../support/stack';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -18,7 +19,14 @@ describe('health: readiness and liveness follow what the service can do', () => 
   let orders: RunningOrders;
   let proxy: TcpProxy;
   let shop: TestShop;
-  const HEALTH_ENV = { HEALTH_STALL_MS: '3000', HEALTH_LIVENESS_GRACE_MS: '6000', KAFKA_METADATA_MAX_AGE_MS: '2000' };
+  const HEALTH_ENV = {
+    HEALTH_STALL_MS: '3000',
+    HEALTH_LIVENESS_GRACE_MS: '6000',
+    KAFKA_METADATA_MAX_AGE_MS: '2000',
+    HEALTH_REPORT_INTERVAL_MS: '500',
+  };
+  let browser: Browser;
+  let operatorToken: string;
 
   beforeAll(async () => {
     stack = await TestStack.start({ services: ['gateway'], extraEnv: HEALTH_ENV });
@@ -26,9 +34,17 @@ describe('health: readiness and liveness follow what the service can do', () => 
     proxy = await TcpProxy.start(db.hostname, Number(db.port || 5432));
     orders = await stack.startOrders({ DATABASE_URL: proxy.url(stack.databaseUrl) });
     shop = await aShop(stack.gateway!.url, 'Health Shop');
+    const operator = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
+      token: TEST_OPS_TOKEN,
+      body: { name: 'Hana Health', role: 'viewer' },
+    });
+    expect(operator.status).toBe(201);
+    operatorToken = operator.body.token;
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {
+    await browser?.close();
     proxy?.up();
     await stack?.stop();
     await proxy?.close();
@@ -36,7 +52,10 @@ describe('health: readiness and liveness follow what the service can do', () => 
 
   const probe = async (which: 'ready' | 'live') => {
     const res = await http('GET', `http://127.0.0.1:${orders.port}/health/${which}`);
-    return { status: res.status, body: res.body as { status: string; error?: Record<string, { detail: string }> } };
+    return {
+      status: res.status,
+      body: res.body as { status: string | number; health?: string; error?: Record<string, { detail: string }> },
+    };
   };
 
   /** Waits until the probe answers `status`, printing how long it took. */
@@ -73,18 +92,53 @@ describe('health: readiness and liveness follow what the service can do', () => 
     expect((await http('GET', `http://127.0.0.1:${orders.port}/health`)).status).toBe(200);
   });
 
-  it('when its database is cut off, then it is not ready (naming the database) but live; when it is back, then ready again', async () => {
+  /** The orders instance's row of the overview's services, once it is in `state`. */
+  const overviewShows = (state: string) =>
+    eventually(
+      async () => {
+        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+        const services = res.body.services as {
+          service: string;
+          instanceId: string;
+          state: string;
+          problems: { component: string }[];
+        }[];
+        return services.find((s) => s.service === 'orders' && s.state === state);
+      },
+      30_000,
+      `orders ${state} on the overview`,
+    );
+
+  it('when its database is cut off, then it is not ready (naming the database) but live, and the console says so; when it is back, then ready again', async () => {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${stack.gateway!.opsUrl}/ops/console/sign-in`);
+    await page.type('#token', operatorToken);
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    expect((await overviewShows('ready')).problems).toEqual([]);
     proxy.down();
     try {
       const down = await until('ready', 503, 'the database cut off');
       expect(Object.keys(down.body.error ?? {})).toContain('database');
+      expect(down.body.health).toBe('error');
       expect((await probe('live')).status).toBe(200);
       const { series } = await scrape(`http://127.0.0.1:${orders.port}`);
       expect(valueOf(series, 'payments_component_ready', { component: 'database' })).toBe(0);
+      const row = await overviewShows('not_ready');
+      expect(row.problems.map((p) => p.component)).toContain('database');
+      // The console's overview refreshes itself every 5 s.
+      await page.waitForSelector('tr[data-service="orders"][data-state="not_ready"]', { timeout: 20_000 });
+      const text = await page.$eval('tr[data-service="orders"][data-state="not_ready"]', (tr) => tr.textContent ?? '');
+      expect(text).toContain('Not ready');
+      expect(text).toContain('database: does not answer');
+      await saveScreenshot(page, 'console-overview-service-not-ready');
     } finally {
       proxy.up();
     }
     await until('ready', 200, 'the database back');
+    await overviewShows('ready');
+    await page.waitForSelector('tr[data-service="orders"][data-state="ready"]', { timeout: 20_000 });
+    await page.close();
   });
 
   it('when its consumer is out of its group (a handler waits on a lock past the session timeout), then it is not ready; once the lock goes, then ready again', async () => {
@@ -125,7 +179,7 @@ describe('health: readiness and liveness follow what the service can do', () => 
       const notReady = await until('ready', 503, `${topic} deleted under the outbox relay`);
       expect(Object.keys(notReady.body.error ?? {})).toContain('kafka-producer:outbox');
       const notLive = await until('live', 503, 'the liveness grace passed with the broker answering');
-      expect(notLive.body.status).toBe('error');
+      expect(notLive.body.health).toBe('error');
       expect(Object.keys(notLive.body.error ?? {})).toEqual(['kafka-producer:outbox']);
     } finally {
       await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true }).catch(() => undefined);
@@ -133,5 +187,17 @@ describe('health: readiness and liveness follow what the service can do', () => 
     }
     await until('ready', 200, 'the topic created again');
     expect((await probe('live')).status).toBe(200);
+  });
+
+  it('when an instance stops, then it leaves the overview (its last report is a tombstone)', async () => {
+    const second = await stack.startOrders();
+    const instances = async () => {
+      const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+      return (res.body.services as { service: string }[]).filter((s) => s.service === 'orders').length;
+    };
+    await eventually(async () => ((await instances()) === 2 ? true : undefined), 30_000, 'two orders instances');
+    stack.orders!.splice(stack.orders!.indexOf(second), 1);
+    await second.close();
+    await eventually(async () => ((await instances()) === 1 ? true : undefined), 30_000, 'one orders instance');
   });
 });

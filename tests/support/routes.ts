@@ -13,7 +13,7 @@ export interface ApiRoute {
 }
 
 /** Routes anyone may call. Every other route is a merchant route unless it is under /ops/. */
-const PUBLIC = new Set(['/health', '/status-codes', '/api/v1/status-codes']);
+const PUBLIC = new Set(['/health', '/health/ready', '/health/live', '/status-codes', '/api/v1/status-codes']);
 
 /**
  * The API routes of a running app, from what Fastify registered: the ones HEAD mirrors, the

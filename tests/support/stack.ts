@@ -102,6 +102,8 @@ export class TestStack {
       KAFKA_TOPIC_PREFIX: this.prefix,
       OPS_TOKEN: TEST_OPS_TOKEN,
       SANDBOX_CALLBACK_SECRET: TEST_SANDBOX_SECRET,
+      // Every service of the stack runs in this one process: each gets an instance id of its own.
+      INSTANCE_ID: uniqueName('i'),
       ...this.cardVaultEnv,
       LOG_FORMAT: 'pretty',
       // A green run prints test results, not framework start-up; TEST_LOG_LEVEL=debug shows everything.

@@ -74,13 +74,13 @@ export async function ensureInfra() {
   };
 }
 
-/** Creates the contract topics and the reply topics (from the compiled contracts library) where missing. */
+/** Creates the contract topics, the reply topics and the health topic (from the compiled contracts library) where missing. */
 export async function ensureContractTopics(brokers, prefix = '') {
   const { ensureTopics } = await import('../infra/kafka.mjs');
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
-  const { topicSpecs, replyTopicSpecs } = require(path.join(ROOT, 'dist/libs/contracts/src/index.js'));
-  const topics = [...topicSpecs(prefix), ...replyTopicSpecs(prefix)].map((s) => ({
+  const { topicSpecs, replyTopicSpecs, healthTopicSpec } = require(path.join(ROOT, 'dist/libs/contracts/src/index.js'));
+  const topics = [...topicSpecs(prefix), ...replyTopicSpecs(prefix), healthTopicSpec(prefix)].map((s) => ({
     topic: s.name,
     numPartitions: s.partitions,
     configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),

@@ -1,6 +1,12 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Outbox, OUTBOX_RELAY_OPTIONS, OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+import {
+  HealthReportingModule,
+  Outbox,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  OutboxRelayServiceOptions,
+} from '@payments/messaging';
 import {
   FAILED_AUTH_THROTTLE,
   FailedAuthThrottle,
@@ -27,6 +33,12 @@ export class CallbacksIngestModule {
       module: CallbacksIngestModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'callbacks-ingest',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),

@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { CardVault } from '@payments/card-vault';
-import { brokerProbe, KafkaRequestClient } from '@payments/messaging';
+import { brokerProbe, HealthReportingModule, KafkaRequestClient } from '@payments/messaging';
 import { HealthModule, HealthRegistry } from '@payments/platform';
 import { CheckoutController } from './checkout.controller';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
@@ -24,7 +24,15 @@ export class CheckoutModule {
   static register(config: CheckoutConfig): DynamicModule {
     return {
       module: CheckoutModule,
-      imports: [HealthModule.forRoot(config.health)],
+      imports: [
+        HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'checkout',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
+      ],
       controllers: [CheckoutController],
       providers: [
         CardVaultCloser,

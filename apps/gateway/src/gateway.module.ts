@@ -5,6 +5,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   brokerProbe,
+  HealthReportingModule,
   KafkaRequestClient,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
@@ -68,6 +69,7 @@ import { ConsoleSessionToken1765300000101 } from './migrations/1765300000101-con
 import { ConsoleSessionIdle1765300000102 } from './migrations/1765300000102-console-session-idle';
 import { OpsOverviewController } from './ops/ops-overview.controller';
 import { OverviewService } from './overview/overview.service';
+import { ServiceHealthCollector } from './overview/service-health.collector';
 import { DeadLetters1765100000003 } from './migrations/1765100000003-dead-letters';
 import { OpsDeadLettersController } from './ops/ops-dead-letters.controller';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
@@ -109,6 +111,12 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'gateway',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),
@@ -182,6 +190,7 @@ export class GatewayModule {
         AuditRepository,
         ConsoleSessionRepository,
         OverviewService,
+        ServiceHealthCollector,
         DeadLetterRepository,
         DeadLetterCollector,
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Inbox } from '@payments/messaging';
+import { HealthReportingModule, Inbox } from '@payments/messaging';
 import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
 import { DeliveryRepository } from './deliver/delivery.repository';
@@ -35,6 +35,12 @@ export class MerchantCallbacksModule {
       module: MerchantCallbacksModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'merchant-callbacks',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),

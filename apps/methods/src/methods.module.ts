@@ -1,3 +1,4 @@
+import { HealthReportingModule } from '@payments/messaging';
 import { DataEntryMode1765200000002 } from './migrations/1765200000002-data-entry-mode';
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -28,6 +29,12 @@ export class MethodsModule {
       module: MethodsModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'methods',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  HealthReportingModule,
   Inbox,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
@@ -48,6 +49,12 @@ export class OrdersModule {
       module: OrdersModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'orders',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           dataSourceFactory: () => openServiceDatabase(db),

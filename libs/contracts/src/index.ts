@@ -13,3 +13,4 @@ export * from './methods';
 export * from './merchant-callbacks';
 export * from './catalog';
 export * from './payment-link';
+export * from './health';

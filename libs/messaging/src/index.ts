@@ -19,4 +19,5 @@ export * from './offset-committer';
 export * from './client-health';
 export * from './reply-sender';
 export * from './broker-probe';
+export * from './health-reporter';
 export { isInfrastructureFault } from '@payments/platform';

@@ -216,6 +216,8 @@ export interface HealthConfig {
   stallMs: number;
   /** How long a broker-side component may stay not ready, the broker answering, before liveness fails (HEALTH_LIVENESS_GRACE_MS). */
   livenessGraceMs: number;
+  /** How often an instance reports its health to `services.health` for the console (HEALTH_REPORT_INTERVAL_MS). */
+  reportIntervalMs: number;
 }
 
 export interface CommonConfig extends LogConfig {
@@ -262,6 +264,7 @@ export function readCommonConfig(env: EnvReader, clientId: string): CommonConfig
     health: {
       stallMs: env.int('HEALTH_STALL_MS', 15_000, { min: 1000, max: 600_000 }),
       livenessGraceMs: env.int('HEALTH_LIVENESS_GRACE_MS', 120_000, { min: 1000, max: 3_600_000 }),
+      reportIntervalMs: env.int('HEALTH_REPORT_INTERVAL_MS', 10_000, { min: 500, max: 600_000 }),
     },
     failpoint: readFailpoint(env),
   };

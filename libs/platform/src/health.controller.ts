@@ -41,16 +41,27 @@ const healthBody = {
   },
 };
 
+/** The schema is the one each HTTP app's document registers as `Problem` (RFC 9457). */
+const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+
 const down = {
   status: 503,
-  description: 'Not ready (or not live): `error` names each component that fails and why',
-  content: healthBody,
+  description:
+    '`/problems/service-unavailable`: not ready (or not live). `detail` names each component that fails and why; ' +
+    "the members `health`, `info`, `error` and `details` are Terminus's (`error`: each failing component)",
+  content: problem,
 };
 
 const ALLOWED_METHODS = {
   status: 405,
   description: '`/problems/method-not-allowed`: another method than GET or HEAD',
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  content: problem,
+};
+
+const FAILED = {
+  status: 500,
+  description: '`/problems/internal-error`: the check itself failed',
+  content: problem,
 };
 
 /**
@@ -77,10 +88,11 @@ export class HealthController {
   @ApiResponse({ status: 200, description: 'Every component is ready', content: healthBody })
   @ApiResponse(down)
   @ApiResponse(ALLOWED_METHODS)
+  @ApiResponse(FAILED)
   async ready(): Promise<unknown> {
     const report = await this.registry.report();
     this.noteReadiness(report);
-    return this.answer(report, (name, h) => (h.ready ? 'up' : 'down'));
+    return this.answer(report, 'The service is not ready', (name, h) => (h.ready ? 'up' : 'down'));
   }
 
   @Get('live')
@@ -95,9 +107,10 @@ export class HealthController {
   })
   @ApiResponse(down)
   @ApiResponse(ALLOWED_METHODS)
+  @ApiResponse(FAILED)
   async live(): Promise<unknown> {
     const report = await this.registry.report();
-    return this.answer(report, (name, h) =>
+    return this.answer(report, 'The service cannot recover by itself: restart it', (name, h) =>
       report.liveness?.startsWith(`${name} `) ? 'down' : h.ready ? 'up' : 'degraded',
     );
   }
@@ -107,12 +120,19 @@ export class HealthController {
   @ApiResponse({ status: 200, description: 'Every component is ready', content: healthBody })
   @ApiResponse(down)
   @ApiResponse(ALLOWED_METHODS)
+  @ApiResponse(FAILED)
   async health(): Promise<unknown> {
     return this.ready();
   }
 
+  /**
+   * 200 with Terminus's result, or 503 as a problem document (like every error of every app)
+   * carrying Terminus's members beside it; `detail` says what fails. Sent verbatim: the problem
+   * filter would log each failed probe as an error and hide its detail behind a trace id.
+   */
   private async answer(
     report: HealthReport,
+    title: string,
     status: (name: string, h: ComponentHealth) => 'up' | 'down' | 'degraded',
   ): Promise<unknown> {
     const checks = Object.entries(report.components).map(([name, h]) => (): HealthIndicatorResult => {
@@ -128,7 +148,23 @@ export class HealthController {
       return await this.terminus.check(checks);
     } catch (err) {
       if (!(err instanceof ServiceUnavailableException)) throw err;
-      throw new VerbatimResponse(503, { 'content-type': 'application/json' }, JSON.stringify(err.getResponse()));
+      const { status: health, ...members } = err.getResponse() as { status: string } & Record<string, unknown>;
+      const failing = Object.entries(report.components)
+        .filter(([name, h]) => status(name, h) === 'down')
+        .map(([name, h]) => `${name}: ${h.detail}`);
+      const body = {
+        type: '/problems/service-unavailable',
+        title,
+        status: 503,
+        detail: (report.liveness && title.includes('recover') ? [report.liveness] : failing).join('; ') || health,
+        health,
+        ...members,
+      };
+      throw new VerbatimResponse(
+        503,
+        { 'content-type': 'application/problem+json', 'retry-after': '5' },
+        JSON.stringify(body),
+      );
     }
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
-import { replyTopicSpecs, topicSpecs } from '@payments/contracts';
+import { healthTopicSpec, replyTopicSpecs, topicSpecs } from '@payments/contracts';
 import { createTopicsAndWait } from '@payments/messaging';
 
 // The `unit` jest project starts no infrastructure: a test that reaches for it belongs in `component`.
@@ -53,11 +53,11 @@ export function testKafka(clientId = 'test'): Kafka {
   return new Kafka({ clientId, brokers: testBrokers(), logLevel: logLevel.ERROR });
 }
 
-/** Creates every contract topic and reply topic under a prefix of its own, so test files never see each other's messages. */
+/** Creates every contract topic, reply topic and the health topic under a prefix of its own, so test files never see each other's messages. */
 export async function createTestTopics(prefix: string): Promise<{ deleteAll(): Promise<void> }> {
   const admin = testKafka('test-admin').admin();
   await admin.connect();
-  const specs = [...topicSpecs(prefix), ...replyTopicSpecs(prefix)];
+  const specs = [...topicSpecs(prefix), ...replyTopicSpecs(prefix), healthTopicSpec(prefix)];
   await createTopicsAndWait(
     admin,
     specs.map((s) => ({

@@ -3,6 +3,7 @@ import { CardVault } from '@payments/card-vault';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  HealthReportingModule,
   Inbox,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
@@ -89,6 +90,12 @@ export class TransferModule {
       module: TransferModule,
       imports: [
         HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: kind.service,
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
         TypeOrmModule.forRootAsync({
           useFactory: () => serviceDataSourceOptions(db),
           // The vault's table first: the card migrations move existing numbers into it.

@@ -85,6 +85,8 @@ th { color: var(--muted); font-weight: 500; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bad { color: var(--bad); font-weight: 600; }
 .muted { color: var(--muted); }
+.ok { color: var(--ok); font-weight: 600; }
+section.services { margin-bottom: 16px; }
 svg.spark { display: block; }
 svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 form.inline { display: inline; }

@@ -4,19 +4,13 @@ import type { AuditRecord } from '../operators/audit.repository';
 import { DeadLetterStatuses, type DeadLetterView } from '../dead-letters/dead-letter.repository';
 import type { Operator } from '../operators/operators';
 import type { Overview, TransferAttempt } from '../overview/overview.service';
+import { servicesSection } from './console.health';
+import { esc } from './console.html';
 import { en } from './console.strings';
 
 const t = en;
 
-/** Text into HTML: every value a page shows passes through here. */
-export function esc(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+export { esc };
 
 export type Page = 'overview' | 'need-action' | 'orders' | 'payouts' | 'p2p' | 'callbacks' | 'dead-letters' | 'audit';
 
@@ -155,7 +149,8 @@ ${o.transitionsPerMinute
   .join('\n')}
 </tbody></table></div>`
     : `<p class="muted">${esc(t.overview.noTransitions)}</p>`;
-  return `<div class="grid">
+  return `<section class="card services" aria-labelledby="h-services"><h2 id="h-services">${t.overview.services.title}</h2>${servicesSection(o.services)}</section>
+<div class="grid">
 <section class="card" aria-labelledby="h-groups"><h2 id="h-groups">${t.overview.consumerGroups}</h2>${groups}</section>
 <section class="card" aria-labelledby="h-dlq"><h2 id="h-dlq">${t.overview.deadLetters}</h2>${dlq}</section>
 <section class="card" aria-labelledby="h-backlogs"><h2 id="h-backlogs">${t.overview.backlogs}</h2>${backlogs}</section>

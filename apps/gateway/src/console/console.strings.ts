@@ -50,6 +50,17 @@ export const en = {
     objectTypes: { order: 'Order', payout: 'Payout', p2p: 'P2P' },
     collectorElsewhere:
       'Kafka lag and dead letters are collected by another gateway instance; reload to reach another instance.',
+    services: {
+      title: 'Services',
+      service: 'Service',
+      instance: 'Instance',
+      state: 'State',
+      why: 'Why',
+      repliesDropped: 'Replies dropped',
+      none: 'No service has reported its health yet (each reports every 10 seconds to services.health).',
+      states: { ready: 'Ready', not_ready: 'Not ready', not_live: 'Wedged: being restarted', stale: 'Not reporting' },
+      staleWhy: (s: number) => `No health report for ${s} s: stopped without saying so, or cannot reach the broker.`,
+    },
   },
   needAction: {
     title: 'Orders in need_action',

@@ -12,9 +12,13 @@ export class OpsOverviewController {
 
   @Get()
   @OpsEndpoint({
-    summary: 'Consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute',
+    summary:
+      'Every instance of every service ready or not (and why), consumer lag and time lag per group, dead letters per topic, backlogs, transitions per minute',
     description:
-      'Each figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead ' +
+      '`services`: each instance of each service from its health reports (every 10 s): `ready`, `not_ready` (with ' +
+      'the components that are not and why), `not_live` (about to be restarted) or `stale` (no report for three ' +
+      'intervals: it stopped without saying so, or cannot reach the broker), and the replies it dropped. ' +
+      'Each other figure with its last 15 minutes (a sample every 15 s, kept by this gateway instance). Lag and dead ' +
       'letters come from the elected Kafka collector: `kafkaCollector` says whether this instance runs it.',
     response: { example: overviewExample, nullable: ['merchantCallbacks'] },
   })

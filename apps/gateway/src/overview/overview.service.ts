@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { metricsRegistry, newPool } from '@payments/platform';
 import type { Pool } from 'pg';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { ServiceHealthCollector, ServiceInstanceHealth } from './service-health.collector';
 
 /** 15 minutes of samples, one every SAMPLE_MS: the console's small charts. */
 export const SAMPLE_MS = 15_000;
@@ -9,6 +10,8 @@ const SAMPLES = (15 * 60_000) / SAMPLE_MS;
 
 export interface Overview {
   at: string;
+  /** Every instance of every service, from its health reports (`services.health`). */
+  services: ServiceInstanceHealth[];
   /** Whether this gateway instance runs the elected Kafka collector (lag and dead letters come from it). */
   kafkaCollector: 'this_instance' | 'another_instance';
   consumerGroups: { group: string; lag: number; lagSeconds: number; last15m: number[] }[];
@@ -60,7 +63,10 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
   /** Each reason a figure is left out is logged once per process, not on every refresh. */
   private readonly warned = new Set<string>();
 
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly services: ServiceHealthCollector,
+  ) {
     this.reads = newPool({ connectionString: config.reconciliation.databaseUrl, max: 2 }, (line) =>
       this.logger.warn(line),
     );
@@ -219,6 +225,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
     ]);
     return {
       at: new Date().toISOString(),
+      services: this.services.instances(),
       kafkaCollector: lagSums.length || dlq.length ? 'this_instance' : 'another_instance',
       consumerGroups: [...groups]
         .map(([group, g]) => ({ group, ...g, last15m: [] }))
