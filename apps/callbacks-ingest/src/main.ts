@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EnvReader } from '@payments/platform';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, EnvReader, installShutdownDeadline } from '@payments/platform';
 import { loadCallbacksIngestConfig } from './config';
 import { startCallbacksIngest } from './callbacks-ingest.app';
 
@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const config = loadCallbacksIngestConfig(env);
   const running = await startCallbacksIngest(config, port, host);
   running.app.enableShutdownHooks();
+  installShutdownDeadline(env.int('SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1000, max: 600_000 }));
 }
 
 main().catch((err) => {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EnvReader } from '@payments/platform';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, EnvReader, installShutdownDeadline } from '@payments/platform';
 import { loadGatewayConfig } from './config';
 import { startGateway } from './gateway.app';
 
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   const config = loadGatewayConfig(env);
   const running = await startGateway(config, port, host, opsPort);
   running.app.enableShutdownHooks();
+  installShutdownDeadline(env.int('SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1000, max: 600_000 }));
 }
 
 main().catch((err) => {

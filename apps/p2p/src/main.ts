@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EnvReader } from '@payments/platform';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, EnvReader, installShutdownDeadline } from '@payments/platform';
 import { loadP2pConfig } from './config';
 import { startP2p } from './p2p.app';
 
@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const config = loadP2pConfig(env);
   const running = await startP2p(config, port, {}, host);
   running.app.enableShutdownHooks();
+  installShutdownDeadline(env.int('SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1000, max: 600_000 }));
 }
 
 main().catch((err) => {

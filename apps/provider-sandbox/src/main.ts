@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EnvReader } from '@payments/platform';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, EnvReader, installShutdownDeadline } from '@payments/platform';
 import { loadSandboxConfig } from './config';
 import { startSandbox } from './sandbox.app';
 
@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   const host = env.string('HTTP_HOST', '127.0.0.1');
   const running = await startSandbox(loadSandboxConfig(env), port, host);
   running.app.enableShutdownHooks();
+  installShutdownDeadline(env.int('SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1000, max: 600_000 }));
 }
 
 main().catch((err) => {

@@ -15,3 +15,4 @@ export * from './interval-job';
 export * from './infrastructure-fault';
 export * from './prepared-query';
 export * from './health';
+export * from './shutdown-deadline';
