@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { CardVault } from '@payments/card-vault';
-import { brokerProbe, HealthReportingModule, KafkaRequestClient } from '@payments/messaging';
+import { HealthReportingModule, startRequestClient } from '@payments/messaging';
 import { HealthModule, HealthRegistry } from '@payments/platform';
 import { CheckoutController } from './checkout.controller';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
@@ -49,18 +49,12 @@ export class CheckoutModule {
         },
         {
           provide: REQUEST_CLIENT,
-          useFactory: async (health: HealthRegistry) => {
-            const client = new KafkaRequestClient(
+          useFactory: (health: HealthRegistry) =>
+            startRequestClient(
               config.kafka,
               { requester: 'checkout', instanceId: config.instanceId },
-              config.requestTimeoutMs,
-              config.health.stallMs,
-            );
-            await client.start();
-            for (const component of client.healthComponents()) health.register(component);
-            health.setBrokerProbe(brokerProbe(config.kafka));
-            return client;
-          },
+              { timeoutMs: config.requestTimeoutMs, stallMs: config.health.stallMs, health },
+            ),
           inject: [HealthRegistry],
         },
       ],

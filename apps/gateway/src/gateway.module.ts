@@ -4,9 +4,8 @@ import { EventsController } from './events/events.controller';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
-  brokerProbe,
   HealthReportingModule,
-  KafkaRequestClient,
+  startRequestClient,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
@@ -196,18 +195,12 @@ export class GatewayModule {
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         {
           provide: REQUEST_CLIENT,
-          useFactory: async (health: HealthRegistry) => {
-            const client = new KafkaRequestClient(
+          useFactory: (health: HealthRegistry) =>
+            startRequestClient(
               config.kafka,
               { requester: 'gateway', instanceId: config.instanceId },
-              config.requestTimeoutMs,
-              config.health.stallMs,
-            );
-            await client.start();
-            for (const component of client.healthComponents()) health.register(component);
-            health.setBrokerProbe(brokerProbe(config.kafka));
-            return client;
-          },
+              { timeoutMs: config.requestTimeoutMs, stallMs: config.health.stallMs, health },
+            ),
           inject: [HealthRegistry],
         },
       ],

@@ -11,8 +11,9 @@ import {
   replyTopicSpecs,
 } from '@payments/contracts';
 import { PaymentsMetrics } from '@payments/platform';
-import type { HealthComponent, KafkaConfig } from '@payments/platform';
+import type { HealthComponent, HealthRegistry, KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
+import { brokerProbe } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 
@@ -245,4 +246,20 @@ async function endOffsets(admin: Admin, topic: string, timeoutMs = 30_000) {
       await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000)));
     }
   }
+}
+
+/**
+ * A started request client whose Kafka clients are part of the app's health: what the gateway and
+ * checkout provide as their REQUEST_CLIENT.
+ */
+export async function startRequestClient(
+  config: KafkaConfig,
+  identity: RequesterIdentity,
+  opts: { timeoutMs: number; stallMs: number; health: HealthRegistry },
+): Promise<KafkaRequestClient> {
+  const client = new KafkaRequestClient(config, identity, opts.timeoutMs, opts.stallMs);
+  await client.start();
+  for (const component of client.healthComponents()) opts.health.register(component);
+  opts.health.setBrokerProbe(brokerProbe(config));
+  return client;
 }
