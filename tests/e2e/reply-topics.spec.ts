@@ -56,7 +56,7 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
   }
 
   /** Writes a `payout.get` to payouts.commands as a requester reading `replyTopic` would. */
-  async function askPayouts(replyTopic: string): Promise<string> {
+  async function askPayouts(replyTopic: string, headers: Record<string, string> = {}): Promise<string> {
     const request = envelope({
       type: 'payout.get',
       payload: { payoutId: randomUUID(), shopId: shop.shopId },
@@ -64,7 +64,9 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
     });
     await producer.send({
       topic: `${stack.prefix}payouts.commands`,
-      messages: [{ key: request.eventId, value: JSON.stringify(request), headers: { 'reply-topic': replyTopic } }],
+      messages: [
+        { key: request.eventId, value: JSON.stringify(request), headers: { 'reply-topic': replyTopic, ...headers } },
+      ],
     });
     return request.eventId;
   }
@@ -127,6 +129,13 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
     const before = await dropped('unknown_topic');
     await askPayouts(`${stack.prefix}gateway.replies.${uniqueName('vanished')}`);
     await eventually(async () => ((await dropped('unknown_topic')) > before ? true : undefined), 20_000, 'the drop');
+    await payoutsKeepsAnswering();
+  });
+
+  it('when a request comes after its requester stopped waiting (reply-by passed), then its reply is not sent, and counted', async () => {
+    const before = await dropped('expired');
+    await askPayouts(`${stack.prefix}gateway.replies`, { 'reply-by': String(Date.now() - 1000) });
+    await eventually(async () => ((await dropped('expired')) > before ? true : undefined), 20_000, 'the drop');
     await payoutsKeepsAnswering();
   });
 

@@ -61,6 +61,8 @@ export class CallbacksIngestModule {
             kafka: config.kafka,
             failpoint: config.failpoint,
             stallMs: config.health.stallMs,
+            // An outbox in front of an HTTP API: requests keep coming in while the broker is away.
+            affectsReadiness: false,
             ...relay,
           } satisfies OutboxRelayServiceOptions,
         },

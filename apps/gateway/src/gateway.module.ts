@@ -171,6 +171,8 @@ export class GatewayModule {
             kafka: config.kafka,
             failpoint: config.failpoint,
             stallMs: config.health.stallMs,
+            // An outbox in front of an HTTP API: requests keep coming in while the broker is away.
+            affectsReadiness: false,
           } satisfies OutboxRelayServiceOptions,
         },
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -7,6 +7,7 @@ function fakeConsumer() {
   const events = {
     GROUP_JOIN: 'join',
     HEARTBEAT: 'heartbeat',
+    FETCH: 'fetch',
     FETCH_START: 'fetch_start',
     REBALANCING: 'rebalancing',
     CRASH: 'crash',
@@ -30,13 +31,13 @@ describe('ConsumerHealth: whether a consumer is a working member of its group', 
 
   it('when the consumer has not joined yet, then it is not ready', () => {
     const { consumer } = fakeConsumer();
-    const health = new ConsumerHealth('kafka-consumer', 'orders', 15_000, clock).watch(consumer);
+    const health = new ConsumerHealth('kafka-consumer', 'orders', { stallMs: 15_000, clock }).watch(consumer);
     expect(health.health(now)).toMatchObject({ ready: false, detail: 'joining group orders' });
   });
 
   it('when it joined and heartbeats, then it is ready; when it is quiet past the bound, then it is not, and a heartbeat brings it back', () => {
     const { consumer, emit } = fakeConsumer();
-    const health = new ConsumerHealth('kafka-consumer', 'orders', 15_000, clock).watch(consumer);
+    const health = new ConsumerHealth('kafka-consumer', 'orders', { stallMs: 15_000, clock }).watch(consumer);
     emit('GROUP_JOIN');
     expect(health.health(now).ready).toBe(true);
     now += 10_000;
@@ -47,13 +48,16 @@ describe('ConsumerHealth: whether a consumer is a working member of its group', 
     const stale = health.health(now);
     expect(stale).toMatchObject({ ready: false, notReadySince: now - 15_001 });
     expect(stale.detail).toBe('no heartbeat or fetch of group orders for 15 s');
+    // A fetch attempt is not a sign of life (it is tried against a broker that is away too).
     emit('FETCH_START');
+    expect(health.health(now).ready).toBe(false);
+    emit('FETCH');
     expect(health.health(now).ready).toBe(true);
   });
 
   it('when it crashes and kafkajs restarts it, then it is not ready until it fetches again; a crash without restart is wedged', () => {
     const { consumer, emit } = fakeConsumer();
-    const health = new ConsumerHealth('kafka-consumer', 'orders', 15_000, clock).watch(consumer);
+    const health = new ConsumerHealth('kafka-consumer', 'orders', { stallMs: 15_000, clock }).watch(consumer);
     emit('GROUP_JOIN');
     emit('CRASH', { error: new Error('coordinator gone'), restart: true });
     expect(health.health(now)).toMatchObject({
@@ -69,7 +73,7 @@ describe('ConsumerHealth: whether a consumer is a working member of its group', 
 
   it('when it stops (the service shuts down), then it is not ready', () => {
     const { consumer, emit } = fakeConsumer();
-    const health = new ConsumerHealth('kafka-consumer', 'orders', 15_000, clock).watch(consumer);
+    const health = new ConsumerHealth('kafka-consumer', 'orders', { stallMs: 15_000, clock }).watch(consumer);
     emit('GROUP_JOIN');
     emit('STOP');
     expect(health.health(now)).toMatchObject({ ready: false, detail: 'stopped (group orders)' });
@@ -82,11 +86,11 @@ describe('ProducerHealth: whether a producer gets messages through', () => {
   const never = () => new Promise<void>(() => undefined);
 
   it('when nothing was sent, then it is ready', () => {
-    expect(new ProducerHealth('kafka-producer:outbox', 15_000, clock).health(now).ready).toBe(true);
+    expect(new ProducerHealth('kafka-producer:outbox', { stallMs: 15_000, clock }).health(now).ready).toBe(true);
   });
 
   it('when a send waits past the bound (kafkajs still retrying), then it is not ready, and ready again once it returns', async () => {
-    const health = new ProducerHealth('kafka-producer:outbox', 15_000, clock);
+    const health = new ProducerHealth('kafka-producer:outbox', { stallMs: 15_000, clock });
     let finish!: () => void;
     const sent = health.track(new Promise<void>((r) => (finish = r)));
     now += 15_000;
@@ -99,7 +103,7 @@ describe('ProducerHealth: whether a producer gets messages through', () => {
   });
 
   it('when every send fails for longer than the bound while sends are tried, then it is not ready; a success clears it', async () => {
-    const health = new ProducerHealth('kafka-producer:requests', 15_000, clock);
+    const health = new ProducerHealth('kafka-producer:requests', { stallMs: 15_000, clock });
     await expect(health.track(Promise.reject(new Error('broker away')))).rejects.toThrow('broker away');
     now += 16_000;
     await expect(health.track(Promise.reject(new Error('broker away')))).rejects.toThrow('broker away');
@@ -109,14 +113,18 @@ describe('ProducerHealth: whether a producer gets messages through', () => {
   });
 
   it('when the failing sends stopped being tried (nothing to judge by), then it counts as ready again', async () => {
-    const health = new ProducerHealth('kafka-producer:requests', 15_000, clock);
+    const health = new ProducerHealth('kafka-producer:requests', { stallMs: 15_000, clock });
     await expect(health.track(Promise.reject(new Error('x')))).rejects.toThrow();
     now += 16_000;
     expect(health.health(now).ready).toBe(true);
   });
 
   it("when failures are someone else's trouble (replies to a requester that is gone), then only a send that never returns counts", async () => {
-    const health = new ProducerHealth('kafka-producer:gateway.replies', 15_000, clock, false);
+    const health = new ProducerHealth('kafka-producer:gateway.replies', {
+      stallMs: 15_000,
+      clock,
+      judgeFailures: false,
+    });
     await expect(health.track(Promise.reject(new Error('topic gone')))).rejects.toThrow();
     now += 10_000;
     await expect(health.track(Promise.reject(new Error('topic gone')))).rejects.toThrow();
@@ -126,5 +134,33 @@ describe('ProducerHealth: whether a producer gets messages through', () => {
     void health.track(never());
     now += 15_001;
     expect(health.health(now).ready).toBe(false);
+  });
+});
+
+describe('after the liveness grace: would a restart help?', () => {
+  it("when a producer's sends wait, then the fresh client is asked about the topics they go to", async () => {
+    const asked: (readonly string[])[] = [];
+    const health = new ProducerHealth('kafka-producer:dead-letters', {
+      freshClient: async (topics) => {
+        asked.push(topics);
+        return true;
+      },
+    });
+    void health.track(new Promise<void>(() => undefined), ['orders.commands.dlq']);
+    expect(await health.restartWouldHelp()).toBe(true);
+    expect(asked).toEqual([['orders.commands.dlq']]);
+  });
+
+  it('when a consumer is stuck, then the fresh client is asked about the topics it reads; without one, a restart is never judged to help', async () => {
+    const asked: (readonly string[])[] = [];
+    const consumer = new ConsumerHealth('kafka-consumer', 'orders', {
+      freshClient: async (topics) => {
+        asked.push(topics);
+        return false;
+      },
+    }).subscribedTo(['orders.commands', 'provider.events']);
+    expect(await consumer.restartWouldHelp()).toBe(false);
+    expect(asked).toEqual([['orders.commands', 'provider.events']]);
+    expect(await new ConsumerHealth('kafka-consumer', 'orders').restartWouldHelp()).toBe(false);
   });
 });

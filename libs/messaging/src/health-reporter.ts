@@ -11,6 +11,7 @@ import { Partitioners, Producer } from 'kafkajs';
 import { envelope, HEALTH_REPORTED, healthReportKey, healthTopicSpec, ServiceHealthReport } from '@payments/contracts';
 import { HealthRegistry, PaymentsMetrics } from '@payments/platform';
 import type { KafkaConfig } from '@payments/platform';
+import { bestEffort } from './best-effort';
 import { createKafka } from './kafka';
 
 export interface HealthReportingOptions {
@@ -37,7 +38,8 @@ export class HealthReporter implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger('HealthReporter');
   private producer?: Producer;
   private timer?: NodeJS.Timeout;
-  private sending = false;
+  /** The report being sent, if any: the tombstone waits for it, so it cannot land after. */
+  private sending?: Promise<void>;
   private lastReady?: boolean;
   private lastSent = 0;
   private readonly startedAt = new Date().toISOString();
@@ -73,17 +75,19 @@ export class HealthReporter implements OnApplicationBootstrap, BeforeApplication
     const producer = this.producer;
     this.producer = undefined;
     if (!producer) return;
-    await producer
-      .send({ topic: this.topic, acks: -1, messages: [{ key: this.key, value: null }] })
-      .catch((e: Error) => this.logger.debug?.(`no tombstone: ${e.message}`));
+    await bestEffort(this.sending ?? Promise.resolve());
+    await bestEffort(producer.send({ topic: this.topic, acks: -1, messages: [{ key: this.key, value: null }] }));
     await producer.disconnect().catch(() => undefined);
   }
 
   /** Sends a report when one is due or readiness changed; one at a time. */
-  private async report(): Promise<void> {
-    const producer = this.producer;
-    if (!producer || this.sending) return;
-    this.sending = true;
+  private report(): Promise<void> {
+    if (!this.producer || this.sending) return this.sending ?? Promise.resolve();
+    this.sending = this.send(this.producer).finally(() => (this.sending = undefined));
+    return this.sending;
+  }
+
+  private async send(producer: Producer): Promise<void> {
     try {
       const now = Date.now();
       const health = await this.registry.report(now);
@@ -120,8 +124,6 @@ export class HealthReporter implements OnApplicationBootstrap, BeforeApplication
       this.lastReady = health.ready;
     } catch (err) {
       this.logger.debug?.(`health report not sent: ${err instanceof Error ? err.message : err}`);
-    } finally {
-      this.sending = false;
     }
   }
 }

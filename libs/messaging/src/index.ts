@@ -20,4 +20,6 @@ export * from './client-health';
 export * from './reply-sender';
 export * from './broker-probe';
 export * from './health-reporter';
+export * from './best-effort';
+export * from './topic-producers';
 export { isInfrastructureFault } from '@payments/platform';

@@ -1,7 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { HealthRegistry, installProblemHandling } from '@payments/platform';
-import type { HealthComponent, KafkaConfig } from '@payments/platform';
-import { brokerProbe } from './broker-probe';
+import type { HealthComponent } from '@payments/platform';
 import { KafkaTransport, KafkaTransportOptions } from './kafka-transport';
 import { RethrowRpcErrors } from './rethrow-rpc.filter';
 
@@ -18,7 +17,7 @@ export async function listenWithKafka(
   host: string,
 ): Promise<KafkaTransport> {
   const transport = new KafkaTransport(consume);
-  registerHealth(app, consume.kafka, transport.healthComponents());
+  registerHealth(app, transport.healthComponents());
   installProblemHandling(app);
   const microservice = app.connectMicroservice(
     { strategy: transport },
@@ -31,13 +30,9 @@ export async function listenWithKafka(
   return transport;
 }
 
-/**
- * Adds Kafka clients' components to the app's health, and how liveness tells a broker outage from
- * a wedged client (a fresh connection to the broker). Apps without the HealthModule are left alone.
- */
+/** Adds Kafka clients' components to the app's health; apps without the HealthModule are left alone. */
 export function registerHealth(
   app: { get(token: unknown, options?: { strict: boolean }): unknown },
-  kafka: KafkaConfig,
   components: HealthComponent[],
 ): void {
   let registry: HealthRegistry | undefined;
@@ -47,5 +42,4 @@ export function registerHealth(
     return;
   }
   for (const c of components) registry.register(c);
-  registry.setBrokerProbe(brokerProbe(kafka));
 }

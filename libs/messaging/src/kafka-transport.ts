@@ -1,5 +1,5 @@
 import { CustomTransportStrategy, Server, BaseRpcContext, MessageHandler } from '@nestjs/microservices';
-import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import {
   ContractViolation,
   dlqTopic,
@@ -13,7 +13,9 @@ import {
 import { backoffMs } from '@payments/backoff';
 import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
+import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
+import { TopicProducers } from './topic-producers';
 import { ReplySender } from './reply-sender';
 import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
@@ -120,7 +122,7 @@ function header(headers: IHeaders | undefined, name: string): string | undefined
 export class KafkaTransport extends Server implements CustomTransportStrategy {
   private kafka?: Kafka;
   private consumer?: Consumer;
-  private producer?: Producer;
+  private deadLetters?: TopicProducers;
   private readonly replies: ReplySender;
   private readonly consumerHealth: ConsumerHealth;
   private readonly deadLetterHealth: ProducerHealth;
@@ -143,8 +145,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       sendTimeoutMs: opts.kafka.replySendTimeoutMs,
       stallMs: opts.stallMs,
     });
-    this.consumerHealth = new ConsumerHealth('kafka-consumer', opts.kafka.topicPrefix + opts.groupId, opts.stallMs);
-    this.deadLetterHealth = new ProducerHealth('kafka-producer:dead-letters', opts.stallMs);
+    const freshClient = freshClientCheck(opts.kafka);
+    this.consumerHealth = new ConsumerHealth('kafka-consumer', opts.kafka.topicPrefix + opts.groupId, {
+      stallMs: opts.stallMs,
+      freshClient,
+    }).subscribedTo(opts.topics.map((t) => prefixed(opts.kafka, t)));
+    this.deadLetterHealth = new ProducerHealth('kafka-producer:dead-letters', { stallMs: opts.stallMs, freshClient });
   }
 
   /** What /health/ready and /health/live ask: the consumer, the dead-letter producer, each reply topic's producer. */
@@ -160,8 +166,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
       const kafka = (this.kafka = createKafka(this.opts.kafka, `-${this.opts.groupId}`));
-      this.producer = kafka.producer(producerConfig(this.opts.kafka));
-      await this.producer.connect();
+      // One producer per dead-letter topic: one deleted never stops dead-lettering to the others.
+      this.deadLetters = new TopicProducers(kafka, producerConfig(this.opts.kafka));
       await this.replies.start();
       const consumer = (this.consumer = kafka.consumer(
         consumerConfig(this.opts.kafka, {
@@ -210,7 +216,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.replies.stop();
-    await this.producer?.disconnect().catch(() => undefined);
+    await this.deadLetters?.disconnect();
   }
 
   on(): void {
@@ -218,7 +224,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   unwrap<T>(): T {
-    return { consumer: this.consumer, producer: this.producer } as T;
+    return { consumer: this.consumer, deadLetters: this.deadLetters } as T;
   }
 
   /**
@@ -535,9 +541,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     attempts: number,
   ): Promise<void> {
     // If this send fails the handler throws, the offset is not committed and the message comes back.
+    const topic = dlqTopic(source.topic);
+    const producer = await this.deadLetters!.get(topic);
     await this.deadLetterHealth.track(
-      this.producer!.send({
-        topic: dlqTopic(source.topic),
+      producer.send({
+        topic,
         acks: -1,
         messages: [
           {
@@ -556,6 +564,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           },
         ],
       }),
+      [topic],
     );
   }
 }

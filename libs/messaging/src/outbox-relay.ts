@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { CompressionTypes, Producer } from 'kafkajs';
 import { PaymentsMetrics } from '@payments/platform';
 import type { Failpoint, KafkaConfig } from '@payments/platform';
+import { freshClientCheck } from './broker-probe';
 import { ProducerHealth } from './client-health';
 import { byTopic, createKafka, producerConfig, prefixed } from './kafka';
 import { outboxChannel } from './outbox';
@@ -32,6 +33,12 @@ export interface OutboxRelayOptions {
   failpoint?: Failpoint;
   /** HEALTH_STALL_MS: see ProducerHealth. */
   stallMs?: number;
+  /**
+   * False where the outbox stands in front of an HTTP API (the gateway, callbacks-ingest): while the
+   * broker is away the API keeps taking requests into the outbox, so a stalled relay shows as
+   * degraded and does not take the service out of traffic.
+   */
+  affectsReadiness?: boolean;
 }
 
 /** publishBatch's answer when another relay of the service holds the publishing lock. */
@@ -82,7 +89,11 @@ export class OutboxRelay {
   private readonly selectSql: string;
 
   constructor(private readonly opts: OutboxRelayOptions) {
-    this.health = new ProducerHealth('kafka-producer:outbox', opts.stallMs);
+    this.health = new ProducerHealth('kafka-producer:outbox', {
+      stallMs: opts.stallMs,
+      freshClient: freshClientCheck(opts.kafka),
+      affectsReadiness: opts.affectsReadiness ?? true,
+    });
     this.lockKey = BigInt.asIntN(
       64,
       BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)),
@@ -198,12 +209,10 @@ export class OutboxRelay {
         topic: prefixed(this.opts.kafka, row.topic),
         messages: [{ key: row.key, value: row.envelope, headers: row.headers }],
       }));
+      const topicMessages = byTopic(sends);
       await this.health.track(
-        producer.sendBatch({
-          topicMessages: byTopic(sends),
-          acks: -1,
-          compression: CompressionTypes.None,
-        }),
+        producer.sendBatch({ topicMessages, acks: -1, compression: CompressionTypes.None }),
+        topicMessages.map((t) => t.topic),
       );
       const ids = rows.map((r) => r.id);
       await this.opts.afterPublish?.(ids);

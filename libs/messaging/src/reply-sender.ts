@@ -84,7 +84,8 @@ export class ReplySender {
   private drop(topic: string, reason: ReplyDropReason, what: string): false {
     const label = this.lanes.get(topic)?.contractTopic ?? 'other';
     PaymentsMetrics.repliesDropped.inc({ topic: label, reason });
-    const key = `${topic} ${reason}`;
+    // By label, not by the header's text: a request names the topic, so that text is unbounded.
+    const key = `${label} ${reason}`;
     const entry = this.drops.get(key) ?? { count: 0, loggedAt: 0 };
     entry.count += 1;
     const now = Date.now();
@@ -117,7 +118,10 @@ class ReplyLane {
   ) {
     // A failed reply is the requester's trouble (its topic is gone), not this service's: only a
     // send that never returns makes the producer not ready.
-    this.health = new ProducerHealth(`kafka-producer:${contractTopic}`, opts.stallMs, Date.now, false);
+    this.health = new ProducerHealth(`kafka-producer:${contractTopic}`, {
+      stallMs: opts.stallMs,
+      judgeFailures: false,
+    });
     this.producer = this.kafka.producer({
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
@@ -142,7 +146,7 @@ class ReplyLane {
     const timeout = new Promise<LaneOutcome>((resolve) => {
       timer = setTimeout(() => resolve({ reason: 'timeout', error: `not sent within ${timeoutMs} ms` }), timeoutMs);
     });
-    const sent = this.health.track(this.sender.send(this.topic, [message])).then(
+    const sent = this.health.track(this.sender.send(this.topic, [message]), [this.topic]).then(
       (): LaneOutcome => 'sent',
       (err: unknown): LaneOutcome => ({
         reason: 'send_failed',

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
 import {
   envelope,
@@ -13,7 +12,8 @@ import {
 import { PaymentsMetrics } from '@payments/platform';
 import type { HealthComponent, HealthRegistry, KafkaConfig } from '@payments/platform';
 import { BatchingSender } from './batching-sender';
-import { brokerProbe } from './broker-probe';
+import { bestEffort } from './best-effort';
+import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 
@@ -49,7 +49,6 @@ export interface RequesterIdentity {
  * empty, so instance ids that come and go (every rollout) leave nothing behind.
  */
 export class KafkaRequestClient {
-  private readonly logger = new Logger('KafkaRequestClient');
   private readonly pending = new Map<string, Pending>();
   private readonly kafka: Kafka;
   private readonly replyTo: string;
@@ -72,8 +71,12 @@ export class KafkaRequestClient {
     this.kafka = createKafka(config, `-${identity.instanceId}`);
     this.replyTo = replyTopic(config.topicPrefix, identity.requester);
     this.group = `${this.replyTo}.${identity.instanceId}`;
-    this.producerHealth = new ProducerHealth('kafka-producer:requests', stallMs);
-    this.consumerHealth = new ConsumerHealth('kafka-consumer:replies', this.group, stallMs);
+    const freshClient = freshClientCheck(config);
+    this.producerHealth = new ProducerHealth('kafka-producer:requests', { stallMs, freshClient });
+    this.consumerHealth = new ConsumerHealth('kafka-consumer:replies', this.group, {
+      stallMs,
+      freshClient,
+    }).subscribedTo([this.replyTo]);
   }
 
   get replyTopic(): string {
@@ -168,9 +171,7 @@ export class KafkaRequestClient {
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
     // The group is empty and has no offsets: the broker drops it by itself; this only tidies now.
-    await this.admin
-      ?.deleteGroups([this.group])
-      .catch((e: Error) => this.logger.debug?.(`could not delete group ${this.group}: ${e.message}`));
+    if (this.admin) await bestEffort(this.admin.deleteGroups([this.group]));
     await this.admin?.disconnect().catch(() => undefined);
     this.producer = undefined;
   }
@@ -206,8 +207,9 @@ export class KafkaRequestClient {
     // While the broker is down the send keeps retrying: the timeout runs from the start and ends
     // the wait either way (the request may still go out later; the caller treats it as unknown).
     // Raced, the timeout never rejects unhandled, which would kill the process.
+    const destination = prefixed(this.config, topic);
     const sent = this.producerHealth.track(
-      this.sender.send(prefixed(this.config, topic), [
+      this.sender.send(destination, [
         {
           key,
           value: JSON.stringify(message),
@@ -217,6 +219,7 @@ export class KafkaRequestClient {
           },
         },
       ]),
+      [destination],
     );
     try {
       await Promise.race([sent, reply]);
@@ -260,6 +263,5 @@ export async function startRequestClient(
   const client = new KafkaRequestClient(config, identity, opts.timeoutMs, opts.stallMs);
   await client.start();
   for (const component of client.healthComponents()) opts.health.register(component);
-  opts.health.setBrokerProbe(brokerProbe(config));
   return client;
 }

@@ -92,7 +92,9 @@ export class HealthController {
   async ready(): Promise<unknown> {
     const report = await this.registry.report();
     this.noteReadiness(report);
-    return this.answer(report, 'The service is not ready', (name, h) => (h.ready ? 'up' : 'down'));
+    return this.answer(report, 'The service is not ready', (name, h) =>
+      h.ready ? 'up' : h.optional ? 'degraded' : 'down',
+    );
   }
 
   @Get('live')
@@ -175,7 +177,7 @@ export class HealthController {
     else
       this.logger.warn(
         `not ready: ${Object.entries(report.components)
-          .filter(([, h]) => !h.ready)
+          .filter(([, h]) => !h.ready && !h.optional)
           .map(([name, h]) => `${name}: ${h.detail}`)
           .join('; ')}`,
       );

@@ -5,11 +5,15 @@
  * producer — is a HealthComponent the app registers. Two questions are asked of them:
  * - **ready**: can the service do its work now? Every component must be ready. A load balancer or
  *   Kubernetes stops sending it traffic while it is not; nothing is restarted.
+ *   A component may count for information only (`affectsReadiness: false`): shown as degraded,
+ *   never taking the service out of traffic (an outbox in front of an HTTP API, which keeps
+ *   taking requests while the broker is away — that is what the outbox is for).
  * - **live**: is the process still able to recover by itself? It is not when a component says it
  *   is wedged (a consumer that crashed and will not restart), or when a component that needs the
- *   broker has not been ready for longer than the liveness grace while the broker answers a fresh
- *   client: then the fault is this process's, and a restart is what fixes it. A database or broker
- *   outage alone never fails liveness: restarting every pod would not bring either back.
+ *   broker has not been ready for longer than the liveness grace and says a restart would help (a
+ *   fresh client finds the broker and the topics it needs in order): then the fault is this
+ *   process's own client. A database or broker outage, a missing topic, a cluster that cannot take
+ *   acks=all writes never fail liveness: restarting every pod would change none of them.
  */
 
 export interface ComponentHealth {
@@ -21,14 +25,20 @@ export interface ComponentHealth {
   notReadySince?: number;
   /** Beyond recovery by waiting: liveness fails at once. */
   wedged?: boolean;
+  /** Set by the registry for a component that does not affect readiness (shown as degraded). */
+  optional?: true;
 }
 
 export interface HealthComponent {
   /** Stable and short: `database`, `kafka-consumer`, `kafka-producer:replies`. */
   readonly name: string;
-  /** Needs the broker: a long failure counts against liveness only while the broker answers others. */
+  /** Needs the broker: a long failure counts against liveness only if `restartWouldHelp` says so. */
   readonly needsBroker?: boolean;
+  /** False: its trouble is shown, but the service stays ready. */
+  readonly affectsReadiness?: boolean;
   health(now: number): ComponentHealth | Promise<ComponentHealth>;
+  /** Asked after the liveness grace: would a fresh client get further than this one? */
+  restartWouldHelp?(): Promise<boolean>;
 }
 
 export interface HealthSettings {
@@ -48,13 +58,9 @@ export interface HealthReport {
   liveness?: string;
 }
 
-/** Whether a fresh client reaches the broker (a fresh client: the service's own may be the wedged one). */
-export type BrokerProbe = () => Promise<boolean>;
-
 /** The components of one running app. */
 export class HealthRegistry {
   private readonly components = new Map<string, HealthComponent>();
-  private brokerProbe?: BrokerProbe;
 
   constructor(readonly settings: HealthSettings = DEFAULT_HEALTH_SETTINGS) {}
 
@@ -66,11 +72,6 @@ export class HealthRegistry {
     };
   }
 
-  /** How liveness tells "the broker is down" from "this process's client is stuck". */
-  setBrokerProbe(probe: BrokerProbe): void {
-    this.brokerProbe = probe;
-  }
-
   names(): string[] {
     return [...this.components.keys()];
   }
@@ -79,8 +80,10 @@ export class HealthRegistry {
     const entries = await Promise.all(
       [...this.components.values()].map(async (c) => [c, await this.checkOne(c, now)] as const),
     );
-    const components = Object.fromEntries(entries.map(([c, h]) => [c.name, h]));
-    const ready = entries.every(([, h]) => h.ready);
+    const components = Object.fromEntries(
+      entries.map(([c, h]) => [c.name, c.affectsReadiness === false ? { ...h, optional: true as const } : h]),
+    );
+    const ready = entries.every(([c, h]) => h.ready || c.affectsReadiness === false);
     const liveness = await this.livenessFailure(entries, now);
     return { ready, live: liveness === undefined, components, ...(liveness ? { liveness } : {}) };
   }
@@ -115,10 +118,23 @@ export class HealthRegistry {
         h.notReadySince !== undefined &&
         now - h.notReadySince > this.settings.livenessGraceMs,
     );
-    if (!stuck || !this.brokerProbe) return undefined;
-    const brokerAnswers = await this.brokerProbe().catch(() => false);
-    if (!brokerAnswers) return undefined;
+    if (!stuck?.[0].restartWouldHelp) return undefined;
+    const helps = await this.within(stuck[0].restartWouldHelp(), false);
+    if (!helps) return undefined;
     const seconds = Math.round((now - stuck[1].notReadySince!) / 1000);
-    return `${stuck[0].name} has not been ready for ${seconds} s while the broker answers a fresh client: ${stuck[1].detail}`;
+    return `${stuck[0].name} has not been ready for ${seconds} s while a fresh client would get through: ${stuck[1].detail}`;
+  }
+
+  /** `work`'s answer, or `otherwise` after the check timeout (a probe must answer in time). */
+  private async within<T>(work: Promise<T>, otherwise: T): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<T>((resolve) => {
+      timer = setTimeout(() => resolve(otherwise), this.settings.checkTimeoutMs);
+    });
+    try {
+      return await Promise.race([work.catch(() => otherwise), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

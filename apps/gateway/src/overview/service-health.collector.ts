@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Admin, Consumer } from 'kafkajs';
 import { healthTopicSpec, parseEnvelope, ServiceHealthReport, serviceHealthReport } from '@payments/contracts';
-import { consumerConfig, createKafka } from '@payments/messaging';
+import { bestEffort, consumerConfig, createKafka } from '@payments/messaging';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 
 /** One instance of a service as the overview shows it. */
@@ -65,10 +65,10 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
 
   async onApplicationShutdown(): Promise<void> {
     await this.consumer?.disconnect().catch(() => undefined);
-    if (this.admin) {
-      await this.admin.connect().catch(() => undefined);
-      await this.admin.deleteGroups([this.group]).catch(() => undefined);
-      await this.admin.disconnect().catch(() => undefined);
+    const admin = this.admin;
+    if (admin) {
+      await bestEffort(admin.connect().then(() => admin.deleteGroups([this.group])));
+      await admin.disconnect().catch(() => undefined);
     }
     this.consumer = undefined;
   }
