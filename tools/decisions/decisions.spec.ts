@@ -6,6 +6,7 @@ import {
   INDEX_FILE,
   REPO_ROOT,
   brokenCitations,
+  brokenLinks,
   citationsIn,
   decisionProblems,
   indexSection,
@@ -29,6 +30,10 @@ describe('docs/decisions/, the design decisions by topic', () => {
   it('when the repository is searched for citations of decisions, then each one names an id of docs/decisions/', () => {
     // On a failure each line says which file cites which id; fix the citation, or add the decision.
     expect(brokenCitations(decisions)).toEqual([]);
+  });
+
+  it('when the links of docs/decisions/ are followed, then each file and #dN anchor exists', () => {
+    expect(brokenLinks()).toEqual([]);
   });
 
   it('when the index is made from the topic files, then docs/decisions/README.md holds it', () => {

@@ -233,6 +233,32 @@ export function brokenCitations(decisions: Decision[], root = REPO_ROOT, files =
   return broken;
 }
 
+/**
+ * Relative links of docs/decisions/ (and of the pointer docs/decisions.md) that lead nowhere: a
+ * file that does not exist, or a `#dN` anchor its file does not have. Texts moved here from
+ * docs/, so a link that was right there may not be here.
+ */
+export function brokenLinks(root = REPO_ROOT): string[] {
+  const files = [...topicFiles(root), INDEX_FILE].map((f) => `${DECISIONS_DIR}/${f}`).concat('docs/decisions.md');
+  const broken: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(path.join(root, file), 'utf8');
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const [target, anchor] = m[1].split('#');
+      if (/^[a-z]+:/.test(target)) continue;
+      const resolved = target ? path.join(path.dirname(file), target) : file;
+      const at = `${file}:${text.slice(0, m.index).split('\n').length}: (${m[1]})`;
+      if (!existsSync(path.join(root, resolved))) broken.push(`${at} leads to ${resolved}, which does not exist`);
+      else if (
+        /^d\d+$/.test(anchor ?? '') &&
+        !readFileSync(path.join(root, resolved), 'utf8').includes(`<a id="${anchor}">`)
+      )
+        broken.push(`${at}: ${resolved} has no anchor ${anchor}`);
+    }
+  }
+  return broken;
+}
+
 const INDEX_START = '<!-- index -->';
 const INDEX_END = '<!-- end of index -->';
 
