@@ -35,7 +35,7 @@ function gapsOf(route: ApiRoute, doc: any): string[] {
   const required: number[] = [500];
   if (route.access !== 'public') required.push(401);
   if (WITH_BODY.has(route.method)) required.push(400, 413, 415);
-  // A merchant's {shopId} is never a 404 (decisions 24): another shop's is 403, a malformed one 400.
+  // A merchant's {shopId} is never a 404 (decisions 24, 53): another shop's is 403, a malformed one 400.
   const ownShop = route.access === 'merchant' && route.params.includes('shopId');
   if (route.params.some((p) => !(ownShop && p === 'shopId'))) required.push(404);
   if (ownShop) required.push(400, 403);

@@ -48,7 +48,7 @@ export function valueOf(series: Series[], name: string, labels: Record<string, s
 
 /**
  * The one finding of `promtool check metrics` that is on purpose: kafka_exporter's name, kept so
- * operators' existing panels read it unchanged (docs/decisions.md).
+ * operators' existing panels read it unchanged (docs/decisions.md 89).
  */
 export const ACCEPTED_LINT = [
   'kafka_consumergroup_lag_sum non-histogram and non-summary metrics should not have "_sum" suffix',

@@ -24,7 +24,7 @@ export const P2pCommandTypes = {
 export const P2pEventTypes = { statusChanged: 'p2p.status_changed' } as const;
 
 /**
- * One side of a P2P transaction (docs/decisions.md): the merchant's customer reference, contact
+ * One side of a P2P transaction (docs/decisions.md 50): the merchant's customer reference, contact
  * data, and where the money comes from or goes to (a card number or a wallet id).
  */
 export const p2pParty = z

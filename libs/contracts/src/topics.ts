@@ -47,11 +47,11 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
 }
 
 /**
- * The requesters of request-reply, each with one reply topic its instances share (decision
- * "messaging/reply-topics" in docs/decisions/messaging.md): a requester instance reads the whole
- * topic and keeps the replies whose correlation id it waits for. Reply topics are created once,
- * like every contract topic, and never deleted by an instance that stops, so a rollout (new
- * instance ids) neither leaves topics behind nor deletes one a service is still answering on.
+ * The requesters of request-reply, each with one reply topic its instances share (decision 251):
+ * a requester instance reads the whole topic and keeps the replies whose correlation id it waits
+ * for. Reply topics are created once, like every contract topic, and never deleted by an instance
+ * that stops, so a rollout (new instance ids) neither leaves topics behind nor deletes one a
+ * service is still answering on.
  */
 export const ReplyTopics = {
   gateway: 'gateway.replies',

@@ -147,7 +147,7 @@ const attemptsResponse = {
 
 /**
  * Money going out in need_action (a mismatch, or a provider that never answered) is settled only by
- * an operator who checked with the provider (docs/decisions.md).
+ * an operator who checked with the provider (docs/decisions.md 46).
  */
 @UseGuards(OpsAuthGuard)
 @Controller('ops/v1')

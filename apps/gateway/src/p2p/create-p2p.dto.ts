@@ -39,7 +39,7 @@ export class P2pDetailsDto {
   description?: string;
 }
 
-/** One side of a P2P transaction (docs/decisions.md). Card numbers are answered masked. */
+/** One side of a P2P transaction (docs/decisions.md 50). Card numbers are answered masked (decision 51). */
 export class P2pPartyDto {
   @ApiPropertyOptional({ example: 'cust-42', description: "The merchant's own reference of its customer." })
   @IsOptional()
