@@ -1,0 +1,53 @@
+// What the fault suite asks of the services it runs: is one ready (its readiness endpoint).
+import { lastLines } from '../stack/common.mjs';
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One readiness answer of the service at `base` (http://host:port). `/health/ready` where the
+ * service has it; where it answers 404 (a service of the code before readiness endpoints) its
+ * `/health`; where that is 404 too (the sandbox has no health route) any answer at all means the
+ * process serves HTTP. ok: 200 (or that last case); never throws.
+ * @param {string} base
+ * @param {number} [timeoutMs]
+ * @returns {Promise<{ ok: boolean, path: string, status: number | string }>}
+ */
+export async function readiness(base, timeoutMs = 3000) {
+  /** @param {string} p */
+  const get = async (p) => {
+    try {
+      const r = await fetch(base + p, { signal: AbortSignal.timeout(timeoutMs) });
+      await r.arrayBuffer().catch(() => undefined);
+      return r.status;
+    } catch (e) {
+      const err = /** @type {Error & { cause?: { code?: string } }} */ (e);
+      return err.name === 'TimeoutError' ? 'timeout' : (err.cause?.code ?? 'no answer');
+    }
+  };
+  const ready = await get('/health/ready');
+  if (ready !== 404) return { ok: ready === 200, path: '/health/ready', status: ready };
+  const health = await get('/health');
+  if (health !== 404) return { ok: health === 200, path: '/health', status: health };
+  return { ok: true, path: '(no health route)', status: 404 };
+}
+
+/**
+ * Waits until the service at `base` is ready (readiness). Gives up when `child` exits first (its
+ * log's end in the error) or after timeoutMs.
+ * @param {string} base
+ * @param {{ child?: import('node:child_process').ChildProcess & { logFile?: string }, timeoutMs?: number, label?: string }} [opts]
+ */
+export async function waitReady(base, { child, timeoutMs = 90_000, label = base } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await readiness(base);
+    if (r.ok) return r;
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      const tail = child.logFile ? `; the end of its log:\n${lastLines(child.logFile, 15)}` : '';
+      throw new Error(`${label} exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready${tail}`);
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${label} not ready within ${timeoutMs / 1000} s (${r.path} answered ${r.status})`);
+    await sleep(250);
+  }
+}
