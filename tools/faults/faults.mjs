@@ -5,18 +5,20 @@
 // and the suite checks every service still answers. Exits 1 if any count is not 0.
 //
 //   npm run test:faults                 every scenario
-//   npm run test:faults -- --quick      the CI subset (d, b-orders, g-orders, a, c; fewer orders)
+//   npm run test:faults -- --quick      the CI subset (d, b-orders, g-orders, a, c, h; fewer orders)
 //   FAULTS_ONLY=a,c                     only these scenarios (ids as in the table of docs/faults.md)
 //   FAULTS_ORDERS=120 FAULTS_WORKERS=6  load per scenario
 //   FAULTS_TRANSFERS=40                 payouts, and as many P2P transactions, per scenario (a third of the
-//                                       orders; --quick: none, the scenarios run without the payout and P2P
-//                                       services, as before)
+//                                       orders; --quick: only in h–k, the other scenarios run without the
+//                                       payout and P2P services, as before)
+//   FAULTS_METADATA_MAX_AGE_MS=10000    the services' Kafka metadata refresh (KAFKA_METADATA_MAX_AGE_MS)
 //
 //   --no-build                          dist/ is compiled already
 //
-// b, d, e, f and g only kill or duplicate what the suite itself started, so they run on the shared
-// infrastructure (KAFKA_BROKERS / DATABASE_URL). a and c crash a broker or a PostgreSQL: each
-// starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own.
+// b, d, e, f, g, h and i only kill, restart or duplicate what the suite itself started, so they run
+// on the shared infrastructure (KAFKA_BROKERS / DATABASE_URL). a, c and k stop a broker or a
+// PostgreSQL: each starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own;
+// j's eighteen processes take too many connections for a shared PostgreSQL: it runs on one of its own too.
 //
 // It exits when done, and stops and removes whatever it started or created — services, its own
 // broker and PostgreSQL, each scenario's database, topics and consumer groups — also on ^C or
@@ -44,17 +46,18 @@ import {
 } from './client.mjs';
 import { startReceiver } from './merchant.mjs';
 import { objectsOf, reconcile } from './reconcile.mjs';
-import { waitReady } from './services.mjs';
+import { deleteTopics, gatewayReplyTopics, waitReady } from './services.mjs';
 
 const log = logger('faults', 1);
 const QUICK = process.argv.includes('--quick') || process.env.FAULTS_QUICK === '1';
 const ORDERS = Number(process.env.FAULTS_ORDERS ?? (QUICK ? 80 : 150));
 /**
- * Payouts per scenario, and as many P2P transactions: a third of the orders. --quick keeps its
- * scenarios as they were (orders only, without methods, payouts and P2P: six processes start faster
- * than nine).
+ * Payouts per scenario, and as many P2P transactions: a third of the orders. --quick keeps a-g as they
+ * were (orders only, without methods, payouts and P2P: six processes start faster than nine), and
+ * h-k, whose every-service check needs them, always run them.
+ * @param {Scenario} sc
  */
-const TRANSFERS = Number(process.env.FAULTS_TRANSFERS ?? (QUICK ? 0 : Math.round(ORDERS / 3)));
+const transfersOf = (sc) => Number(process.env.FAULTS_TRANSFERS ?? (QUICK && !sc.ops ? 0 : Math.round(ORDERS / 3)));
 const WORKERS = Number(process.env.FAULTS_WORKERS ?? 6);
 const ONLY = process.env.FAULTS_ONLY?.split(',')
   .map((s) => s.trim())
@@ -64,8 +67,18 @@ const SETTLE_MS = 60_000;
 const LOAD_MS = 90_000;
 /** How long the crashed broker or PostgreSQL stays down before it is started again. */
 const OUTAGE_MS = Number(process.env.FAULTS_OUTAGE_MS ?? 3000);
+/**
+ * The services' Kafka metadata refresh (KAFKA_METADATA_MAX_AGE_MS; kafkajs' default is 5 minutes).
+ * Short, so that a scenario can wait past two refreshes: a client that still holds metadata of a
+ * topic deleted or moved under it finds out at its next refresh, not before.
+ */
+const METADATA_MAX_AGE_MS = Number(process.env.FAULTS_METADATA_MAX_AGE_MS ?? 10_000);
 /** How long after its fault every service has to answer again (else the scenario fails). */
 const ANSWER_MS = 120_000;
+/** After two metadata refreshes: how long each probe may retry (a 503 or two is no failure, a wedge is). */
+const STILL_ANSWERS_MS = 20_000;
+/** While a long fault (h, i, j, k) lasts beyond the planned load, each worker sends one more object per PACE_MS. */
+const PACE_MS = 1000;
 const OWN_KAFKA_DIR = path.join(ROOT, '.run', 'faults', 'kafka');
 const OWN_PG_DIR = path.join(ROOT, '.run', 'faults', 'pg');
 const OWN_KAFKA_HEAP = ['-Xmx384m', '-Xms128m'];
@@ -105,7 +118,11 @@ function infraLog(name) {
   return (/** @type {string} */ msg) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${msg}\n`);
 }
 
-/** The suite's own broker, on fresh storage and ports of its own; it can be SIGKILLed and restarted on the same data. */
+/**
+ * The suite's own broker, on fresh storage and ports of its own; it can be SIGKILLed (crash) or
+ * stopped with SIGTERM (shutdown: a controlled shutdown, its logs flushed and closed) and restarted
+ * on the same data.
+ */
 async function startOwnKafka() {
   const base = { rootDir: ROOT, runDir: OWN_KAFKA_DIR, log: infraLog('kafka') };
   // A broker left by a run that was itself SIGKILLed, and its data: this one starts clean.
@@ -131,6 +148,12 @@ async function startOwnKafka() {
       await stopKafka({ ...base, signal: 'SIGKILL' });
       run.disown(pid ?? undefined);
     },
+    /** SIGTERM, as an orchestrator stops a broker for a rolling upgrade (SIGKILL after 20 s); resolves once it exited. */
+    shutdown: async () => {
+      const pid = readPid(pidFile);
+      await stopKafka({ ...base, signal: 'SIGTERM' });
+      run.disown(pid ?? undefined);
+    },
     restart: async () => {
       await ensureKafka(opts);
       own();
@@ -139,13 +162,17 @@ async function startOwnKafka() {
   };
 }
 
-/** The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same data. */
-async function startOwnPostgres() {
+/**
+ * The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same
+ * data. `durable`: synchronous_commit = on (c); j, which crashes no PostgreSQL, needs only its room
+ * (max_connections 200: eighteen processes open some 80 connections).
+ */
+async function startOwnPostgres({ durable = true } = {}) {
   const base = { rootDir: ROOT, dataDir: OWN_PG_DIR, log: infraLog('postgres') };
   await stopEmbeddedPostgres({ ...base, mode: 'immediate' }); // left by a run that was itself SIGKILLed
   // durable: synchronous_commit = on, as in production; with the dev default (off) a crash loses
   // the last commits PostgreSQL had already acknowledged, and c reports them lost.
-  const opts = { ...base, port: await stablePort(), durable: true };
+  const opts = { ...base, port: await stablePort(), durable };
   const pidFile = path.join(OWN_PG_DIR, 'postmaster.pid');
   // SIGINT is the postmaster's fast shutdown.
   const own = () => run.own(readPid(pidFile) ?? undefined, { signal: 'SIGINT' });
@@ -176,7 +203,11 @@ async function startOwnPostgres() {
 
 /**
  * @typedef {{ id: string, name: string, copies?: number, kill?: string, signal?: NodeJS.Signals,
- *   failpoint?: string, crashKafka?: boolean, crashPostgres?: boolean, merchant?: boolean }} Scenario
+ *   failpoint?: string, crashKafka?: boolean, crashPostgres?: boolean, merchant?: boolean,
+ *   rolling?: boolean, replyTopicDeleted?: boolean, unanswered?: boolean, pairs?: boolean,
+ *   restartKafka?: boolean, ops?: boolean }} Scenario
+ *   ops: an operations scenario (h–k): the load lasts as long as the fault, and every service must
+ *   still answer past two Kafka metadata refreshes after it.
  */
 
 /** @type {Scenario[]} */
@@ -202,8 +233,41 @@ const SCENARIOS = [
     signal: /** @type {NodeJS.Signals} */ ('SIGTERM'),
   })),
   { id: 'e', name: 'e: merchant endpoint down (503) for a while, then slow', merchant: true },
+  {
+    id: 'h',
+    name: 'h: rolling restart of every service (SIGTERM, new instance id, ready before the next)',
+    rolling: true,
+    ops: true,
+  },
+  {
+    id: 'i-reply-topic',
+    name: "i: the gateway's reply topic deleted with replies in flight, a new gateway instance asks",
+    replyTopicDeleted: true,
+    ops: true,
+  },
+  {
+    id: 'i-unanswered',
+    name: 'i: gateway SIGKILLed with requests unanswered, restarted with a new instance id',
+    unanswered: true,
+    ops: true,
+  },
+  {
+    id: 'j',
+    name: 'j: two instances of every service, one of each pair SIGKILLed mid-load, restarted',
+    pairs: true,
+    ops: true,
+  },
+  { id: 'k', name: 'k: Kafka broker stopped with SIGTERM mid-load, restarted', restartKafka: true, ops: true },
 ];
-const QUICK_IDS = ['d', 'b-orders', 'g-orders', 'a', 'c'];
+const QUICK_IDS = ['d', 'b-orders', 'g-orders', 'a', 'c', 'h'];
+
+/** The domain services the gateway asks over Kafka; i-unanswered stops them (SIGSTOP) so that requests wait. */
+const REPLYING = ['orders', 'payouts', 'p2p', 'methods'];
+/** The services that send to the provider: in j, instance n of each sends to sandbox n. */
+const SENDING = ['orders', 'payouts', 'p2p'];
+/** j: a per-shop limit low enough for the load to reach it, and a merchant that holds each answer a little. */
+const PAIRS_PER_SHOP_CONCURRENCY = 4;
+const PAIRS_HOLD_MS = 25;
 /** merchant-callbacks' own default (MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY). */
 const DEFAULT_PER_SHOP_CONCURRENCY = 16;
 
@@ -233,7 +297,7 @@ async function main() {
     throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   const chosen = SCENARIOS.filter((s) => ids.includes(s.id));
   log(
-    `${chosen.length} scenario(s), ${ORDERS} orders, ${TRANSFERS} payouts, ${TRANSFERS} P2P transactions and ${WORKERS} workers each`,
+    `${chosen.length} scenario(s), ${ORDERS} orders and ${WORKERS} workers each; payouts and P2P transactions: ${[...new Set(chosen.map(transfersOf))].join(' or ')} of each`,
   );
   /** @type {Result[]} */
   const results = [];
@@ -260,10 +324,11 @@ async function main() {
 }
 
 /**
- * One process of a service (`orders`). A start gives it a new instance id.
+ * One process of a service: `orders`, or `orders#2` for the second of a pair (j), `gateway#2` for
+ * the instance that takes over in i-reply-topic. A start gives it a new instance id.
  * @typedef {{ key: string, name: string, variable: string, index: number, port: number, opsPort?: number,
  *   child?: import('node:child_process').ChildProcess & { logFile?: string }, instanceId?: string,
- *   starts: number }} Instance
+ *   starts: number, standby?: boolean, retired?: boolean }} Instance
  */
 
 /**
@@ -282,11 +347,13 @@ async function runScenario(sc, infra, logDir) {
   let ownKafka;
   /** @type {Awaited<ReturnType<typeof startOwnPostgres>> | undefined} */
   let ownPostgres;
+  let starting = 'broker';
   try {
-    if (sc.crashKafka) ownKafka = await startOwnKafka();
-    if (sc.crashPostgres) ownPostgres = await startOwnPostgres();
+    if (sc.crashKafka || sc.restartKafka) ownKafka = await startOwnKafka();
+    starting = 'PostgreSQL';
+    if (sc.crashPostgres || sc.pairs) ownPostgres = await startOwnPostgres({ durable: !sc.pairs });
   } catch (err) {
-    result.error = `the suite's own ${sc.crashKafka ? 'broker' : 'PostgreSQL'} did not start: ${/** @type {Error} */ (err).message}`;
+    result.error = `the suite's own ${starting} did not start: ${/** @type {Error} */ (err).message}`;
     log(`  error: ${result.error}`);
     await ownKafka?.stop();
     return result;
@@ -294,15 +361,30 @@ async function runScenario(sc, infra, logDir) {
   const infraEnv = { ...infra.env, ...(ownKafka ? { KAFKA_BROKERS: ownKafka.brokers } : {}) };
   const adminDbUrl = ownPostgres?.adminUrl ?? infra.env.DATABASE_URL;
 
-  // The processes: one of every service, each on ports of its own.
+  // The processes: one of every service (two in j), each on ports of its own.
   /** @type {Map<string, Instance>} */
   const instances = new Map();
-  const transfers = TRANSFERS;
-  // Methods, payouts and P2P run where payouts and P2P flow.
-  const services = transfers > 0 ? ALL_SERVICES : SERVICES;
+  const copies = sc.pairs ? 2 : 1;
+  const transfers = transfersOf(sc);
+  // Methods, payouts and P2P run where payouts and P2P flow, and in h-k, which check every service.
+  const services = transfers > 0 || sc.ops ? ALL_SERVICES : SERVICES;
   const all = services === ALL_SERVICES;
   for (const [name, variable] of services)
-    instances.set(name, { key: name, name, variable, index: 1, port: 0, starts: 0 });
+    for (let index = 1; index <= copies; index++) {
+      const key = index === 1 ? name : `${name}#${index}`;
+      instances.set(key, { key, name, variable, index, port: 0, starts: 0 });
+    }
+  // i-reply-topic: the gateway instance that takes over once the first one's reply topic is gone.
+  if (sc.replyTopicDeleted)
+    instances.set('gateway#2', {
+      key: 'gateway#2',
+      name: 'gateway',
+      variable: 'GATEWAY_HTTP_PORT',
+      index: 2,
+      port: 0,
+      starts: 0,
+      standby: true,
+    });
   for (const inst of instances.values()) {
     inst.port = await freePort();
     if (inst.name === 'gateway') inst.opsPort = await freePort();
@@ -312,11 +394,14 @@ async function runScenario(sc, infra, logDir) {
 
   /** @type {Awaited<ReturnType<typeof startReceiver>> | undefined} */
   let receiver;
+  /** @type {Set<Instance>} processes stopped with SIGSTOP (i-unanswered): continued however the scenario ends */
+  const paused = new Set();
   let finishing = false;
   // However the scenario ends (an interrupt included): its services, merchant, database, topics
   // and groups go, then the broker or PostgreSQL of its own.
   const cleanUp = run.defer(`clean up scenario ${sc.id}`, async () => {
     finishing = true;
+    for (const inst of paused) inst.child?.kill('SIGCONT');
     await Promise.all([...instances.values()].map((i) => (i.child ? stopChild(i.child) : undefined)));
     await receiver?.close();
     const k = await removeScratch({
@@ -332,7 +417,8 @@ async function runScenario(sc, infra, logDir) {
   const dbUrl = await createDatabase(adminDbUrl, dbName);
   await ensureContractTopics(infraEnv.KAFKA_BROKERS, prefix);
   receiver = await startReceiver();
-  const perShopLimit = DEFAULT_PER_SHOP_CONCURRENCY;
+  if (sc.pairs) receiver.state.holdMs = PAIRS_HOLD_MS;
+  const perShopLimit = sc.pairs ? PAIRS_PER_SHOP_CONCURRENCY : DEFAULT_PER_SHOP_CONCURRENCY;
   const env = {
     ...systemEnv({
       infraEnv,
@@ -345,21 +431,33 @@ async function runScenario(sc, infra, logDir) {
       opsToken: OPS_TOKEN,
       sandboxSecret: SANDBOX_SECRET,
       instanceId: 'faults',
+      metadataMaxAgeMs: METADATA_MAX_AGE_MS,
     }),
-    // Nine processes on a PostgreSQL others use too: pools of the test stacks' size.
-    ...(all ? { DATABASE_POOL_MAX: '4' } : {}),
+    // Nine processes on a PostgreSQL others use too (eighteen in j, on one of the suite's own): smaller pools.
+    ...(all ? { DATABASE_POOL_MAX: sc.pairs ? '3' : '4' } : {}),
+    ...(sc.pairs ? { MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: String(PAIRS_PER_SHOP_CONCURRENCY) } : {}),
   };
-  /** What one process gets besides `env`: its own ports, a new instance id. */
-  const envOf = (/** @type {Instance} */ inst) => ({
-    [inst.variable]: String(inst.port),
-    ...(inst.opsPort ? { GATEWAY_OPS_HTTP_PORT: String(inst.opsPort) } : {}),
-    // New on every start, as a new pod's: `<service>-<index>-<start>-<random>`.
-    ...instanceEnv(`${inst.name}-${inst.index}-${inst.starts}-${randomBytes(3).toString('hex')}`),
-  });
+  /** What one process gets besides `env`: its own ports, sandbox and ingest of the same index, a new instance id. */
+  const envOf = (/** @type {Instance} */ inst) => {
+    const peer = (/** @type {string} */ name) =>
+      instances.get(inst.index === 1 ? name : `${name}#${inst.index}`) ?? the(name);
+    return {
+      [inst.variable]: String(inst.port),
+      ...(inst.opsPort ? { GATEWAY_OPS_HTTP_PORT: String(inst.opsPort) } : {}),
+      ...(SENDING.includes(inst.name) ? { SANDBOX_PROVIDER_URL: base(peer('provider-sandbox')) } : {}),
+      ...(inst.name === 'provider-sandbox'
+        ? { SANDBOX_CALLBACKS_URL: `${base(peer('callbacks-ingest'))}/callbacks/sandbox` }
+        : {}),
+      ...(inst.name === 'checkout' ? { CHECKOUT_PUBLIC_URL: base(inst) } : {}),
+      // New on every start, as a new pod's: `<service>-<index>-<start>-<random>`.
+      ...instanceEnv(`${inst.name}-${inst.index}-${inst.starts}-${randomBytes(3).toString('hex')}`),
+    };
+  };
   const start = (/** @type {string} */ key, extraEnv = {}) => {
     if (run.finishing) throw new Error('interrupted');
     const inst = the(key);
     inst.starts += 1;
+    inst.standby = false;
     const own = envOf(inst);
     inst.instanceId = own.INSTANCE_ID;
     const logFile = path.join(logDir, `${sc.id}-${key.replace('#', '-')}-${Date.now()}.log`);
@@ -384,7 +482,7 @@ async function runScenario(sc, infra, logDir) {
     await waitReady(base(inst), opts);
     if (inst.opsPort) await waitReady(`http://127.0.0.1:${inst.opsPort}`, { ...opts, label: `${key} (operators)` });
   };
-  const running = () => [...instances.values()];
+  const running = () => [...instances.values()].filter((i) => !i.standby && !i.retired);
   /** @returns {import('./client.mjs').Endpoint[]} every listener of the running processes */
   const endpoints = () =>
     running().flatMap((i) => [
@@ -411,12 +509,13 @@ async function runScenario(sc, infra, logDir) {
   try {
     /** @type {number | null} */
     let faultAt = null;
-    /** @type {number | null} when the fault was over: the last process restarted */
+    /** @type {number | null} when the fault was over: the last process restarted (and, in h–k, ready) */
     let faultEndedAt = null;
     let failpointFired = false;
     /** @type {string[] | undefined} */
     let failpointBatch;
     for (const inst of instances.values()) {
+      if (inst.standby) continue;
       if (inst.key !== sc.failpoint) {
         start(inst.key);
         continue;
@@ -476,13 +575,19 @@ async function runScenario(sc, infra, logDir) {
     /** @type {Map<string, number>} */
     const answers = new Map();
     const loadStart = Date.now();
-    // Every object must have been answered by LOAD_MS after the start.
-    const deadlineOf = () => loadStart + LOAD_MS;
+    // Every object must have been answered by LOAD_MS after the start; in h–k, LOAD_MS after the fault's end.
+    const deadlineOf = () => {
+      if (!sc.ops) return loadStart + LOAD_MS;
+      if (faultAt && !faultEndedAt) return Infinity;
+      return Math.max(loadStart, faultEndedAt ?? 0) + LOAD_MS;
+    };
     const plan = loadPlan({ order: ORDERS, payout: transfers, p2p: transfers });
     let next = 0;
     /** What the load had answered 2xx, by kind, and how many of its objects never were. */
     const acked = { order: 0, payout: 0, p2p: 0 };
     let unanswered = 0;
+    /** Requests to the gateway sent and not answered yet (i: how many the fault caught). */
+    let inFlight = 0;
     /** @type {number | null} */
     let firstOkAfterFault = null;
     const noteOk = () => {
@@ -506,7 +611,11 @@ async function runScenario(sc, infra, logDir) {
         // Past the deadline the rest of the plan is not sent: counted as never answered.
         if (Date.now() > deadlineOf()) return;
         const i = next++;
-        if (i >= plan.length) return;
+        if (i >= plan.length) {
+          // h–k: the load goes on, slower, as long as the fault does.
+          if (!sc.ops || !injected || faultEndedAt) return;
+          await sleep(PACE_MS);
+        }
         if (i === Math.floor(plan.length / 3) && !faultAt && !sc.failpoint) {
           injected = inject().finally(() => {
             faultEndedAt = Date.now();
@@ -514,16 +623,17 @@ async function runScenario(sc, infra, logDir) {
           });
           injected.catch(() => undefined); // awaited (and reported) after the load
         }
-        const kind = plan[i];
+        const kind = plan[i % plan.length];
         const merchantId = `faults-${kind}-${i}-${randomUUID().slice(0, 8)}`;
         const { path: route, body } = createRequest(kind, merchantId);
+        inFlight += 1;
         const res = await untilAnswered(
           agent,
           () => gateway() + route,
           { method: 'POST', headers: { ...auth, 'idempotency-key': merchantId }, body },
           deadlineOf,
           answers,
-        );
+        ).finally(() => (inFlight -= 1));
         if (!res) {
           unanswered += 1;
           continue;
@@ -566,6 +676,66 @@ async function runScenario(sc, infra, logDir) {
         await sleep(OUTAGE_MS);
         await own.restart();
         log(`  ${sc.crashKafka ? 'broker' : 'PostgreSQL'} back after ${((Date.now() - faultAt) / 1000).toFixed(1)} s`);
+      } else if (sc.restartKafka) {
+        const own = /** @type {NonNullable<typeof ownKafka>} */ (ownKafka);
+        await own.shutdown();
+        const down = Date.now();
+        log(`  broker stopped (SIGTERM) in ${((down - faultAt) / 1000).toFixed(1)} s; starting it again`);
+        await own.restart();
+        log(`  broker back after ${((Date.now() - faultAt) / 1000).toFixed(1)} s`);
+      } else if (sc.rolling) {
+        for (const inst of running()) {
+          const t = Date.now();
+          await stop(inst.key, 'SIGTERM');
+          const stopped = Date.now();
+          // stopChild's SIGKILL after 10 s: the process did not finish its shutdown.
+          const how = inst.child?.signalCode === 'SIGKILL' ? 'still running 10 s after SIGTERM, SIGKILLed' : 'exited';
+          start(inst.key);
+          await ready(inst.key);
+          log(
+            `  ${inst.key}: SIGTERM, ${how} after ${((stopped - t) / 1000).toFixed(1)} s; ready again as ${inst.instanceId} after ${((Date.now() - stopped) / 1000).toFixed(1)} s`,
+          );
+        }
+      } else if (sc.replyTopicDeleted) {
+        const brokers = infraEnv.KAFKA_BROKERS;
+        const old = the('gateway');
+        const topics = await gatewayReplyTopics(brokers, prefix, /** @type {string} */ (old.instanceId));
+        if (!topics.length) throw new Error(`no reply topic of the gateway (${old.instanceId}) to delete`);
+        const caught = inFlight;
+        await deleteTopics(brokers, topics);
+        log(`  deleted ${topics.join(', ')} with ${caught} request(s) in flight`);
+        start('gateway#2');
+        await ready('gateway#2');
+        // The merchants' requests go to the new instance from now on; the old one is stopped.
+        old.retired = true;
+        await stop('gateway', 'SIGTERM');
+        log(
+          `  gateway#2 (${the('gateway#2').instanceId}) ready and taking the load ${((Date.now() - faultAt) / 1000).toFixed(1)} s after the deletion; the first gateway stopped`,
+        );
+      } else if (sc.unanswered) {
+        // The replying services stop (SIGSTOP) for a moment: the gateway's requests to them wait unanswered.
+        for (const name of REPLYING) {
+          the(name).child?.kill('SIGSTOP');
+          paused.add(the(name));
+        }
+        await sleep(1500);
+        const caught = inFlight;
+        await stop('gateway', 'SIGKILL');
+        for (const inst of paused) inst.child?.kill('SIGCONT');
+        paused.clear();
+        log(`  gateway SIGKILLed with ${caught} request(s) unanswered (${REPLYING.join(', ')} paused 1.5 s)`);
+        start('gateway');
+        await ready('gateway');
+        log(
+          `  gateway ready again as ${the('gateway').instanceId} ${((Date.now() - faultAt) / 1000).toFixed(1)} s after the kill`,
+        );
+      } else if (sc.pairs) {
+        const victims = running().filter((i) => i.index === 1);
+        await Promise.all(victims.map((v) => stop(v.key, 'SIGKILL')));
+        log(`  SIGKILLed ${victims.map((v) => v.key).join(', ')}; starting them again`);
+        for (const v of victims) start(v.key);
+        await Promise.all(victims.map((v) => ready(v.key)));
+        log(`  all back and ready ${((Date.now() - faultAt) / 1000).toFixed(1)} s after the kill`);
       }
     };
     await Promise.all(Array.from({ length: WORKERS }, worker));
@@ -599,6 +769,22 @@ async function runScenario(sc, infra, logDir) {
       result.firstOk = firstOkAfterFault ? `${((firstOkAfterFault - faultAt) / 1000).toFixed(1)} s` : 'never';
       result.settledIn = `${((Date.now() - faultAt) / 1000).toFixed(1)} s`;
     }
+    if (sc.ops && since && again.at) {
+      // Past two metadata refreshes of every client: a service wedged on metadata it held from before
+      // the fault (a topic deleted or moved under it) shows now.
+      const past = since + 2 * METADATA_MAX_AGE_MS + 1000;
+      if (past > Date.now()) await sleep(past - Date.now());
+      const still = await probeEverything(Date.now() + STILL_ANSWERS_MS);
+      if (still.at)
+        log(
+          `  every service still answers ${((Date.now() - since) / 1000).toFixed(0)} s after the fault (past two metadata refreshes of ${METADATA_MAX_AGE_MS / 1000} s)`,
+        );
+      else
+        errors.push(
+          `past two metadata refreshes after the fault, not every service answers: ${still.failures.slice(0, 4).join('; ')}`,
+        );
+      await settle(); // the probes' own objects too
+    }
     // Settled: a little longer, so that late duplicates have a chance to show.
     await sleep(2000);
     const rec = reconcile({ journal, rows: await objectsOf(dbUrl, shop.id), deliveries: receiver.deliveries });
@@ -608,7 +794,7 @@ async function runScenario(sc, infra, logDir) {
     // A service that never recovers loses nothing it acknowledged, but it is a failure all the same.
     if (unanswered)
       errors.push(
-        `${unanswered} of ${unanswered + acked.order + acked.payout + acked.p2p} objects never answered 2xx within ${LOAD_MS / 1000} s`,
+        `${unanswered} of ${unanswered + acked.order + acked.payout + acked.p2p} objects never answered 2xx within ${LOAD_MS / 1000} s${sc.ops ? ' of the end of the fault' : ''}`,
       );
     const maxPerShop = Math.max(0, ...receiver.maxInFlight.values());
     const maxAt = receiver.maxAt.get(shop.id);

@@ -1,6 +1,10 @@
-// What the fault suite asks of the services it runs: is one ready (its readiness endpoint).
-import { lastLines } from '../stack/common.mjs';
+// What the fault suite asks of the services it runs: is one ready (its readiness endpoint), and the
+// Kafka side of request-reply (the reply topics of a requester).
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { lastLines, ROOT } from '../stack/common.mjs';
 
+const require = createRequire(path.join(ROOT, 'package.json'));
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -49,5 +53,57 @@ export async function waitReady(base, { child, timeoutMs = 90_000, label = base 
     if (Date.now() > deadline)
       throw new Error(`${label} not ready within ${timeoutMs / 1000} s (${r.path} answered ${r.status})`);
     await sleep(250);
+  }
+}
+
+/** @param {string} brokers */
+async function kafkaAdmin(brokers) {
+  const { Kafka, logLevel } = require('kafkajs');
+  const admin = new Kafka({
+    clientId: 'payments-faults',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+    retry: { retries: 3 },
+  }).admin();
+  await admin.connect();
+  return admin;
+}
+
+/**
+ * The reply topics of a gateway instance under `prefix`: `gateway.replies.<instance id>` (one per
+ * instance, the code of today) and `gateway.replies` (one topic the instances of a requester share,
+ * the design being introduced), whichever exist.
+ * @param {string} brokers
+ * @param {string} prefix
+ * @param {string} instanceId
+ */
+export async function gatewayReplyTopics(brokers, prefix, instanceId) {
+  const admin = await kafkaAdmin(brokers);
+  try {
+    const wanted = new Set([`${prefix}gateway.replies.${instanceId}`, `${prefix}gateway.replies`]);
+    return (await admin.listTopics()).filter((t) => wanted.has(t));
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Deletes topics and waits until the broker no longer lists them.
+ * @param {string} brokers
+ * @param {string[]} topics
+ */
+export async function deleteTopics(brokers, topics) {
+  if (!topics.length) return;
+  const admin = await kafkaAdmin(brokers);
+  try {
+    await admin.deleteTopics({ topics, timeout: 30_000 });
+    const deadline = Date.now() + 30_000;
+    while ((await admin.listTopics()).some((t) => topics.includes(t))) {
+      if (Date.now() > deadline) throw new Error(`${topics.join(', ')} still listed 30 s after their deletion`);
+      await sleep(200);
+    }
+  } finally {
+    await admin.disconnect().catch(() => undefined);
   }
 }
