@@ -30,7 +30,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT, startService } from '../stack/common.mjs';
-import { ALL_SERVICES, freePort, instanceEnv, SERVICES, systemEnv } from '../stack/system.mjs';
+import { ALL_SERVICES, instanceEnv, SERVICES, systemEnv } from '../stack/system.mjs';
 import { ensureKafka, stopKafka } from '../infra/kafka.mjs';
 import { createDatabase, ensurePostgres, stopEmbeddedPostgres } from '../infra/postgres.mjs';
 import { readPid, startRun, stopChild } from '../infra/process.mjs';
@@ -385,9 +385,18 @@ async function runScenario(sc, infra, logDir) {
       starts: 0,
       standby: true,
     });
+  // Outside the ephemeral range, as the own broker's: a port the system handed out and took back
+  // (freePort) was once taken by some client's socket before the gateway bound it (EADDRINUSE, e).
+  /** @type {number[]} */
+  const taken = [];
+  const portOf = async () => {
+    const port = await stablePort(taken);
+    taken.push(port);
+    return port;
+  };
   for (const inst of instances.values()) {
-    inst.port = await freePort();
-    if (inst.name === 'gateway') inst.opsPort = await freePort();
+    inst.port = await portOf();
+    if (inst.name === 'gateway') inst.opsPort = await portOf();
   }
   const the = (/** @type {string} */ key) => /** @type {Instance} */ (instances.get(key));
   const base = (/** @type {Instance} */ inst) => `http://127.0.0.1:${inst.port}`;

@@ -47,8 +47,9 @@ export async function waitReady(base, { child, timeoutMs = 90_000, label = base 
     const r = await readiness(base);
     if (r.ok) return r;
     if (child && (child.exitCode !== null || child.signalCode !== null)) {
-      const tail = child.logFile ? `; the end of its log:\n${lastLines(child.logFile, 15)}` : '';
-      throw new Error(`${label} exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready${tail}`);
+      // Its last line says why (Nest's start-up error); the rest is in the log.
+      const why = child.logFile ? `: ${lastLines(child.logFile, 1)} (${path.relative(ROOT, child.logFile)})` : '';
+      throw new Error(`${label} exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready${why}`);
     }
     if (Date.now() > deadline)
       throw new Error(`${label} not ready within ${timeoutMs / 1000} s (${r.path} answered ${r.status})`);
