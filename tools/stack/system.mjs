@@ -14,6 +14,19 @@ export const SERVICES = [
   ['checkout', 'CHECKOUT_HTTP_PORT'],
 ];
 
+/**
+ * The rest of the system, which `npm start` runs too: payout and payment methods, payouts and P2P.
+ * The fault suite runs them all (ALL_SERVICES); the bench runs SERVICES only.
+ */
+export const TRANSFER_SERVICES = [
+  ['methods', 'METHODS_HTTP_PORT'],
+  ['payouts', 'PAYOUTS_HTTP_PORT'],
+  ['p2p', 'P2P_HTTP_PORT'],
+];
+
+/** Every service of the system, with the variable that sets its HTTP port. */
+export const ALL_SERVICES = [...SERVICES, ...TRANSFER_SERVICES];
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -31,14 +44,36 @@ export function signSandbox(secret, body) {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-/** Free ports for SERVICES, and one for the gateway's operators' listener (`gateway-ops`). */
-export async function freePorts() {
-  const names = [...SERVICES.map(([name]) => name), 'gateway-ops'];
+/**
+ * Free ports for `services` (SERVICES unless given), and one for the gateway's operators' listener
+ * (`gateway-ops`).
+ * @param {string[][]} [services]
+ */
+export async function freePorts(services = SERVICES) {
+  const names = [...services.map(([name]) => name), 'gateway-ops'];
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()])));
 }
 
-/** The environment every service of one isolated run gets, with card vault keys of its own. */
-export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId }) {
+/**
+ * The variables that name one process of a service: the gateway's and checkout's own, and the
+ * generic INSTANCE_ID every service reads (a service that does not know one ignores it). A fresh
+ * id on every start of a process, as a new pod gets: today a requester's id names its reply topic
+ * (`gateway.replies.<id>`, checkout's too), so two processes must never share one.
+ * @param {string} instanceId
+ */
+export function instanceEnv(instanceId) {
+  return { INSTANCE_ID: instanceId, GATEWAY_INSTANCE_ID: instanceId, CHECKOUT_INSTANCE_ID: instanceId };
+}
+
+/**
+ * The environment every service of one isolated run gets, with card vault keys of its own. The
+ * HTTP port of every service `ports` names (ALL_SERVICES). `metadataMaxAgeMs`, where given, is how
+ * often the services' Kafka clients refresh their metadata (KAFKA_METADATA_MAX_AGE_MS): the fault
+ * suite keeps it short, so that a scenario can wait past two refreshes.
+ * @param {{ infraEnv: Record<string, string>, dbUrl: string, prefix: string, ports: Record<string, number>,
+ *   opsToken: string, sandboxSecret: string, instanceId: string, metadataMaxAgeMs?: number }} opts
+ */
+export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId, metadataMaxAgeMs }) {
   return {
     ...infraEnv,
     DATABASE_URL: dbUrl,
@@ -55,8 +90,14 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
     CALLBACK_URL_ALLOW_INSECURE: 'true',
     AUTH_FAILURES_BURST: '1000000',
     ...newCardVaultEnv(),
-    ...Object.fromEntries(SERVICES.map(([name, variable]) => [variable, String(ports[name])])),
+    ...Object.fromEntries(
+      ALL_SERVICES.filter(([name]) => ports[name] !== undefined).map(([name, variable]) => [
+        variable,
+        String(ports[name]),
+      ]),
+    ),
     // The gateway's operators' listener (/ops/v1): a port of its own, see withOperatorPort.
     GATEWAY_OPS_HTTP_PORT: String(ports['gateway-ops']),
+    ...(metadataMaxAgeMs ? { KAFKA_METADATA_MAX_AGE_MS: String(metadataMaxAgeMs) } : {}),
   };
 }
