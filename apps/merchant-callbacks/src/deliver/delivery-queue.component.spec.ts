@@ -103,6 +103,21 @@ describe('the delivery queue', () => {
     await ds.query(`TRUNCATE ${SCHEMA}.delivery_attempts, ${SCHEMA}.deliveries, ${SCHEMA}.delivery_heads`);
   });
 
+  it('when two instances claim at the same moment, then together they never take more of a shop than its limit', async () => {
+    const shop = randomUUID();
+    for (let i = 0; i < 12; i++) await insert(shop, randomUUID(), 1);
+    // A second instance: its own repository, so its own connections from the pool.
+    const other = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+    const claimWith = (repo: DeliveryRepository) =>
+      repo.claimDue(T0, at(LEASE), 100, 3, randomUUID(), 'test').then((r) => r.claimed.length);
+    for (let round = 0; round < 10; round++) {
+      await ds.query(`UPDATE ${SCHEMA}.deliveries SET claim_token = NULL, next_attempt_at = $1`, [T0]);
+      await ds.query(`UPDATE ${SCHEMA}.delivery_heads SET due_at = $1`, [T0]);
+      const [a, b] = await Promise.all([claimWith(q), claimWith(other)]);
+      expect({ round, inFlight: a + b }).toEqual({ round, inFlight: 3 });
+    }
+  });
+
   it('when an object has several deliveries, then one at a time goes out, in sequence order, and a retry holds the later ones back', async () => {
     const shop = randomUUID();
     const [a, b] = [randomUUID(), randomUUID()];

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkQueue, type WorkQueueTable } from '@payments/messaging';
 import { preparedQuery } from '@payments/platform';
@@ -158,11 +158,17 @@ export class DeliveryRepository {
   private readonly headsTable: string;
   private readonly dueTable: string;
   private readonly shopsTable: string;
+  /** Serializes the claims of every instance (see claimDue): a transaction-scoped advisory lock. */
+  private readonly claimLock: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(MERCHANT_CALLBACKS_CONFIG) config: MerchantCallbacksConfig,
   ) {
+    this.claimLock = BigInt.asIntN(
+      64,
+      BigInt('0x' + createHash('sha256').update(`deliveries-claim:${config.schema}`).digest('hex').slice(0, 16)),
+    ).toString();
     this.table = `"${config.schema}".deliveries`;
     this.attemptsTable = `"${config.schema}".delivery_attempts`;
     this.headsTable = `"${config.schema}".feed_heads`;
@@ -286,6 +292,13 @@ export class DeliveryRepository {
    * those it takes the oldest `limit`. Only heads are read (one per object, so per object in
    * sequence order): the cost follows the shops and the deliveries taken, not the backlog. Each
    * claimed delivery comes with its shop's callback settings as they are now.
+   *
+   * Claims of several instances take turns: each runs in a transaction that first takes an
+   * advisory lock, so its statement's snapshot — taken after the lock — sees the claims the one
+   * before it committed. Without it two instances counting a shop's calls in flight at the same
+   * moment each took its free slots (the fault suite's scenario j saw 7 in flight against a limit
+   * of 4). Three round trips where there was one; claims are a few per second per instance
+   * (decision 256).
    */
   async claimDue(
     now: Date,
@@ -296,8 +309,34 @@ export class DeliveryRepository {
     claimedBy: string,
     settling: readonly { id: string; claimToken: string }[] = [],
   ): Promise<{ claimed: ClaimedDelivery[]; stale: ObjectKey[] }> {
-    const rows = await preparedQuery<ClaimRow>(
-      this.dataSource,
+    const runner = this.dataSource.createQueryRunner();
+    let rows: ClaimRow[];
+    try {
+      await runner.connect();
+      await runner.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.claimLock})`);
+      rows = await this.claimRows(runner.manager, now, leaseUntil, limit, perShop, claimToken, claimedBy, settling);
+      await runner.query('COMMIT');
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
+    return this.claimOutcome(rows);
+  }
+
+  private claimRows(
+    manager: EntityManager,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    perShop: number,
+    claimToken: string,
+    claimedBy: string,
+    settling: readonly { id: string; claimToken: string }[],
+  ): Promise<ClaimRow[]> {
+    return preparedQuery<ClaimRow>(
+      manager,
       `WITH RECURSIVE shops AS (
          SELECT (SELECT h.shop_id FROM ${this.dueTable} h ORDER BY h.shop_id LIMIT 1) AS shop_id
          UNION ALL
@@ -344,6 +383,9 @@ export class DeliveryRepository {
         settling.map((d) => d.claimToken),
       ],
     );
+  }
+
+  private claimOutcome(rows: ClaimRow[]): { claimed: ClaimedDelivery[]; stale: ObjectKey[] } {
     const claimed: ClaimedDelivery[] = [];
     const stale: ObjectKey[] = [];
     for (const r of rows) {
