@@ -208,4 +208,37 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
       instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' }),
     ).rejects.toThrow('request client not started');
   });
+
+  it('when the shared reply topic is deleted by hand, then a request times out, the client creates it again, and requests are answered again', async () => {
+    const instance = new KafkaRequestClient(
+      kafka,
+      { requester: 'checkout', instanceId: `co-${randomUUID().slice(0, 8)}` },
+      15000,
+    );
+    clients.push(instance);
+    await instance.start();
+    const ask = (value: string, timeoutMs = 3000) =>
+      instance.request<Echo>(Topics.methodsQueries, 'shop-x', 'test.echo', { value, from: 'x' }, { timeoutMs });
+    expect(await ask('before')).toEqual({ ok: true, result: { value: 'before', from: 'x' } });
+    await admin!.deleteTopics({ topics: [instance.replyTopic] });
+    await eventually(
+      async () => ((await admin!.listTopics()).includes(instance.replyTopic) ? undefined : true),
+      20_000,
+      'the deletion',
+    );
+    const answered = await eventually(
+      async () => {
+        try {
+          return await ask(`after-${randomUUID()}`);
+        } catch (err) {
+          if (err instanceof RequestTimeout) return undefined;
+          throw err;
+        }
+      },
+      90_000,
+      'a reply again',
+    );
+    expect(answered.ok).toBe(true);
+    expect(await admin!.listTopics()).toContain(instance.replyTopic);
+  }, 120_000);
 });

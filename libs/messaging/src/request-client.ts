@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Admin, Consumer, Kafka, Partitioners, Producer } from 'kafkajs';
 import {
   envelope,
@@ -16,6 +17,9 @@ import { bestEffort } from './best-effort';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
+
+/** How often, at most, a request client checks whether its reply topic is still there. */
+const TOPIC_CHECK_INTERVAL_MS = 10_000;
 
 export class RequestTimeout extends Error {
   override readonly name = 'RequestTimeout';
@@ -57,6 +61,8 @@ export class KafkaRequestClient {
   private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
   private admin?: Admin;
+  private readonly logger = new Logger('KafkaRequestClient');
+  private lastTopicCheck = 0;
   /** The next offset to read, per partition of the reply topic. */
   private readonly positions = new Map<number, string>();
   readonly producerHealth: ProducerHealth;
@@ -95,15 +101,7 @@ export class KafkaRequestClient {
   async start(): Promise<void> {
     this.admin = this.kafka.admin();
     await this.admin.connect();
-    const spec = replyTopicSpecs(this.config.topicPrefix).find((s) => s.name === this.replyTo)!;
-    await createTopicsAndWait(this.admin, [
-      {
-        topic: spec.name,
-        numPartitions: spec.partitions,
-        replicationFactor: this.config.replicationFactor,
-        configEntries: Object.entries(spec.config ?? {}).map(([name, value]) => ({ name, value })),
-      },
-    ]);
+    await this.createReplyTopic(this.admin);
     // Where this instance starts: the end of the topic now, before any request of its own left.
     for (const p of await endOffsets(this.admin, this.replyTo)) this.positions.set(p.partition, p.high);
     this.producer = this.kafka.producer({
@@ -125,6 +123,7 @@ export class KafkaRequestClient {
       }),
     ));
     this.consumerHealth.watch(consumer);
+    consumer.on(consumer.events.CRASH, () => void this.recreateReplyTopicIfGone());
     const joined = new Promise<void>((resolve) =>
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         // Synchronous, before the first fetch of the assignment: no reply is skipped, whatever
@@ -154,6 +153,43 @@ export class KafkaRequestClient {
       },
     });
     await joined;
+  }
+
+  private async createReplyTopic(admin: Admin): Promise<void> {
+    const spec = replyTopicSpecs(this.config.topicPrefix).find((s) => s.name === this.replyTo)!;
+    await createTopicsAndWait(admin, [
+      {
+        topic: spec.name,
+        numPartitions: spec.partitions,
+        replicationFactor: this.config.replicationFactor,
+        configEntries: Object.entries(spec.config ?? {}).map(([name, value]) => ({ name, value })),
+      },
+    ]);
+  }
+
+  /**
+   * After a timeout or a crash of the reply consumer, at most every 10 s: if the reply topic is
+   * gone (deleted by hand), it is created again and the positions start at its new end, so
+   * replies flow again without a restart. The services' reply producers find it at their next
+   * metadata refresh (decision 252); what was answered meanwhile was dropped and counted.
+   */
+  private async recreateReplyTopicIfGone(): Promise<void> {
+    const now = Date.now();
+    if (!this.producer || now - this.lastTopicCheck < TOPIC_CHECK_INTERVAL_MS) return;
+    this.lastTopicCheck = now;
+    // A fresh admin: the long-lived one keeps the deleted topic's metadata.
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      if ((await admin.listTopics()).includes(this.replyTo)) return;
+      await this.createReplyTopic(admin);
+      for (const p of await endOffsets(admin, this.replyTo)) this.positions.set(p.partition, p.high);
+      this.logger.warn(`reply topic ${this.replyTo} was gone: created again`);
+    } catch (err) {
+      this.logger.warn(`reply topic ${this.replyTo} could not be checked: ${err instanceof Error ? err.message : err}`);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 
   /** Nest calls this when the app closes. */
@@ -193,6 +229,7 @@ export class KafkaRequestClient {
       const timer = setTimeout(() => {
         this.pending.delete(message.eventId);
         PaymentsMetrics.requestReplyTimeouts.inc({ topic });
+        void this.recreateReplyTopicIfGone();
         reject(new RequestTimeout(`no reply to ${type} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(message.eventId, {
