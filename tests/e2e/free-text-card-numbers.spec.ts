@@ -1,14 +1,15 @@
 import { Client } from 'pg';
 import { http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { aP2pRequest, aPayoutRequest } from '../support/transfers';
+import { aP2pRequest, aPayoutRequest, withPayoutMethods } from '../support/transfers';
 import { TestStack } from '../support/stack';
 
 const CARD = '4111 1111 1111 1111';
 
 /**
  * A card number typed into a free-text field would be stored and answered in clear (only the card
- * fields are masked and, with the vault, tokenized): the gateway refuses it, naming the field.
+ * fields are masked and, with the vault, tokenized): the gateway refuses it, naming the field. One
+ * rule for free text and ids (decision 256): an ordinary numeric id is taken.
  */
 describe('card numbers in free-text fields', () => {
   let stack: TestStack;
@@ -16,8 +17,9 @@ describe('card numbers in free-text fields', () => {
   let db: Client;
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['gateway', 'orders'] });
+    stack = await TestStack.start({ services: ['gateway', 'orders', 'methods', 'payouts', 'p2p'] });
     shop = await aShop(stack.gateway!.url);
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
   });
@@ -72,6 +74,34 @@ describe('card numbers in free-text fields', () => {
       expect(res.text).not.toContain('4111');
     }
   });
+
+  // Refused by the rule before decision 256 (a Luhn-valid window inside): a yyyyMMddHHmmss id with a
+  // sequence, a snowflake on Twitter's epoch and a nanosecond timestamp, all of 27 November 2026.
+  const NUMERIC_IDS = ['2026112709512345678', '2126254704030646272', '1795784134851000000'];
+
+  it.each(NUMERIC_IDS)(
+    'when %s is the merchant id of an order, a payout and a P2P transaction, then each is taken and found by it',
+    async (id) => {
+      const gw = stack.gateway!.url;
+      const order = anOrderRequest();
+      const created = [
+        await http('POST', `${gw}/order`, {
+          token: shop.apiKey,
+          body: { ...order, order: { ...order.order, merchantOrderId: id } },
+        }),
+        await http('POST', `${gw}/payouts`, { token: shop.apiKey, body: aPayoutRequest({ merchantPayoutId: id }) }),
+        await http('POST', `${gw}/p2p`, { token: shop.apiKey, body: aP2pRequest({ merchantP2pId: id }) }),
+      ];
+      expect(created.map((r) => r.status)).toEqual([201, 201, 201]);
+      const found = [
+        await http('GET', `${gw}/order?merchantOrderId=${id}`, { token: shop.apiKey }),
+        await http('GET', `${gw}/payouts?merchantPayoutId=${id}`, { token: shop.apiKey }),
+        await http('GET', `${gw}/p2p?merchantP2pId=${id}`, { token: shop.apiKey }),
+      ];
+      expect(found.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(found.map((r) => r.body.id)).toEqual(created.map((r) => r.body.id));
+    },
+  );
 
   it('when an order description has a number that is not a card, then the order is taken and stored', async () => {
     const description = 'invoice 1764011234567, 4111 1111 1111 1112, call +998901234567';
