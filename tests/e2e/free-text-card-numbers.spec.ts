@@ -75,6 +75,34 @@ describe('card numbers in free-text fields', () => {
     }
   });
 
+  it('when payee.walletId of a payout is a card number, then it is a 400 naming payee.walletId and nothing is stored', async () => {
+    for (const card of [CARD.replace(/ /g, ''), CARD.replace(/ /g, '-')]) {
+      const body = aPayoutRequest({
+        method: 'wallet-payout',
+        payee: { walletId: card, firstName: 'Jane', lastName: 'Doe' },
+        extra: { instrumentType: 'wallet', walletType: 'personal' },
+      });
+      const res = await http('POST', `${stack.gateway!.url}/payouts`, { token: shop.apiKey, body });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path: 'payee.walletId', message: 'must not contain a card number' }]);
+      expect(res.text).not.toContain('4111');
+      const stored = await db.query('SELECT count(*) FROM payouts.payouts WHERE merchant_payout_id = $1', [
+        body.payout.merchantPayoutId,
+      ]);
+      expect(Number(stored.rows[0].count)).toBe(0);
+    }
+    // The same payout with a wallet id that is not a card is taken.
+    const ok = await http('POST', `${stack.gateway!.url}/payouts`, {
+      token: shop.apiKey,
+      body: aPayoutRequest({
+        method: 'wallet-payout',
+        payee: { walletId: '998901234567', firstName: 'Jane', lastName: 'Doe' },
+        extra: { instrumentType: 'wallet', walletType: 'personal' },
+      }),
+    });
+    expect(ok.status).toBe(201);
+  });
+
   // Refused by the rule before decision 256 (a Luhn-valid window inside): a yyyyMMddHHmmss id with a
   // sequence, a snowflake on Twitter's epoch and a nanosecond timestamp, all of 27 November 2026.
   const NUMERIC_IDS = ['2026112709512345678', '2126254704030646272', '1795784134851000000'];

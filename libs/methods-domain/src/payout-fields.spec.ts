@@ -1,5 +1,5 @@
 import type { PayoutFieldSpec } from '@payments/contracts';
-import { checkPayee } from './check-payee';
+import { checkPayee, NO_CARD_NUMBER } from './check-payee';
 import { PayoutFieldsInput, requiredPayoutFields } from './payout-fields';
 
 const paths = (fields: PayoutFieldSpec[]) => fields.map((f) => `${f.path}${f.required ? '' : '?'}:${f.format}`);
@@ -216,5 +216,79 @@ describe('checkPayee: every missing, malformed or unknown payee field, by its JS
   it('when a field is malformed, then the message never echoes the value (card and account numbers stay out of logs)', () => {
     const [error] = checkPayee(card, { cardNumber: '9860123456789016', cardHolder: 'JANE DOE' });
     expect(error.message).not.toContain('9860123456789016');
+  });
+});
+
+describe('checkPayee: a card number in a free-text payee field (decision 256)', () => {
+  const fieldsOf = (input: Parameters<typeof requiredPayoutFields>[0]) => requiredPayoutFields(input);
+  const personal = fieldsOf({ instrumentType: 'wallet', currency: 'USD', walletType: 'personal' });
+  const company = fieldsOf({ instrumentType: 'wallet', currency: 'UZS', walletType: 'company' });
+  const plainWallet = fieldsOf({ instrumentType: 'wallet', currency: 'UZS' });
+  const card = fieldsOf({ instrumentType: 'card', currency: 'UZS', cardBrands: ['uzcard'] });
+  const ton = fieldsOf({ instrumentType: 'crypto', currency: 'TON' });
+  const bank = fieldsOf({ instrumentType: 'bank_transfer', currency: 'USD' });
+
+  it.each<[string, PayoutFieldSpec[], Record<string, string>, string]>([
+    [
+      'a card as the wallet id',
+      personal,
+      { walletId: '4111111111111111', firstName: 'Jane', lastName: 'Doe' },
+      'walletId',
+    ],
+    [
+      'a dashed card as the wallet id',
+      personal,
+      { walletId: '8600-0691-9540-6311', firstName: 'Jane', lastName: 'Doe' },
+      'walletId',
+    ],
+    [
+      'a card as the holder name',
+      card,
+      { cardNumber: '8600069195406311', cardHolder: '8600 0691 9540 6311' },
+      'cardHolder',
+    ],
+    [
+      'a card in the wallet holder name',
+      plainWallet,
+      { walletId: 'w-1', walletHolderName: 'Jane 4111 1111 1111 1111' },
+      'walletHolderName',
+    ],
+    [
+      'a card in the company name',
+      company,
+      { walletId: 'w-1', companyName: 'Acme 5555 5555 5555 4444', taxId: '305123456' },
+      'companyName',
+    ],
+    [
+      'a card as the tax id',
+      company,
+      { walletId: 'w-1', companyName: 'Acme LLC', taxId: '4111-1111-1111-1111' },
+      'taxId',
+    ],
+    ['a card in the memo', ton, { walletAddress: `UQ${'A'.repeat(46)}`, memo: 'card 4111 1111 1111 1111' }, 'memo'],
+    [
+      'a card in the account name',
+      bank,
+      { bankCode: '021000021', accountNumber: '000123456789', accountName: 'Jane 4111 1111 1111 1111' },
+      'accountName',
+    ],
+  ])(
+    'when the payee has %s, then it is refused naming the field, the number never echoed',
+    (_what, fields, payee, name) => {
+      const errors = checkPayee(fields, payee);
+      expect(errors).toEqual([{ path: `payee.${name}`, message: NO_CARD_NUMBER }]);
+    },
+  );
+
+  it.each<[string, PayoutFieldSpec[], Record<string, string>]>([
+    ['a numeric wallet id (a phone number)', plainWallet, { walletId: '998901234567' }],
+    ['a 19-digit numeric wallet id', plainWallet, { walletId: '2026112709512345678' }],
+    [
+      'an account number that happens to be PAN-shaped (decision 51: not a card)',
+      bank,
+      { bankCode: '021000021', accountNumber: '4111111111111111', accountName: 'Jane Doe' },
+    ],
+  ])('when the payee has %s, then it is taken', (_what, fields, payee) => {
+    expect(checkPayee(fields, payee)).toEqual([]);
   });
 });
