@@ -5,4 +5,5 @@ export * from './openapi-answers';
 export * from './asyncapi-messages';
 export * from './card-scan';
 export * from './test-cards';
+export * from './card-recovery';
 export * from './browser';
