@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EnvReader } from '@payments/platform';
 import { createTestDatabase, recoverCardNumber } from '@payments/testing';
-import { CardVault, ERASED_KEEPS_NOTHING } from './card-vault';
+import { CardVault, CardVaultError, ERASED_KEEPS_NOTHING } from './card-vault';
 import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
 
 /** Two of Payme's published Uzcard test numbers (16 digits, BIN 860006 and 860049). */
@@ -20,8 +20,8 @@ describe('erasing a card leaves nothing that recomputes its number', () => {
   const env = generatedCardVaultEnv();
   const fingerprintKey = Buffer.from(env.CARD_VAULT_FINGERPRINT_KEY, 'base64');
   const vaults: CardVault[] = [];
-  const vaultWith = () => {
-    const vault = new CardVault(db.url, readCardVaultConfig(new EnvReader(env)), { poolSize: 2 });
+  const vaultWith = (use: 'required' | 'none' = 'required') => {
+    const vault = new CardVault(db.url, readCardVaultConfig(new EnvReader(env), use), { poolSize: 2 });
     vaults.push(vault);
     return vault;
   };
@@ -96,6 +96,16 @@ describe('erasing a card leaves nothing that recomputes its number', () => {
       await expect(sql.query(`UPDATE card_vault.cards SET ${set} WHERE token = $1`, [token])).rejects.toThrow(
         new RegExp(ERASED_KEEPS_NOTHING),
       );
+  });
+
+  it('when a service holds no fingerprint key, then it opens, erases and rotates cards but cannot tokenize', async () => {
+    const { token } = await vaultWith().tokenize('6011111111111117');
+    const opener = vaultWith('none');
+    expect(opener.tokenizes).toBe(false);
+    await expect(opener.detokenize(token)).resolves.toBe('6011111111111117');
+    await expect(opener.tokenize('6011111111111117')).rejects.toBeInstanceOf(CardVaultError);
+    await expect(opener.tokenize('6011111111111117')).rejects.toMatchObject({ reason: 'no_fingerprint_key' });
+    expect(await opener.erase(token)).toMatchObject({ token });
   });
 });
 

@@ -27,7 +27,7 @@ export interface ErasedCard {
 export class CardVaultError extends Error {
   override readonly name = 'CardVaultError';
   constructor(
-    readonly reason: 'unknown_token' | 'erased' | 'not_a_card_number',
+    readonly reason: 'unknown_token' | 'erased' | 'not_a_card_number' | 'no_fingerprint_key',
     message: string,
   ) {
     super(message);
@@ -83,23 +83,27 @@ export function cardVaultDdl(): string[] {
 /**
  * The one owner of card numbers (docs/decisions.md 110): the only code that encrypts, decrypts or
  * stores them, in its own schema through its own connection pool. Everything else holds tokens.
+ * Only a vault given the fingerprint key tokenizes (decision 257): one that only detokenizes,
+ * erases or rotates has none.
  */
 export class CardVault {
   private readonly pool: Pool;
   private readonly keys: KeyRing;
-  private readonly fingerprintKey: Buffer;
+  private readonly fingerprintKey: Buffer | undefined;
 
   constructor(
     databaseUrl: string,
     config: CardVaultConfig,
     opts: { poolSize?: number; warn?: (line: string) => void } = {},
   ) {
+    const warn = opts.warn ?? ((line: string) => console.warn(`card vault: ${line}`));
     this.pool = newPool(
       { connectionString: databaseUrl, max: opts.poolSize ?? 4, application_name: CARD_VAULT_SCHEMA },
-      opts.warn ?? ((line) => console.warn(`card vault: ${line}`)),
+      warn,
     );
     this.keys = config.keys;
     this.fingerprintKey = config.fingerprintKey;
+    if (config.fingerprintKeyWarning) warn(config.fingerprintKeyWarning);
   }
 
   get activeKeyId(): string {
@@ -149,7 +153,17 @@ export class CardVault {
     });
   }
 
+  /** Whether this vault was given the fingerprint key, so can tokenize. */
+  get tokenizes(): boolean {
+    return this.fingerprintKey !== undefined;
+  }
+
   fingerprintOf(pan: string): string {
+    if (!this.fingerprintKey)
+      throw new CardVaultError(
+        'no_fingerprint_key',
+        'this service has no CARD_VAULT_FINGERPRINT_KEY: it cannot tokenize a card (decision 257)',
+      );
     return createHmac('sha256', this.fingerprintKey).update(pan, 'utf8').digest('base64url');
   }
 
