@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { EnvReader } from '@payments/platform';
 import { createTestDatabase, recoverCardNumber } from '@payments/testing';
 import { CardVault, CardVaultError, ERASED_KEEPS_NOTHING } from './card-vault';
-import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
+import { generateCardVaultKey, generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
 
 /** Two of Payme's published Uzcard test numbers (16 digits, BIN 860006 and 860049). */
 const KEPT = '8600069195406311';
@@ -105,6 +105,18 @@ describe('erasing a card leaves nothing that recomputes its number', () => {
     await expect(opener.detokenize(token)).resolves.toBe('6011111111111117');
     await expect(opener.tokenize('6011111111111117')).rejects.toBeInstanceOf(CardVaultError);
     await expect(opener.tokenize('6011111111111117')).rejects.toMatchObject({ reason: 'no_fingerprint_key' });
+    // It rotates too: with a second key, the card is sealed again under it and still opens.
+    const rotator = new CardVault(
+      db.url,
+      readCardVaultConfig(
+        new EnvReader({ CARD_VAULT_KEYS: `${env.CARD_VAULT_KEYS},${generateCardVaultKey('k2')}` }),
+        'none',
+      ),
+      { poolSize: 1 },
+    );
+    vaults.push(rotator);
+    expect(await rotator.rotateBatch(1000)).toBeGreaterThan(0);
+    await expect(rotator.detokenize(token)).resolves.toBe('6011111111111117');
     expect(await opener.erase(token)).toMatchObject({ token });
   });
 });
