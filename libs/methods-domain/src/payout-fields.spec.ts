@@ -1,4 +1,5 @@
 import type { PayoutFieldSpec } from '@payments/contracts';
+import { DOCUMENTED_TEST_CARDS, groupedAsPrinted } from '@payments/testing';
 import { checkPayee, NO_CARD_NUMBER } from './check-payee';
 import { PayoutFieldsInput, requiredPayoutFields } from './payout-fields';
 
@@ -291,4 +292,56 @@ describe('checkPayee: a card number in a free-text payee field (decision 256)', 
   ])('when the payee has %s, then it is taken', (_what, fields, payee) => {
     expect(checkPayee(fields, payee)).toEqual([]);
   });
+});
+
+describe('checkPayee: every published test card in every free-text payee field (decision 256)', () => {
+  const inputs: PayoutFieldsInput[] = [
+    { instrumentType: 'card', currency: 'UZS' },
+    { instrumentType: 'wallet', currency: 'USD' },
+    { instrumentType: 'wallet', currency: 'USD', walletType: 'personal' },
+    { instrumentType: 'wallet', currency: 'USD', walletType: 'company' },
+    { instrumentType: 'bank_transfer', currency: 'EUR' },
+    { instrumentType: 'bank_transfer', currency: 'UZS' },
+    { instrumentType: 'bank_transfer', currency: 'USD' },
+    { instrumentType: 'mobile_top_up', currency: 'UZS' },
+    { instrumentType: 'crypto', currency: 'TON' },
+    { instrumentType: 'crypto', currency: 'BTC' },
+    { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'TRC20' },
+  ];
+  /** The card itself, the bank account's identifiers and the phone are not free text (decision 51). */
+  const NOT_FREE_TEXT = ['pan', 'iban', 'account-number', 'bank-code', 'bic', 'e164'];
+  const fields = [
+    ...new Map(
+      inputs
+        .flatMap((i) => requiredPayoutFields(i))
+        .filter((f) => !NOT_FREE_TEXT.includes(f.format))
+        .map((f) => [f.path, f]),
+    ).values(),
+  ];
+
+  it('when the free-text payee fields are listed, then they are the ones a card number could sit in', () => {
+    expect(fields.map((f) => f.path).sort()).toEqual([
+      'payee.accountName',
+      'payee.cardHolder',
+      'payee.companyName',
+      'payee.firstName',
+      'payee.lastName',
+      'payee.memo',
+      'payee.taxId',
+      'payee.walletAddress',
+      'payee.walletHolderName',
+      'payee.walletId',
+    ]);
+  });
+
+  it.each(fields.map((f) => [f.path, f]))(
+    'when %s holds any published test card, plain, spaced or dashed, alone or among words, then it is refused naming the field',
+    (path, field) => {
+      const name = path.slice('payee.'.length);
+      for (const { number } of DOCUMENTED_TEST_CARDS)
+        for (const card of [number, groupedAsPrinted(number, ' '), groupedAsPrinted(number, '-')])
+          for (const value of [card, `to ${card} please`])
+            expect(checkPayee([field], { [name]: value })).toEqual([{ path, message: NO_CARD_NUMBER }]);
+    },
+  );
 });
