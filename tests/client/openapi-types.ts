@@ -440,7 +440,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a card's number from the card vault (data-subject request)
-     * @description Removes the encrypted card number for good, and with it its fingerprint, BIN and last 4: nothing left in the vault lets the number be recomputed. The token stays, marked erased. Payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
+     * @description Removes the encrypted card number for good, and with it its fingerprint, BIN and last 4, and the body hash of the idempotency records of the requests that carried it (a replay of those is a 422): nothing kept lets the number be recomputed. The token stays, marked erased. Payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
      */
     delete: operations['OpsCardsController_erase'];
     options?: never;

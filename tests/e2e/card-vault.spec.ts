@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { CardVault, EnvelopeError, generateCardVaultKey, readCardVaultConfig, rotateAll } from '@payments/card-vault';
 import { verifySignature } from '@payments/callback-signature';
@@ -13,6 +13,7 @@ import {
   scanTopicsForCards,
   testKafka,
 } from '@payments/testing';
+import { canonicalJson } from '../../apps/gateway/src/idempotency/idempotency-request';
 import { ShopSecretResealer } from '../../apps/gateway/src/shops/shop-secret-resealer.service';
 import { ShopSecretResealer as CallbackSecretResealer } from '../../apps/merchant-callbacks/src/shop-settings/shop-secret-resealer.service';
 import { CallbackReceiver } from '../support/callback-receiver';
@@ -245,10 +246,37 @@ describe('card vault: card numbers never stored or published in clear', () => {
   });
 
   it('when an operator erases a card, then its number, fingerprint, BIN and last 4 are gone, its token is marked erased and the payout keeps its masked number', async () => {
-    const payout = await createPayout({ amount: '10.00', payee: { cardNumber: testCard(7), cardHolder: 'JANE DOE' } });
+    const key = `idem-${randomUUID()}`;
+    const request = aPayoutRequest({
+      amount: '10.00',
+      payee: { cardNumber: testCard(7), cardHolder: 'JANE DOE' },
+      extra: { callbackUrl: receiver.url },
+    });
+    const payout = (
+      await http('POST', `${gw()}/payouts`, { token: shop.apiKey, body: request, headers: { 'idempotency-key': key } })
+    ).body;
     const { rows } = await db.query(`SELECT payee_cards FROM payouts.payouts WHERE id = $1`, [payout.id]);
     const token: string = rows[0].payee_cards.cardNumber.token;
     await payoutUntil(payout.id, 'completed');
+    // The idempotency record keeps a SHA-256 of the request body, which holds the number: an
+    // attacker who rebuilds the body from the stored answer tests the ~10^5 candidates against it.
+    const idempotencyRecord = async () =>
+      (await db.query(`SELECT * FROM gateway.idempotency_keys WHERE idempotency_key = $1`, [key])).rows[0];
+    const bodyAttack = async () =>
+      recoverCardNumber({
+        held: Object.values(await idempotencyRecord()),
+        bin: testCard(7).slice(0, 6),
+        last4: testCard(7).slice(-4),
+        length: 16,
+        fingerprintKey: Buffer.from(fingerprintKey, 'base64'),
+        alsoHashed: (pan) => [
+          createHash('sha256')
+            .update(canonicalJson({ ...request, payee: { ...request.payee, cardNumber: pan } }))
+            .digest('hex'),
+        ],
+      });
+    expect((await idempotencyRecord()).card_tokens).toEqual([token]);
+    expect((await bodyAttack()).recovered).toBe(testCard(7)); // before erasure: the attack works
 
     const erased = await http('DELETE', `${opsUrlOf(gw())}/ops/v1/cards/${token}`, { token: TEST_OPS_TOKEN });
     expect(erased.status).toBe(200);
@@ -280,6 +308,15 @@ describe('card vault: card numbers never stored or published in clear', () => {
       fingerprintKey: Buffer.from(fingerprintKey, 'base64'),
     });
     expect(attack).toMatchObject({ candidates: 100_000, recovered: undefined });
+    // The idempotency record forgot the body's hash, and a replay of the request is refused, not answered.
+    expect(await bodyAttack()).toMatchObject({ candidates: 100_000, recovered: undefined });
+    const replay = await http('POST', `${gw()}/payouts`, {
+      token: shop.apiKey,
+      body: request,
+      headers: { 'idempotency-key': key },
+    });
+    expect(replay.status).toBe(422);
+    expect(replay.body.detail).toContain('a card since erased');
     const vault = vaultWith(`${oldKey},${newKey}`);
     try {
       await expect(vault.detokenize(token)).rejects.toMatchObject({ reason: 'erased' });

@@ -17,7 +17,9 @@ export interface RecoveryAttempt {
  * with the known BIN and last 4 and a valid Luhn digit (10^5 for 16 digits) is hashed as the vault
  * fingerprints a card (HMAC-SHA256 under the fingerprint key) and, for good measure, with a plain
  * SHA-256, each in base64url, base64 and hex, and compared with every value the attacker holds
- * (every column of the card's row). A match is the card number recovered.
+ * (every column of the card's row). A match is the card number recovered. `alsoHashed` adds
+ * other things an attacker would compute of a candidate (the SHA-256 of a request body that held
+ * it, as an idempotency record keeps).
  */
 export function recoverCardNumber(opts: {
   held: readonly unknown[];
@@ -25,6 +27,7 @@ export function recoverCardNumber(opts: {
   last4: string;
   length: number;
   fingerprintKey: Buffer;
+  alsoHashed?: (pan: string) => string[];
 }): RecoveryAttempt {
   const started = process.hrtime.bigint();
   const held = new Set(opts.held.filter((v) => v !== null && v !== undefined).map((v) => String(v)));
@@ -39,7 +42,11 @@ export function recoverCardNumber(opts: {
       createHmac('sha256', opts.fingerprintKey).update(pan, 'utf8').digest(),
       createHash('sha256').update(pan, 'utf8').digest(),
     ];
-    const forms = [pan, ...digests.flatMap((d) => [d.toString('base64url'), d.toString('base64'), d.toString('hex')])];
+    const forms = [
+      pan,
+      ...digests.flatMap((d) => [d.toString('base64url'), d.toString('base64'), d.toString('hex')]),
+      ...(opts.alsoHashed?.(pan) ?? []),
+    ];
     if (forms.some((f) => held.has(f))) recovered = pan;
   }
   return { recovered, candidates, held: held.size, ms: Number(process.hrtime.bigint() - started) / 1e6 };
