@@ -72,7 +72,7 @@ BEGIN
     CONSTRAINT cards_erased_keeps_nothing CHECK (CASE WHEN erased_at IS NULL THEN num_nulls(fingerprint, bin, last4) = 0
                                                ELSE num_nonnulls(fingerprint, bin, last4) = 0 END)
   );
-  -- A table from before decision 257, whose erased cards kept their fingerprint, BIN and last 4:
+  -- A table from before decision 259, whose erased cards kept their fingerprint, BIN and last 4:
   -- the columns become nullable, those rows are scrubbed, then the constraint holds.
   ALTER TABLE card_vault.cards ALTER COLUMN fingerprint DROP NOT NULL, ALTER COLUMN bin DROP NOT NULL,
     ALTER COLUMN last4 DROP NOT NULL;

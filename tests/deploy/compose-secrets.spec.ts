@@ -48,7 +48,7 @@ describe('the secrets of docker-compose.yml', () => {
     expect(composeValue('kafka-ui', 'AUTH_TYPE')).toBe('LOGIN_FORM');
   });
 
-  it('when the services are started, then the fingerprint key goes only to the gateway and checkout (decision 257)', () => {
+  it('when the services are started, then the fingerprint key goes only to the gateway and checkout (decision 259)', () => {
     type Env = Record<string, unknown>;
     const services = (load(compose) as { services: Record<string, { environment?: Env }> }).services;
     /** A service's environment with its `<<` merges resolved, as Compose does. */

@@ -367,7 +367,7 @@ describe('checkout (the hosted pages) in k8s', () => {
   );
 });
 
-describe('the card vault keys in k8s (decision 257)', () => {
+describe('the card vault keys in k8s (decision 259)', () => {
   const holders = (key: string) =>
     deployments
       .filter((d) => envOf(d, key))

@@ -298,7 +298,7 @@ describe('card vault: card numbers never stored or published in clear', () => {
     const stored = await db.query(`SELECT * FROM card_vault.cards WHERE token = $1`, [token]);
     expect(stored.rows[0]).toMatchObject({ ciphertext: null, key_id: null, fingerprint: null, bin: null, last4: null });
     expect(stored.rows[0].erased_at).not.toBeNull();
-    // The review's attack (decision 257), with the BIN and last 4 the payout keeps and the stack's
+    // The review's attack (decision 259), with the BIN and last 4 the payout keeps and the stack's
     // fingerprint key, against every value the erased row still holds: nothing is recovered.
     const attack = recoverCardNumber({
       held: Object.values(stored.rows[0]),

@@ -9,7 +9,7 @@ const CARD = '4111 1111 1111 1111';
 /**
  * A card number typed into a free-text field would be stored and answered in clear (only the card
  * fields are masked and, with the vault, tokenized): the gateway refuses it, naming the field. One
- * rule for free text and ids (decision 256): an ordinary numeric id is taken.
+ * rule for free text and ids (decision 258): an ordinary numeric id is taken.
  */
 describe('card numbers in free-text fields', () => {
   let stack: TestStack;
@@ -103,7 +103,7 @@ describe('card numbers in free-text fields', () => {
     expect(ok.status).toBe(201);
   });
 
-  // Refused by the rule before decision 256 (a Luhn-valid window inside): a yyyyMMddHHmmss id with a
+  // Refused by the rule before decision 258 (a Luhn-valid window inside): a yyyyMMddHHmmss id with a
   // sequence, a snowflake on Twitter's epoch and a nanosecond timestamp, all of 27 November 2026.
   const NUMERIC_IDS = ['2026112709512345678', '2126254704030646272', '1795784134851000000'];
 

@@ -97,7 +97,7 @@ export class TestStack {
 
   /**
    * A service's environment. Only a service that tokenizes (the gateway, checkout) gets the
-   * fingerprint key, as in k8s and Compose (decision 257): the others start without it.
+   * fingerprint key, as in k8s and Compose (decision 259): the others start without it.
    */
   env(extra: Record<string, string> = {}, o: { tokenizes?: boolean } = {}): EnvReader {
     const all: Record<string, string> = {

@@ -506,7 +506,7 @@ export class CheckoutController {
     }
     if (Object.keys(errors).length > 0) {
       // Card numbers are never echoed back, neither from the card field nor from any other: the
-      // recipient types them again, told why a field was emptied (decision 256).
+      // recipient types them again, told why a field was emptied (decision 258).
       for (const [name, shown] of Object.entries(values))
         if (shown !== payee[name] && !errors[name]) errors[name] = t.errCardInField;
       return this.renderPayout(v, reply, 400, { locale, path: link.path, methods, chosen, fields, errors, values });
@@ -686,7 +686,7 @@ export class CheckoutController {
 
 /**
  * A form value to show again, or nothing when it carries a card number: looked for inside longer
- * numbers too (decision 256), since echoing less than the input rule refuses is the safe side.
+ * numbers too (decision 258), since echoing less than the input rule refuses is the safe side.
  */
 export function noCardIn(value: string): string {
   return cardNumbersIn(value, { insideLongerNumbers: true }).length > 0 ? '' : value;

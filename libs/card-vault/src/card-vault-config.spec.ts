@@ -29,7 +29,7 @@ describe('readCardVaultConfig', () => {
     expect(read(generatedCardVaultEnv(['2025', '2026'])).keys.activeKeyId).toBe('2026');
   });
 
-  describe('the fingerprint key only where cards are tokenized (decision 257)', () => {
+  describe('the fingerprint key only where cards are tokenized (decision 259)', () => {
     const { CARD_VAULT_KEYS } = generatedCardVaultEnv();
 
     it('when a tokenizing service (gateway, checkout) has no fingerprint key, then it refuses to start naming it', () => {

@@ -7,7 +7,7 @@ export interface CardVaultConfig {
   keys: KeyRing;
   /**
    * CARD_VAULT_FINGERPRINT_KEY: the HMAC key of fingerprints, its own, never an encryption key.
-   * Only where cards are tokenized (decision 257); undefined elsewhere.
+   * Only where cards are tokenized (decision 259); undefined elsewhere.
    */
   fingerprintKey?: Buffer;
   /** Said once at boot when the service was given a fingerprint key it does not need. */
@@ -15,7 +15,7 @@ export interface CardVaultConfig {
 }
 
 /**
- * What a service does with the fingerprint key (decision 257): `required` where cards are
+ * What a service does with the fingerprint key (decision 259): `required` where cards are
  * tokenized (the gateway, checkout), `upgrade-only` where only the migration of a database from
  * before the vault tokenizes (payouts, p2p), `none` where the vault only opens, erases or rotates
  * numbers (orders, `vault:rotate`).
@@ -44,7 +44,7 @@ export function readCardVaultConfig(env: EnvReader, use: FingerprintKeyUse = 're
     if (given)
       config.fingerprintKeyWarning =
         'CARD_VAULT_FINGERPRINT_KEY is set but this service never tokenizes a card: it is not read; ' +
-        'remove it from its environment (decision 257)';
+        'remove it from its environment (decision 259)';
     return config;
   }
   if (use === 'upgrade-only' && !given) return config;
@@ -56,7 +56,7 @@ export function readCardVaultConfig(env: EnvReader, use: FingerprintKeyUse = 're
   if (use === 'upgrade-only')
     config.fingerprintKeyWarning =
       'CARD_VAULT_FINGERPRINT_KEY is set: this service uses it only to move card numbers of a database ' +
-      'from before the vault into it; once it has started, remove it from its environment (decision 257)';
+      'from before the vault into it; once it has started, remove it from its environment (decision 259)';
   return config;
 }
 

@@ -9,7 +9,7 @@ const KEPT = '8600069195406311';
 const ERASED = '8600495473316478';
 
 /**
- * Erasure against a real PostgreSQL (decision 257): the review recovered an erased card by hashing
+ * Erasure against a real PostgreSQL (decision 259): the review recovered an erased card by hashing
  * the ~10^5 Luhn-valid numbers with the row's BIN and last 4 under the fingerprint key and
  * comparing them with the row's fingerprint. The same attack is run here on a card that is kept
  * (it must succeed, or the test proves nothing) and on an erased one (it must fail).
@@ -121,7 +121,7 @@ describe('erasing a card leaves nothing that recomputes its number', () => {
   });
 });
 
-describe('a vault table from before decision 257, whose erased cards kept fingerprint, BIN and last 4', () => {
+describe('a vault table from before decision 259, whose erased cards kept fingerprint, BIN and last 4', () => {
   let db: { url: string; drop(): Promise<void> };
   let sql: Client;
   const env = generatedCardVaultEnv();

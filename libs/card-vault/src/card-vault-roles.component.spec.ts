@@ -129,8 +129,8 @@ describe('card vault under the per-service database roles', () => {
   });
 });
 
-/** Upgrading a cluster's vault to decision 257 (erased cards keep no fingerprint, BIN or last 4). */
-describe('card vault under the per-service roles: a table from before decision 257', () => {
+/** Upgrading a cluster's vault to decision 259 (erased cards keep no fingerprint, BIN or last 4). */
+describe('card vault under the per-service roles: a table from before decision 259', () => {
   let db: { url: string; drop(): Promise<void> };
   const config = readCardVaultConfig(new EnvReader(generatedCardVaultEnv()));
   const vaults: CardVault[] = [];
@@ -162,7 +162,7 @@ describe('card vault under the per-service roles: a table from before decision 2
 
   it('when a service boots on it before the Job ran again, then it stops saying to run the Job', async () => {
     await expect(vaultAs('payments_gateway').migrate()).rejects.toThrow(
-      /card_vault\.cards's cards_erased_keeps_nothing \(decision 257\) missing and this role cannot make them: run k8s\/infra\/db-roles\.sql \(the Job payments-db-roles\) again/,
+      /card_vault\.cards's cards_erased_keeps_nothing \(decision 259\) missing and this role cannot make them: run k8s\/infra\/db-roles\.sql \(the Job payments-db-roles\) again/,
     );
   });
 

@@ -17,7 +17,7 @@ export interface TokenizedCard {
   masked: string;
 }
 
-/** What the vault keeps of an erased card: its token and when it was erased, nothing of its number (decision 257). */
+/** What the vault keeps of an erased card: its token and when it was erased, nothing of its number (decision 259). */
 export interface ErasedCard {
   token: string;
   erasedAt: Date;
@@ -40,12 +40,12 @@ const T = `${CARD_VAULT_SCHEMA}.cards`;
 /** The tables and indexes the vault needs, by name (db-roles.sql creates the same ones in k8s). */
 const CARD_VAULT_OBJECTS = ['cards', 'cards_live_fingerprint', 'cards_sealed_key'];
 
-/** The constraint that an erased card keeps nothing of its number; a table without it is from before decision 257. */
+/** The constraint that an erased card keeps nothing of its number; a table without it is from before decision 259. */
 export const ERASED_KEEPS_NOTHING = 'cards_erased_keeps_nothing';
 
 /**
  * The vault's DDL, idempotent, from nothing or from any earlier table: a live card has its
- * fingerprint, BIN and last 4, an erased one none of them (decision 257); a table from before that
+ * fingerprint, BIN and last 4, an erased one none of them (decision 259); a table from before that
  * gets the columns nullable, its erased rows scrubbed, then the constraint. k8s/infra/db-roles.sql
  * runs the same statements as the schema's owner role; the component test of the roles boots the
  * vault on what that SQL made.
@@ -83,7 +83,7 @@ export function cardVaultDdl(): string[] {
 /**
  * The one owner of card numbers (docs/decisions.md 110): the only code that encrypts, decrypts or
  * stores them, in its own schema through its own connection pool. Everything else holds tokens.
- * Only a vault given the fingerprint key tokenizes (decision 257): one that only detokenizes,
+ * Only a vault given the fingerprint key tokenizes (decision 259): one that only detokenizes,
  * erases or rotates has none.
  */
 export class CardVault {
@@ -115,7 +115,7 @@ export class CardVault {
    * boot. Under the per-service roles (k8s/infra/db-roles.sql) the schema and its tables belong to
    * the role payments_card_vault and the services may only read and write rows: nothing is created
    * then (CREATE ... IF NOT EXISTS still needs CREATE on the schema), like ensureSchema in
-   * @payments/platform. A missing object, or a table from before decision 257 (erased rows keeping
+   * @payments/platform. A missing object, or a table from before decision 259 (erased rows keeping
    * their fingerprint), that this role cannot create or change is an error saying what to run.
    */
   async migrate(): Promise<void> {
@@ -140,7 +140,7 @@ export class CardVault {
       if (state.schema && state.missing.length === 0 && state.upgraded) return;
       const lacking = [
         ...state.missing.map((m) => `${CARD_VAULT_SCHEMA}.${m}`),
-        ...(state.owner !== null && !state.upgraded ? [`${T}'s ${ERASED_KEEPS_NOTHING} (decision 257)`] : []),
+        ...(state.owner !== null && !state.upgraded ? [`${T}'s ${ERASED_KEEPS_NOTHING} (decision 259)`] : []),
       ];
       // Every statement needs CREATE on the schema, and once the table is there, its ownership.
       if (state.schema && (!state.create || state.owner === false))
@@ -162,7 +162,7 @@ export class CardVault {
     if (!this.fingerprintKey)
       throw new CardVaultError(
         'no_fingerprint_key',
-        'this service has no CARD_VAULT_FINGERPRINT_KEY: it cannot tokenize a card (decision 257)',
+        'this service has no CARD_VAULT_FINGERPRINT_KEY: it cannot tokenize a card (decision 259)',
       );
     return createHmac('sha256', this.fingerprintKey).update(pan, 'utf8').digest('base64url');
   }
@@ -225,7 +225,7 @@ export class CardVault {
   /**
    * Removes the number for good, and with it all that would let it be recomputed: its ciphertext,
    * its fingerprint (an HMAC of the number: with the key, 10^5 Luhn-valid candidates for a BIN and
-   * last 4 are hashed in seconds), its BIN and last 4 (decision 257). The token stays, marked
+   * last 4 are hashed in seconds), its BIN and last 4 (decision 259). The token stays, marked
    * erased, so an erased token answers "erased" rather than "unknown". Idempotent: erased again,
    * the first time is answered.
    */

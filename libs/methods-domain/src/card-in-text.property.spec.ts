@@ -4,7 +4,7 @@ import { CARD_SCHEMES } from './card-schemes';
 import { DOCUMENTED_TEST_CARDS, groupedAsPrinted } from '@payments/testing';
 
 /**
- * The card-number rule (decision 256) as properties: ordinary numeric ids are never refused, every
+ * The card-number rule (decision 258) as properties: ordinary numeric ids are never refused, every
  * documented test card is refused wherever it is typed. Seeded, so a failure names its example
  * and a rerun finds it again.
  */
@@ -60,7 +60,7 @@ const asId = (digits: fc.Arbitrary<string>) =>
     .tuple(fc.constantFrom('', 'ORD-', 'm-', 'order_', 'P'), digits, fc.constantFrom('', '-1', '/2', '.r'))
     .map(([prefix, id, suffix]) => `${prefix}${id}${suffix}`);
 
-describe('ordinary numeric ids are never refused (decision 256)', () => {
+describe('ordinary numeric ids are never refused (decision 258)', () => {
   it.each([
     [
       "snowflakes on Twitter's epoch, 2020 to mid-2033 (19 digits)",
@@ -81,7 +81,7 @@ describe('ordinary numeric ids are never refused (decision 256)', () => {
     );
   });
 
-  it('when a Sonyflake id (18 digits, 2024 to mid-2033) is refused, then it starts with a Maestro IIN, as decision 256 says', () => {
+  it('when a Sonyflake id (18 digits, 2024 to mid-2033) is refused, then it starts with a Maestro IIN, as decision 258 says', () => {
     const maestro = CARD_SCHEMES.find((s) => s.name === 'maestro')!;
     const inMaestro = (id: string) =>
       maestro.prefixes.some((p) =>
@@ -111,7 +111,7 @@ const words = fc.string({
 /** What stands between the card and the words around it. */
 const boundary = fc.constantFrom(' ', ': ', ' (', ', ', ' #', '\n', ' - ');
 
-describe('every documented test card is refused in free text (decision 256)', () => {
+describe('every documented test card is refused in free text (decision 258)', () => {
   it.each(DOCUMENTED_TEST_CARDS.map((c) => [c.number, c.scheme, c.source]))(
     'when %s (%s, %s) is typed plain, spaced or dashed inside any text, then it is refused',
     (number) => {

@@ -2,7 +2,7 @@ import { cardNumbersIn, containsCardNumber } from './card-in-text';
 import { cardSchemeOf, isPanShaped } from './card-schemes';
 import { DOCUMENTED_TEST_CARDS } from '@payments/testing';
 
-describe('a card number typed into free text or an id (decision 256)', () => {
+describe('a card number typed into free text or an id (decision 258)', () => {
   it.each([
     ['4111111111111111', true],
     ['card 4111 1111 1111 1111 please', true],
@@ -38,7 +38,7 @@ describe('a card number typed into free text or an id (decision 256)', () => {
   });
 });
 
-describe('numbers that are not a card number as a whole (decision 256: ids are not refused)', () => {
+describe('numbers that are not a card number as a whole (decision 258: ids are not refused)', () => {
   it.each([
     ['2026112709512345678', 'a yyyyMMddHHmmss id and a 5-digit sequence, with Luhn-valid windows'],
     ['order 2026112709512345678 shipped', 'the same id in a description'],
@@ -57,7 +57,7 @@ describe('numbers that are not a card number as a whole (decision 256: ids are n
   it.each([
     ['2611271255360004', 'a yyMMddHHmmss id and 4 digits: 2611 is a Mastercard IIN (2221–2720), 16 digits'],
     ['675925846917120005', 'an 18-digit Sonyflake of June 2027 starting 6759, a Maestro IIN'],
-  ])('when the text is "%s" (%s), then it is refused one time in ten, as decision 256 says', (text) => {
+  ])('when the text is "%s" (%s), then it is refused one time in ten, as decision 258 says', (text) => {
     expect(containsCardNumber(text)).toBe(true);
   });
 });

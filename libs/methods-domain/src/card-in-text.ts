@@ -58,7 +58,7 @@ export interface CardSearch {
 }
 
 /**
- * Every card number in a text (decision 256), the one rule for free text and ids: a number of the
+ * Every card number in a text (decision 258), the one rule for free text and ids: a number of the
  * text, that is a run of digits (letters around it do not matter: `ORD4111…`), or digit groups
  * joined by single spaces, dashes, dots, underscores or slashes in a card layout (not stuck to a
  * letter, so a uuid's groups are not joined), is a card number when its digits, leading zeros
@@ -90,7 +90,7 @@ export function cardNumbersIn(text: string, search: CardSearch = {}): CardNumber
   return found;
 }
 
-/** Whether free text or an id holds a card number (cardNumbersIn, decision 256): what the services refuse. */
+/** Whether free text or an id holds a card number (cardNumbersIn, decision 258): what the services refuse. */
 export function containsCardNumber(text: string): boolean {
   return cardNumbersIn(text).length > 0;
 }

@@ -7,12 +7,12 @@ type Prefix = string | readonly [string, string];
 export interface CardScheme {
   name: string;
   prefixes: readonly Prefix[];
-  /** The lengths the scheme issues, not every length it reserves (decision 256). */
+  /** The lengths the scheme issues, not every length it reserves (decision 258). */
   lengths: readonly number[];
 }
 
 /**
- * The schemes whose numbers are refused in free text and ids (decision 256): the networks' IIN
+ * The schemes whose numbers are refused in free text and ids (decision 258): the networks' IIN
  * ranges, with the lengths cards are issued in. Where a scheme reserves 16–19 digits but issues
  * 16 (and 19), only those count: a 17- or 18-digit number starting 62 or 65 is a snowflake id far
  * more often than a card. UATP (1…, 15 digits) is left out: numbers starting with 1 are epoch
@@ -64,7 +64,7 @@ export function cardSchemeOf(digits: string): CardScheme | undefined {
 }
 
 /**
- * Whether digits, whole, are a card number (decision 256): 13 to 19 of them, the IIN and a length
+ * Whether digits, whole, are a card number (decision 258): 13 to 19 of them, the IIN and a length
  * of a scheme above, and a valid Luhn check digit.
  */
 export function isPanShaped(digits: string): boolean {

@@ -32,7 +32,7 @@ const EXTRA_CHECKS: Record<string, (value: string) => string | undefined> = {
   iban: (v) => (ibanValid(v) ? undefined : 'is not a valid IBAN (checksum)'),
 };
 
-/** The message of a field that carries a card number where none belongs (decision 256). */
+/** The message of a field that carries a card number where none belongs (decision 258). */
 export const NO_CARD_NUMBER = 'must not contain a card number';
 
 /**

@@ -220,7 +220,7 @@ describe('checkPayee: every missing, malformed or unknown payee field, by its JS
   });
 });
 
-describe('checkPayee: a card number in a free-text payee field (decision 256)', () => {
+describe('checkPayee: a card number in a free-text payee field (decision 258)', () => {
   const fieldsOf = (input: Parameters<typeof requiredPayoutFields>[0]) => requiredPayoutFields(input);
   const personal = fieldsOf({ instrumentType: 'wallet', currency: 'USD', walletType: 'personal' });
   const company = fieldsOf({ instrumentType: 'wallet', currency: 'UZS', walletType: 'company' });
@@ -294,7 +294,7 @@ describe('checkPayee: a card number in a free-text payee field (decision 256)', 
   });
 });
 
-describe('checkPayee: every published test card in every free-text payee field (decision 256)', () => {
+describe('checkPayee: every published test card in every free-text payee field (decision 258)', () => {
   const inputs: PayoutFieldsInput[] = [
     { instrumentType: 'card', currency: 'UZS' },
     { instrumentType: 'wallet', currency: 'USD' },

@@ -12,7 +12,7 @@ export interface RecoveryAttempt {
 }
 
 /**
- * The security review's attack on an erased card (issue 28, decision 257), as an attacker who
+ * The security review's attack on an erased card (issue 28, decision 259), as an attacker who
  * reads the database and holds the fingerprint key would run it: every number of `length` digits
  * with the known BIN and last 4 and a valid Luhn digit (10^5 for 16 digits) is hashed as the vault
  * fingerprints a card (HMAC-SHA256 under the fingerprint key) and, for good measure, with a plain

@@ -11,7 +11,7 @@ export interface CardFinding {
 
 /**
  * Every card number in a stored or published text: the rule that refuses card numbers in free
- * input (cardNumbersIn, libs/methods-domain, decision 256), and more: it also looks inside longer
+ * input (cardNumbersIn, libs/methods-domain, decision 258), and more: it also looks inside longer
  * numbers (`insideLongerNumbers`), so a card with digits stuck to it is found too and what proves
  * nothing is stored is stricter than what refuses it on the way in. Two exclusions on top, for
  * what databases and topics hold and free text does not:

@@ -1,6 +1,6 @@
 /**
  * Card numbers that payment providers publish for testing, by scheme, with where each is published
- * (test data only; decision 256). The card-number rule must refuse every one of them, plain,
+ * (test data only; decision 258). The card-number rule must refuse every one of them, plain,
  * spaced and dashed, in every free-text field and as an id.
  */
 export const DOCUMENTED_TEST_CARDS: readonly { scheme: string; number: string; source: string }[] = [

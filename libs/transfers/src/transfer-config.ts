@@ -21,7 +21,7 @@ export function loadTransferConfig(
     consumerGroup: env.string(names.consumerGroup, service),
     ...readProviderConfig(env),
     // Opens a card just before a provider call; tokenizes only to move the numbers of a database
-    // from before the vault (PayeeCards, PartyCards), given the key for that once (decision 257).
+    // from before the vault (PayeeCards, PartyCards), given the key for that once (decision 259).
     cardVault: readCardVaultConfig(env, 'upgrade-only'),
   };
   env.done(service);

@@ -6,7 +6,7 @@ import { CARD_VAULT_SCHEMA } from '@payments/card-vault';
 import { Fingerprint } from './idempotency-request';
 
 /**
- * What a record's body hash becomes when a card its request carried is erased (decision 257): the
+ * What a record's body hash becomes when a card its request carried is erased (decision 259): the
  * SHA-256 of a body holding a card number is a test for guessed numbers. Never a hex digest.
  */
 export const CARD_ERASED = 'card-erased';
@@ -113,7 +113,7 @@ export class IdempotencyRepository {
 
   /**
    * A card was erased: every record of a request that carried it loses its body hash (decision
-   * 257). A replay of such a request is then refused (422) rather than answered. How many changed.
+   * 259). A replay of such a request is then refused (422) rather than answered. How many changed.
    */
   async forgetCard(token: string): Promise<number> {
     const [, updated]: [unknown[], number] = await this.dataSource.query(

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The card vault tokens of the cards a request carried, kept with its idempotency record, so that
- * erasing a card also removes the SHA-256 of the request body that held its number (decision 257).
+ * erasing a card also removes the SHA-256 of the request body that held its number (decision 259).
  */
 export class IdempotencyCardTokens1765400000001 implements MigrationInterface {
   name = 'IdempotencyCardTokens1765400000001';

@@ -1,6 +1,6 @@
 /** Examples of the operator card routes in the OpenAPI document. */
 
-/** What the erasure route answers: the token and when; nothing of its number stays (decision 257). */
+/** What the erasure route answers: the token and when; nothing of its number stays (decision 259). */
 export interface ErasedCardView {
   token: string;
   erased: true;

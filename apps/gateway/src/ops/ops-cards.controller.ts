@@ -24,7 +24,7 @@ export class OpsCardsController {
 
   /**
    * The audit record's `before`: the token's state, a live card's BIN and last 4 (what its payouts
-   * answer masked anyway), never the PAN; an erased card has none (decision 257).
+   * answer masked anyway), never the PAN; an erased card has none (decision 259).
    */
   async cardBefore(token: string): Promise<{
     token: string;
@@ -68,7 +68,7 @@ export class OpsCardsController {
     const erased = TOKEN.test(token) ? await this.vault.erase(token) : null;
     if (!erased) throw new ProblemException('notFound', 'No such card token.');
     // The idempotency records of the requests that carried it keep a SHA-256 of their bodies,
-    // which hold the number: those go too (decision 257).
+    // which hold the number: those go too (decision 259).
     const forgotten = await this.idempotency.forgetCard(erased.token);
     this.logger.log(`card ${erased.token} erased by an operator (${forgotten} idempotency records forgot it)`);
     return { token: erased.token, erased: true, erasedAt: erased.erasedAt.toISOString() };

@@ -10,7 +10,7 @@ import { PayoutDetailsDto } from '../payouts/create-payout.dto';
 import { FindPayoutDto } from '../payouts/payouts.controller';
 
 /**
- * Every merchant field the gateway checks for card numbers, with the one rule of decision 256
+ * Every merchant field the gateway checks for card numbers, with the one rule of decision 258
  * (`containsCardNumber`, libs/methods-domain): the fields are read off the validators' metadata, so
  * a new field with @NoCardNumber is tested here without being listed, and the list below says
  * which are ids (ordinary numeric ids must pass) and which free text.
@@ -57,7 +57,7 @@ function errorsOf(dto: new () => object, property: string, value: string): strin
   return errors.filter((e) => e.property === property).flatMap((e) => Object.values(e.constraints ?? {}));
 }
 
-describe('card numbers in merchant fields: one rule, every field (decision 256)', () => {
+describe('card numbers in merchant fields: one rule, every field (decision 258)', () => {
   it('when the fields are read off the validators, then they are the ids and the free text listed', () => {
     expect(checked.map((c) => c.name).sort()).toEqual(
       [

@@ -15,7 +15,7 @@ const up = (tokenizes: boolean, q: QueryRunner) =>
     }
   )().up(q);
 
-describe('PartyCards: moving the card numbers of a database from before the vault (decision 257)', () => {
+describe('PartyCards: moving the card numbers of a database from before the vault (decision 259)', () => {
   it('when p2p has no fingerprint key and a transaction holds a card number, then it stops saying how to move them', async () => {
     const q = runner([{ id: 't-1', sender: { cardNumber: '4111111111111111' }, recipient: null }]);
     await expect(up(false, q)).rejects.toThrow(/1 P2P transactions from before the card vault hold card numbers/);

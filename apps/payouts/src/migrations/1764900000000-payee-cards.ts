@@ -21,7 +21,7 @@ export function payeeCardsMigration(vault: CardVault): Function {
       if (holding > 0 && !vault.tokenizes)
         throw new Error(
           `${holding} payouts from before the card vault hold card numbers: start payouts once with ` +
-            `CARD_VAULT_FINGERPRINT_KEY (the gateway's) to move them into the vault, then remove it (decision 257)`,
+            `CARD_VAULT_FINGERPRINT_KEY (the gateway's) to move them into the vault, then remove it (decision 259)`,
         );
       for (const row of rows) {
         const cards: Record<string, CardRef> = {};

@@ -24,7 +24,7 @@ const vault = (tokenizes: boolean) =>
 const up = (v: CardVault, q: QueryRunner) =>
   new (payeeCardsMigration(v) as new () => { up(q: QueryRunner): Promise<void> })().up(q);
 
-describe('PayeeCards: moving the card numbers of a database from before the vault (decision 257)', () => {
+describe('PayeeCards: moving the card numbers of a database from before the vault (decision 259)', () => {
   it('when payouts has no fingerprint key and a payout holds a card number, then it stops saying how to move them', async () => {
     const { q } = runner({ cardNumber: '8600069195406311', cardHolder: 'JANE DOE' });
     await expect(up(vault(false), q)).rejects.toThrow(
