@@ -60,16 +60,30 @@ BEGIN
   REVOKE ALL ON SCHEMA card_vault FROM PUBLIC;
   CREATE TABLE IF NOT EXISTS card_vault.cards (
     token text PRIMARY KEY,
-    fingerprint text NOT NULL,
-    bin text NOT NULL,
-    last4 text NOT NULL,
+    fingerprint text,
+    bin text,
+    last4 text,
     key_id text,
     ciphertext text,
     created_at timestamptz NOT NULL DEFAULT now(),
     rotated_at timestamptz,
     erased_at timestamptz,
-    CONSTRAINT cards_erased_or_sealed CHECK ((erased_at IS NULL) = (ciphertext IS NOT NULL AND key_id IS NOT NULL))
+    CONSTRAINT cards_erased_or_sealed CHECK ((erased_at IS NULL) = (ciphertext IS NOT NULL AND key_id IS NOT NULL)),
+    CONSTRAINT cards_erased_keeps_nothing CHECK (CASE WHEN erased_at IS NULL THEN num_nulls(fingerprint, bin, last4) = 0
+                                               ELSE num_nonnulls(fingerprint, bin, last4) = 0 END)
   );
+  -- A table from before decision 259, whose erased cards kept their fingerprint, BIN and last 4:
+  -- the columns become nullable, those rows are scrubbed, then the constraint holds.
+  ALTER TABLE card_vault.cards ALTER COLUMN fingerprint DROP NOT NULL, ALTER COLUMN bin DROP NOT NULL,
+    ALTER COLUMN last4 DROP NOT NULL;
+  UPDATE card_vault.cards SET fingerprint = NULL, bin = NULL, last4 = NULL
+    WHERE erased_at IS NOT NULL AND num_nonnulls(fingerprint, bin, last4) > 0;
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = 'card_vault.cards'::regclass
+                 AND conname = 'cards_erased_keeps_nothing') THEN
+    ALTER TABLE card_vault.cards ADD CONSTRAINT cards_erased_keeps_nothing CHECK (
+      CASE WHEN erased_at IS NULL THEN num_nulls(fingerprint, bin, last4) = 0
+           ELSE num_nonnulls(fingerprint, bin, last4) = 0 END);
+  END IF;
   CREATE UNIQUE INDEX IF NOT EXISTS cards_live_fingerprint ON card_vault.cards (fingerprint) WHERE erased_at IS NULL;
   CREATE INDEX IF NOT EXISTS cards_sealed_key ON card_vault.cards (key_id) WHERE ciphertext IS NOT NULL;
   FOR t IN

@@ -440,7 +440,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a card's number from the card vault (data-subject request)
-     * @description Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
+     * @description Removes the encrypted card number for good, and with it its fingerprint, BIN and last 4, and the body hash of the idempotency records of the requests that carried it (a replay of those is a 422): nothing kept lets the number be recomputed. The token stays, marked erased. Payouts and P2P transactions that used the card keep answering their masked number, and a transfer not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again. Role: admin or above.
      */
     delete: operations['OpsCardsController_erase'];
     options?: never;
@@ -6133,17 +6133,13 @@ export interface operations {
           /**
            * @example {
            *       "token": "card_6f1c2b9e-3d4a-4e5f-9a8b-7c6d5e4f3a2b",
-           *       "bin": "860012",
-           *       "last4": "9012",
            *       "erased": true,
            *       "erasedAt": "2026-11-24T19:30:00.000Z"
            *     }
            */
           'application/json': {
-            bin?: string;
             erased?: boolean;
             erasedAt?: string;
-            last4?: string;
             token?: string;
           };
         };

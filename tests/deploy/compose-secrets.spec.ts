@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { load } from 'js-yaml';
 
 const ROOT = path.join(__dirname, '..', '..');
 const compose = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -45,5 +46,32 @@ describe('the secrets of docker-compose.yml', () => {
 
   it('when the Kafka dashboard is opened, then it asks for a login', () => {
     expect(composeValue('kafka-ui', 'AUTH_TYPE')).toBe('LOGIN_FORM');
+  });
+
+  it('when the services are started, then the fingerprint key goes only to the gateway and checkout (decision 259)', () => {
+    type Env = Record<string, unknown>;
+    const services = (load(compose) as { services: Record<string, { environment?: Env }> }).services;
+    /** A service's environment with its `<<` merges resolved, as Compose does. */
+    const envOf = (env: Env = {}): Env => {
+      const merged = ([] as Env[]).concat((env['<<'] as Env | Env[] | undefined) ?? []);
+      return Object.assign({}, ...merged, ...[env].map(({ ['<<']: _, ...rest }) => rest));
+    };
+    const holders = (key: string) =>
+      Object.entries(services)
+        .filter(([, s]) => key in envOf(s.environment))
+        .map(([name]) => name)
+        .sort();
+    expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
+    expect(holders('CARD_VAULT_KEYS')).toEqual([
+      'checkout',
+      'gateway',
+      'merchant-callbacks',
+      'orders',
+      'p2p',
+      'payouts',
+    ]);
+    expect(envOf(services.gateway.environment).CARD_VAULT_FINGERPRINT_KEY).toMatch(
+      /^\$\{CARD_VAULT_FINGERPRINT_KEY:\?.+\}$/,
+    );
   });
 });

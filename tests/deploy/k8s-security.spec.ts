@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import { HEALTH_TOPIC, replyTopic, Topics } from '@payments/contracts';
+import { FingerprintKeyUse, readCardVaultConfig } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
 import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
 import { reconciliationReads } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
@@ -364,6 +365,66 @@ describe('checkout (the hosted pages) in k8s', () => {
       expect(read(`overlays/${overlay}/kustomization.yaml`)).toMatch(/- name: checkout\n\s+count: \d+\n/);
     },
   );
+});
+
+describe('the card vault keys in k8s (decision 259)', () => {
+  const holders = (key: string) =>
+    deployments
+      .filter((d) => envOf(d, key))
+      .map((d) => d.metadata.name)
+      .sort();
+
+  it('when the Deployments are read, then the fingerprint key goes only to the two that tokenize, the encryption keys to those that open', () => {
+    expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
+    expect(holders('CARD_VAULT_KEYS')).toEqual([
+      'checkout',
+      'gateway',
+      'merchant-callbacks',
+      'orders',
+      'p2p',
+      'payouts',
+    ]);
+    for (const d of deployments)
+      for (const key of ['CARD_VAULT_KEYS', 'CARD_VAULT_FINGERPRINT_KEY'])
+        if (envOf(d, key)) expect(envOf(d, key)?.valueFrom?.secretKeyRef).toEqual({ name: 'payments-card-vault', key });
+  });
+
+  it('when each service reads its configuration with what its Deployment gives, then it starts: the fingerprint key required exactly where given', () => {
+    const env = (keys: string[]) =>
+      new EnvReader({
+        CARD_VAULT_KEYS: 'k1:' + Buffer.alloc(32, 1).toString('base64'),
+        ...(keys.includes('CARD_VAULT_FINGERPRINT_KEY')
+          ? { CARD_VAULT_FINGERPRINT_KEY: Buffer.alloc(32, 2).toString('base64') }
+          : {}),
+      });
+    const given = (name: string) =>
+      ['CARD_VAULT_KEYS', 'CARD_VAULT_FINGERPRINT_KEY'].filter((k) =>
+        envOf(manifest(`base/${name}.yaml`, 'Deployment', name), k),
+      );
+    const uses: Record<string, FingerprintKeyUse> = {
+      gateway: 'required',
+      checkout: 'required',
+      orders: 'none',
+      payouts: 'upgrade-only',
+      p2p: 'upgrade-only',
+    };
+    for (const [name, use] of Object.entries(uses)) {
+      const reader = env(given(name));
+      readCardVaultConfig(reader, use);
+      expect(() => reader.done(name)).not.toThrow();
+      if (use !== 'required') {
+        const without = env(['CARD_VAULT_KEYS']);
+        readCardVaultConfig(without, 'required');
+        expect(() => without.done(name)).toThrow(/CARD_VAULT_FINGERPRINT_KEY is required/);
+      }
+    }
+    // The services' own configuration asks for the key this way (a service that changes its use fails here).
+    const source = (file: string) => readFileSync(path.join(__dirname, '..', '..', file), 'utf8');
+    expect(source('apps/gateway/src/config.ts')).toContain("readCardVaultConfig(env, 'required')");
+    expect(source('apps/checkout/src/config.ts')).toContain("readCardVaultConfig(env, 'required')");
+    expect(source('apps/orders/src/config.ts')).toContain("readCardVaultConfig(env, 'none')");
+    expect(source('libs/transfers/src/transfer-config.ts')).toContain("readCardVaultConfig(env, 'upgrade-only')");
+  });
 });
 
 describe('every service in k8s/base', () => {

@@ -319,6 +319,47 @@ describe('payout via payment page: a payout without a payee answers a link for i
     await page.close();
   });
 
+  it('when the recipient types a card number into the name field, then the page says why the field is empty and never shows the number', async () => {
+    const p = await hostedPayout();
+    const page = await openPage(p.data.payoutLink, 390, 844);
+    await page.type('#f-cardNumber', '9860 1234 5678 9015');
+    await page.type('#f-cardHolder', '9860 1234 5678 9015');
+    const [answer] = await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    expect(answer!.status()).toBe(400);
+    expect(await page.$eval('#f-cardHolder-err', (e) => e.textContent)).toBe(
+      'A card number does not belong in this field. It was cleared: enter the value again.',
+    );
+    expect(await page.$eval('#f-cardHolder', (e) => e.getAttribute('value'))).toBe('');
+    expect(await page.$eval('#f-cardHolder', (e) => e.getAttribute('aria-invalid'))).toBe('true');
+    expect(await page.$eval('#f-cardNumber', (e) => e.getAttribute('value'))).toBe('');
+    const html = await page.content();
+    for (const shown of ['9860 1234 5678 9015', '9860123456789015', '5678 9015', '56789015'])
+      expect(html).not.toContain(shown);
+    await saveScreenshot(page, 'checkout-payout-card-in-holder-phone-en');
+    // Without JavaScript the same: plain, dashed, and a card of another scheme, in ru.
+    for (const holder of ['4111111111111111', '8600-0691-9540-6311', 'JANE 5555 5555 5555 4444']) {
+      const res = await fetch(p.data.payoutLink, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'ru' },
+        body: new URLSearchParams({
+          method: 'humo-payout',
+          cardNumber: '9860123456789015',
+          cardHolder: holder,
+        }).toString(),
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text).toContain('В этом поле не должно быть номера карты');
+      expect(text).not.toContain(holder);
+      expect(text).not.toContain(holder.replace(/\D/g, ''));
+      expect(text).not.toContain('9860123456789015');
+    }
+    expect(await dispatches(p.id)).toBe(0);
+    expect((await payoutOf(p.id)).data.payoutLink).toBe(p.data.payoutLink);
+    await page.close();
+  });
+
   it('when the payout page is opened in uz, ru and en, then every string is in that language and the page weighs under 60 KB', async () => {
     const p = await hostedPayout({ paymentPageDesign: { locale: 'uz' } });
     const expected = { uz: 'Pulni olish', ru: 'Получить деньги', en: 'Receive the money' } as const;

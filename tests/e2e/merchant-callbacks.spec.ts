@@ -510,7 +510,12 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
 
     beforeAll(async () => {
       strict = await startGateway(
-        loadGatewayConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false', GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+        loadGatewayConfig(
+          stack.env(
+            { CALLBACK_URL_ALLOW_INSECURE: 'false', GATEWAY_INSTANCE_ID: uniqueName('gw') },
+            { tokenizes: true },
+          ),
+        ),
         0,
       );
       shop = await aShopCalling(undefined);

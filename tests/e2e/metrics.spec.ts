@@ -199,7 +199,9 @@ describe('metrics', () => {
     const exporting = async (url: string) =>
       valuesOf((await scrape(url)).series, 'kafka_topic_partition_current_offset').length > 0;
     const second = await startGateway(
-      loadGatewayConfig(stack.env({ KAFKA_METRICS_INTERVAL_MS: '300', GATEWAY_INSTANCE_ID: uniqueName('gw') })),
+      loadGatewayConfig(
+        stack.env({ KAFKA_METRICS_INTERVAL_MS: '300', GATEWAY_INSTANCE_ID: uniqueName('gw') }, { tokenizes: true }),
+      ),
       0,
     );
     try {

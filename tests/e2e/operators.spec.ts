@@ -232,7 +232,10 @@ describe('named operators and the audit log', () => {
     // Another instance on the same database, deployed with a new OPS_TOKEN.
     const rotated = await startGateway(
       loadGatewayConfig(
-        stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210', GATEWAY_INSTANCE_ID: `gw-rotated-${Date.now()}` }),
+        stack.env(
+          { OPS_TOKEN: 'ops-rotated-token-9876543210', GATEWAY_INSTANCE_ID: `gw-rotated-${Date.now()}` },
+          { tokenizes: true },
+        ),
       ),
       0,
     );

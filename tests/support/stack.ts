@@ -95,8 +95,12 @@ export class TestStack {
   private dropDatabase?: () => Promise<void>;
   private deleteTopics?: () => Promise<void>;
 
-  env(extra: Record<string, string> = {}): EnvReader {
-    return new EnvReader({
+  /**
+   * A service's environment. Only a service that tokenizes (the gateway, checkout) gets the
+   * fingerprint key, as in k8s and Compose (decision 259): the others start without it.
+   */
+  env(extra: Record<string, string> = {}, o: { tokenizes?: boolean } = {}): EnvReader {
+    const all: Record<string, string> = {
       DATABASE_URL: this.databaseUrl,
       KAFKA_BROKERS: testBrokers().join(','),
       KAFKA_TOPIC_PREFIX: this.prefix,
@@ -127,7 +131,9 @@ export class TestStack {
       MERCHANT_CALLBACKS_POLL_MS: '200',
       ...(this.sandbox ? { SANDBOX_PROVIDER_URL: this.sandbox.url } : {}),
       ...extra,
-    });
+    };
+    if (!o.tokenizes) delete all.CARD_VAULT_FINGERPRINT_KEY;
+    return new EnvReader(all);
   }
 
   static async start(opts: StackOptions = {}): Promise<TestStack> {
@@ -149,6 +155,7 @@ export class TestStack {
     ];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
+    const tokenizing = () => stack.env(opts.extraEnv, { tokenizes: true });
     stack.ordersOptions = opts.orders ?? {};
     // Without a sandbox (and no provider URL of the test's own) orders has nobody to send
     // payment attempts to: its dispatcher stays off unless the test turns it on.
@@ -180,13 +187,13 @@ export class TestStack {
     if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
     if (services.includes('checkout'))
       stack.checkout = await startCheckout(
-        loadCheckoutConfig(env().withDefaults({ CHECKOUT_INSTANCE_ID: uniqueName('co') })),
+        loadCheckoutConfig(tokenizing().withDefaults({ CHECKOUT_INSTANCE_ID: uniqueName('co') })),
         0,
       );
     if (services.includes('gateway'))
       stack.gateway = await startGateway(
         loadGatewayConfig(
-          env().withDefaults({
+          tokenizing().withDefaults({
             GATEWAY_INSTANCE_ID: uniqueName('gw'),
             ...(stack.checkout ? { CHECKOUT_PUBLIC_URL: stack.checkout.url } : {}),
           }),

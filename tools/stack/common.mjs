@@ -96,6 +96,9 @@ export async function ensureContractTopics(brokers, prefix = '') {
  */
 export const SERVICE_NODE_OPTIONS = ['--max-old-space-size=256'];
 
+/** The services that tokenize card numbers, the only ones given CARD_VAULT_FINGERPRINT_KEY (decision 259). */
+export const TOKENIZING_SERVICES = ['gateway', 'checkout'];
+
 /**
  * Spawns a compiled service; its output goes to the console (Nest's logger names the service on
  * every line) or, with `logFile`, to that file, and then also to `echo(line)` where one is given
@@ -107,10 +110,13 @@ export const SERVICE_NODE_OPTIONS = ['--max-old-space-size=256'];
 export function startService(name, env, { logFile, nodeArgs = [], echo } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
+  const childEnv = { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') };
+  // As in k8s and Compose, only the services that tokenize cards get the fingerprint key (decision 259).
+  if (!TOKENIZING_SERVICES.includes(name)) delete childEnv.CARD_VAULT_FINGERPRINT_KEY;
   // tsconfig-paths resolves the @payments/* imports to dist/libs (tsconfig.dist.json says how).
   const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, ...nodeArgs, '-r', 'tsconfig-paths/register', main], {
     cwd: ROOT,
-    env: { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const file = logFile ? createWriteStream(logFile) : undefined;

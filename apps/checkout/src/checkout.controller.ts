@@ -31,6 +31,7 @@ import {
   checkCardNumber,
   checkExpiry,
   checkPayee,
+  NO_CARD_NUMBER,
   DEFAULT_PAGE_CARD_BRANDS,
 } from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
@@ -495,15 +496,21 @@ export class CheckoutController {
         continue;
       }
       payee[f.name] = value;
-      values[f.name] = value;
+      // Shown again on an error, unless it carries a card number (typed into the wrong field).
+      values[f.name] = noCardIn(value);
     }
     for (const e of checkPayee(resolved.fields, payee)) {
       const name = e.path.startsWith('payee.') ? e.path.slice('payee.'.length) : e.path;
-      if (!errors[name] && fields.some((f) => f.name === name)) errors[name] = t.errField;
+      if (!errors[name] && fields.some((f) => f.name === name))
+        errors[name] = e.message === NO_CARD_NUMBER ? t.errCardInField : t.errField;
     }
-    if (Object.keys(errors).length > 0)
-      // Card numbers are never echoed back: the recipient types them again.
+    if (Object.keys(errors).length > 0) {
+      // Card numbers are never echoed back, neither from the card field nor from any other: the
+      // recipient types them again, told why a field was emptied (decision 258).
+      for (const [name, shown] of Object.entries(values))
+        if (shown !== payee[name] && !errors[name]) errors[name] = t.errCardInField;
       return this.renderPayout(v, reply, 400, { locale, path: link.path, methods, chosen, fields, errors, values });
+    }
     const cards: Record<string, CardRef> = {};
     const plain: Record<string, string> = {};
     for (const f of fields) {
@@ -677,7 +684,10 @@ export class CheckoutController {
   }
 }
 
-/** A form value to show again, or nothing when it carries a card number. */
-function noCardIn(value: string): string {
-  return cardNumbersIn(value).length > 0 ? '' : value;
+/**
+ * A form value to show again, or nothing when it carries a card number: looked for inside longer
+ * numbers too (decision 258), since echoing less than the input rule refuses is the safe side.
+ */
+export function noCardIn(value: string): string {
+  return cardNumbersIn(value, { insideLongerNumbers: true }).length > 0 ? '' : value;
 }

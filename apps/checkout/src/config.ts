@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
+import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig, safeInstanceId } from '@payments/platform';
 
 export interface CheckoutConfig extends CommonConfig {
@@ -11,7 +11,7 @@ export interface CheckoutConfig extends CommonConfig {
   /** Requests per link: the status view reloads every 2 s; a link hammered from many addresses is stopped. */
   perLink: { perSecond: number; burst: number };
   /** A card typed on a page is tokenized here, at the edge (ARCHITECTURE.md section 10). */
-  cardVault: CardVaultConfig;
+  cardVault: TokenizingCardVaultConfig;
   /** How long a live link's view serves page loads without asking again (0: always ask; decision 223). */
   viewMaxAgeMs: number;
 }
@@ -32,7 +32,8 @@ export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
       perSecond: env.int('CHECKOUT_RATE_PER_LINK_PER_SECOND', 2, { min: 1, max: 1_000_000 }),
       burst: env.int('CHECKOUT_RATE_PER_LINK_BURST', 30, { min: 1, max: 10_000_000 }),
     },
-    cardVault: readCardVaultConfig(env),
+    // Tokenizes the cards typed on its pages (decision 224).
+    cardVault: readCardVaultConfig(env, 'required'),
     viewMaxAgeMs: env.int('CHECKOUT_VIEW_MAX_AGE_MS', 3000, { min: 0, max: 60_000 }),
   };
   env.done('checkout');

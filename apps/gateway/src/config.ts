@@ -1,4 +1,4 @@
-import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
+import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
 import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
 import {
   CommonConfig,
@@ -38,7 +38,7 @@ export interface GatewayConfig extends CommonConfig {
   /** The checks across services' tables (issue 17 item 4, decision 106). */
   reconciliation: ReconciliationConfig;
   /** Where a card first arrives, it is tokenized: Kafka commands carry the token, never the number. */
-  cardVault: CardVaultConfig;
+  cardVault: TokenizingCardVaultConfig;
   /** Where payers open hosted pages (apps/checkout): the base of `data.paymentLink`. */
   checkoutPublicUrl: string;
 }
@@ -69,7 +69,8 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       .map((g) => g.trim())
       .filter(Boolean),
     reconciliation: readReconciliationConfig(env, common.databaseUrl),
-    cardVault: readCardVaultConfig(env),
+    // Tokenizes (decision 112) and derives the payment links' key from the fingerprint key (decision 188).
+    cardVault: readCardVaultConfig(env, 'required'),
     checkoutPublicUrl: env.string('CHECKOUT_PUBLIC_URL', 'http://127.0.0.1:3060'),
   };
   const perSecond = env.int('RATE_LIMIT_PER_SECOND', 2000, { min: 1, max: 1_000_000 });

@@ -66,6 +66,7 @@ import { ConsoleController } from './console/console.controller';
 import { ConsoleSessionRepository } from './console/console-session.repository';
 import { ConsoleSessionToken1765300000101 } from './migrations/1765300000101-console-session-token';
 import { ConsoleSessionIdle1765300000102 } from './migrations/1765300000102-console-session-idle';
+import { IdempotencyCardTokens1765400000001 } from './migrations/1765400000001-idempotency-card-tokens';
 import { OpsOverviewController } from './ops/ops-overview.controller';
 import { OverviewService } from './overview/overview.service';
 import { ServiceHealthCollector } from './overview/service-health.collector';
@@ -104,6 +105,7 @@ export class GatewayModule {
         PayoutViaPaymentPage1765300000001,
         ConsoleSessionToken1765300000101,
         ConsoleSessionIdle1765300000102,
+        IdempotencyCardTokens1765400000001,
       ],
     };
     return {

@@ -21,7 +21,8 @@ export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
     sweepIntervalMs: env.int('ORDERS_SWEEP_INTERVAL_MS', 60_000, { min: 0 }),
     settingsCacheMs: env.int('ORDERS_SHOP_SETTINGS_CACHE_MS', 1000, { min: 0, max: 60_000 }),
     ...readProviderConfig(env),
-    cardVault: readCardVaultConfig(env),
+    // Opens a card just before a provider call; never tokenizes (decision 259).
+    cardVault: readCardVaultConfig(env, 'none'),
   };
   env.done('orders');
   return config;

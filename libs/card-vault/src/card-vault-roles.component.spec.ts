@@ -28,6 +28,19 @@ async function run<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
+/** The services' roles, as CloudNativePG makes them in a cluster (they are the cluster's, not the database's). */
+async function ensureRoles(url: string): Promise<void> {
+  for (const role of ROLES)
+    await run(
+      url,
+      `DO $$ BEGIN
+         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
+       -- roles are the cluster's: another suite may create the same one at the same moment
+       EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
+       END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
+    );
+}
+
 /** The card vault under the per-service roles of k8s/infra/db-roles.sql, against a real PostgreSQL. */
 describe('card vault under the per-service database roles', () => {
   let db: { url: string; drop(): Promise<void> };
@@ -41,15 +54,7 @@ describe('card vault under the per-service database roles', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (const role of ROLES)
-      await run(
-        db.url,
-        `DO $$ BEGIN
-           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
-         -- roles are the cluster's: another suite may create the same one at the same moment
-         EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
-         END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
-      );
+    await ensureRoles(db.url);
     await run(db.url, ROLES_SQL);
     await run(db.url, ROLES_SQL); // idempotent
   });
@@ -121,5 +126,58 @@ describe('card vault under the per-service database roles', () => {
     await expect(run(as(db.url, 'payments_checkout'), 'SELECT id FROM card_vault.later')).rejects.toThrow(
       /permission denied for table later/,
     );
+  });
+});
+
+/** Upgrading a cluster's vault to decision 259 (erased cards keep no fingerprint, BIN or last 4). */
+describe('card vault under the per-service roles: a table from before decision 259', () => {
+  let db: { url: string; drop(): Promise<void> };
+  const config = readCardVaultConfig(new EnvReader(generatedCardVaultEnv()));
+  const vaults: CardVault[] = [];
+  const vaultAs = (role: string) => {
+    const vault = new CardVault(as(db.url, role), config, { poolSize: 1 });
+    vaults.push(vault);
+    return vault;
+  };
+  const erasedBefore = 'card_00000000-0000-4000-8000-000000000257';
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await ensureRoles(db.url);
+    await run(db.url, ROLES_SQL);
+    // Back to the table as the Job made it before, with a card erased then: only its ciphertext gone.
+    await run(
+      db.url,
+      `ALTER TABLE card_vault.cards DROP CONSTRAINT cards_erased_keeps_nothing,
+         ALTER COLUMN fingerprint SET NOT NULL, ALTER COLUMN bin SET NOT NULL, ALTER COLUMN last4 SET NOT NULL;
+       INSERT INTO card_vault.cards (token, fingerprint, bin, last4, erased_at)
+         VALUES ('${erasedBefore}', 'fp-of-the-number', '860049', '6478', now())`,
+    );
+  });
+
+  afterAll(async () => {
+    for (const vault of vaults) await vault.close();
+    await db?.drop();
+  });
+
+  it('when a service boots on it before the Job ran again, then it stops saying to run the Job', async () => {
+    await expect(vaultAs('payments_gateway').migrate()).rejects.toThrow(
+      /card_vault\.cards's cards_erased_keeps_nothing \(decision 259\) missing and this role cannot make them: run k8s\/infra\/db-roles\.sql \(the Job payments-db-roles\) again/,
+    );
+  });
+
+  it('when the Job runs again, then the card erased before is scrubbed and the gateway erases as its role', async () => {
+    await run(db.url, ROLES_SQL);
+    expect(
+      await run(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${erasedBefore}'`),
+    ).toEqual([{ fingerprint: null, bin: null, last4: null }]);
+    const gateway = vaultAs('payments_gateway');
+    await gateway.migrate();
+    const card = await gateway.tokenize('3566002020360505');
+    await expect(gateway.erase(card.token)).resolves.toMatchObject({ token: card.token });
+    expect(
+      await run(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${card.token}'`),
+    ).toEqual([{ fingerprint: null, bin: null, last4: null }]);
+    await vaultAs('payments_checkout').migrate();
   });
 });

@@ -17,10 +17,9 @@ export interface TokenizedCard {
   masked: string;
 }
 
+/** What the vault keeps of an erased card: its token and when it was erased, nothing of its number (decision 259). */
 export interface ErasedCard {
   token: string;
-  bin: string;
-  last4: string;
   erasedAt: Date;
 }
 
@@ -28,7 +27,7 @@ export interface ErasedCard {
 export class CardVaultError extends Error {
   override readonly name = 'CardVaultError';
   constructor(
-    readonly reason: 'unknown_token' | 'erased' | 'not_a_card_number',
+    readonly reason: 'unknown_token' | 'erased' | 'not_a_card_number' | 'no_fingerprint_key',
     message: string,
   ) {
     super(message);
@@ -41,24 +40,41 @@ const T = `${CARD_VAULT_SCHEMA}.cards`;
 /** The tables and indexes the vault needs, by name (db-roles.sql creates the same ones in k8s). */
 const CARD_VAULT_OBJECTS = ['cards', 'cards_live_fingerprint', 'cards_sealed_key'];
 
+/** The constraint that an erased card keeps nothing of its number; a table without it is from before decision 259. */
+export const ERASED_KEEPS_NOTHING = 'cards_erased_keeps_nothing';
+
 /**
- * The vault's DDL, idempotent. k8s/infra/db-roles.sql runs the same statements as the schema's
- * owner role; the component test of the roles boots the vault on what that SQL made.
+ * The vault's DDL, idempotent, from nothing or from any earlier table: a live card has its
+ * fingerprint, BIN and last 4, an erased one none of them (decision 259); a table from before that
+ * gets the columns nullable, its erased rows scrubbed, then the constraint. k8s/infra/db-roles.sql
+ * runs the same statements as the schema's owner role; the component test of the roles boots the
+ * vault on what that SQL made.
  */
 export function cardVaultDdl(): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${T} (
         token text PRIMARY KEY,
-        fingerprint text NOT NULL,
-        bin text NOT NULL,
-        last4 text NOT NULL,
+        fingerprint text,
+        bin text,
+        last4 text,
         key_id text,
         ciphertext text,
         created_at timestamptz NOT NULL DEFAULT now(),
         rotated_at timestamptz,
         erased_at timestamptz,
-        CONSTRAINT cards_erased_or_sealed CHECK ((erased_at IS NULL) = (ciphertext IS NOT NULL AND key_id IS NOT NULL))
+        CONSTRAINT cards_erased_or_sealed CHECK ((erased_at IS NULL) = (ciphertext IS NOT NULL AND key_id IS NOT NULL)),
+        CONSTRAINT ${ERASED_KEEPS_NOTHING} CHECK (CASE WHEN erased_at IS NULL THEN num_nulls(fingerprint, bin, last4) = 0
+                                                   ELSE num_nonnulls(fingerprint, bin, last4) = 0 END)
       )`,
+    `ALTER TABLE ${T} ALTER COLUMN fingerprint DROP NOT NULL, ALTER COLUMN bin DROP NOT NULL, ALTER COLUMN last4 DROP NOT NULL`,
+    `UPDATE ${T} SET fingerprint = NULL, bin = NULL, last4 = NULL
+      WHERE erased_at IS NOT NULL AND num_nonnulls(fingerprint, bin, last4) > 0`,
+    `DO $$ BEGIN
+       IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${T}'::regclass AND conname = '${ERASED_KEEPS_NOTHING}') THEN
+         ALTER TABLE ${T} ADD CONSTRAINT ${ERASED_KEEPS_NOTHING} CHECK (CASE WHEN erased_at IS NULL THEN num_nulls(fingerprint, bin, last4) = 0
+                                                                    ELSE num_nonnulls(fingerprint, bin, last4) = 0 END);
+       END IF;
+     END $$`,
     `CREATE UNIQUE INDEX IF NOT EXISTS cards_live_fingerprint ON ${T} (fingerprint) WHERE erased_at IS NULL`,
     `CREATE INDEX IF NOT EXISTS cards_sealed_key ON ${T} (key_id) WHERE ciphertext IS NOT NULL`,
   ];
@@ -67,23 +83,27 @@ export function cardVaultDdl(): string[] {
 /**
  * The one owner of card numbers (docs/decisions.md 110): the only code that encrypts, decrypts or
  * stores them, in its own schema through its own connection pool. Everything else holds tokens.
+ * Only a vault given the fingerprint key tokenizes (decision 259): one that only detokenizes,
+ * erases or rotates has none.
  */
 export class CardVault {
   private readonly pool: Pool;
   private readonly keys: KeyRing;
-  private readonly fingerprintKey: Buffer;
+  private readonly fingerprintKey: Buffer | undefined;
 
   constructor(
     databaseUrl: string,
     config: CardVaultConfig,
     opts: { poolSize?: number; warn?: (line: string) => void } = {},
   ) {
+    const warn = opts.warn ?? ((line: string) => console.warn(`card vault: ${line}`));
     this.pool = newPool(
       { connectionString: databaseUrl, max: opts.poolSize ?? 4, application_name: CARD_VAULT_SCHEMA },
-      opts.warn ?? ((line) => console.warn(`card vault: ${line}`)),
+      warn,
     );
     this.keys = config.keys;
     this.fingerprintKey = config.fingerprintKey;
+    if (config.fingerprintKeyWarning) warn(config.fingerprintKeyWarning);
   }
 
   get activeKeyId(): string {
@@ -95,31 +115,55 @@ export class CardVault {
    * boot. Under the per-service roles (k8s/infra/db-roles.sql) the schema and its tables belong to
    * the role payments_card_vault and the services may only read and write rows: nothing is created
    * then (CREATE ... IF NOT EXISTS still needs CREATE on the schema), like ensureSchema in
-   * @payments/platform. A missing object that cannot be created is an error saying what to run.
+   * @payments/platform. A missing object, or a table from before decision 259 (erased rows keeping
+   * their fingerprint), that this role cannot create or change is an error saying what to run.
    */
   async migrate(): Promise<void> {
     await this.transaction(async (c) => {
       await c.query(`SELECT pg_advisory_xact_lock(hashtext('card_vault.migrate'))`);
-      const { rows } = await c.query<{ schema: boolean; create: boolean | null; missing: string[] }>(
+      const { rows } = await c.query<{
+        schema: boolean;
+        create: boolean | null;
+        owner: boolean | null;
+        upgraded: boolean;
+        missing: string[];
+      }>(
         `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema,
                 CASE WHEN EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)
                      THEN has_schema_privilege($1, 'CREATE') END AS create,
+                (SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = to_regclass($1 || '.cards')) AS owner,
+                EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass($1 || '.cards') AND conname = $3) AS upgraded,
                 ARRAY(SELECT x FROM unnest($2::text[]) x WHERE to_regclass($1 || '.' || x) IS NULL) AS missing`,
-        [CARD_VAULT_SCHEMA, CARD_VAULT_OBJECTS],
+        [CARD_VAULT_SCHEMA, CARD_VAULT_OBJECTS, ERASED_KEEPS_NOTHING],
       );
       const state = rows[0];
-      if (state.schema && state.missing.length === 0) return;
-      if (state.schema && !state.create)
+      if (state.schema && state.missing.length === 0 && state.upgraded) return;
+      const lacking = [
+        ...state.missing.map((m) => `${CARD_VAULT_SCHEMA}.${m}`),
+        ...(state.owner !== null && !state.upgraded ? [`${T}'s ${ERASED_KEEPS_NOTHING} (decision 259)`] : []),
+      ];
+      // Every statement needs CREATE on the schema, and once the table is there, its ownership.
+      if (state.schema && (!state.create || state.owner === false))
         throw new Error(
-          `card vault: ${state.missing.map((m) => `${CARD_VAULT_SCHEMA}.${m}`).join(', ')} missing and this role ` +
-            `cannot create them: run k8s/infra/db-roles.sql (the Job payments-db-roles) again`,
+          `card vault: ${lacking.join(', ')} missing and this role cannot make them: ` +
+            `run k8s/infra/db-roles.sql (the Job payments-db-roles) again`,
         );
       if (!state.schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${CARD_VAULT_SCHEMA}`);
       for (const ddl of cardVaultDdl()) await c.query(ddl);
     });
   }
 
+  /** Whether this vault was given the fingerprint key, so can tokenize. */
+  get tokenizes(): boolean {
+    return this.fingerprintKey !== undefined;
+  }
+
   fingerprintOf(pan: string): string {
+    if (!this.fingerprintKey)
+      throw new CardVaultError(
+        'no_fingerprint_key',
+        'this service has no CARD_VAULT_FINGERPRINT_KEY: it cannot tokenize a card (decision 259)',
+      );
     return createHmac('sha256', this.fingerprintKey).update(pan, 'utf8').digest('base64url');
   }
 
@@ -161,25 +205,39 @@ export class CardVault {
     return this.keys.open(rows[0].ciphertext, token);
   }
 
-  /** The token's state, never its number: BIN, last 4 and whether (and when) it was erased; null for an unknown token. */
-  async describe(token: string): Promise<{ token: string; bin: string; last4: string; erasedAt: Date | null } | null> {
-    const { rows } = await this.pool.query<{ token: string; bin: string; last4: string; erased_at: Date | null }>(
-      `SELECT token, bin, last4, erased_at FROM ${T} WHERE token = $1`,
-      [token],
-    );
+  /**
+   * The token's state, never its number: BIN and last 4 while it is live (null once erased) and
+   * whether (and when) it was erased; null for an unknown token.
+   */
+  async describe(
+    token: string,
+  ): Promise<{ token: string; bin: string | null; last4: string | null; erasedAt: Date | null } | null> {
+    const { rows } = await this.pool.query<{
+      token: string;
+      bin: string | null;
+      last4: string | null;
+      erased_at: Date | null;
+    }>(`SELECT token, bin, last4, erased_at FROM ${T} WHERE token = $1`, [token]);
     const row = rows[0];
     return row ? { token: row.token, bin: row.bin, last4: row.last4, erasedAt: row.erased_at } : null;
   }
 
-  /** Removes the number for good; the token, BIN and last 4 stay. Idempotent: erased again, the first time is answered. */
+  /**
+   * Removes the number for good, and with it all that would let it be recomputed: its ciphertext,
+   * its fingerprint (an HMAC of the number: with the key, 10^5 Luhn-valid candidates for a BIN and
+   * last 4 are hashed in seconds), its BIN and last 4 (decision 259). The token stays, marked
+   * erased, so an erased token answers "erased" rather than "unknown". Idempotent: erased again,
+   * the first time is answered.
+   */
   async erase(token: string): Promise<ErasedCard | null> {
-    const { rows } = await this.pool.query<{ token: string; bin: string; last4: string; erased_at: Date }>(
-      `UPDATE ${T} SET ciphertext = NULL, key_id = NULL, erased_at = COALESCE(erased_at, now())
-       WHERE token = $1 RETURNING token, bin, last4, erased_at`,
+    const { rows } = await this.pool.query<{ token: string; erased_at: Date }>(
+      `UPDATE ${T} SET ciphertext = NULL, key_id = NULL, fingerprint = NULL, bin = NULL, last4 = NULL,
+              erased_at = COALESCE(erased_at, now())
+       WHERE token = $1 RETURNING token, erased_at`,
       [token],
     );
     const row = rows[0];
-    return row ? { token: row.token, bin: row.bin, last4: row.last4, erasedAt: row.erased_at } : null;
+    return row ? { token: row.token, erasedAt: row.erased_at } : null;
   }
 
   /**

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const databaseUrl = env.string('DATABASE_URL');
   const batchSize = env.int('CARD_VAULT_ROTATE_BATCH', 500, { min: 1, max: 10_000 });
   const pauseMs = env.int('CARD_VAULT_ROTATE_PAUSE_MS', 0, { min: 0, max: 60_000 });
-  const config = readCardVaultConfig(env);
+  const config = readCardVaultConfig(env, 'none');
   env.done('vault:rotate');
   const vault = new CardVault(databaseUrl, config, { poolSize: 2 });
   try {

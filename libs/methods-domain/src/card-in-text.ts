@@ -1,25 +1,30 @@
-import { luhnValid } from './check-payee';
-
-/**
- * First digits of the cards a payment service meets (ISO/IEC 7812: 2–6 for the card networks,
- * 8600 Uzcard, 9860 HUMO). 0, 1 and 7 are left out: a millisecond timestamp (17…) or a zero-padded
- * id in a merchant's order id is Luhn-valid one time in ten and is not a card.
- */
-const CARD_FIRST_DIGIT = /^[2-689]/;
+import { isPanShaped } from './card-schemes';
 
 /** Digit groups joined by single separators, as people type card numbers (and as dates, amounts look). */
 const GROUP_CHAIN = /\d+(?:[ \-._/]\d+)*/g;
 
 /**
- * How card numbers are printed and typed: the group lengths. Only groups in one of these layouts
- * are joined into one number; any other neighbours (a date and an amount) stay separate numbers.
+ * How card numbers are printed and typed: groups of four, the last of one to four digits (13 to 19
+ * digits: 4-4-4-1 … 4-4-4-4-3), and the 4-6-4 and 4-6-5 of Diners Club and American Express. Only
+ * groups in one of these layouts are joined into one number; other neighbours (a date and an
+ * amount) stay separate numbers.
  */
-const CARD_LAYOUTS = [
-  [4, 4, 4, 4],
-  [4, 4, 4, 4, 3],
-  [4, 6, 4],
-  [4, 6, 5],
-];
+function layoutEnds(groups: readonly { digits: string }[], i: number): number[] {
+  const lengths = groups.map((g) => g.digits.length);
+  // The first group may carry leading zeros typed before the card (`04111 1111 …`).
+  const first = groups[i].digits.replace(/^0+(?=\d{4}$)/, '').length;
+  const ends: number[] = [];
+  let total = first;
+  if (first === 4) {
+    for (let j = i + 1; j < groups.length; j++) {
+      total += lengths[j];
+      if (lengths[j] >= 1 && lengths[j] <= 4 && total >= 13 && total <= 19) ends.push(j);
+      if (lengths[j] !== 4 || total >= 19) break;
+    }
+    if (lengths[i + 1] === 6 && (lengths[i + 2] === 4 || lengths[i + 2] === 5)) ends.push(i + 2);
+  }
+  return ends;
+}
 
 /**
  * A hex digest (an HMAC signature, a SHA-256 of a key or a request, a uuid without dashes): 32 or
@@ -41,53 +46,53 @@ export interface CardNumberInText {
   oneGroup: boolean;
 }
 
+export interface CardSearch {
+  /**
+   * Also look inside longer numbers: every window of 13 to 19 digits of a run (or of joined
+   * groups) that is a card number, so a card with digits stuck after it is found too. Not the rule
+   * for refusing input (a 19-digit snowflake id would be refused 8 times in 10); the scans that
+   * prove nothing stored holds a card, and the masking of dead letters, use it, where finding
+   * more is the safe side.
+   */
+  insideLongerNumbers?: boolean;
+}
+
 /**
- * Every card number in a text, the one rule both for refusing free text (a description, a
- * merchant's own id) and for proving that nothing stored or published holds a card
- * (libs/testing's card scan). Within each run of digits, and within groups joined by single
- * spaces, dashes, dots, underscores or slashes in a card layout (4-4-4-4, 4-4-4-4-3, 4-6-4, 4-6-5;
- * with no letter stuck to either end, and, unless the groups are typed with spaces, with exactly
- * those lengths: a uuid's hex groups 8-4-4-4-12 happen to be all digits and Luhn-valid often
- * enough to matter in a table of thousands), every window of 13 to 19 digits is tried:
- * a window with a card's first digit and a valid Luhn check digit is a card number. Digits stuck to
- * a card (`ORD04111…`) do not hide it. Valid IBANs (mod 97) and hex digests (32+ hex characters,
- * a signature's or a hash's) are not looked into: their digits pass Luhn one time in ten. Found windows do not overlap: the longest at the leftmost start wins.
+ * Every card number in a text (decision 258), the one rule for free text and ids: a number of the
+ * text, that is a run of digits (letters around it do not matter: `ORD4111…`), or digit groups
+ * joined by single spaces, dashes, dots, underscores or slashes in a card layout (not stuck to a
+ * letter, so a uuid's groups are not joined), is a card number when its digits, leading zeros
+ * aside, are PAN-shaped as a whole (`isPanShaped`: 13–19 digits, a known scheme's IIN and length,
+ * Luhn). A longer number is not a card, so ordinary numeric ids (snowflakes, nanosecond
+ * timestamps, `yyyyMMddHHmmss` and a sequence) are not refused. Valid IBANs (mod 97) and hex
+ * digests (32+ hex characters, a signature's or a hash's) are not looked into.
+ * Found numbers do not overlap: the longest at the leftmost start wins.
  */
-export function cardNumbersIn(text: string): CardNumberInText[] {
+export function cardNumbersIn(text: string, search: CardSearch = {}): CardNumberInText[] {
   const masked = text
     .replace(HEX_DIGEST, (hex) => ' '.repeat(hex.length))
     .replace(IBAN, (iban) => (ibanValid(iban) ? ' '.repeat(iban.length) : iban));
   const found: CardNumberInText[] = [];
+  const judge = search.insideLongerNumbers ? windows : whole;
   for (const chain of masked.matchAll(GROUP_CHAIN)) {
     const groups: { digits: string; start: number }[] = [];
     for (const g of chain[0].matchAll(/\d+/g)) groups.push({ digits: g[0], start: chain.index + g.index });
-    for (const g of groups) windows(g.digits, g.start, g.start + g.digits.length, true, found);
+    for (const g of groups) judge(g.digits, g.start, g.start + g.digits.length, true, found);
     for (let i = 0; i < groups.length; i++)
-      for (const layout of CARD_LAYOUTS) {
-        const part = groups.slice(i, i + layout.length);
-        if (part.length < layout.length) continue;
-        const last = part[part.length - 1];
-        const end = last.start + last.digits.length;
-        const typed = /^[\d ]+$/.test(masked.slice(part[0].start, end));
-        if (!fitsLayout(part, layout, typed)) continue;
+      // The longest layout that is a card wins: `6011 0009 9013 9424 009` is one number, not 16 digits and 3.
+      for (const j of layoutEnds(groups, i).sort((a, b) => b - a)) {
+        const part = groups.slice(i, j + 1);
+        const end = groups[j].start + groups[j].digits.length;
         if (glued(masked, part[0].start - 1) || glued(masked, end)) continue;
-        const digits = part.map((g) => g.digits).join('');
-        windows(digits, part[0].start, last.start + last.digits.length, false, found);
+        if (judge(part.map((g) => g.digits).join(''), part[0].start, end, false, found)) break;
       }
   }
   return found;
 }
 
-/** Whether free text holds a card number (cardNumbersIn). */
+/** Whether free text or an id holds a card number (cardNumbersIn, decision 258): what the services refuse. */
 export function containsCardNumber(text: string): boolean {
   return cardNumbersIn(text).length > 0;
-}
-
-/** Typed with spaces, the outer groups may carry more digits stuck to them (`04111 1111 …`). */
-function fitsLayout(part: { digits: string }[], layout: number[], typed: boolean): boolean {
-  return part.every((g, k) =>
-    typed && (k === 0 || k === layout.length - 1) ? g.digits.length >= layout[k] : g.digits.length === layout[k],
-  );
 }
 
 /** Whether the character at `index` is a letter (the joined groups are part of a longer token, a uuid's). */
@@ -95,17 +100,31 @@ function glued(text: string, index: number): boolean {
   return index >= 0 && index < text.length && /[A-Za-z]/.test(text[index]);
 }
 
-function windows(digits: string, start: number, end: number, oneGroup: boolean, found: CardNumberInText[]): void {
+function add(found: CardNumberInText[], number: string, start: number, end: number, oneGroup: boolean): void {
+  if (!found.some((f) => f.number === number && f.start === start)) found.push({ number, start, end, oneGroup });
+}
+
+/** The number, leading zeros aside, as a whole. */
+function whole(digits: string, start: number, end: number, oneGroup: boolean, found: CardNumberInText[]): boolean {
+  const number = digits.replace(/^0+/, '');
+  if (!isPanShaped(number)) return false;
+  add(found, number, start, end, oneGroup);
+  return true;
+}
+
+/** Every window of 13 to 19 digits, the longest card number at each start, windows not overlapping. */
+function windows(digits: string, start: number, end: number, oneGroup: boolean, found: CardNumberInText[]): boolean {
+  const before = found.length;
   for (let i = 0; i + 13 <= digits.length; i++) {
-    if (!CARD_FIRST_DIGIT.test(digits[i])) continue;
     for (let length = Math.min(19, digits.length - i); length >= 13; length--) {
       const number = digits.slice(i, i + length);
-      if (!luhnValid(number)) continue;
-      if (!found.some((f) => f.number === number && f.start === start)) found.push({ number, start, end, oneGroup });
+      if (!isPanShaped(number)) continue;
+      add(found, number, start, end, oneGroup);
       i += length - 1;
       break;
     }
   }
+  return found.length > before;
 }
 
 function ibanValid(iban: string): boolean {

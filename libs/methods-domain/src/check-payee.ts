@@ -1,23 +1,12 @@
 import type { PayoutFieldSpec } from '@payments/contracts';
+import { containsCardNumber } from './card-in-text';
+import { luhnValid } from './luhn';
+
+export { luhnValid };
 
 export interface PayeeError {
   path: string;
   message: string;
-}
-
-/** Luhn over the digits of a card number; catches a mistyped or swapped digit before the provider does. */
-export function luhnValid(digits: string): boolean {
-  if (!/^[0-9]+$/.test(digits)) return false;
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
 }
 
 /** ISO 13616 mod-97 check of an IBAN (upper case, no spaces). */
@@ -43,6 +32,17 @@ const EXTRA_CHECKS: Record<string, (value: string) => string | undefined> = {
   iban: (v) => (ibanValid(v) ? undefined : 'is not a valid IBAN (checksum)'),
 };
 
+/** The message of a field that carries a card number where none belongs (decision 258). */
+export const NO_CARD_NUMBER = 'must not contain a card number';
+
+/**
+ * Payee formats that are not free text for the card-number rule: the card field itself (the
+ * vault's), and bank account identifiers and phone numbers, which are numbers of their own kind
+ * (decision 51). Every other payee field (a wallet id, a name, a company name, a tax id, a memo, a
+ * crypto address) would be stored and published in clear: a card number there is refused.
+ */
+const NOT_FREE_TEXT = new Set(['pan', 'iban', 'account-number', 'bank-code', 'bic', 'e164']);
+
 /** Only the field's description is echoed, never the value: payee data holds card and account numbers. */
 function formatMessage(spec: PayoutFieldSpec): string {
   return `has an invalid format: expected ${spec.description}`;
@@ -50,8 +50,8 @@ function formatMessage(spec: PayoutFieldSpec): string {
 
 /**
  * Checks a payee object against the fields its payout needs: every missing required field, every
- * field of the wrong format, and every member the method does not ask for (whitelisting), each
- * named by its JSON path. Fields are members of `payee` (`payee.<name>`), one level deep.
+ * free-text field carrying a card number (NO_CARD_NUMBER), every field of the wrong format, and
+ * every member the method does not ask for (whitelisting), each named by its JSON path. Fields are members of `payee` (`payee.<name>`), one level deep.
  */
 export function checkPayee(fields: readonly PayoutFieldSpec[], payee: unknown): PayeeError[] {
   if (payee === undefined || payee === null) {
@@ -72,6 +72,11 @@ export function checkPayee(fields: readonly PayoutFieldSpec[], payee: unknown): 
     }
     if (typeof value !== 'string') {
       errors.push({ path: spec.path, message: 'must be a string' });
+      continue;
+    }
+    // Before the format: what was wrong is said first (a card in a name is not a misspelt name).
+    if (!NOT_FREE_TEXT.has(spec.format) && containsCardNumber(value)) {
+      errors.push({ path: spec.path, message: NO_CARD_NUMBER });
       continue;
     }
     if (spec.pattern !== undefined && !new RegExp(spec.pattern).test(value)) {

@@ -1,5 +1,6 @@
 import type { PayoutFieldSpec } from '@payments/contracts';
-import { checkPayee } from './check-payee';
+import { DOCUMENTED_TEST_CARDS, groupedAsPrinted } from '@payments/testing';
+import { checkPayee, NO_CARD_NUMBER } from './check-payee';
 import { PayoutFieldsInput, requiredPayoutFields } from './payout-fields';
 
 const paths = (fields: PayoutFieldSpec[]) => fields.map((f) => `${f.path}${f.required ? '' : '?'}:${f.format}`);
@@ -217,4 +218,130 @@ describe('checkPayee: every missing, malformed or unknown payee field, by its JS
     const [error] = checkPayee(card, { cardNumber: '9860123456789016', cardHolder: 'JANE DOE' });
     expect(error.message).not.toContain('9860123456789016');
   });
+});
+
+describe('checkPayee: a card number in a free-text payee field (decision 258)', () => {
+  const fieldsOf = (input: Parameters<typeof requiredPayoutFields>[0]) => requiredPayoutFields(input);
+  const personal = fieldsOf({ instrumentType: 'wallet', currency: 'USD', walletType: 'personal' });
+  const company = fieldsOf({ instrumentType: 'wallet', currency: 'UZS', walletType: 'company' });
+  const plainWallet = fieldsOf({ instrumentType: 'wallet', currency: 'UZS' });
+  const card = fieldsOf({ instrumentType: 'card', currency: 'UZS', cardBrands: ['uzcard'] });
+  const ton = fieldsOf({ instrumentType: 'crypto', currency: 'TON' });
+  const bank = fieldsOf({ instrumentType: 'bank_transfer', currency: 'USD' });
+
+  it.each<[string, PayoutFieldSpec[], Record<string, string>, string]>([
+    [
+      'a card as the wallet id',
+      personal,
+      { walletId: '4111111111111111', firstName: 'Jane', lastName: 'Doe' },
+      'walletId',
+    ],
+    [
+      'a dashed card as the wallet id',
+      personal,
+      { walletId: '8600-0691-9540-6311', firstName: 'Jane', lastName: 'Doe' },
+      'walletId',
+    ],
+    [
+      'a card as the holder name',
+      card,
+      { cardNumber: '8600069195406311', cardHolder: '8600 0691 9540 6311' },
+      'cardHolder',
+    ],
+    [
+      'a card in the wallet holder name',
+      plainWallet,
+      { walletId: 'w-1', walletHolderName: 'Jane 4111 1111 1111 1111' },
+      'walletHolderName',
+    ],
+    [
+      'a card in the company name',
+      company,
+      { walletId: 'w-1', companyName: 'Acme 5555 5555 5555 4444', taxId: '305123456' },
+      'companyName',
+    ],
+    [
+      'a card as the tax id',
+      company,
+      { walletId: 'w-1', companyName: 'Acme LLC', taxId: '4111-1111-1111-1111' },
+      'taxId',
+    ],
+    ['a card in the memo', ton, { walletAddress: `UQ${'A'.repeat(46)}`, memo: 'card 4111 1111 1111 1111' }, 'memo'],
+    [
+      'a card in the account name',
+      bank,
+      { bankCode: '021000021', accountNumber: '000123456789', accountName: 'Jane 4111 1111 1111 1111' },
+      'accountName',
+    ],
+  ])(
+    'when the payee has %s, then it is refused naming the field, the number never echoed',
+    (_what, fields, payee, name) => {
+      const errors = checkPayee(fields, payee);
+      expect(errors).toEqual([{ path: `payee.${name}`, message: NO_CARD_NUMBER }]);
+    },
+  );
+
+  it.each<[string, PayoutFieldSpec[], Record<string, string>]>([
+    ['a numeric wallet id (a phone number)', plainWallet, { walletId: '998901234567' }],
+    ['a 19-digit numeric wallet id', plainWallet, { walletId: '2026112709512345678' }],
+    [
+      'an account number that happens to be PAN-shaped (decision 51: not a card)',
+      bank,
+      { bankCode: '021000021', accountNumber: '4111111111111111', accountName: 'Jane Doe' },
+    ],
+  ])('when the payee has %s, then it is taken', (_what, fields, payee) => {
+    expect(checkPayee(fields, payee)).toEqual([]);
+  });
+});
+
+describe('checkPayee: every published test card in every free-text payee field (decision 258)', () => {
+  const inputs: PayoutFieldsInput[] = [
+    { instrumentType: 'card', currency: 'UZS' },
+    { instrumentType: 'wallet', currency: 'USD' },
+    { instrumentType: 'wallet', currency: 'USD', walletType: 'personal' },
+    { instrumentType: 'wallet', currency: 'USD', walletType: 'company' },
+    { instrumentType: 'bank_transfer', currency: 'EUR' },
+    { instrumentType: 'bank_transfer', currency: 'UZS' },
+    { instrumentType: 'bank_transfer', currency: 'USD' },
+    { instrumentType: 'mobile_top_up', currency: 'UZS' },
+    { instrumentType: 'crypto', currency: 'TON' },
+    { instrumentType: 'crypto', currency: 'BTC' },
+    { instrumentType: 'crypto', currency: 'USDT', tokenStandard: 'TRC20' },
+  ];
+  /** The card itself, the bank account's identifiers and the phone are not free text (decision 51). */
+  const NOT_FREE_TEXT = ['pan', 'iban', 'account-number', 'bank-code', 'bic', 'e164'];
+  const fields = [
+    ...new Map(
+      inputs
+        .flatMap((i) => requiredPayoutFields(i))
+        .filter((f) => !NOT_FREE_TEXT.includes(f.format))
+        .map((f) => [f.path, f]),
+    ).values(),
+  ];
+
+  it('when the free-text payee fields are listed, then they are the ones a card number could sit in', () => {
+    expect(fields.map((f) => f.path).sort()).toEqual([
+      'payee.accountName',
+      'payee.cardHolder',
+      'payee.companyName',
+      'payee.firstName',
+      'payee.lastName',
+      'payee.memo',
+      'payee.taxId',
+      'payee.walletAddress',
+      'payee.walletHolderName',
+      'payee.walletId',
+    ]);
+  });
+
+  it.each(fields.map((f) => [f.path, f]))(
+    'when %s holds any published test card, plain, spaced or dashed, alone or among words, then it is refused naming the field',
+    (path, field) => {
+      const name = path.slice('payee.'.length);
+      for (const { number } of DOCUMENTED_TEST_CARDS)
+        for (const card of [number, groupedAsPrinted(number, ' '), groupedAsPrinted(number, '-')])
+          for (const value of [card, `to ${card} please`])
+            expect(checkPayee([field], { [name]: value })).toEqual([{ path, message: NO_CARD_NUMBER }]);
+    },
+  );
 });

@@ -11,14 +11,16 @@ export interface CardFinding {
 
 /**
  * Every card number in a stored or published text: the rule that refuses card numbers in free
- * input (cardNumbersIn, libs/methods-domain), so what proves nothing is stored is what refuses it
- * on the way in. Two exclusions on top, for what databases and topics hold and free text does not:
+ * input (cardNumbersIn, libs/methods-domain, decision 258), and more: it also looks inside longer
+ * numbers (`insideLongerNumbers`), so a card with digits stuck to it is found too and what proves
+ * nothing is stored is stricter than what refuses it on the way in. Two exclusions on top, for
+ * what databases and topics hold and free text does not:
  * the decimals of an amount (`100.180000000000000000`, numeric(38, 18)), and the digits inside an
  * epoch time in ms, µs or ns (13, 16 or 19 digits starting with 1: migration names, timestamps),
  * which no card scheme issues. Both only for digits found as one group, never for a card layout.
  */
 export function findCardNumbers(text: string): string[] {
-  return cardNumbersIn(text)
+  return cardNumbersIn(text, { insideLongerNumbers: true })
     .filter((f) => !(f.oneGroup && (decimalFraction(text, f) || epochTime(text, f))))
     .map((f) => f.number);
 }

@@ -4,4 +4,6 @@ export * from './topic-reader';
 export * from './openapi-answers';
 export * from './asyncapi-messages';
 export * from './card-scan';
+export * from './test-cards';
+export * from './card-recovery';
 export * from './browser';

@@ -20,7 +20,9 @@ export function loadTransferConfig(
     schema: env.string(names.schema, service),
     consumerGroup: env.string(names.consumerGroup, service),
     ...readProviderConfig(env),
-    cardVault: readCardVaultConfig(env),
+    // Opens a card just before a provider call; tokenizes only to move the numbers of a database
+    // from before the vault (PayeeCards, PartyCards), given the key for that once (decision 259).
+    cardVault: readCardVaultConfig(env, 'upgrade-only'),
   };
   env.done(service);
   return config;

@@ -20,6 +20,8 @@ export interface IdempotentRequest {
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
   shop?: { shopId: string };
+  /** The vault tokens of the cards this request carried (`@CardTokens()`), kept with its record. */
+  cardTokens?: string[];
 }
 
 /** The header's value, or undefined without one; a malformed one is a 400 naming the header. */

@@ -4,7 +4,7 @@ import { PaymentsMetrics, ProblemException, toProblem, VerbatimResponse } from '
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { PaymentLinks } from '../orders/payment-links';
 import { Fingerprint, fingerprintOf, idempotencyKeyOf, IdempotentRequest } from './idempotency-request';
-import { IdempotencyRepository, StoredResponse } from './idempotency.repository';
+import { CARD_ERASED, IdempotencyRepository, StoredResponse } from './idempotency.repository';
 
 /** Headers of an answer that are part of it and so are replayed with it. */
 const KEPT_HEADERS = ['location', 'deprecation', 'sunset', 'link'];
@@ -66,19 +66,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return next.handle().pipe(
           mergeMap(async (body) => {
             const kept = withoutPaymentLink(body);
-            await this.records.complete(shopId, key, {
-              status: reply.statusCode,
-              headers: {
-                'content-type': 'application/json; charset=utf-8',
-                ...keptHeaders(reply),
-                ...(kept === body ? {} : { [LINK_REMOVED]: 'order' }),
+            await this.records.complete(
+              shopId,
+              key,
+              {
+                status: reply.statusCode,
+                headers: {
+                  'content-type': 'application/json; charset=utf-8',
+                  ...keptHeaders(reply),
+                  ...(kept === body ? {} : { [LINK_REMOVED]: 'order' }),
+                },
+                body: JSON.stringify(kept),
               },
-              body: JSON.stringify(kept),
-            });
+              request.cardTokens,
+            );
             return body;
           }),
           catchError((error: unknown) =>
-            from(this.settleFailure(shopId, key, error, reply)).pipe(mergeMap(() => throwError(() => error))),
+            from(this.settleFailure(shopId, key, error, reply, request.cardTokens)).pipe(
+              mergeMap(() => throwError(() => error)),
+            ),
           ),
         );
       }),
@@ -117,15 +124,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private async settleFailure(shopId: string, key: string, error: unknown, reply: ReplyLike): Promise<void> {
+  private async settleFailure(
+    shopId: string,
+    key: string,
+    error: unknown,
+    reply: ReplyLike,
+    cardTokens: string[] | undefined,
+  ): Promise<void> {
     const problem = toProblem(error);
     const doc = problem.toDocument();
     if (STORED_ERROR_STATUSES.has(doc.status)) {
-      await this.records.complete(shopId, key, {
-        status: doc.status,
-        headers: { 'content-type': 'application/problem+json', ...keptHeaders(reply), ...problem.headers },
-        body: JSON.stringify(doc),
-      });
+      await this.records.complete(
+        shopId,
+        key,
+        {
+          status: doc.status,
+          headers: { 'content-type': 'application/problem+json', ...keptHeaders(reply), ...problem.headers },
+          body: JSON.stringify(doc),
+        },
+        cardTokens,
+      );
     } else {
       await this.records.release(shopId, key);
     }
@@ -135,6 +153,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 function differs(first: Fingerprint, now: Fingerprint): string | undefined {
   if (first.method !== now.method || first.route !== now.route)
     return `another operation (${first.method} ${first.route})`;
+  // The request carried a card since erased: its body hash was removed, and nothing is replayed.
+  if (first.bodySha256 === CARD_ERASED) return 'a card since erased';
   if (first.bodySha256 !== now.bodySha256) return 'another request body';
   return undefined;
 }

@@ -2,7 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
+import { CARD_VAULT_SCHEMA } from '@payments/card-vault';
 import { Fingerprint } from './idempotency-request';
+
+/**
+ * What a record's body hash becomes when a card its request carried is erased (decision 259): the
+ * SHA-256 of a body holding a card number is a test for guessed numbers. Never a hex digest.
+ */
+export const CARD_ERASED = 'card-erased';
 
 export interface StoredResponse {
   status: number;
@@ -79,12 +86,42 @@ export class IdempotencyRepository {
     return updated === 1;
   }
 
-  async complete(shopId: string, key: string, response: StoredResponse): Promise<void> {
+  /**
+   * Stores the answer, and the vault tokens of the cards the request carried. A card erased while
+   * the request ran (so not found by `forgetCard`) has its body hash removed here.
+   */
+  async complete(shopId: string, key: string, response: StoredResponse, cardTokens: string[] = []): Promise<void> {
+    const params = [shopId, key, response.status, JSON.stringify(response.headers), response.body];
+    if (cardTokens.length === 0) {
+      await this.dataSource.query(
+        `UPDATE "${this.s}".idempotency_keys SET state = 'completed', response_status = $3, response_headers = $4, response_body = $5, completed_at = now()
+         WHERE shop_id = $1 AND idempotency_key = $2 AND state = 'in_progress'`,
+        params,
+      );
+      return;
+    }
     await this.dataSource.query(
-      `UPDATE "${this.s}".idempotency_keys SET state = 'completed', response_status = $3, response_headers = $4, response_body = $5, completed_at = now()
+      `UPDATE "${this.s}".idempotency_keys SET state = 'completed', response_status = $3, response_headers = $4, response_body = $5,
+              completed_at = now(), card_tokens = $6::text[],
+              body_sha256 = CASE WHEN EXISTS (SELECT 1 FROM ${CARD_VAULT_SCHEMA}.cards
+                                              WHERE token = ANY($6::text[]) AND erased_at IS NOT NULL)
+                                 THEN '${CARD_ERASED}' ELSE body_sha256 END
        WHERE shop_id = $1 AND idempotency_key = $2 AND state = 'in_progress'`,
-      [shopId, key, response.status, JSON.stringify(response.headers), response.body],
+      [...params, cardTokens],
     );
+  }
+
+  /**
+   * A card was erased: every record of a request that carried it loses its body hash (decision
+   * 259). A replay of such a request is then refused (422) rather than answered. How many changed.
+   */
+  async forgetCard(token: string): Promise<number> {
+    const [, updated]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE "${this.s}".idempotency_keys SET body_sha256 = '${CARD_ERASED}'
+       WHERE card_tokens @> ARRAY[$1]::text[] AND body_sha256 <> '${CARD_ERASED}'`,
+      [token],
+    );
+    return updated;
   }
 
   /** Forgets a request whose outcome is unknown or not worth keeping, so the merchant's retry runs again. */

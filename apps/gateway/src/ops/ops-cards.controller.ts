@@ -3,6 +3,7 @@ import { ApiParam } from '@nestjs/swagger';
 import { CardVault } from '@payments/card-vault';
 import { ProblemException } from '@payments/platform';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
+import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { Audited } from '../operators/audited.decorator';
 import { OpsEndpoint } from '../openapi/endpoint.decorator';
 import { CARD_VAULT } from '../tokens';
@@ -16,13 +17,19 @@ const TOKEN = /^card_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 export class OpsCardsController {
   private readonly logger = new Logger(OpsCardsController.name);
 
-  constructor(@Inject(CARD_VAULT) private readonly vault: CardVault) {}
+  constructor(
+    @Inject(CARD_VAULT) private readonly vault: CardVault,
+    private readonly idempotency: IdempotencyRepository,
+  ) {}
 
-  /** The audit record's `before`: the token's state, its number masked (never the PAN). */
+  /**
+   * The audit record's `before`: the token's state, a live card's BIN and last 4 (what its payouts
+   * answer masked anyway), never the PAN; an erased card has none (decision 259).
+   */
   async cardBefore(token: string): Promise<{
     token: string;
-    bin: string;
-    last4: string;
+    bin: string | null;
+    last4: string | null;
     erased: boolean;
     erasedAt: string | null;
   }> {
@@ -49,22 +56,21 @@ export class OpsCardsController {
     role: 'admin',
     summary: "Erase a card's number from the card vault (data-subject request)",
     description:
-      'Removes the encrypted card number for good. The token stays, marked erased, with its BIN and last 4: ' +
-      'payouts and P2P transactions that used the card keep answering their masked number, and a transfer ' +
-      'not yet sent with it is refused rather than sent. Erasing an erased card answers the first erasure again.',
+      'Removes the encrypted card number for good, and with it its fingerprint, BIN and last 4, and the body ' +
+      'hash of the idempotency records of the requests that carried it (a replay of those is a 422): nothing ' +
+      'kept lets the number be recomputed. The token stays, marked erased. Payouts and P2P ' +
+      'transactions that used the card keep answering their masked number, and a transfer not yet sent ' +
+      'with it is refused rather than sent. Erasing an erased card answers the first erasure again.',
     response: { example: erasedCardExample, description: 'The card, erased' },
     problems: [404],
   })
   async erase(@Param('token') token: string): Promise<ErasedCardView> {
     const erased = TOKEN.test(token) ? await this.vault.erase(token) : null;
     if (!erased) throw new ProblemException('notFound', 'No such card token.');
-    this.logger.log(`card ${erased.token} (${erased.bin}…${erased.last4}) erased by an operator`);
-    return {
-      token: erased.token,
-      bin: erased.bin,
-      last4: erased.last4,
-      erased: true,
-      erasedAt: erased.erasedAt.toISOString(),
-    };
+    // The idempotency records of the requests that carried it keep a SHA-256 of their bodies,
+    // which hold the number: those go too (decision 259).
+    const forgotten = await this.idempotency.forgetCard(erased.token);
+    this.logger.log(`card ${erased.token} erased by an operator (${forgotten} idempotency records forgot it)`);
+    return { token: erased.token, erased: true, erasedAt: erased.erasedAt.toISOString() };
   }
 }

@@ -15,7 +15,7 @@ import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
-import { NewObjectId } from '../idempotency/new-object-id.decorator';
+import { CardTokens, NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { createP2pExample, p2pAnswerShapes, p2pExample } from '../payouts/payouts.examples';
 import { CARD_VAULT, REQUEST_CLIENT } from '../tokens';
@@ -69,12 +69,14 @@ export class P2pController {
     @CurrentShop() shop: ShopPrincipal,
     @Body() body: CreateP2pDto,
     @NewObjectId() p2pId: string,
+    @CardTokens() cardTokens: (token: string) => void,
   ): Promise<P2pView> {
     const errors: FieldError[] = callbackUrlErrors(body.callbackUrl, 'callbackUrl', this.config);
     if (errors.length > 0)
       throw new ProblemException('validation', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
     const sender = await party(this.vault, body.sender);
     const recipient = await party(this.vault, body.recipient);
+    for (const p of [sender, recipient]) if (p?.card) cardTokens(p.card.token);
     const command: CreateP2pCommand = {
       p2pId,
       shopId: shop.shopId,

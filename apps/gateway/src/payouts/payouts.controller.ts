@@ -15,7 +15,7 @@ import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { ask } from '../messaging/domain-requests';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
-import { NewObjectId } from '../idempotency/new-object-id.decorator';
+import { CardTokens, NewObjectId } from '../idempotency/new-object-id.decorator';
 import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { CARD_VAULT, REQUEST_CLIENT } from '../tokens';
 import { IsMerchantId } from '../validation/merchant-id.validator';
@@ -84,6 +84,7 @@ export class PayoutsController {
     @CurrentShop() shop: ShopPrincipal,
     @Body() body: CreatePayoutDto,
     @NewObjectId() payoutId: string,
+    @CardTokens() cardTokens: (token: string) => void,
   ): Promise<PayoutView> {
     const crossField = [
       ...payoutCrossFieldErrors(body),
@@ -104,6 +105,7 @@ export class PayoutsController {
     const checked = await this.methods.check(shop.shopId, { ...body, payout: { ...body.payout, method } });
     if (checked.kind === 'invalid') throw invalid(checked.errors);
     const { payee, payeeCards } = await this.tokenizedPayee(body.payee ?? {}, checked.route.cardFields);
+    for (const card of Object.values(payeeCards)) cardTokens(card.token);
     const command: CreatePayoutCommand = {
       payoutId,
       shopId: shop.shopId,

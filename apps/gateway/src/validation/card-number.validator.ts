@@ -18,7 +18,9 @@ export function IsCardNumber(options?: ValidationOptions) {
 
 /**
  * Free text (a description, a merchant's own id, a name) must not carry a card number: it would be
- * stored and answered in clear, where only the card fields are masked. The message never repeats it.
+ * stored and answered in clear, where only the card fields are masked. One rule for free text and
+ * ids (`containsCardNumber`, decision 258): a number that is a card number as a whole is refused,
+ * an ordinary numeric id (a snowflake, a timestamp) is not. The message never repeats it.
  */
 export function NoCardNumber(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>

@@ -25,6 +25,11 @@ export function partyCardsMigration(vault: CardVault): Function {
         `SELECT id, sender, recipient FROM "${s}".transactions
          WHERE sender ? 'cardNumber' OR recipient ? 'cardNumber' FOR UPDATE`,
       );
+      if (rows.length > 0 && !vault.tokenizes)
+        throw new Error(
+          `${rows.length} P2P transactions from before the card vault hold card numbers: start p2p once with ` +
+            `CARD_VAULT_FINGERPRINT_KEY (the gateway's) to move them into the vault, then remove it (decision 259)`,
+        );
       for (const row of rows) {
         const sender = await tokenized(row.sender);
         const recipient = await tokenized(row.recipient);

@@ -17,6 +17,12 @@ export function payeeCardsMigration(vault: CardVault): Function {
       const rows: Array<{ id: string; payee: Record<string, unknown> }> = await q.query(
         `SELECT id, payee FROM "${s}".payouts FOR UPDATE`,
       );
+      const holding = rows.filter((row) => Object.values(row.payee).some(isCardNumber)).length;
+      if (holding > 0 && !vault.tokenizes)
+        throw new Error(
+          `${holding} payouts from before the card vault hold card numbers: start payouts once with ` +
+            `CARD_VAULT_FINGERPRINT_KEY (the gateway's) to move them into the vault, then remove it (decision 259)`,
+        );
       for (const row of rows) {
         const cards: Record<string, CardRef> = {};
         const payee: Record<string, unknown> = {};
