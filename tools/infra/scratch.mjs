@@ -111,6 +111,18 @@ export async function deleteKafkaScratch(brokers, select, { groupWaitMs = 40_000
         left = left.filter((t) => still.has(t));
       }
     }
+    // The broker answers a deletion once its controller has recorded it; its metadata still lists
+    // the topics for a moment after (CI saw a whole run's topics listed after "stopped and removed").
+    // "Removed" means no longer listed.
+    for (const deadline = Date.now() + 30_000; topics.length;) {
+      const still = new Set(await admin.listTopics());
+      if (!topics.some((t) => still.has(t))) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `topics still listed 30 s after their deletion: ${summarize(topics.filter((t) => still.has(t)))}`,
+        );
+      await sleep(250);
+    }
     const listGroups = async () => (await admin.listGroups()).groups.map((g) => g.groupId).filter(select);
     let groups = await listGroups();
     /** @type {string[]} */
