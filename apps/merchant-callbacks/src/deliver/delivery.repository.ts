@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkQueue, type WorkQueueTable } from '@payments/messaging';
 import { preparedQuery } from '@payments/platform';
+import { param, raw, type Sql, sql } from '@payments/sql';
 import type {
   DeliveryAttemptView,
   DeliveryStatus,
@@ -207,16 +208,14 @@ export class DeliveryRepository {
    */
   async insertFresh(
     batch: readonly NewDelivery[],
-    inbox: { sql: string; params: unknown[] },
+    inbox: Sql,
     now: Date,
     m: EntityManager = this.dataSource.manager,
   ): Promise<Map<string, string>> {
     if (batch.length === 0) return new Map();
     const ids = batch.map(() => randomUUID());
-    const rows = await preparedQuery<{ event_id: string }>(m, this.insertSql(inbox.sql), [
-      ...this.insertParams(batch, ids, now),
-      ...inbox.params,
-    ]);
+    const statement = this.insertStatement(batch, ids, now, inbox);
+    const rows = await preparedQuery<{ event_id: string }>(m, statement.text, statement.values);
     const fresh = new Set(rows.map((r) => r.event_id));
     const recorded = new Map<string, string>();
     batch.forEach((d, i) => {
@@ -227,39 +226,28 @@ export class DeliveryRepository {
     return recorded;
   }
 
-  private insertParams(batch: readonly NewDelivery[], ids: string[], now: Date): unknown[] {
-    return [
-      ids,
-      batch.map((d) => d.eventId),
-      batch.map((d) => d.body.type),
-      batch.map((d) => d.body.objectType),
-      batch.map((d) => d.body.objectId),
-      batch.map((d) => d.body.shopId),
-      batch.map((d) => d.body.sequence),
-      batch.map((d) => d.urlOverride),
-      batch.map((d) => JSON.stringify(d.body)),
-      now,
-    ];
-  }
-
   /** The deliveries' statement: only for the event ids `inbox` (a CTE named `ib`) returns, and answering those. */
-  private insertSql(inbox: string): string {
+  private insertStatement(batch: readonly NewDelivery[], ids: string[], now: Date, inbox: Sql): Sql {
+    const at = param(now);
     // The head changes only for an earlier delivery; its version changes always (see recordOutcomes).
-    const lower = '(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)';
-    return `WITH ${inbox}, v AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::int[], $8::text[], $9::text[])
+    const lower = raw('(EXCLUDED.sequence, EXCLUDED.position) < (h.sequence, h.position)');
+    return sql`WITH ${inbox}, v AS (
+         SELECT * FROM unnest(${ids}::uuid[], ${batch.map((d) => d.eventId)}::uuid[], ${batch.map((d) => d.body.type)}::text[],
+                              ${batch.map((d) => d.body.objectType)}::text[], ${batch.map((d) => d.body.objectId)}::uuid[],
+                              ${batch.map((d) => d.body.shopId)}::uuid[], ${batch.map((d) => d.body.sequence)}::int[],
+                              ${batch.map((d) => d.urlOverride)}::text[], ${batch.map((d) => JSON.stringify(d.body))}::text[])
            WITH ORDINALITY AS v(id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, n)
           WHERE v.event_id IN (SELECT event_id FROM ib)
        ), counts AS (
          SELECT shop_id, count(*) AS n FROM v GROUP BY shop_id
        ), head AS (
-         INSERT INTO ${this.headsTable} AS f (shop_id, last_position) SELECT shop_id, n FROM counts ORDER BY shop_id
+         INSERT INTO ${raw(this.headsTable)} AS f (shop_id, last_position) SELECT shop_id, n FROM counts ORDER BY shop_id
          ON CONFLICT (shop_id) DO UPDATE SET last_position = f.last_position + EXCLUDED.last_position
          RETURNING shop_id, last_position
        ), added AS (
-         INSERT INTO ${this.table} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
+         INSERT INTO ${raw(this.table)} (id, event_id, type, object_type, object_id, shop_id, sequence, url_override, body, status, next_attempt_at, window_started_at, created_at, updated_at, feed_position)
          SELECT v.id, v.event_id, v.type, v.object_type, v.object_id, v.shop_id, v.sequence, v.url_override, v.body,
-                'pending', $10, $10, $10, $10,
+                'pending', ${at}, ${at}, ${at}, ${at},
                 head.last_position - c.n + row_number() OVER (PARTITION BY v.shop_id ORDER BY v.n)
            FROM v JOIN counts c ON c.shop_id = v.shop_id JOIN head ON head.shop_id = v.shop_id
           ORDER BY v.n
@@ -268,7 +256,7 @@ export class DeliveryRepository {
        ), first AS (
          SELECT DISTINCT ON (object_type, object_id) * FROM added ORDER BY object_type, object_id, sequence, position
        ), heads AS (
-         INSERT INTO ${this.dueTable} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
+         INSERT INTO ${raw(this.dueTable)} AS h (object_type, object_id, delivery_id, shop_id, sequence, position, due_at)
          SELECT object_type, object_id, id, shop_id, sequence, position, next_attempt_at FROM first
           ORDER BY object_type, object_id
          ON CONFLICT (object_type, object_id) DO UPDATE

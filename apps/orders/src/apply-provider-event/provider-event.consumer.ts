@@ -60,7 +60,6 @@ export class ProviderEventConsumer {
         this.inbox.cte(
           'fresh',
           events.map((e) => e.message),
-          2,
         ),
         [...new Set(events.map((e) => e.orderId))],
       );
