@@ -156,9 +156,10 @@ export class WorkQueue<Row = Record<string, unknown>> {
     return rows[0]?.at ?? null;
   }
 
-  /** SQL that is true for a row (aliased `alias`) in flight at `$n`: claimed and its lease still running. */
-  static inFlight(alias: string, nowParam: string): string {
-    return `(${alias}.status = 'pending' AND ${alias}.claim_token IS NOT NULL AND ${alias}.next_attempt_at > ${nowParam})`;
+  /** SQL that is true for a row (aliased `alias`) in flight at `now`: claimed and its lease still running. */
+  static inFlight(alias: string, now: unknown): Sql {
+    const a = raw(alias);
+    return sql`(${a}.status = 'pending' AND ${a}.claim_token IS NOT NULL AND ${a}.next_attempt_at > ${now})`;
   }
 
   private async update(m: EntityManager, id: string, values: ColumnValues): Promise<void> {
@@ -226,7 +227,7 @@ function orderedClaimSql(t: WorkQueueTable): string {
         WHERE d.status = 'pending' AND d.next_attempt_at <= $1${t.ordering ? ` AND NOT EXISTS (${earlierPending(t, 'd')})` : ''}`;
   const inflight = g
     ? `inflight AS (
-       SELECT f.${g}, count(*)::int AS n FROM ${t.table} f WHERE ${WorkQueue.inFlight('f', '$1')} GROUP BY f.${g}
+       SELECT f.${g}, count(*)::int AS n FROM ${t.table} f WHERE ${WorkQueue.inFlight('f', raw('$1')).text} GROUP BY f.${g}
      ), `
     : '';
   const picked = g
