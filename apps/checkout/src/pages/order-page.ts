@@ -1,7 +1,11 @@
 import type { CardBrand, CheckoutOrderView, PageLocale } from '@payments/contracts';
+import { cardChecksScript } from '@payments/methods-domain';
 import { esc } from './html';
 import { layout } from './layout';
 import { CATALOGUE, Strings } from './strings';
+
+/** The card checks of the server, for the page's script (libs/methods-domain). */
+const CARD_CHECKS = cardChecksScript();
 
 export interface PageMethod {
   code: string;
@@ -64,11 +68,7 @@ var f=d.getElementById('pay');if(!f)return;var cf=d.getElementById('card-fields'
 function mode(){var m=f.querySelector('input[name=method]:checked');var app=m&&m.getAttribute('data-kind')=='app';cf.hidden=app;
 d.getElementById('submit').textContent=app?d.getElementById('submit').getAttribute('data-app'):d.getElementById('submit').getAttribute('data-pay')}
 f.addEventListener('change',mode);mode();
-var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
-visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
-mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
-mir:function(p){return/^220[0-4]/.test(p)},unionpay:function(p){return/^62/.test(p)},maestro:function(p){return/^(5018|5020|5038|6304|6759|676[1-3])/.test(p)},amex:function(p){return/^3[47]/.test(p)&&p.length==15}};
-function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i%2){n*=2;if(n>9)n-=9}s+=n}return s%10==0}
+${CARD_CHECKS}
 function show(id,text){var i=d.getElementById(id),e=d.getElementById(id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
 var cn=d.getElementById('cardNumber');cn.addEventListener('input',function(){var v=cn.value.replace(/\\D/g,'').slice(0,19);cn.value=v.replace(/(\\d{4})(?=\\d)/g,'$1 ')});
 f.addEventListener('submit',function(e){var m=f.querySelector('input[name=method]:checked')||f.querySelector('input[name=method]');

@@ -1,8 +1,12 @@
 import type { CardBrand, CheckoutPayoutView, PageLocale } from '@payments/contracts';
+import { cardChecksScript } from '@payments/methods-domain';
 import { esc } from './html';
 import { layout } from './layout';
 import { brandList, formatMoney, icon, remaining } from './order-page';
 import { CATALOGUE, Strings } from './strings';
+
+/** The card checks of the server, for the page's script (libs/methods-domain). */
+const CARD_CHECKS = cardChecksScript();
 
 /** One of the shop's payout methods as the page offers it. */
 export interface PayoutPageMethod {
@@ -47,11 +51,7 @@ function tick(){var s=Math.max(0,Math.floor((end-Date.now())/1000)),h=Math.floor
 el.textContent=(h?h+':':'')+(m<10?'0':'')+m+':'+(x<10?'0':'')+x;if(s<=0){location.reload()}}
 if(el){tick();setInterval(tick,1000)}
 var f=d.getElementById('payout');if(!f)return;
-var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
-visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
-mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
-mir:function(p){return/^220[0-4]/.test(p)},unionpay:function(p){return/^62/.test(p)},maestro:function(p){return/^(5018|5020|5038|6304|6759|676[1-3])/.test(p)},amex:function(p){return/^3[47]/.test(p)&&p.length==15}};
-function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i%2){n*=2;if(n>9)n-=9}s+=n}return s%10==0}
+${CARD_CHECKS}
 function show(i,text){var e=d.getElementById(i.id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
 f.addEventListener('submit',function(e){var first=null,ins=f.querySelectorAll('input[type=text]');
 for(var k=0;k<ins.length;k++){var i=ins[k],v=i.value.trim(),err='';
