@@ -8,21 +8,29 @@ import {
   OutboxRelayServiceOptions,
 } from '@payments/messaging';
 import {
+  CLOCK,
+  type Clock,
   FAILED_AUTH_THROTTLE,
   FailedAuthThrottle,
   HealthModule,
   openServiceDatabase,
   serviceDataSourceOptions,
+  systemClock,
 } from '@payments/platform';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
 import { Init1763700000000 } from './migrations/1763700000000-init';
 import { ReceivedAtIndex1765000000000 } from './migrations/1765000000000-received-at-index';
+import { ProviderCallbackRepository } from './receive-callback/provider-callback.repository';
 import { ReceiveCallbackController } from './receive-callback/receive-callback.controller';
 import { CALLBACKS_OUTBOX } from './tokens';
 
 @Module({})
 export class CallbacksIngestModule {
-  static register(config: CallbacksIngestConfig, relay: Partial<OutboxRelayServiceOptions> = {}): DynamicModule {
+  static register(
+    config: CallbacksIngestConfig,
+    relay: Partial<OutboxRelayServiceOptions> = {},
+    clock: Clock = systemClock,
+  ): DynamicModule {
     const db = {
       url: config.databaseUrl,
       schema: config.schema,
@@ -47,6 +55,8 @@ export class CallbacksIngestModule {
       controllers: [ReceiveCallbackController],
       providers: [
         OutboxRelayService,
+        ProviderCallbackRepository,
+        { provide: CLOCK, useValue: clock },
         { provide: CALLBACKS_INGEST_CONFIG, useValue: config },
         { provide: CALLBACKS_OUTBOX, useValue: new Outbox(config.schema) },
         {

@@ -9,6 +9,8 @@ import {
   OrderCommandTypes,
 } from '@payments/contracts';
 import { CheckoutController } from './checkout.controller';
+import { CheckoutRequests } from './checkout-requests';
+import { PageGate } from './page-gate';
 import { CheckoutConfig } from './config';
 
 /** The page's controller against a fake orders/methods service and vault: no Kafka, no browser. */
@@ -105,7 +107,12 @@ function setup(
     perLink: { perSecond: 1, burst: 30 },
     viewMaxAgeMs: 3000,
   } as CheckoutConfig;
-  const controller = new CheckoutController(client as never, vault as never, config);
+  const controller = new CheckoutController(
+    new PageGate(config),
+    new CheckoutRequests(client as never),
+    vault as never,
+    config,
+  );
   return { controller, client, vault };
 }
 

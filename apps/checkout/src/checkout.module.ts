@@ -3,6 +3,9 @@ import { CardVault } from '@payments/card-vault';
 import { HealthReportingModule, startRequestClient } from '@payments/messaging';
 import { HealthModule, HealthRegistry } from '@payments/platform';
 import { CheckoutController } from './checkout.controller';
+import { CheckoutRequests } from './checkout-requests';
+import { PageGate } from './page-gate';
+import { PayoutPageController } from './payout-page.controller';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
 
 /** Closes the vault's own connection pool with the application. */
@@ -33,9 +36,11 @@ export class CheckoutModule {
           intervalMs: config.health.reportIntervalMs,
         }),
       ],
-      controllers: [CheckoutController],
+      controllers: [CheckoutController, PayoutPageController],
       providers: [
         CardVaultCloser,
+        PageGate,
+        CheckoutRequests,
         { provide: CHECKOUT_CONFIG, useValue: config },
         {
           provide: CARD_VAULT,

@@ -1,3 +1,3 @@
 export * from './config';
 export * from './checkout.app';
-export { returnUrl } from './checkout.controller';
+export { returnUrl } from './page-replies';

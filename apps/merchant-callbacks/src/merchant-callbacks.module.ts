@@ -5,6 +5,8 @@ import { HealthReportingModule, Inbox } from '@payments/messaging';
 import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
 import { DeliveryRepository } from './deliver/delivery.repository';
+import { DeliveryLogRepository } from './operate/delivery-log.repository';
+import { FeedRepository } from './read-feed/feed.repository';
 import { DeliveryWorker } from './deliver/delivery-worker.service';
 import { DeliveriesHandler } from './operate/deliveries.handler';
 import { FeedHandler } from './read-feed/feed.handler';
@@ -49,6 +51,8 @@ export class MerchantCallbacksModule {
       controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler],
       providers: [
         DeliveryRepository,
+        DeliveryLogRepository,
+        FeedRepository,
         ShopCallbackSettingsRepository,
         ShopSecretResealer,
         DeliveryWorker,

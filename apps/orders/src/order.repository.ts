@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { type Outbox, type OutboxItem, outboxCte } from '@payments/messaging';
+import { type OutboxItem, outboxCte } from '@payments/messaging';
 import { preparedQuery } from '@payments/platform';
+import { ident, join, type Sql, sql } from '@payments/sql';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 
@@ -19,61 +20,37 @@ export interface RefundRow {
  */
 export async function writeTransitionedOrder(m: EntityManager, order: OrderEntity): Promise<void> {
   // The statement TypeORM's update() sent, written once: it runs for every transition.
-  await m.query(transitionUpdate(m, 1), transitionValues(order));
+  const update = transitionUpdate(m, order);
+  await m.query(update.text, update.values);
 }
 
-/** The UPDATE of a transitioned order, its parameters numbered from `$from` (see transitionValues). */
-function transitionUpdate(m: EntityManager, from: number): string {
-  const p = (i: number) => `$${from + i}`;
-  return `UPDATE ${tableOf(m, OrderEntity)} SET status = ${p(0)}, status_code = ${p(1)}, need_action_reason = ${p(2)},
-       need_action = ${p(3)}, reported_amount = ${p(4)}, amount = ${p(5)}, sequence = ${p(6)}, updated_at = ${p(7)}
-     WHERE id = ${p(8)}`;
+/** The UPDATE of a transitioned order. */
+function transitionUpdate(m: EntityManager, order: OrderEntity): Sql {
+  const needAction =
+    order.needAction === null || order.needAction === undefined ? null : JSON.stringify(order.needAction);
+  return sql`UPDATE ${tableOf(m, OrderEntity)} SET status = ${order.status}, status_code = ${order.statusCode},
+       need_action_reason = ${order.needActionReason}, need_action = ${needAction}, reported_amount = ${order.reportedAmount},
+       amount = ${order.amount}, sequence = ${order.sequence}, updated_at = ${order.updatedAt}
+     WHERE id = ${order.id}`;
 }
 
-function transitionValues(order: OrderEntity): unknown[] {
-  return [
-    order.status,
-    order.statusCode,
-    order.needActionReason,
-    order.needAction === null || order.needAction === undefined ? null : JSON.stringify(order.needAction),
-    order.reportedAmount,
-    order.amount,
-    order.sequence,
-    order.updatedAt,
-    order.id,
-  ];
-}
-
-/** A new attempt's INSERT, ignored when its id exists; parameters $1–$9 (attemptValues). */
-function attemptInsert(m: EntityManager): string {
-  return `INSERT INTO ${tableOf(m, PaymentAttemptEntity)} (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`;
-}
-
-function attemptValues(attempt: PaymentAttemptEntity): unknown[] {
-  return [
-    attempt.orderId,
-    attempt.paymentId,
-    attempt.provider,
-    attempt.status,
-    attempt.amount,
-    attempt.currency,
-    attempt.statusCode ?? null,
-    attempt.createdAt,
-    attempt.updatedAt,
-  ];
+/** A new attempt's INSERT, ignored when its id exists. */
+function attemptInsert(m: EntityManager, a: PaymentAttemptEntity): Sql {
+  return sql`INSERT INTO ${tableOf(m, PaymentAttemptEntity)} (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+       VALUES (${a.orderId}, ${a.paymentId}, ${a.provider}, ${a.status}, ${a.amount}, ${a.currency}, ${a.statusCode ?? null}, ${a.createdAt}, ${a.updatedAt})
+       ON CONFLICT DO NOTHING`;
 }
 
 /** An entity's table, quoted, as TypeORM's metadata names it (its schema set by the data source). */
-function tableOf(m: EntityManager, entity: typeof OrderEntity | typeof PaymentAttemptEntity): string {
+function tableOf(m: EntityManager, entity: typeof OrderEntity | typeof PaymentAttemptEntity): Sql {
   const meta = m.connection.getMetadata(entity);
-  return meta.schema ? `"${meta.schema}"."${meta.tableName}"` : `"${meta.tableName}"`;
+  return meta.schema ? ident(meta.schema, meta.tableName) : ident(meta.tableName);
 }
 
 /** The orders row's columns and the entity's properties, for raw reads (TypeORM's metadata, read once). */
 let orderColumns: { property: string; column: string }[] | undefined;
 
-function orderFromRow(m: EntityManager, row: Record<string, unknown>): OrderEntity {
+export function orderFromRow(m: EntityManager, row: Record<string, unknown>): OrderEntity {
   orderColumns ??= m.connection
     .getMetadata(OrderEntity)
     .columns.map((c) => ({ property: c.propertyName, column: c.databaseName }));
@@ -82,8 +59,6 @@ function orderFromRow(m: EntityManager, row: Record<string, unknown>): OrderEnti
   for (const { property, column } of orderColumns) order[property] = row[column];
   return order as unknown as OrderEntity;
 }
-
-const iso = (d: Date) => d.toISOString();
 
 @Injectable()
 export class OrderRepository {
@@ -275,41 +250,35 @@ export class OrderRepository {
 
   /** Records a new attempt unless one with its id exists (which is kept as it is); true when inserted. */
   async insertAttemptIfAbsent(m: EntityManager, attempt: PaymentAttemptEntity): Promise<boolean> {
-    const rows: unknown[] = await m.query(`${attemptInsert(m)} RETURNING payment_id`, attemptValues(attempt));
+    const insert = sql`${attemptInsert(m, attempt)} RETURNING payment_id`;
+    const rows: unknown[] = await m.query(insert.text, insert.values);
     return rows.length === 1;
   }
 
   /**
    * A send's outcome in one statement (decisions 241, 246): the attempt unless one with its id
    * exists (kept as it is); when the send moved the order, the transitioned order and its outbox
-   * rows; and `finish`, the dispatch row's end as a CTE whose parameters start at the number it is
-   * given. The caller holds the order's and the row's locks and wakes the relay.
+   * rows; and `finish`, the dispatch row's end as a CTE (`DispatchQueue.finishCte`). The caller
+   * holds the order's and the row's locks and wakes the relay.
    */
   async recordSendOutcome(
     m: EntityManager,
     attempt: PaymentAttemptEntity,
     transitioned: { order: OrderEntity; events: readonly OutboxItem[] } | null,
-    finish?: (from: number) => { sql: string; params: unknown[] },
+    finish?: Sql,
   ): Promise<void> {
     if (!transitioned && !finish) {
       await this.insertAttemptIfAbsent(m, attempt);
       return;
     }
-    const params: unknown[] = attemptValues(attempt);
-    const ctes = [`a AS (${attemptInsert(m)})`];
+    const ctes = [sql`a AS (${attemptInsert(m, attempt)})`];
     if (transitioned) {
-      params.push(...transitionValues(transitioned.order));
-      ctes.push(`o AS (${transitionUpdate(m, 10)} RETURNING id)`);
-      const events = outboxCte(this.config.schema, 'e', 'o', transitioned.events, params.length + 1);
-      params.push(...events.params);
-      ctes.push(events.sql);
+      ctes.push(sql`o AS (${transitionUpdate(m, transitioned.order)} RETURNING id)`);
+      ctes.push(outboxCte(this.config.schema, 'e', 'o', transitioned.events));
     }
-    if (finish) {
-      const f = finish(params.length + 1);
-      params.push(...f.params);
-      ctes.push(f.sql);
-    }
-    await preparedQuery(m, `WITH ${ctes.join(', ')} SELECT 1`, params);
+    if (finish) ctes.push(finish);
+    const statement = sql`WITH ${join(ctes)} SELECT 1`;
+    await preparedQuery(m, statement.text, statement.values);
   }
 
   /**
@@ -385,124 +354,4 @@ export class OrderRepository {
     );
     return new Map(rows.map((r) => [`${r.order_id} ${r.provider}`, r.payment_id]));
   }
-
-  /**
-   * A provider-event batch's first statement: its inbox ids (`inbox`, a CTE named `fresh` whose
-   * parameters follow $1) and the orders it names, locked in id order. Returns the event ids seen
-   * for the first time and the locked orders. The orders of repeated events are locked too (a
-   * repeat is rare; deciding first would take a round trip more).
-   */
-  async lockForEvents(
-    m: EntityManager,
-    inbox: { sql: string; params: unknown[] },
-    orderIds: string[],
-  ): Promise<{ fresh: Set<string>; orders: Map<string, OrderEntity> }> {
-    const rows = await preparedQuery<Record<string, unknown>>(
-      m,
-      `WITH ${inbox.sql},
-            locked AS MATERIALIZED (SELECT * FROM "${this.config.schema}".orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
-       SELECT (SELECT array_agg(event_id::text) FROM fresh) AS "inbox.fresh", l.*
-         FROM (SELECT 1) AS one LEFT JOIN locked AS l ON true`,
-      [orderIds, ...inbox.params],
-    );
-    const fresh = new Set((rows[0]?.['inbox.fresh'] as string[] | null) ?? []);
-    const orders = new Map<string, OrderEntity>();
-    for (const r of rows) if (r.id) orders.set(r.id as string, orderFromRow(m, r));
-    return { fresh, orders };
-  }
-
-  /**
-   * A provider-event batch's writes in one statement: attempts seen first (inserted unless they
-   * exist), attempts a transition changed (inserted or updated), the transitioned orders and their
-   * outbox rows. The caller holds the orders' locks. Nothing to write: no statement.
-   */
-  async writeFold(
-    m: EntityManager,
-    outbox: Outbox,
-    write: {
-      seen: readonly PaymentAttemptEntity[];
-      changed: readonly PaymentAttemptEntity[];
-      orders: readonly OrderEntity[];
-      events: readonly OutboxItem[];
-    },
-  ): Promise<void> {
-    const ctes: string[] = [];
-    const params: unknown[] = [];
-    const add = (values: unknown[]) => {
-      params.push(...values);
-      return params.length - values.length + 1;
-    };
-    const attempts = (name: string, list: readonly PaymentAttemptEntity[], onConflict: string) => {
-      const at = add(attemptColumns(list));
-      const p = (i: number) => `$${at + i}`;
-      ctes.push(
-        `${name} AS (INSERT INTO "${this.config.schema}".payment_attempts
-           (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
-         SELECT * FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::numeric[],
-                              ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::timestamptz[], ${p(8)}::timestamptz[])
-         ON CONFLICT (order_id, payment_id) ${onConflict})`,
-      );
-    };
-    if (write.seen.length > 0) attempts('seen', write.seen, 'DO NOTHING');
-    if (write.changed.length > 0)
-      attempts(
-        'changed',
-        write.changed,
-        `DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-           status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at`,
-      );
-    if (write.orders.length > 0) {
-      const at = add(transitionColumns(write.orders));
-      const p = (i: number) => `$${at + i}`;
-      ctes.push(
-        `transitioned AS (UPDATE "${this.config.schema}".orders AS o SET status = v.status, status_code = v.status_code,
-           need_action_reason = v.need_action_reason, need_action = v.need_action, reported_amount = v.reported_amount,
-           amount = v.amount, sequence = v.sequence, updated_at = v.updated_at
-         FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::jsonb[], ${p(5)}::numeric[],
-                     ${p(6)}::numeric[], ${p(7)}::int[], ${p(8)}::timestamptz[])
-           AS v(id, status, status_code, need_action_reason, need_action, reported_amount, amount, sequence, updated_at)
-         WHERE o.id = v.id)`,
-      );
-    }
-    if (write.events.length > 0) {
-      // The locks are held: the rows are written unconditionally (a guard of one row).
-      ctes.push('one AS (SELECT 1)');
-      const events = outbox.cte('events', 'one', write.events, params.length + 1);
-      params.push(...events.params);
-      ctes.push(events.sql);
-    }
-    if (ctes.length === 0) return;
-    await preparedQuery(m, `WITH ${ctes.join(',\n')} SELECT 1`, params);
-    if (write.events.length > 0) outbox.wake(m);
-  }
-}
-
-/** Attempts as the nine arrays of an `unnest` (attemptInsert's column order). */
-function attemptColumns(attempts: readonly PaymentAttemptEntity[]): unknown[] {
-  return [
-    attempts.map((a) => a.orderId),
-    attempts.map((a) => a.paymentId),
-    attempts.map((a) => a.provider),
-    attempts.map((a) => a.status),
-    attempts.map((a) => a.amount),
-    attempts.map((a) => a.currency),
-    attempts.map((a) => a.statusCode ?? null),
-    attempts.map((a) => iso(a.createdAt)),
-    attempts.map((a) => iso(a.updatedAt)),
-  ];
-}
-
-/** Transitioned orders as the nine arrays of an `unnest` (id first, then transitionUpdate's columns). */
-function transitionColumns(orders: readonly OrderEntity[]): unknown[] {
-  return [
-    orders.map((o) => o.id),
-    orders.map((o) => o.status),
-    orders.map((o) => o.statusCode),
-    orders.map((o) => o.needActionReason),
-    orders.map((o) => (o.needAction === null || o.needAction === undefined ? null : JSON.stringify(o.needAction))),
-    orders.map((o) => o.reportedAmount),
-    orders.map((o) => o.amount),
-    orders.map((o) => o.sequence),
-    orders.map((o) => iso(o.updatedAt)),
-  ];
 }

@@ -26,6 +26,7 @@ import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
 import { ShopSettingsRepository } from './shop-settings/shop-settings.repository';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
+import { ProviderEventFoldRepository } from './apply-provider-event/provider-event-fold.repository';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
 import { ORDERS_MIGRATIONS } from './migrations';
 
@@ -72,6 +73,7 @@ export class OrdersModule {
       ],
       providers: [
         OrderRepository,
+        ProviderEventFoldRepository,
         ShopSettingsRepository,
         ProcessingTimeoutSweeper,
         OutboxRelayService,

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { Envelope } from '@payments/contracts';
+import { ident, raw, type Sql, sql } from '@payments/sql';
 
 export type InboxOutcome<T> = { kind: 'processed'; result: T } | { kind: 'duplicate' };
 
@@ -32,14 +33,12 @@ export class Inbox {
   /**
    * The inbox record of `messages` as a data-modifying CTE `name` for a statement of the caller's
    * own: it returns (`event_id`, a uuid) the ids seen for the first time, and the statement does
-   * its work for those only (decision 243). Parameters numbered from `$from`.
+   * its work for those only (decision 243). A fragment (libs/sql): numbered where it lands.
    */
-  cte(name: string, messages: Pick<Envelope, 'eventId'>[], from: number): { sql: string; params: unknown[] } {
-    return {
-      sql: `${name} AS (INSERT INTO "${this.schema}".inbox (consumer, event_id) SELECT $${from}, unnest($${from + 1}::uuid[])
-         ON CONFLICT DO NOTHING RETURNING event_id)`,
-      params: [this.consumer, [...new Set(messages.map((m) => m.eventId.toLowerCase()))]],
-    };
+  cte(name: string, messages: Pick<Envelope, 'eventId'>[]): Sql {
+    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))];
+    return sql`${raw(name)} AS (INSERT INTO ${ident(this.schema)}.inbox (consumer, event_id) SELECT ${this.consumer}, unnest(${ids}::uuid[])
+         ON CONFLICT DO NOTHING RETURNING event_id)`;
   }
 
   /**

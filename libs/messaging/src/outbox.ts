@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { Envelope } from '@payments/contracts';
+import { ident, join, raw, type Sql, sql } from '@payments/sql';
 import { wakeAfterCommit } from './local-wake';
 
 export interface OutboxItem {
@@ -48,17 +49,14 @@ export class Outbox {
 
   async add(manager: EntityManager, items: OutboxItem[]): Promise<void> {
     if (items.length === 0) return;
-    const { rows, params } = outboxRows(items, 1);
-    await manager.query(
-      `INSERT INTO "${this.schema}".outbox (topic, key, event_id, envelope, headers) VALUES ${rows}`,
-      params,
-    );
+    const insert = sql`INSERT INTO ${ident(this.schema)}.outbox (topic, key, event_id, envelope, headers) VALUES ${outboxRows(items)}`;
+    await manager.query(insert.text, insert.values);
     wakeAfterCommit(manager, outboxChannel(this.schema));
   }
 
   /** `outboxCte` in this outbox's schema. */
-  cte(name: string, guard: string, items: readonly OutboxItem[], from: number): { sql: string; params: unknown[] } {
-    return outboxCte(this.schema, name, guard, items, from);
+  cte(name: string, guard: string, items: readonly OutboxItem[]): Sql {
+    return outboxCte(this.schema, name, guard, items);
   }
 
   /** Rows were written by a statement of the caller's own (see `cte`): wake the relay once they are committed. */
@@ -83,40 +81,23 @@ export async function outboxBacklog(
 /**
  * `items` as a data-modifying CTE `name` for a statement of the caller's own, written only when
  * the CTE `guard` returned a row (`FROM guard`; a data-modifying CTE always runs, so a guard that
- * returned nothing writes nothing). Its parameters are numbered from `$from`; the text depends
- * only on how many items there are. The caller runs the statement, then wakes the relay
- * (`Outbox.wake`).
+ * returned nothing writes nothing). A fragment (libs/sql): its placeholders are numbered where it
+ * lands; the text depends only on how many items there are. The caller runs the statement, then
+ * wakes the relay (`Outbox.wake`).
  */
-export function outboxCte(
-  schema: string,
-  name: string,
-  guard: string,
-  items: readonly OutboxItem[],
-  from: number,
-): { sql: string; params: unknown[] } {
+export function outboxCte(schema: string, name: string, guard: string, items: readonly OutboxItem[]): Sql {
   // `VALUES ()` is not SQL: a caller with nothing to publish leaves the CTE out.
   if (items.length === 0) throw new Error('outboxCte needs at least one item');
-  const { rows, params } = outboxRows(items, from);
-  return {
-    sql: `${name} AS (INSERT INTO "${schema}".outbox (topic, key, event_id, envelope, headers)
-          SELECT v.* FROM ${guard}, (VALUES ${rows}) AS v)`,
-    params,
-  };
+  return sql`${raw(name)} AS (INSERT INTO ${ident(schema)}.outbox (topic, key, event_id, envelope, headers)
+          SELECT v.* FROM ${raw(guard)}, (VALUES ${outboxRows(items)}) AS v)`;
 }
 
-/** The outbox columns of `items` as VALUES rows, their parameters numbered from `$from`. */
-function outboxRows(items: readonly OutboxItem[], from: number): { rows: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const rows = items.map((item) => {
-    const at = from + params.length;
-    params.push(
-      item.topic,
-      item.key,
-      item.envelope.eventId,
-      JSON.stringify(item.envelope),
-      JSON.stringify(item.headers ?? {}),
-    );
-    return `($${at}::text, $${at + 1}::text, $${at + 2}::uuid, $${at + 3}::jsonb, $${at + 4}::jsonb)`;
-  });
-  return { rows: rows.join(', '), params };
+/** The outbox columns of `items` as VALUES rows. */
+function outboxRows(items: readonly OutboxItem[]): Sql {
+  return join(
+    items.map(
+      (item) =>
+        sql`(${item.topic}::text, ${item.key}::text, ${item.envelope.eventId}::uuid, ${JSON.stringify(item.envelope)}::jsonb, ${JSON.stringify(item.headers ?? {})}::jsonb)`,
+    ),
+  );
 }

@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { wakeAfterCommit } from './local-wake';
 import { preparedQuery } from '@payments/platform';
+import { join, raw, type Sql, sql } from '@payments/sql';
 
 /**
  * Where a queue lives and which of its columns carry the queue's rules. Every queue table has the
@@ -101,25 +102,16 @@ export class WorkQueue<Row = Record<string, unknown>> {
 
   /**
    * `finish` as a data-modifying CTE `name` for a statement of the caller's own (the caller holds
-   * the item's lock, e.g. from `lockClaimed`); its parameters are numbered from `$from`.
+   * the item's lock, e.g. from `lockClaimed`); a fragment (libs/sql), numbered where it lands.
    */
-  finishCte(
-    name: string,
-    id: string,
-    status: string,
-    now: Date,
-    set: ColumnValues,
-    from: number,
-  ): { sql: string; params: unknown[] } {
+  finishCte(name: string, id: string, status: string, now: Date, set: ColumnValues): Sql {
     if (status === 'pending') throw new Error('finishCte() takes a final status');
     const entries = Object.entries({ ...set, status, claim_token: null, updated_at: now }).filter(
       ([, v]) => v !== undefined,
     );
-    const assignments = entries.map(([column], i) => `${column} = $${from + 1 + i}`).join(', ');
-    return {
-      sql: `${name} AS (UPDATE ${this.t.table} SET ${assignments} WHERE ${this.t.idColumn} = $${from} RETURNING ${this.t.idColumn})`,
-      params: [id, ...entries.map(([, v]) => v)],
-    };
+    const assignments = join(entries.map(([column, value]) => sql`${raw(column)} = ${value}`));
+    const idColumn = raw(this.t.idColumn);
+    return sql`${raw(name)} AS (UPDATE ${raw(this.t.table)} SET ${assignments} WHERE ${idColumn} = ${id} RETURNING ${idColumn})`;
   }
 
   /**
@@ -164,9 +156,10 @@ export class WorkQueue<Row = Record<string, unknown>> {
     return rows[0]?.at ?? null;
   }
 
-  /** SQL that is true for a row (aliased `alias`) in flight at `$n`: claimed and its lease still running. */
-  static inFlight(alias: string, nowParam: string): string {
-    return `(${alias}.status = 'pending' AND ${alias}.claim_token IS NOT NULL AND ${alias}.next_attempt_at > ${nowParam})`;
+  /** SQL that is true for a row (aliased `alias`) in flight at `now`: claimed and its lease still running. */
+  static inFlight(alias: string, now: unknown): Sql {
+    const a = raw(alias);
+    return sql`(${a}.status = 'pending' AND ${a}.claim_token IS NOT NULL AND ${a}.next_attempt_at > ${now})`;
   }
 
   private async update(m: EntityManager, id: string, values: ColumnValues): Promise<void> {
@@ -234,7 +227,7 @@ function orderedClaimSql(t: WorkQueueTable): string {
         WHERE d.status = 'pending' AND d.next_attempt_at <= $1${t.ordering ? ` AND NOT EXISTS (${earlierPending(t, 'd')})` : ''}`;
   const inflight = g
     ? `inflight AS (
-       SELECT f.${g}, count(*)::int AS n FROM ${t.table} f WHERE ${WorkQueue.inFlight('f', '$1')} GROUP BY f.${g}
+       SELECT f.${g}, count(*)::int AS n FROM ${t.table} f WHERE ${WorkQueue.inFlight('f', raw('$1')).text} GROUP BY f.${g}
      ), `
     : '';
   const picked = g

@@ -4,25 +4,24 @@ import { luhnValid } from './check-payee';
 /**
  * BIN ranges and lengths of the brands a hosted card form takes (ARCHITECTURE.md section 8):
  * humo 9860, uzcard 8600, visa 4, mastercard 51–55 and 2221–2720. The others of CardBrands are
- * told by their usual prefixes so that a method offering them is not left without a rule.
+ * told by their usual prefixes so that a method offering them is not left without a rule. Data,
+ * not code: the server's check and the pages' script (`cardChecksScript`) are both made from it.
  */
-const RULES: Record<CardBrand, { prefix: (pan: string) => boolean; lengths: readonly number[] }> = {
-  humo: { prefix: (p) => p.startsWith('9860'), lengths: [16] },
-  uzcard: { prefix: (p) => p.startsWith('8600'), lengths: [16] },
-  visa: { prefix: (p) => p.startsWith('4'), lengths: [13, 16, 19] },
-  mastercard: {
-    prefix: (p) => {
-      const two = Number(p.slice(0, 2));
-      const four = Number(p.slice(0, 4));
-      return (two >= 51 && two <= 55) || (four >= 2221 && four <= 2720);
-    },
-    lengths: [16],
-  },
-  mir: { prefix: (p) => /^220[0-4]/.test(p), lengths: [16, 17, 18, 19] },
-  unionpay: { prefix: (p) => p.startsWith('62'), lengths: [16, 17, 18, 19] },
-  maestro: { prefix: (p) => /^(5018|5020|5038|6304|6759|676[1-3])/.test(p), lengths: [12, 13, 14, 15, 16, 17, 18, 19] },
-  amex: { prefix: (p) => /^3[47]/.test(p), lengths: [15] },
+export const CARD_BRAND_RULES: Readonly<Record<CardBrand, { prefix: string; lengths: readonly number[] }>> = {
+  humo: { prefix: '^9860', lengths: [16] },
+  uzcard: { prefix: '^8600', lengths: [16] },
+  visa: { prefix: '^4', lengths: [13, 16, 19] },
+  // 51–55, and 2221–2720 digit by digit.
+  mastercard: { prefix: '^(5[1-5]|222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)', lengths: [16] },
+  mir: { prefix: '^220[0-4]', lengths: [16, 17, 18, 19] },
+  unionpay: { prefix: '^62', lengths: [16, 17, 18, 19] },
+  maestro: { prefix: '^(5018|5020|5038|6304|6759|676[1-3])', lengths: [12, 13, 14, 15, 16, 17, 18, 19] },
+  amex: { prefix: '^3[47]', lengths: [15] },
 };
+
+const PREFIXES = Object.fromEntries(
+  Object.entries(CARD_BRAND_RULES).map(([brand, r]) => [brand, new RegExp(r.prefix)]),
+) as Record<CardBrand, RegExp>;
 
 /** The brands a card form takes when the shop has configured no card method of its own. */
 export const DEFAULT_PAGE_CARD_BRANDS: readonly CardBrand[] = ['humo', 'uzcard', 'visa', 'mastercard'];
@@ -32,7 +31,7 @@ export type CardNumberCheck =
 
 /** The brand a number's BIN belongs to, among `brands`; undefined when none. */
 export function brandOf(pan: string, brands: readonly CardBrand[]): CardBrand | undefined {
-  return brands.find((b) => RULES[b].prefix(pan) && RULES[b].lengths.includes(pan.length));
+  return brands.find((b) => PREFIXES[b].test(pan) && CARD_BRAND_RULES[b].lengths.includes(pan.length));
 }
 
 /**
@@ -57,4 +56,20 @@ export function checkExpiry(typed: string, now: { year: number; month: number })
   const month = Number(m[1]);
   if (year > now.year + 20) return false;
   return year > now.year || (year === now.year && month >= now.month);
+}
+
+/**
+ * The pages' card checks, generated from the rules above and the server's own Luhn (issue 31:
+ * one rule, one place), as a script fragment that defines `R` (brand → test of a number's BIN and
+ * length) and `luhn` (digits → valid check digit) for the page's script to use.
+ */
+export function cardChecksScript(): string {
+  const table = JSON.stringify(
+    Object.fromEntries(Object.entries(CARD_BRAND_RULES).map(([brand, r]) => [brand, [r.prefix, r.lengths]])),
+  );
+  return (
+    `var R=(function(T){var o={};Object.keys(T).forEach(function(k){var x=new RegExp(T[k][0]),n=T[k][1];` +
+    `o[k]=function(p){return x.test(p)&&n.indexOf(p.length)>=0}});return o})(${table});` +
+    `var luhn=${luhnValid.toString()};`
+  );
 }

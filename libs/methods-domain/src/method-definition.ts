@@ -90,7 +90,7 @@ export type PayoutResolution =
 
 /** The offered currency a payout names, whichever form it uses: USDT with TRC20 is USDT_TRON. */
 export function offeredCurrency(
-  method: ResolvableMethod,
+  method: { currencies: readonly MethodCurrency[] },
   currency: string,
   tokenStandard?: string,
 ): MethodCurrency | undefined {

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { WorkQueue } from '@payments/messaging';
+import { param, raw, type Sql, sql } from '@payments/sql';
 
 /** Where a dispatch row ends; `pending` rows are still to be sent (or being sent). */
 export type DispatchStatus = 'pending' | 'accepted' | 'timed_out' | 'refused' | 'gave_up' | 'skipped';
@@ -134,6 +135,17 @@ export class DispatchQueue {
     this.work.wake(m);
   }
 
+  /**
+   * `enqueue` as a data-modifying CTE `name` of the caller's own statement, queuing one row per
+   * row of the CTE `source`, whose `id` is the aggregate's (so a source that inserted nothing
+   * queues nothing). A fragment (libs/sql); the caller wakes the dispatcher (`work.wake`).
+   */
+  enqueueCte(name: string, source: string, d: Omit<NewDispatch, 'referenceId'>, now: Date): Sql {
+    const at = param(now);
+    return sql`${raw(name)} AS (INSERT INTO ${raw(this.work.t.table)} (${raw(this.t.idColumn)}, ${raw(this.t.referenceColumn)}, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
+          SELECT ${d.dispatchId}::text, s.id, ${d.provider}::text, ${d.amount}::numeric, ${d.currency}::text, ${d.tokenStandard}::text, 'pending', 0, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz FROM ${raw(source)} AS s)`;
+  }
+
   /** Claims up to `limit` due rows that no other dispatcher holds, in one statement committed before any provider call. */
   async claimDue(
     now: Date,
@@ -184,7 +196,7 @@ export class DispatchQueue {
 
   /**
    * `finish` as a CTE `name` of the service's own record statement (one round trip less per
-   * send); the row must be locked by `lockClaimed` in the same transaction. Parameters from `$from`.
+   * send); the row must be locked by `lockClaimed` in the same transaction. A fragment (libs/sql).
    */
   finishCte(
     name: string,
@@ -192,16 +204,11 @@ export class DispatchQueue {
     status: Exclude<DispatchStatus, 'pending'>,
     now: Date,
     details: { providerPaymentId?: string; error?: string },
-    from: number,
-  ): { sql: string; params: unknown[] } {
-    return this.work.finishCte(
-      name,
-      dispatchId,
-      status,
-      now,
-      { provider_payment_id: details.providerPaymentId, last_error: details.error },
-      from,
-    );
+  ): Sql {
+    return this.work.finishCte(name, dispatchId, status, now, {
+      provider_payment_id: details.providerPaymentId,
+      last_error: details.error,
+    });
   }
 
   /** Skips a claimed row that was not sent, in one statement; false when the claim was lost meanwhile. */

@@ -1,23 +1,21 @@
 import { Controller, HttpCode, Inject, Logger, Param, Post, Req } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { envelope, ProviderCallbackTypes, ProviderEventTypes, Topics } from '@payments/contracts';
-import { Outbox } from '@payments/messaging';
 import {
+  CLOCK,
+  type Clock,
   FAILED_AUTH_THROTTLE,
   FailedAuthThrottle,
   FieldError,
   PaymentsMetrics,
-  preparedQuery,
   ProblemException,
 } from '@payments/platform';
 import { ReceiveCallbackDoc } from './receive-callback.openapi';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { PROVIDER_ADAPTERS } from '../provider-adapters';
-import { CALLBACKS_OUTBOX } from '../tokens';
+import { ProviderCallbackRepository } from './provider-callback.repository';
 
 /** A UUID derived from the provider's own event id: a repeated callback gets the same eventId. */
 export function callbackEventId(providerCode: string, providerEventId: string): string {
@@ -39,8 +37,8 @@ export class ReceiveCallbackController {
   private readonly logger = new Logger('ReceiveCallback');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CALLBACKS_OUTBOX) private readonly outbox: Outbox,
+    private readonly callbacks: ProviderCallbackRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CALLBACKS_INGEST_CONFIG) private readonly config: CallbacksIngestConfig,
     @Inject(FAILED_AUTH_THROTTLE) private readonly throttle: FailedAuthThrottle,
   ) {}
@@ -65,7 +63,7 @@ export class ReceiveCallbackController {
       throw new ProblemException('notFound', `unknown provider "${providerCode.slice(0, 64)}"`);
     }
     const counted = (result: string) => PaymentsMetrics.providerCallbacks.inc({ provider: providerCode, result });
-    const now = new Date();
+    const now = this.clock.now();
     // An address sending forged callbacks is answered 429 before its signature is checked; its
     // failures are logged as one line per interval with the count, not one line each.
     const attempt = this.throttle.begin(req.ip, now.getTime());
@@ -99,9 +97,15 @@ export class ReceiveCallbackController {
       occurredAt: now,
       payload: { callbackId: eventId, providerCode, receivedAt: event.receivedAt, rawBody },
     });
-    const events = this.outbox.cte(
-      'e',
-      'cb',
+    const stored = await this.callbacks.storeOnce(
+      {
+        id: eventId,
+        providerCode,
+        providerEventId: event.providerEventId,
+        reference: event.reference,
+        rawBody,
+        signatureTimestamp: check.timestamp,
+      },
       [
         { topic: Topics.providerCallbacksReceived, key: event.reference, envelope: received },
         {
@@ -116,22 +120,7 @@ export class ReceiveCallbackController {
           }),
         },
       ],
-      7,
     );
-    // One statement, committed alone (decision 239): the callback and its two outbox rows, or —
-    // on any conflict, which is this same callback (the id derives from the provider and its
-    // event id, so racing copies meet on the primary key or on that pair) — nothing.
-    const rows = await preparedQuery(
-      this.dataSource,
-      `WITH cb AS (
-         INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
-       ), ${events.sql}
-       SELECT id FROM cb`,
-      [eventId, providerCode, event.providerEventId, event.reference, rawBody, check.timestamp, ...events.params],
-    );
-    const stored = rows.length > 0;
-    if (stored) this.outbox.wake(this.dataSource.manager);
     counted(stored ? 'accepted' : 'duplicate');
     if (!stored) this.logger.log(`${providerCode} callback ${event.providerEventId} received again; already stored`);
     return { received: true, duplicate: !stored };

@@ -1,5 +1,5 @@
 import type { PageLocale } from '@payments/contracts';
-import { esc } from './html';
+import { type Html, markup, raw } from '@payments/html';
 import { CATALOGUE } from './strings';
 
 /**
@@ -48,17 +48,15 @@ export interface LayoutOptions {
   heading?: string;
 }
 
-export function layout(o: LayoutOptions, body: string): string {
-  const langs = (['uz', 'ru', 'en'] as const)
-    .map(
-      (l) =>
-        `<a href="${esc(o.path)}?lang=${l}" hreflang="${l}" lang="${l}"${l === o.locale ? ' aria-current="true"' : ''}>${esc(CATALOGUE[l].lang)}</a>`,
-    )
-    .join('');
-  return `<!doctype html><html lang="${o.locale}"><head><meta charset="utf-8">
+export function layout(o: LayoutOptions, body: Html): string {
+  const langs = (['uz', 'ru', 'en'] as const).map(
+    (l) =>
+      markup`<a href="${o.path}?lang=${l}" hreflang="${l}" lang="${l}"${l === o.locale && markup` aria-current="true"`}>${CATALOGUE[l].lang}</a>`,
+  );
+  return markup`<!doctype html><html lang="${o.locale}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">${o.refreshSeconds ? `<meta http-equiv="refresh" content="${o.refreshSeconds}">` : ''}
-<title>${esc(o.title)}</title><style nonce="${o.nonce}">${CSS}</style></head>
-<body><main><header class="top"><span class="muted">${esc(o.heading ?? CATALOGUE[o.locale].title)}</span><nav class="lang" aria-label="Language">${langs}</nav></header>
-<div class="card">${body}</div></main>${o.script ? `<script nonce="${o.nonce}">${o.script}</script>` : ''}</body></html>`;
+<meta name="referrer" content="no-referrer">${o.refreshSeconds ? markup`<meta http-equiv="refresh" content="${o.refreshSeconds}">` : ''}
+<title>${o.title}</title><style nonce="${o.nonce}">${raw(CSS)}</style></head>
+<body><main><header class="top"><span class="muted">${o.heading ?? CATALOGUE[o.locale].title}</span><nav class="lang" aria-label="Language">${langs}</nav></header>
+<div class="card">${body}</div></main>${o.script ? markup`<script nonce="${o.nonce}">${raw(o.script)}</script>` : ''}</body></html>`.toString();
 }

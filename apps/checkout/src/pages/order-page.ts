@@ -1,7 +1,11 @@
 import type { CardBrand, CheckoutOrderView, PageLocale } from '@payments/contracts';
-import { esc } from './html';
+import { cardChecksScript } from '@payments/methods-domain';
+import { type Html, markup, raw } from '@payments/html';
 import { layout } from './layout';
 import { CATALOGUE, Strings } from './strings';
+
+/** The card checks of the server, for the page's script (libs/methods-domain). */
+const CARD_CHECKS = cardChecksScript();
 
 export interface PageMethod {
   code: string;
@@ -64,11 +68,7 @@ var f=d.getElementById('pay');if(!f)return;var cf=d.getElementById('card-fields'
 function mode(){var m=f.querySelector('input[name=method]:checked');var app=m&&m.getAttribute('data-kind')=='app';cf.hidden=app;
 d.getElementById('submit').textContent=app?d.getElementById('submit').getAttribute('data-app'):d.getElementById('submit').getAttribute('data-pay')}
 f.addEventListener('change',mode);mode();
-var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
-visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
-mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
-mir:function(p){return/^220[0-4]/.test(p)},unionpay:function(p){return/^62/.test(p)},maestro:function(p){return/^(5018|5020|5038|6304|6759|676[1-3])/.test(p)},amex:function(p){return/^3[47]/.test(p)&&p.length==15}};
-function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i%2){n*=2;if(n>9)n-=9}s+=n}return s%10==0}
+${CARD_CHECKS}
 function show(id,text){var i=d.getElementById(id),e=d.getElementById(id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
 var cn=d.getElementById('cardNumber');cn.addEventListener('input',function(){var v=cn.value.replace(/\\D/g,'').slice(0,19);cn.value=v.replace(/(\\d{4})(?=\\d)/g,'$1 ')});
 f.addEventListener('submit',function(e){var m=f.querySelector('input[name=method]:checked')||f.querySelector('input[name=method]');
@@ -98,27 +98,25 @@ export function orderPage(
   const errors = o.errors ?? {};
   const chosen = o.chosen ?? o.methods[0]?.code;
   const invalid = Object.values(errors).some(Boolean);
-  const methods = o.methods
-    .map(
-      (m, i) =>
-        `<label class="method"><input type="radio" name="method" value="${esc(m.code)}" data-kind="${m.kind}" data-brands="${esc(m.brands.join(','))}" data-names="${esc(brandList(m.brands))}"${m.code === chosen || (!chosen && i === 0) ? ' checked' : ''}> <span class="name">${esc(m.kind === 'app' ? t.appPay : t.card)}</span><span class="muted">${esc(m.kind === 'app' ? t.app : brandList(m.brands))}</span></label>`,
-    )
-    .join('');
-  const field = (id: 'cardNumber' | 'expiry', label: string, attrs: string, value = '') =>
-    `<label for="${id}">${esc(label)}</label><input type="text" id="${id}" name="${id}" ${attrs} value="${esc(value)}" aria-describedby="${id}-err" aria-invalid="${errors[id] ? 'true' : 'false'}"><p class="err" id="${id}-err" role="alert">${esc(errors[id] ?? '')}</p>`;
-  const body = `<p class="shop">${esc(t.payTo)} <strong>${esc(v.shopName ?? v.merchantOrderId)}</strong></p>
-<h1><span class="muted">${esc(t.amount)}</span><br><span class="amount">${esc(formatMoney(v.amount, v.currency, o.locale))}</span></h1>
-<p class="muted">${esc(t.order)} ${esc(v.merchantOrderId)}${v.description ? ` · ${esc(v.description)}` : ''}</p>
-<div class="timer" role="timer" aria-live="off"><span>${esc(t.timeLeft)}</span><strong id="left" data-end="${esc(v.expiresAt)}">${remaining(v.expiresAt, o.now)}</strong></div>
-${invalid ? `<p class="alert" role="alert">${esc(t.errForm)}</p>` : ''}
-<form id="pay" method="post" action="${esc(o.path)}" novalidate autocomplete="on">
-<fieldset><legend>${esc(t.method)}</legend>${methods}</fieldset>
-<div id="card-fields">${field('cardNumber', t.cardNumber, `inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required`)}
-${field('expiry', t.expiry, `inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required`, o.values?.expiry)}
-<label for="holder">${esc(t.holder)}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${esc(o.values?.holder ?? '')}"></div>
+  const methods = o.methods.map(
+    (m, i) =>
+      markup`<label class="method"><input type="radio" name="method" value="${m.code}" data-kind="${m.kind}" data-brands="${m.brands.join(',')}" data-names="${brandList(m.brands)}"${(m.code === chosen || (!chosen && i === 0)) && markup` checked`}> <span class="name">${m.kind === 'app' ? t.appPay : t.card}</span><span class="muted">${m.kind === 'app' ? t.app : brandList(m.brands)}</span></label>`,
+  );
+  const field = (id: 'cardNumber' | 'expiry', label: string, attrs: Html, value = '') =>
+    markup`<label for="${id}">${label}</label><input type="text" id="${id}" name="${id}" ${attrs} value="${value}" aria-describedby="${id}-err" aria-invalid="${errors[id] ? 'true' : 'false'}"><p class="err" id="${id}-err" role="alert">${errors[id] ?? ''}</p>`;
+  const body = markup`<p class="shop">${t.payTo} <strong>${v.shopName ?? v.merchantOrderId}</strong></p>
+<h1><span class="muted">${t.amount}</span><br><span class="amount">${formatMoney(v.amount, v.currency, o.locale)}</span></h1>
+<p class="muted">${t.order} ${v.merchantOrderId}${v.description ? markup` · ${v.description}` : ''}</p>
+<div class="timer" role="timer" aria-live="off"><span>${t.timeLeft}</span><strong id="left" data-end="${v.expiresAt}">${remaining(v.expiresAt, o.now)}</strong></div>
+${invalid ? markup`<p class="alert" role="alert">${t.errForm}</p>` : ''}
+<form id="pay" method="post" action="${o.path}" novalidate autocomplete="on">
+<fieldset><legend>${t.method}</legend>${methods}</fieldset>
+<div id="card-fields">${field('cardNumber', t.cardNumber, markup`inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required`)}
+${field('expiry', t.expiry, markup`inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required`, o.values?.expiry)}
+<label for="holder">${t.holder}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${o.values?.holder ?? ''}"></div>
 <input type="hidden" name="lang" value="${o.locale}">
-<button id="submit" type="submit" data-busy="${esc(t.paying)}" data-pay="${esc(`${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}`)}" data-app="${esc(t.appPay)}">${esc(t.pay)} ${esc(formatMoney(v.amount, v.currency, o.locale))}</button>
-</form><p class="muted secure">${esc(t.secure)}</p>`;
+<button id="submit" type="submit" data-busy="${t.paying}" data-pay="${`${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}`}" data-app="${t.appPay}">${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}</button>
+</form><p class="muted secure">${t.secure}</p>`;
   return layout(
     {
       locale: o.locale,
@@ -141,9 +139,9 @@ const ICON = {
   info: ['#1f6feb', '<path d="M12 11v6M12 7.5v.5" />'],
 } as const;
 
-export function icon(kind: keyof typeof ICON): string {
+export function icon(kind: keyof typeof ICON): Html {
   const [color, path] = ICON[kind];
-  return `<svg class="icon" viewBox="0 0 24 24" width="48" height="48" aria-hidden="true" focusable="false"><circle cx="12" cy="12" r="11" fill="${color}"/><g fill="none" stroke="#fff" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round">${path}</g></svg>`;
+  return markup`<svg class="icon" viewBox="0 0 24 24" width="48" height="48" aria-hidden="true" focusable="false"><circle cx="12" cy="12" r="11" fill="${color}"/><g fill="none" stroke="#fff" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round">${raw(path)}</g></svg>`;
 }
 
 const MESSAGE: Record<MessageKind, { title: keyof Strings; text: keyof Strings; icon: keyof typeof ICON }> = {
@@ -165,9 +163,9 @@ export function messagePage(
   const t = CATALOGUE[o.locale];
   const m = MESSAGE[kind];
   const amount = o.v
-    ? `<p class="muted">${esc(o.v.shopName ?? '')} · ${esc(formatMoney(o.v.amount, o.v.currency, o.locale))}${o.v.maskedCard ? ` · ${esc(o.v.maskedCard.slice(-4).padStart(8, '•'))}` : ''}</p>`
+    ? markup`<p class="muted">${o.v.shopName ?? ''} · ${formatMoney(o.v.amount, o.v.currency, o.locale)}${o.v.maskedCard ? markup` · ${o.v.maskedCard.slice(-4).padStart(8, '•')}` : ''}</p>`
     : '';
-  const body = `${icon(m.icon)}<h1 tabindex="-1" id="msg">${esc(t[m.title])}</h1><p role="status">${esc(t[m.text])}</p>${amount}${o.back ? `<a class="btn" href="${esc(o.back)}">${esc(t.backToShop)}</a>` : ''}`;
+  const body = markup`${icon(m.icon)}<h1 tabindex="-1" id="msg">${t[m.title]}</h1><p role="status">${t[m.text]}</p>${amount}${o.back ? markup`<a class="btn" href="${o.back}">${t.backToShop}</a>` : ''}`;
   return layout(
     {
       locale: o.locale,
@@ -191,11 +189,11 @@ export function appPage(
 ): string {
   const t = CATALOGUE[o.locale];
   const i = v.instructions!;
-  const body = `<p class="shop">${esc(t.payTo)} <strong>${esc(v.shopName ?? v.merchantOrderId)}</strong></p>
-<h1><span class="muted">${esc(t.amount)}</span><br><span class="amount">${esc(formatMoney(i.amount, i.currency, o.locale))}</span></h1>
-<p role="status">${esc(t.approveInApp)}</p>
-<a class="btn phone" id="deeplink" href="${esc(i.deeplinks.app)}">${esc(t.openApp)}</a>
-<div class="desktop qr"><figure><div class="qr-code">${o.qrSvg}</div><figcaption class="muted">${esc(t.scanQr)}</figcaption></figure></div>
-<p class="muted"><a id="universal" href="${esc(i.deeplinks.universal)}" rel="noopener">${esc(t.openHere)}</a></p>`;
+  const body = markup`<p class="shop">${t.payTo} <strong>${v.shopName ?? v.merchantOrderId}</strong></p>
+<h1><span class="muted">${t.amount}</span><br><span class="amount">${formatMoney(i.amount, i.currency, o.locale)}</span></h1>
+<p role="status">${t.approveInApp}</p>
+<a class="btn phone" id="deeplink" href="${i.deeplinks.app}">${t.openApp}</a>
+<div class="desktop qr"><figure><div class="qr-code">${raw(o.qrSvg)}</div><figcaption class="muted">${t.scanQr}</figcaption></figure></div>
+<p class="muted"><a id="universal" href="${i.deeplinks.universal}" rel="noopener">${t.openHere}</a></p>`;
   return layout({ locale: o.locale, title: t.appPay, nonce: o.nonce, path: o.path, refreshSeconds: 3 }, body);
 }

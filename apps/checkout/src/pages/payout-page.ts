@@ -1,8 +1,12 @@
 import type { CardBrand, CheckoutPayoutView, PageLocale } from '@payments/contracts';
-import { esc } from './html';
+import { cardChecksScript } from '@payments/methods-domain';
+import { joinMarkup, markup } from '@payments/html';
 import { layout } from './layout';
 import { brandList, formatMoney, icon, remaining } from './order-page';
 import { CATALOGUE, Strings } from './strings';
+
+/** The card checks of the server, for the page's script (libs/methods-domain). */
+const CARD_CHECKS = cardChecksScript();
 
 /** One of the shop's payout methods as the page offers it. */
 export interface PayoutPageMethod {
@@ -47,11 +51,7 @@ function tick(){var s=Math.max(0,Math.floor((end-Date.now())/1000)),h=Math.floor
 el.textContent=(h?h+':':'')+(m<10?'0':'')+m+':'+(x<10?'0':'')+x;if(s<=0){location.reload()}}
 if(el){tick();setInterval(tick,1000)}
 var f=d.getElementById('payout');if(!f)return;
-var R={humo:function(p){return/^9860/.test(p)&&p.length==16},uzcard:function(p){return/^8600/.test(p)&&p.length==16},
-visa:function(p){return/^4/.test(p)&&[13,16,19].indexOf(p.length)>=0},
-mastercard:function(p){var a=+p.slice(0,2),b=+p.slice(0,4);return((a>=51&&a<=55)||(b>=2221&&b<=2720))&&p.length==16},
-mir:function(p){return/^220[0-4]/.test(p)},unionpay:function(p){return/^62/.test(p)},maestro:function(p){return/^(5018|5020|5038|6304|6759|676[1-3])/.test(p)},amex:function(p){return/^3[47]/.test(p)&&p.length==15}};
-function luhn(p){var s=0;for(var i=0;i<p.length;i++){var n=+p[p.length-1-i];if(i%2){n*=2;if(n>9)n-=9}s+=n}return s%10==0}
+${CARD_CHECKS}
 function show(i,text){var e=d.getElementById(i.id+'-err');e.textContent=text||'';i.setAttribute('aria-invalid',text?'true':'false');return !text}
 f.addEventListener('submit',function(e){var first=null,ins=f.querySelectorAll('input[type=text]');
 for(var k=0;k<ins.length;k++){var i=ins[k],v=i.value.trim(),err='';
@@ -79,40 +79,39 @@ export function payoutPage(
   const t = CATALOGUE[o.locale];
   const errors = o.errors ?? {};
   const money = formatMoney(v.amount, v.currency, o.locale);
-  const methods = o.methods
-    .map((m) => {
-      const current = m.code === o.chosen?.code;
-      const label = `${t[KIND_LABEL[m.instrumentType] ?? 'mCard']}${m.brands.length > 0 ? ` · ${brandList(m.brands)}` : ''}`;
-      return `<a class="method" href="${esc(o.path)}?lang=${o.locale}&amp;method=${encodeURIComponent(m.code)}" data-method="${esc(m.code)}"${current ? ' aria-current="true"' : ''}><span class="name">${current ? '● ' : '○ '}${esc(label)}</span></a>`;
-    })
-    .join('');
-  const inputs = o.fields
-    .map((f) => {
+  const methods = o.methods.map((m) => {
+    const current = m.code === o.chosen?.code;
+    const label = `${t[KIND_LABEL[m.instrumentType] ?? 'mCard']}${m.brands.length > 0 ? ` · ${brandList(m.brands)}` : ''}`;
+    return markup`<a class="method" href="${o.path}?lang=${o.locale}&amp;method=${encodeURIComponent(m.code)}" data-method="${m.code}"${current && markup` aria-current="true"`}><span class="name">${current ? '● ' : '○ '}${label}</span></a>`;
+  });
+  const inputs = joinMarkup(
+    o.fields.map((f) => {
       const id = `f-${f.name}`;
       const pan = f.format === 'pan';
       const attrs = pan
-        ? `inputmode="numeric" autocomplete="off" maxlength="23" placeholder="0000 0000 0000 0000" data-brands="${esc((o.chosen?.brands ?? []).join(','))}" data-names="${esc(brandList(o.chosen?.brands ?? []))}"`
-        : `maxlength="128"`;
+        ? markup`inputmode="numeric" autocomplete="off" maxlength="23" placeholder="0000 0000 0000 0000" data-brands="${(o.chosen?.brands ?? []).join(',')}" data-names="${brandList(o.chosen?.brands ?? [])}"`
+        : markup`maxlength="128"`;
       const value = pan ? '' : (o.values?.[f.name] ?? '');
-      return `<label for="${id}">${esc(fieldLabel(t, f.name))}${f.required ? '' : ` <span class="muted">(${esc(t.optional)})</span>`}</label><input type="text" id="${id}" name="${esc(f.name)}" data-format="${esc(f.format)}" ${attrs}${f.required ? ' required' : ''} value="${esc(value)}" aria-describedby="${id}-err" aria-invalid="${errors[f.name] ? 'true' : 'false'}"><p class="err" id="${id}-err" role="alert">${esc(errors[f.name] ?? '')}</p>`;
-    })
-    .join('\n');
+      return markup`<label for="${id}">${fieldLabel(t, f.name)}${f.required ? '' : markup` <span class="muted">(${t.optional})</span>`}</label><input type="text" id="${id}" name="${f.name}" data-format="${f.format}" ${attrs}${f.required ? ' required' : ''} value="${value}" aria-describedby="${id}-err" aria-invalid="${errors[f.name] ? 'true' : 'false'}"><p class="err" id="${id}-err" role="alert">${errors[f.name] ?? ''}</p>`;
+    }),
+    '\n',
+  );
   const alert = o.alert ?? (Object.values(errors).some(Boolean) ? t.errForm : undefined);
-  const body = `<p class="shop">${esc(t.payoutFor)} <strong>${esc(v.merchantPayoutId)}</strong></p>
-<h1><span class="muted">${esc(t.payoutAmount)}</span><br><span class="amount">${esc(money)}</span></h1>
-${v.description ? `<p class="muted">${esc(v.description)}</p>` : ''}
-<div class="timer" role="timer" aria-live="off"><span>${esc(t.payoutTimeLeft)}</span><strong id="left" data-end="${esc(v.expiresAt)}">${remaining(v.expiresAt, o.now)}</strong></div>
-${alert ? `<p class="alert" role="alert">${esc(alert)}</p>` : ''}
-<nav aria-label="${esc(t.payoutMethod)}"><p class="legend">${esc(t.payoutMethod)}</p>${methods}</nav>
+  const body = markup`<p class="shop">${t.payoutFor} <strong>${v.merchantPayoutId}</strong></p>
+<h1><span class="muted">${t.payoutAmount}</span><br><span class="amount">${money}</span></h1>
+${v.description ? markup`<p class="muted">${v.description}</p>` : ''}
+<div class="timer" role="timer" aria-live="off"><span>${t.payoutTimeLeft}</span><strong id="left" data-end="${v.expiresAt}">${remaining(v.expiresAt, o.now)}</strong></div>
+${alert ? markup`<p class="alert" role="alert">${alert}</p>` : ''}
+<nav aria-label="${t.payoutMethod}"><p class="legend">${t.payoutMethod}</p>${methods}</nav>
 ${
   o.chosen
-    ? `<form id="payout" method="post" action="${esc(o.path)}" novalidate autocomplete="off">
-<fieldset><legend>${esc(t.payoutDetails)}</legend>${inputs}</fieldset>
-<input type="hidden" name="method" value="${esc(o.chosen.code)}"><input type="hidden" name="lang" value="${o.locale}">
-<button id="submit" type="submit" data-busy="${esc(t.paying)}">${esc(t.payoutSubmit)} · ${esc(money)}</button>
+    ? markup`<form id="payout" method="post" action="${o.path}" novalidate autocomplete="off">
+<fieldset><legend>${t.payoutDetails}</legend>${inputs}</fieldset>
+<input type="hidden" name="method" value="${o.chosen.code}"><input type="hidden" name="lang" value="${o.locale}">
+<button id="submit" type="submit" data-busy="${t.paying}">${t.payoutSubmit} · ${money}</button>
 </form>`
     : ''
-}<p class="muted secure">${esc(t.payoutSecure)}</p>`;
+}<p class="muted secure">${t.payoutSecure}</p>`;
   return layout(
     {
       locale: o.locale,
@@ -146,8 +145,8 @@ export function payoutMessagePage(
 ): string {
   const t = CATALOGUE[o.locale];
   const m = MESSAGE[kind];
-  const masked = o.v.maskedPayee ? ` · ${esc(o.v.maskedPayee.slice(-4).padStart(8, '•'))}` : '';
-  const body = `${icon(m.icon)}<h1 tabindex="-1" id="msg">${esc(t[m.title])}</h1><p role="status">${esc(t[m.text])}</p><p class="muted">${esc(o.v.merchantPayoutId)} · ${esc(formatMoney(o.v.amount, o.v.currency, o.locale))}${masked}</p>${o.back ? `<a class="btn" href="${esc(o.back)}">${esc(t.backToShop)}</a>` : ''}`;
+  const masked = o.v.maskedPayee ? markup` · ${o.v.maskedPayee.slice(-4).padStart(8, '•')}` : '';
+  const body = markup`${icon(m.icon)}<h1 tabindex="-1" id="msg">${t[m.title]}</h1><p role="status">${t[m.text]}</p><p class="muted">${o.v.merchantPayoutId} · ${formatMoney(o.v.amount, o.v.currency, o.locale)}${masked}</p>${o.back ? markup`<a class="btn" href="${o.back}">${t.backToShop}</a>` : ''}`;
   return layout(
     {
       locale: o.locale,

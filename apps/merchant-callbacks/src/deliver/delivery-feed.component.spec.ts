@@ -7,6 +7,7 @@ import { openServiceDatabase } from '@payments/platform';
 import { createTestDatabase } from '@payments/testing';
 import { MerchantCallbacksConfig } from '../config';
 import { DeliveryRepository, NewDelivery } from './delivery.repository';
+import { FeedRepository } from '../read-feed/feed.repository';
 import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 import { Init1764200000000 } from '../migrations/1764200000000-init';
 
@@ -40,12 +41,13 @@ describe('the feed positions of deliveries', () => {
   let inbox: Inbox;
   /** One delivery the way the consumer records it (its inbox row in the same statement), in `m`'s transaction. */
   const record = async (m: EntityManager, d: NewDelivery, now: Date): Promise<string> =>
-    (await deliveries.insertFresh([d], inbox.cte('ib', [d], 11), now, m)).get(d.eventId.toLowerCase())!;
+    (await deliveries.insertFresh([d], inbox.cte('ib', [d]), now, m)).get(d.eventId.toLowerCase())!;
   let deliveries: DeliveryRepository;
+  let feeds: FeedRepository;
   /** The deliveries recorded before the migration: [shop, eventId] in recording order. */
   let oldEvents: [string, string][] = [];
   const feed = async (shopId: string, afterPosition = 0): Promise<[number, string][]> =>
-    (await deliveries.feed({ shopId, afterPosition, limit: 100 })).rows.map((r): [number, string] => [
+    (await feeds.feed({ shopId, afterPosition, limit: 100 })).rows.map((r): [number, string] => [
       Number(r.feed_position),
       r.event_id,
     ]);
@@ -77,6 +79,7 @@ describe('the feed positions of deliveries', () => {
       migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     deliveries = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+    feeds = new FeedRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
     inbox = new Inbox(ds, SCHEMA, 'merchant-callbacks');
     oldEvents = old;
   });

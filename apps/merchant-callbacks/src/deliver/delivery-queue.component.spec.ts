@@ -8,6 +8,7 @@ import { openServiceDatabase } from '@payments/platform';
 import { createTestDatabase } from '@payments/testing';
 import { MerchantCallbacksConfig } from '../config';
 import { ClaimedDelivery, DeliveryOutcome, DeliveryRepository, NewDelivery } from './delivery.repository';
+import { DeliveryLogRepository } from '../operate/delivery-log.repository';
 import { MERCHANT_CALLBACKS_MIGRATIONS } from '../migrations';
 
 const SCHEMA = 'merchant_callbacks';
@@ -40,8 +41,9 @@ describe('the delivery queue', () => {
   let inbox: Inbox;
   /** One delivery the way the consumer records it (its inbox row in the same statement), in `m`'s transaction. */
   const record = async (m: EntityManager, d: NewDelivery, now: Date): Promise<string> =>
-    (await q.insertFresh([d], inbox.cte('ib', [d], 11), now, m)).get(d.eventId.toLowerCase())!;
+    (await q.insertFresh([d], inbox.cte('ib', [d]), now, m)).get(d.eventId.toLowerCase())!;
   let q: DeliveryRepository;
+  let log: DeliveryLogRepository;
 
   const insert = (shopId: string, objectId: string, sequence: number, now = T0) =>
     ds.transaction((m) => record(m, aDelivery(shopId, objectId, sequence), now));
@@ -91,6 +93,7 @@ describe('the delivery queue', () => {
       migrations: MERCHANT_CALLBACKS_MIGRATIONS,
     });
     q = new DeliveryRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig);
+    log = new DeliveryLogRepository(ds, { schema: SCHEMA } as MerchantCallbacksConfig, q);
     inbox = new Inbox(ds, SCHEMA, 'merchant-callbacks');
   });
 
@@ -220,7 +223,7 @@ describe('the delivery queue', () => {
     const [one] = await claim(T0);
     await q.recordOutcomes([outcome(one, 'delivered')], T0);
     await insert(shop, obj, 2, at(10));
-    await ds.transaction((m) => q.replay(m, { ids: [one.id] }, at(20), 1));
+    await ds.transaction((m) => log.replay(m, { ids: [one.id] }, at(20), 1));
     expect(await wrongHeads()).toEqual([]);
     expect((await claim(at(30))).map((d) => d.sequence)).toEqual([1]);
   });
@@ -320,7 +323,7 @@ describe('the delivery queue', () => {
     try {
       // The object has no head; the consumer's (sequence 1) is not committed when the replay looks.
       await record(adding.manager, aDelivery(shop, obj, 1), at(1));
-      const replaying = ds.transaction((m) => q.replay(m, { ids: [two.id] }, at(2), 1));
+      const replaying = ds.transaction((m) => log.replay(m, { ids: [two.id] }, at(2), 1));
       await new Promise((resolve) => setTimeout(resolve, 300));
       await adding.commitTransaction();
       expect(await replaying).toEqual([two.id]);

@@ -17,7 +17,7 @@ import {
   ReplayResult,
   Reply,
 } from '@payments/contracts';
-import { DeliveryRepository } from '../deliver/delivery.repository';
+import { DeliveryLogRepository } from './delivery-log.repository';
 import { CLOCK, Clock } from '../tokens';
 
 /** A bulk replay touches at most this many deliveries; operators page through bigger backlogs with `since`. */
@@ -28,7 +28,7 @@ const REPLAY_LIMIT = 1000;
 export class DeliveriesHandler {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: DeliveryLogRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { IntervalJob } from '@payments/platform';
-import { DeliveryRepository } from '../deliver/delivery.repository';
+import { FeedRepository } from './feed.repository';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
 
 const DAY_MS = 86_400_000;
@@ -17,7 +17,7 @@ export class FeedPurgeService implements OnApplicationBootstrap, OnApplicationSh
   private readonly job: IntervalJob;
 
   constructor(
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: FeedRepository,
     @Inject(MERCHANT_CALLBACKS_CONFIG) private readonly config: MerchantCallbacksConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {

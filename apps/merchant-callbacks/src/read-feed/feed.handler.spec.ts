@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { KeyRing, sealShopSecret } from '@payments/card-vault';
 import { verifySignature } from '@payments/callback-signature';
 import { envelope, FeedPage, MerchantCallbackCommandTypes, Reply } from '@payments/contracts';
-import { DeliveryRepository, FeedRow } from '../deliver/delivery.repository';
+import { FeedRepository, FeedRow } from './feed.repository';
 import {
   ShopCallbackSettings,
   ShopCallbackSettingsRepository,
@@ -25,7 +25,7 @@ const row = (position: number, body = `{"sequence":${position}}`): FeedRow => ({
 });
 
 function handlerFor(shop: ShopCallbackSettings, rows: FeedRow[]) {
-  const deliveries = { feed: async () => ({ rows, hasMore: false }) } as unknown as DeliveryRepository;
+  const deliveries = { feed: async () => ({ rows, hasMore: false }) } as unknown as FeedRepository;
   const shops = { forShop: async () => shop } as unknown as ShopCallbackSettingsRepository;
   const clock = { now: () => new Date(NOW * 1000) };
   const config = { secretKeys: keys } as MerchantCallbacksConfig;

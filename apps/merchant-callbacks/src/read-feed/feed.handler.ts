@@ -10,7 +10,7 @@ import {
   readFeedQuery,
   Reply,
 } from '@payments/contracts';
-import { DeliveryRepository, FeedRow } from '../deliver/delivery.repository';
+import { FeedRepository, FeedRow } from './feed.repository';
 import { ShopCallbackSettingsRepository } from '../shop-settings/shop-callback-settings.repository';
 import { signatureFor, signingSecrets } from '../shop-settings/signing-secrets';
 import { CLOCK, Clock, MERCHANT_CALLBACKS_CONFIG, MerchantCallbacksConfig } from '../tokens';
@@ -63,7 +63,7 @@ export function toFeedPage(
 @Controller()
 export class FeedHandler {
   constructor(
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: FeedRepository,
     private readonly shops: ShopCallbackSettingsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MERCHANT_CALLBACKS_CONFIG) private readonly config: MerchantCallbacksConfig,

@@ -88,7 +88,6 @@ export class StatusChangeConsumer {
       this.inbox.cte(
         'ib',
         once.map((c) => c.message),
-        11,
       ),
       now,
     );

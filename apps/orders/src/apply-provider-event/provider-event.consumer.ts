@@ -16,6 +16,7 @@ import { formatAmount } from '@payments/money';
 import { FoldResult, foldProviderEvent } from '@payments/orders-domain';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
+import { ProviderEventFoldRepository } from './provider-event-fold.repository';
 import { OrderRepository } from '../order.repository';
 import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX } from '../tokens';
@@ -34,6 +35,7 @@ export class ProviderEventConsumer {
 
   constructor(
     private readonly orders: OrderRepository,
+    private readonly fold: ProviderEventFoldRepository,
     @Inject(ORDERS_INBOX) private readonly inbox: Inbox,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -55,12 +57,11 @@ export class ProviderEventConsumer {
     const now = this.clock.now();
 
     const fresh = await this.dataSource.transaction(async (m) => {
-      const locked = await this.orders.lockForEvents(
+      const locked = await this.fold.lockForEvents(
         m,
         this.inbox.cte(
           'fresh',
           events.map((e) => e.message),
-          2,
         ),
         [...new Set(events.map((e) => e.orderId))],
       );
@@ -106,7 +107,7 @@ export class ProviderEventConsumer {
         outboxItems.push(statusChangedItem(order, previous, now, message));
       }
       const written = [...attempts.values()];
-      await this.orders.writeFold(m, this.outbox, {
+      await this.fold.writeFold(m, this.outbox, {
         seen: written.filter((w) => !w.changed).map((w) => w.attempt),
         changed: written.filter((w) => w.changed).map((w) => w.attempt),
         orders: [...changedOrders],

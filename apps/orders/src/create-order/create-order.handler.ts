@@ -112,7 +112,7 @@ export class CreateOrderHandler {
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
     @Inject(ORDERS_CONFIG) config: OrdersConfig,
   ) {
-    this.insert = new RegisteredOrderInsert(config.schema);
+    this.insert = new RegisteredOrderInsert(config.schema, dispatches.queue);
   }
 
   /**

@@ -59,7 +59,7 @@ function anOrder(shopId: string, merchantOrderId: string, extra: Partial<OrderEn
 describe('orders’ hot-path statements against PostgreSQL: a new order with its customer, the sweeper, a send’s record', () => {
   let db: { url: string; drop(): Promise<void> };
   let ds: DataSource;
-  const insert = new RegisteredOrderInsert(SCHEMA);
+  let insert: RegisteredOrderInsert;
   const customers = async (shopId: string): Promise<number> =>
     Number((await ds.query(`SELECT count(*) AS n FROM orders.customers WHERE shop_id = $1`, [shopId]))[0].n);
   const run = (order: OrderEntity, payer: { customerId?: string; email?: string; phone?: string }) =>
@@ -73,6 +73,14 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
       entities: [OrderEntity, PaymentAttemptEntity],
       migrations: ORDERS_MIGRATIONS,
     });
+    const dispatches = new ProviderDispatchRepository(
+      ds,
+      { schema: SCHEMA } as OrdersConfig,
+      {
+        code: 'sandbox',
+      } as PaymentProvider,
+    );
+    insert = new RegisteredOrderInsert(SCHEMA, dispatches.queue);
   });
 
   afterAll(async () => {
@@ -330,8 +338,11 @@ describe('orders’ hot-path statements against PostgreSQL: a new order with its
         updatedAt: NOW,
       });
       // The dispatch row ends in the same statement (decision 246), with what the dispatcher would write.
-      await repo.recordSendOutcome(m, attempt, { order: locked, events: [event(order.id)] }, (from) =>
-        dispatches.queue.finishCte('f', 'pay_send1', 'accepted', NOW, { providerPaymentId: 'prov-77' }, from),
+      await repo.recordSendOutcome(
+        m,
+        attempt,
+        { order: locked, events: [event(order.id)] },
+        dispatches.queue.finishCte('f', 'pay_send1', 'accepted', NOW, { providerPaymentId: 'prov-77' }),
       );
       // A second record of the same attempt (a callback was first) keeps the one there.
       await repo.recordSendOutcome(

@@ -1,80 +1,53 @@
 import { EntityManager } from 'typeorm';
 import { type OutboxItem, outboxCte } from '@payments/messaging';
 import { preparedQuery } from '@payments/platform';
+import type { DispatchQueue } from '@payments/provider-dispatch';
+import { ident, join, param, raw, type Sql, sql } from '@payments/sql';
 import { PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 
-/** The orders columns a new order writes, in the order of `values` below (need_action keeps its default). */
-const COLUMNS = [
-  ['id', 'uuid'],
-  ['shop_id', 'uuid'],
-  ['merchant_order_id', 'text'],
-  ['status', 'text'],
-  ['status_code', 'text'],
-  ['amount', 'numeric'],
-  ['original_amount', 'numeric'],
-  ['reported_amount', 'numeric'],
-  ['currency', 'text'],
-  ['token_standard', 'text'],
-  ['need_action_reason', 'text'],
-  ['description', 'text'],
-  ['payer', 'jsonb'],
-  ['instrument_type', 'text'],
-  ['payment_settings', 'jsonb'],
-  ['callback_url', 'text'],
-  ['recipient', 'jsonb'],
-  ['processing_deadline', 'timestamptz'],
-  ['is_crypto', 'boolean'],
-  ['link_hash', 'text'],
-  ['link_expires_at', 'timestamptz'],
-  ['link_used_at', 'timestamptz'],
-  ['page_locale', 'text'],
-  ['redirect_urls', 'jsonb'],
-  ['card_token', 'text'],
-  ['card_masked', 'text'],
-  ['page_method', 'text'],
-  ['instructions', 'jsonb'],
-  ['sequence', 'int'],
-  ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'],
-] as const;
+/**
+ * The orders columns a new order writes: name, SQL type and the entity's value, listed once
+ * (need_action keeps its default; customer_id comes from the customer CTE).
+ */
+const COLUMNS: readonly (readonly [column: string, type: string, value: (o: OrderEntity) => unknown])[] = [
+  ['id', 'uuid', (o) => o.id],
+  ['shop_id', 'uuid', (o) => o.shopId],
+  ['merchant_order_id', 'text', (o) => o.merchantOrderId],
+  ['status', 'text', (o) => o.status],
+  ['status_code', 'text', (o) => o.statusCode],
+  ['amount', 'numeric', (o) => o.amount],
+  ['original_amount', 'numeric', (o) => o.originalAmount],
+  ['reported_amount', 'numeric', (o) => o.reportedAmount],
+  ['currency', 'text', (o) => o.currency],
+  ['token_standard', 'text', (o) => o.tokenStandard],
+  ['need_action_reason', 'text', (o) => o.needActionReason],
+  ['description', 'text', (o) => o.description],
+  ['payer', 'jsonb', (o) => json(o.payer)],
+  ['instrument_type', 'text', (o) => o.instrumentType],
+  ['payment_settings', 'jsonb', (o) => json(o.paymentSettings)],
+  ['callback_url', 'text', (o) => o.callbackUrl],
+  ['recipient', 'jsonb', (o) => json(o.recipient)],
+  ['processing_deadline', 'timestamptz', (o) => o.processingDeadline],
+  ['is_crypto', 'boolean', (o) => o.isCrypto],
+  ['link_hash', 'text', (o) => o.linkHash],
+  ['link_expires_at', 'timestamptz', (o) => o.linkExpiresAt],
+  ['link_used_at', 'timestamptz', (o) => o.linkUsedAt],
+  ['page_locale', 'text', (o) => o.pageLocale],
+  ['redirect_urls', 'jsonb', (o) => json(o.redirectUrls)],
+  ['card_token', 'text', (o) => o.cardToken],
+  ['card_masked', 'text', (o) => o.cardMasked],
+  ['page_method', 'text', (o) => o.pageMethod],
+  ['instructions', 'jsonb', (o) => json(o.instructions)],
+  ['sequence', 'int', (o) => o.sequence],
+  ['created_at', 'timestamptz', (o) => o.createdAt],
+  ['updated_at', 'timestamptz', (o) => o.updatedAt],
+];
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const COLUMN_LIST = raw(COLUMNS.map(([column]) => column).join(', '));
 
-function values(o: OrderEntity): unknown[] {
-  return [
-    o.id,
-    o.shopId,
-    o.merchantOrderId,
-    o.status,
-    o.statusCode,
-    o.amount,
-    o.originalAmount,
-    o.reportedAmount,
-    o.currency,
-    o.tokenStandard,
-    o.needActionReason,
-    o.description,
-    json(o.payer),
-    o.instrumentType,
-    json(o.paymentSettings),
-    o.callbackUrl,
-    json(o.recipient),
-    o.processingDeadline,
-    o.isCrypto,
-    o.linkHash,
-    o.linkExpiresAt,
-    o.linkUsedAt,
-    o.pageLocale,
-    json(o.redirectUrls),
-    o.cardToken,
-    o.cardMasked,
-    o.pageMethod,
-    json(o.instructions),
-    o.sequence,
-    o.createdAt,
-    o.updatedAt,
-  ];
+function json(v: unknown): string | null {
+  return v === null || v === undefined ? null : JSON.stringify(v);
 }
 
 /** The first payment attempt queued with a new order (the dispatcher's row, as ProviderDispatchRepository.enqueue writes it). */
@@ -95,71 +68,24 @@ export interface WrittenWithOrder {
   now: Date;
 }
 
-type Identity = 'external' | 'contact' | 'anonymous';
-
 /**
- * The one statement of a new order (docs/decisions.md 217, 237): its customer (the same three ways
- * as customers/customer.repository.ts describes), the order row and, when asked, its queued
- * attempt and outbox rows, written only when neither the order id nor the shop's merchant order id
- * is taken — no customer row, attempt or event is made for a retry. Returns the customer id when
- * the order was inserted, undefined when it was not (the caller looks at what is there). The texts
- * are built once per schema and shape: the same for every order.
+ * The one statement of a new order (decisions 217, 237): its customer (the same three ways as
+ * customers/customer.repository.ts describes), the order row and, when asked, its queued attempt
+ * (the dispatch queue's own fragment, `DispatchQueue.enqueueCte`) and outbox rows, written only
+ * when neither the order id nor the shop's merchant order id is taken — no customer row, attempt
+ * or event is made for a retry. The text depends only on the identity kind, whether an attempt
+ * is queued and how many events there are: one prepared statement per shape.
  */
 export class RegisteredOrderInsert {
-  private readonly texts = new Map<string, string>();
-
-  constructor(private readonly schema: string) {}
-
-  /** The statement for an identity kind, with an attempt or not and `events` outbox rows. */
-  private text(identity: Identity, attempt: boolean, events: number): string {
-    const key = `${identity} ${attempt} ${events}`;
-    let sql = this.texts.get(key);
-    if (sql === undefined) this.texts.set(key, (sql = this.build(identity, attempt, events)));
-    return sql;
-  }
-
-  private build(identity: Identity, attempt: boolean, events: number): string {
-    const s = `"${this.schema}"`;
-    const n = COLUMNS.length;
-    const orderSelect = COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ');
-    const free = `NOT EXISTS (SELECT 1 FROM ${s}.orders WHERE id = $1::uuid OR (shop_id = $2::uuid AND merchant_order_id = $3::text))`;
-    // $n+1 the new customer's id, then the identity's fields the statement uses, each numbered.
-    const cid = `$${n + 1}::uuid`;
-    const customer = {
-      external: `INSERT INTO ${s}.customers (id, shop_id, external_id, email, phone)
-         SELECT ${cid}, $2::uuid, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text WHERE ${free}
-         ON CONFLICT (shop_id, external_id) WHERE external_id IS NOT NULL DO UPDATE SET external_id = EXCLUDED.external_id`,
-      contact: `INSERT INTO ${s}.customers (id, shop_id, email, phone)
-         SELECT ${cid}, $2::uuid, $${n + 2}::text, $${n + 3}::text WHERE ${free}
-         ON CONFLICT (shop_id, lower(email), phone) WHERE external_id IS NULL AND email IS NOT NULL AND phone IS NOT NULL
-         DO UPDATE SET email = ${s}.customers.email`,
-      anonymous: `INSERT INTO ${s}.customers (id, shop_id, email, phone)
-         SELECT ${cid}, $2::uuid, $${n + 2}::text, $${n + 3}::text WHERE ${free}`,
-    }[identity];
-    let next = n + (identity === 'external' ? 5 : 4);
-    const p = () => `$${next++}`;
-    const parts = [
-      `WITH c AS (${customer} RETURNING id)`,
-      `o AS (INSERT INTO ${s}.orders (${COLUMNS.map(([name]) => name).join(', ')}, customer_id)
-            SELECT ${orderSelect}, c.id FROM c ON CONFLICT DO NOTHING RETURNING id, customer_id)`,
-    ];
-    if (attempt) {
-      const at = p();
-      // The dispatcher's queue row (libs/provider-dispatch), in the order's statement: a data-modifying
-      // CTE always runs, and FROM o makes it write nothing when the order was not inserted.
-      parts.push(`d AS (INSERT INTO ${s}.provider_dispatches (payment_id, order_id, provider, amount, currency, token_standard, status, sends, next_attempt_at, created_at, updated_at)
-          SELECT ${p()}::text, o.id, ${p()}::text, ${p()}::numeric, ${p()}::text, ${p()}::text, 'pending', 0, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz FROM o)`);
-    }
-    if (events > 0) {
-      const placeholder = { topic: '', key: '', envelope: { eventId: '' } } as OutboxItem;
-      parts.push(outboxCte(this.schema, 'e', 'o', Array(events).fill(placeholder), next).sql);
-    }
-    return `${parts.join(',\n      ')}\n      SELECT customer_id FROM o`;
-  }
+  constructor(
+    private readonly schema: string,
+    private readonly dispatches: DispatchQueue,
+  ) {}
 
   /**
    * Inserts the customer and the order, and what `also` names with them; the customer id when
-   * inserted (also set on `order`). Without a transaction it is one statement, committed alone.
+   * inserted (also set on `order`), undefined when not (the caller looks at what is there).
+   * Without a transaction it is one statement, committed alone.
    */
   async insert(
     m: EntityManager,
@@ -168,32 +94,47 @@ export class RegisteredOrderInsert {
     newCustomerId: string,
     also?: WrittenWithOrder,
   ): Promise<string | undefined> {
-    const contact = [payer.email ?? null, payer.phone ?? null];
-    const [identity, identityValues]: [Identity, unknown[]] = payer.customerId
-      ? ['external', [newCustomerId, payer.customerId, ...contact]]
-      : [payer.email && payer.phone ? 'contact' : 'anonymous', [newCustomerId, ...contact]];
-    const params = [...values(order), ...identityValues];
-    const attempt = also?.attempt ?? null;
-    const events = also?.events ?? [];
-    if (also) {
-      if (attempt)
-        params.push(
-          also.now,
-          attempt.paymentId,
-          attempt.provider,
-          attempt.amount,
-          attempt.currency,
-          attempt.tokenStandard,
-        );
-      if (events.length > 0) params.push(...outboxCte(this.schema, 'e', 'o', events, params.length + 1).params);
-    }
-    const rows = await preparedQuery<{ customer_id: string }>(
-      m,
-      this.text(identity, attempt !== null, events.length),
-      params,
-    );
+    const statement = this.statement(order, payer, newCustomerId, also);
+    const rows = await preparedQuery<{ customer_id: string }>(m, statement.text, statement.values);
     if (rows.length === 0) return undefined;
     order.customerId = rows[0].customer_id;
     return rows[0].customer_id;
+  }
+
+  private statement(order: OrderEntity, payer: PayerIdentity, newCustomerId: string, also?: WrittenWithOrder): Sql {
+    const table = (name: string) => ident(this.schema, name);
+    const id = param(order.id);
+    const shop = param(order.shopId);
+    const values = join(
+      COLUMNS.map(([column, type, value]) => {
+        const v = column === 'id' ? id : column === 'shop_id' ? shop : value(order);
+        return sql`${v}::${raw(type)}`;
+      }),
+    );
+    const free = sql`NOT EXISTS (SELECT 1 FROM ${table('orders')} WHERE id = ${id}::uuid OR (shop_id = ${shop}::uuid AND merchant_order_id = ${order.merchantOrderId}::text))`;
+    const email = payer.email ?? null;
+    const phone = payer.phone ?? null;
+    const customer = payer.customerId
+      ? sql`INSERT INTO ${table('customers')} (id, shop_id, external_id, email, phone)
+         SELECT ${newCustomerId}::uuid, ${shop}::uuid, ${payer.customerId}::text, ${email}::text, ${phone}::text WHERE ${free}
+         ON CONFLICT (shop_id, external_id) WHERE external_id IS NOT NULL DO UPDATE SET external_id = EXCLUDED.external_id`
+      : email && phone
+        ? sql`INSERT INTO ${table('customers')} (id, shop_id, email, phone)
+         SELECT ${newCustomerId}::uuid, ${shop}::uuid, ${email}::text, ${phone}::text WHERE ${free}
+         ON CONFLICT (shop_id, lower(email), phone) WHERE external_id IS NULL AND email IS NOT NULL AND phone IS NOT NULL
+         DO UPDATE SET email = ${table('customers')}.email`
+        : sql`INSERT INTO ${table('customers')} (id, shop_id, email, phone)
+         SELECT ${newCustomerId}::uuid, ${shop}::uuid, ${email}::text, ${phone}::text WHERE ${free}`;
+    const parts = [
+      sql`c AS (${customer} RETURNING id)`,
+      sql`o AS (INSERT INTO ${table('orders')} (${COLUMN_LIST}, customer_id)
+            SELECT ${values}, c.id FROM c ON CONFLICT DO NOTHING RETURNING id, customer_id)`,
+    ];
+    const attempt = also?.attempt;
+    // A data-modifying CTE always runs: FROM o makes these write nothing when the order was not inserted.
+    if (attempt)
+      parts.push(this.dispatches.enqueueCte('d', 'o', { ...attempt, dispatchId: attempt.paymentId }, also.now));
+    if (also && also.events.length > 0) parts.push(outboxCte(this.schema, 'e', 'o', also.events));
+    return sql`WITH ${join(parts, ',\n      ')}\n      SELECT customer_id FROM o`;
   }
 }

@@ -184,8 +184,11 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
           transitioned = { order, events: [statusChangedItem(order, previous, ctx.now)] };
         }
         // The dispatch row ends in the same statement (decision 246): it is locked with the order.
-        await this.orders.recordSendOutcome(m, attempt, transitioned, (from) =>
-          this.dispatches.queue.finishCte('f', row.dispatchId, outcome.dispatch, ctx.now, finishDetails(answer), from),
+        await this.orders.recordSendOutcome(
+          m,
+          attempt,
+          transitioned,
+          this.dispatches.queue.finishCte('f', row.dispatchId, outcome.dispatch, ctx.now, finishDetails(answer)),
         );
         if (transitioned) this.outbox.wake(m);
         return {
