@@ -110,6 +110,7 @@ export const TOKENIZING_SERVICES = ['gateway', 'checkout'];
 export function startService(name, env, { logFile, nodeArgs = [], echo } = {}) {
   const main = path.join(ROOT, 'dist/apps', name, 'src/main.js');
   if (!existsSync(main)) return null;
+  /** @type {NodeJS.ProcessEnv} */
   const childEnv = { ...process.env, ...env, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.dist.json') };
   // As in k8s and Compose, only the services that tokenize cards get the fingerprint key (decision 259).
   if (!TOKENIZING_SERVICES.includes(name)) delete childEnv.CARD_VAULT_FINGERPRINT_KEY;
