@@ -1,0 +1,4 @@
+export * from './config';
+export * from './ledger.app';
+export * from './tokens';
+export type { LedgerModuleOptions } from './ledger.module';
