@@ -1,4 +1,4 @@
-import { Topics } from '@payments/contracts';
+import { ReplyTopics, Topics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -12,7 +12,10 @@ export interface RunningLedger {
   close(): Promise<void>;
 }
 
-/** Starts the ledger: migrations, the `orders.events` consumer, the settlement sweep and /health. */
+/**
+ * Starts the ledger: migrations, the `orders.events` and `payouts.events` consumers, the payouts
+ * service's hold requests on `ledger.commands`, the settlement sweep and /health.
+ */
 export async function startLedger(
   config: LedgerConfig,
   httpPort: number,
@@ -30,7 +33,8 @@ export async function startLedger(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [Topics.ordersEvents],
+      topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands],
+      replyTopics: [ReplyTopics.payouts],
     },
     httpPort,
     host,

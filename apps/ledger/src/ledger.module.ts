@@ -9,6 +9,10 @@ import { OrderEventsConsumer } from './book-orders/order-events.consumer';
 import { LedgerConfig } from './config';
 import { LEDGER_MIGRATIONS } from './migrations';
 import { SettlementSweeper } from './settle/settlement.sweeper';
+import { HoldRepository } from './hold-payouts/hold.repository';
+import { PayoutEventsConsumer } from './hold-payouts/payout-events.consumer';
+import { PayoutHolds } from './hold-payouts/payout-holds';
+import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
 import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
 
 export interface LedgerModuleOptions {
@@ -34,10 +38,12 @@ export class LedgerModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrderEventsConsumer],
+      controllers: [OrderEventsConsumer, PayoutEventsConsumer, ReservePayoutHandler],
       providers: [
         LedgerRepository,
         OrderBooker,
+        HoldRepository,
+        PayoutHolds,
         SettlementSweeper,
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },

@@ -5,7 +5,7 @@ import { startLedger } from './ledger.app';
 
 async function main(): Promise<void> {
   const env = new EnvReader();
-  const port = env.int('LEDGER_HTTP_PORT', 3110, { min: 0, max: 65535 });
+  const port = env.int('LEDGER_HTTP_PORT', 3070, { min: 0, max: 65535 });
   const host = env.string('HTTP_HOST', '127.0.0.1');
   const config = loadLedgerConfig(env);
   const running = await startLedger(config, port, host);
