@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { dlqTopic, envelope, Envelope, OrderStatusChanged, Topics } from '@payments/contracts';
+import {
+  BalanceTransactionPage,
+  BalanceView,
+  dlqTopic,
+  envelope,
+  Envelope,
+  LedgerCommandTypes,
+  OrderStatusChanged,
+  Topics,
+} from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
 import { EnvReader } from '@payments/platform';
 import {
   createTestDatabase,
@@ -27,6 +37,7 @@ describe('ledger: orders.events booked, settled by two instances', () => {
   let producer: Producer;
   let reader: TopicReader;
   let pg: Client;
+  let gateway: KafkaRequestClient;
   const ledgers: RunningLedger[] = [];
 
   const config = () =>
@@ -53,9 +64,12 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     await Promise.all(ledgers.map((l) => l.transport.whenJoined()));
     pg = new Client({ connectionString: db.url });
     await pg.connect();
+    gateway = new KafkaRequestClient(config().kafka, { requester: 'gateway', instanceId: uniqueName('gw') }, 15_000);
+    await gateway.start();
   });
 
   afterAll(async () => {
+    await gateway?.stop();
     await Promise.all(ledgers.map((l) => l.close()));
     await pg?.end();
     await reader?.stop();
@@ -225,5 +239,42 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     await expect(pg.query(`UPDATE ledger.accounts SET balance = -1 WHERE kind = 'available'`)).rejects.toThrow(
       /accounts_never_negative/,
     );
+  });
+
+  it('when the gateway asks for a balance and its statement, then it gets them per currency, paged newest first', async () => {
+    const shop = randomUUID();
+    await settingsFor(shop, 3600);
+    const orders = [randomUUID(), randomUUID(), randomUUID()];
+    for (const o of orders) await send([change(shop, o, { cost: { amount: '10.00', currency: 'USD' } })]);
+    await eventually(async () => ((await balances(shop))['pending:USD'] === '30' ? true : undefined));
+    const balance = await gateway.request<BalanceView>(Topics.ledgerCommands, shop, LedgerCommandTypes.getBalance, {
+      shopId: shop,
+    });
+    expect(balance).toEqual({
+      ok: true,
+      result: { shopId: shop, balances: [{ currency: 'USD', available: '0', pending: '30', reserved: '0' }] },
+    });
+    const read = (cursor?: string) =>
+      gateway.request<BalanceTransactionPage>(Topics.ledgerCommands, shop, LedgerCommandTypes.listTransactions, {
+        shopId: shop,
+        limit: 2,
+        ...(cursor ? { cursor } : {}),
+      });
+    const first = await read();
+    if (!first.ok) throw new Error(first.error.detail);
+    expect(first.result.items).toHaveLength(2);
+    expect(first.result.items[0]).toMatchObject({
+      kind: 'order_completed',
+      source: { type: 'order', id: orders[2] },
+      gross: '10',
+      fee: '0',
+      net: '10',
+      amount: '10',
+      currency: 'USD',
+      availableOn: expect.any(String),
+    });
+    const second = await read(first.result.nextCursor!);
+    expect(second).toMatchObject({ ok: true, result: { items: [{ source: { id: orders[0] } }], nextCursor: null } });
+    expect(await read('bm90LWEtY3Vyc29y')).toMatchObject({ ok: false, error: { code: 'invalid' } });
   });
 });

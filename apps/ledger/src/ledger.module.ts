@@ -13,6 +13,8 @@ import { HoldRepository } from './hold-payouts/hold.repository';
 import { PayoutEventsConsumer } from './hold-payouts/payout-events.consumer';
 import { PayoutHolds } from './hold-payouts/payout-holds';
 import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
+import { BalanceReads } from './read-balance/balance.reads';
+import { ReadBalanceHandler } from './read-balance/read-balance.handler';
 import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
 
 export interface LedgerModuleOptions {
@@ -38,12 +40,13 @@ export class LedgerModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrderEventsConsumer, PayoutEventsConsumer, ReservePayoutHandler],
+      controllers: [OrderEventsConsumer, PayoutEventsConsumer, ReservePayoutHandler, ReadBalanceHandler],
       providers: [
         LedgerRepository,
         OrderBooker,
         HoldRepository,
         PayoutHolds,
+        BalanceReads,
         SettlementSweeper,
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },

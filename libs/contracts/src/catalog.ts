@@ -72,6 +72,10 @@ import { ProviderCallbackTypes, providerCallbackReceived, providerEvent, Provide
 import { ShopSettingsTypes, shopSettingsPublished } from './shops';
 import { uuid } from './schema';
 import {
+  balanceTransactionPage,
+  balanceView,
+  getBalanceQuery,
+  listBalanceTransactionsQuery,
   LedgerCommandTypes,
   payoutRelease,
   payoutReservation,
@@ -266,10 +270,10 @@ export const topicContracts: readonly TopicContract[] = [
   {
     topic: Topics.ledgerCommands,
     description:
-      "Requests to the ledger: the payouts service asks for a payout's hold before it accepts the payout (decision 273).",
+      "Requests to the ledger: the payouts service asks for a payout's hold before it accepts the payout (decision 273); the gateway reads balances.",
     key: "The shop id: a shop's holds are decided in order, against one balance",
     keySchema: uuid(),
-    publishedBy: ['payouts'],
+    publishedBy: ['payouts', 'gateway'],
     consumedBy: ['ledger'],
     messages: [
       request(
@@ -283,6 +287,13 @@ export const topicContracts: readonly TopicContract[] = [
         'Void the hold of a payout that was never created',
         releasePayoutCommand,
         payoutRelease,
+      ),
+      request(LedgerCommandTypes.getBalance, "Read a shop's balances (GET /balance)", getBalanceQuery, balanceView),
+      request(
+        LedgerCommandTypes.listTransactions,
+        "List a shop's ledger transactions, newest first (GET /balance/transactions)",
+        listBalanceTransactionsQuery,
+        balanceTransactionPage,
       ),
     ],
   },
