@@ -56,8 +56,12 @@ export class BalanceReads {
               coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
               coalesce(sum(balance) FILTER (WHERE kind = 'pending'), 0)::text AS pending,
               coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
-       FROM "${this.s}".accounts WHERE shop_id = $1 AND kind IN ('available', 'pending', 'reserved')
-       GROUP BY currency ORDER BY currency`,
+       FROM "${this.s}".accounts a WHERE shop_id = $1 AND kind IN ('available', 'pending', 'reserved')
+       GROUP BY currency
+       -- accounts are opened ahead of the postings that may never come (locked up front): a currency
+       -- the shop never had money in is not a balance
+       HAVING bool_or(EXISTS (SELECT 1 FROM "${this.s}".postings p WHERE p.account_key = a.key))
+       ORDER BY currency`,
         [shopId],
       );
     return {
