@@ -3,6 +3,7 @@ import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/led
 import { http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
+import { aPayoutRequest, TRON_ADDRESS, withPayoutMethods } from '../support/transfers';
 import { untilStatus } from '../support/wait';
 import { eventually } from '@payments/testing';
 
@@ -18,8 +19,13 @@ describe('GET /balance: a USD order credited to a USDT-TRC20 balance', () => {
   let shop: TestShop;
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox'] });
-    ledger = await startLedger(loadLedgerConfig(stack.env({ LEDGER_SETTLEMENT_SWEEP_MS: '200' })), 0);
+    // Payouts ask this ledger for their holds (LEDGER_HOLDS); the sandbox never answers a .99 payout.
+    const extraEnv = { LEDGER_HOLDS: 'true', LEDGER_SETTLEMENT_SWEEP_MS: '200' };
+    stack = await TestStack.start({
+      services: ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox', 'methods', 'payouts'],
+      extraEnv,
+    });
+    ledger = await startLedger(loadLedgerConfig(stack.env(extraEnv)), 0);
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
     shop = await aShop(stack.gateway!.url, 'Balance Shop');
@@ -88,5 +94,48 @@ describe('GET /balance: a USD order credited to a USDT-TRC20 balance', () => {
       nextCursor: null,
     });
     expect(await get('/balance/transactions?cursor=not%20a%20cursor')).toMatchObject({ status: 400 });
+  });
+
+  it('when the credit settles, then a payout it covers is held and one it does not is refused with 1-06-02', async () => {
+    await db.query(
+      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0)
+                    ON CONFLICT (shop_id) DO UPDATE SET settlement_delay_seconds = 0`,
+      [shop.shopId],
+    );
+    // The credit of the first test was due in a day: a delay of 0 now applies to new credits only,
+    // so the queue's row is brought forward as an operator's early settlement would.
+    await db.query(`UPDATE ledger.pending_settlements SET available_on = now() WHERE shop_id = $1`, [shop.shopId]);
+    await eventually(
+      async () => {
+        const b = (await get('/balance')).body.balances?.[0];
+        return b?.available === '97.97366' ? b : undefined;
+      },
+      20_000,
+      'the credit settled',
+    );
+    await withPayoutMethods(stack.gateway!.url, shop.shopId);
+    const payout = (amount: string) =>
+      http('POST', `${stack.gateway!.url}/payouts`, {
+        token: shop.apiKey,
+        body: aPayoutRequest({
+          amount,
+          currency: 'USDT',
+          tokenStandard: 'TRC20',
+          method: 'usdt-payout',
+          payee: { walletAddress: TRON_ADDRESS },
+        }),
+      });
+    const refused = await payout('97.99');
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      statusCode: '1-06-02',
+      retryAllowed: true,
+      errors: [{ path: 'payout.cost.amount' }],
+    });
+    const held = await payout('90.99');
+    expect(held.status).toBe(201);
+    expect((await get('/balance')).body.balances).toEqual([
+      { currency: 'USDT-TRC20', available: '6.98366', pending: '0', reserved: '90.99' },
+    ]);
   });
 });
