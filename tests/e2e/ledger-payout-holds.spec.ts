@@ -10,7 +10,7 @@ import {
   PayoutStatusChanged,
   Topics,
 } from '@payments/contracts';
-import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
+import { checkBooks, loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { loadPayoutsConfig, RunningPayouts, startPayouts } from '@payments/apps/payouts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { eventually, testKafka, uniqueName } from '@payments/testing';
@@ -166,5 +166,6 @@ describe('ledger: payout holds against the available balance', () => {
     );
     const { rows: fee } = await pg.query(`SELECT balance::text FROM ledger.accounts WHERE key = 'fee_revenue:USD'`);
     expect(Number(fee[0].balance)).toBe(0.5);
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ import {
   TopicReader,
   uniqueName,
 } from '@payments/testing';
+import { checkBooks } from './books/books-invariants';
 import { loadLedgerConfig } from './config';
 import { RunningLedger, startLedger } from './ledger.app';
 
@@ -276,5 +277,14 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     const second = await read(first.result.nextCursor!);
     expect(second).toMatchObject({ ok: true, result: { items: [{ source: { id: orders[0] } }], nextCursor: null } });
     expect(await read('bm90LWEtY3Vyc29y')).toMatchObject({ ok: false, error: { code: 'invalid' } });
+  });
+
+  it('when everything above is booked, then the books hold: balanced, balances equal postings, none below zero', async () => {
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+    // and the check finds a balance that no longer matches its postings
+    await pg.query(`UPDATE ledger.accounts SET balance = balance + 1 WHERE key = 'fee_revenue:USD'`);
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([
+      { check: 'balance_differs_from_postings', subject: 'fee_revenue:USD', detail: expect.any(String) },
+    ]);
   });
 });
