@@ -1,4 +1,4 @@
-import { Envelope, orderStatusChanged, parsePayload } from '@payments/contracts';
+import { ContractViolation, Envelope, orderStatusChanged, parsePayload } from '@payments/contracts';
 import { LedgerCurrency, ledgerCurrency } from '@payments/ledger-domain';
 import { Amount, amountOf } from '@payments/money';
 
@@ -19,14 +19,17 @@ export interface OrderBooking {
   refundId?: string;
 }
 
-/** Thrown for a message the books cannot take (unknown currency): it is dead-lettered, never guessed at. */
-export class UnbookableEvent extends Error {
+/**
+ * Thrown for a message the books cannot take (an unknown currency, a fee above the amount): it is
+ * dead-lettered at once with the reason (retrying cannot help until an operator fixes the fee
+ * schedule and redrives it), never guessed at.
+ */
+export class UnbookableEvent extends ContractViolation {
   constructor(
     readonly eventId: string,
     message: string,
   ) {
     super(message);
-    this.name = 'UnbookableEvent';
   }
 }
 
