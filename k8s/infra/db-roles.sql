@@ -19,6 +19,7 @@ BEGIN
       ('payments_payouts', 'payouts'),
       ('payments_p2p', 'p2p'),
       ('payments_methods', 'methods'),
+      ('payments_ledger', 'ledger'),
       ('payments_merchant_callbacks', 'merchant_callbacks'),
       ('payments_callbacks_ingest', 'callbacks_ingest')
     ) AS s(role, schema)

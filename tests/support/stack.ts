@@ -129,6 +129,8 @@ export class TestStack {
       MERCHANT_CALLBACKS_BACKOFF_CAP_MS: '1000',
       MERCHANT_CALLBACKS_TIMEOUT_MS: '2000',
       MERCHANT_CALLBACKS_POLL_MS: '200',
+      // No ledger in a test stack unless a test starts one (and turns this on): payouts go ahead unheld.
+      LEDGER_HOLDS: 'false',
       ...(this.sandbox ? { SANDBOX_PROVIDER_URL: this.sandbox.url } : {}),
       ...extra,
     };

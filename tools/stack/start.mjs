@@ -31,6 +31,7 @@ const ports = {
   payouts: Number(process.env.PAYOUTS_HTTP_PORT ?? 3040),
   p2p: Number(process.env.P2P_HTTP_PORT ?? 3050),
   checkout: Number(process.env.CHECKOUT_HTTP_PORT ?? 3060),
+  ledger: Number(process.env.LEDGER_HTTP_PORT ?? 3070),
 };
 const checkout = `http://127.0.0.1:${ports.checkout}`;
 const runDir = path.join(ROOT, '.run');
@@ -79,6 +80,7 @@ const env = {
   PAYOUTS_HTTP_PORT: String(ports.payouts),
   P2P_HTTP_PORT: String(ports.p2p),
   CHECKOUT_HTTP_PORT: String(ports.checkout),
+  LEDGER_HTTP_PORT: String(ports.ledger),
   // Where payers open hosted payment links (data.paymentLink).
   CHECKOUT_PUBLIC_URL: process.env.CHECKOUT_PUBLIC_URL ?? checkout,
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,
@@ -112,6 +114,7 @@ process.on('SIGTERM', () => void shutdown(0));
   'payouts',
   'p2p',
   'checkout',
+  'ledger',
 ].forEach((name) => {
   const say = logger(name, 90);
   const child = /** @type {import('node:child_process').ChildProcess} */ (
@@ -143,6 +146,7 @@ const health = [
   ['payouts', ports.payouts],
   ['p2p', ports.p2p],
   ['checkout', ports.checkout],
+  ['ledger', ports.ledger],
 ];
 /**
  * What a service's /health/ready answers: ready, or why not (each failing component and its

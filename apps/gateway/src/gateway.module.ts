@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { CardVault } from '@payments/card-vault';
 import { EventsController } from './events/events.controller';
+import { BalanceController } from './balance/balance.controller';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
@@ -136,6 +137,7 @@ export class GatewayModule {
         PayoutsController,
         P2pController,
         EventsController,
+        BalanceController,
         OpsTransfersController,
         OpsReconciliationController,
         OpsCardsController,

@@ -148,6 +148,8 @@ export function toOrderView(
 export function toStatusChanged(
   order: OrderEntity,
   previousStatus: OrderStatusChanged['previousStatus'],
+  /** What the ledger books by that the order row does not hold: the provider, the refund. */
+  ledgerFacts: Pick<OrderStatusChanged, 'provider' | 'refund'> = {},
 ): OrderStatusChanged {
   return {
     orderId: order.id,
@@ -166,5 +168,8 @@ export function toStatusChanged(
     ...(order.instructions && !order.linkHash && order.status === 'registered'
       ? { instructions: order.instructions }
       : {}),
+    ...(order.recipient?.merchantBalance ? { merchantBalance: order.recipient.merchantBalance } : {}),
+    ...((order.pageMethod ?? order.instrumentType) ? { method: (order.pageMethod ?? order.instrumentType)! } : {}),
+    ...ledgerFacts,
   };
 }

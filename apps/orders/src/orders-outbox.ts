@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { envelope, Envelope, OrderEventTypes, OrderStatus, Topics } from '@payments/contracts';
+import { envelope, Envelope, OrderEventTypes, OrderStatus, OrderStatusChanged, Topics } from '@payments/contracts';
 import { Outbox, OutboxItem } from '@payments/messaging';
 import { OrderEntity } from './order.entity';
 import { writeTransitionedOrder } from './order.repository';
@@ -11,13 +11,14 @@ export function statusChangedItem(
   previousStatus: OrderStatus | null,
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+  ledgerFacts: Pick<OrderStatusChanged, 'provider' | 'refund'> = {},
 ): OutboxItem {
   return {
     topic: Topics.ordersEvents,
     key: order.id,
     envelope: envelope({
       type: OrderEventTypes.statusChanged,
-      payload: toStatusChanged(order, previousStatus),
+      payload: toStatusChanged(order, previousStatus, ledgerFacts),
       occurredAt: now,
       causedBy,
     }),
@@ -32,8 +33,9 @@ export async function publishStatusChange(
   previousStatus: OrderStatus | null,
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+  ledgerFacts: Pick<OrderStatusChanged, 'provider' | 'refund'> = {},
 ): Promise<void> {
-  await outbox.add(m, [statusChangedItem(order, previousStatus, now, causedBy)]);
+  await outbox.add(m, [statusChangedItem(order, previousStatus, now, causedBy, ledgerFacts)]);
 }
 
 export interface Transition {
@@ -69,8 +71,9 @@ export async function applyTransition(
   t: Transition,
   now: Date,
   causedBy?: Pick<Envelope, 'eventId' | 'correlationId'>,
+  ledgerFacts: Pick<OrderStatusChanged, 'provider' | 'refund'> = {},
 ): Promise<void> {
   const previous = transitionInMemory(order, t, now);
   await writeTransitionedOrder(m, order);
-  await publishStatusChange(outbox, m, order, previous, now, causedBy);
+  await publishStatusChange(outbox, m, order, previous, now, causedBy, ledgerFacts);
 }

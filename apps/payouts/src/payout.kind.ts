@@ -83,6 +83,11 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   },
   // A payout via payment page waits for its recipient: nothing goes to the provider before.
   awaitsDetails: (p) => p.linkHash !== null && p.linkUsedAt === null,
+  // Paid from the shop's balance: the ledger holds amount + fee before the payout is accepted (decision 273).
+  funds: {
+    requester: 'payouts',
+    request: (t) => ({ payoutId: t.id, shopId: t.shopId, provider: t.provider, method: t.own.method!, cost: t.cost }),
+  },
   cardsOf: (p) => Object.fromEntries(Object.entries(p.payeeCards ?? {}).map(([f, card]) => [`payee.${f}`, card.token])),
   parseGet(message) {
     const q = parsePayload(getPayoutQuery, message.payload, message.type);

@@ -71,6 +71,17 @@ import { listTransfersForOperatorQuery } from './transfers';
 import { ProviderCallbackTypes, providerCallbackReceived, providerEvent, ProviderEventTypes } from './providers';
 import { ShopSettingsTypes, shopSettingsPublished } from './shops';
 import { uuid } from './schema';
+import {
+  balanceTransactionPage,
+  balanceView,
+  getBalanceQuery,
+  listBalanceTransactionsQuery,
+  LedgerCommandTypes,
+  payoutRelease,
+  payoutReservation,
+  releasePayoutCommand,
+  reservePayoutCommand,
+} from './ledger';
 import { TopicName, Topics } from './topics';
 
 /**
@@ -257,6 +268,36 @@ export const topicContracts: readonly TopicContract[] = [
     ],
   },
   {
+    topic: Topics.ledgerCommands,
+    description:
+      "Requests to the ledger: the payouts service asks for a payout's hold before it accepts the payout (decision 273); the gateway reads balances.",
+    key: "The shop id: a shop's holds are decided in order, against one balance",
+    keySchema: uuid(),
+    publishedBy: ['payouts', 'gateway'],
+    consumedBy: ['ledger'],
+    messages: [
+      request(
+        LedgerCommandTypes.reservePayout,
+        "Reserve a payout's amount plus its fee from the shop's available balance, or refuse it (1-06-02)",
+        reservePayoutCommand,
+        payoutReservation,
+      ),
+      request(
+        LedgerCommandTypes.releasePayout,
+        'Void the hold of a payout that was never created',
+        releasePayoutCommand,
+        payoutRelease,
+      ),
+      request(LedgerCommandTypes.getBalance, "Read a shop's balances (GET /balance)", getBalanceQuery, balanceView),
+      request(
+        LedgerCommandTypes.listTransactions,
+        "List a shop's ledger transactions, newest first (GET /balance/transactions)",
+        listBalanceTransactionsQuery,
+        balanceTransactionPage,
+      ),
+    ],
+  },
+  {
     topic: Topics.merchantCallbacksCommands,
     description: "Operators' requests about merchant-callback deliveries, from the gateway to merchant-callbacks.",
     key: 'The delivery id, or the shop or object id a list or replay is about ("all" and "replay" when none is named)',
@@ -307,11 +348,12 @@ export const topicContracts: readonly TopicContract[] = [
   },
   {
     topic: Topics.ordersEvents,
-    description: 'Every status change of every order, in order per order; merchant-callbacks sends them to merchants.',
+    description:
+      'Every status change of every order, in order per order; merchant-callbacks sends them to merchants, the ledger books completions and refunds.',
     key: 'The order id',
     keySchema: uuid(),
     publishedBy: ['orders'],
-    consumedBy: ['merchant-callbacks'],
+    consumedBy: ['merchant-callbacks', 'ledger'],
     messages: [
       { type: OrderEventTypes.statusChanged, summary: 'An order changed status', payload: orderStatusChanged },
     ],
@@ -319,11 +361,11 @@ export const topicContracts: readonly TopicContract[] = [
   {
     topic: Topics.payoutsEvents,
     description:
-      'Every status change of every payout, in order per payout; merchant-callbacks sends them to merchants.',
+      "Every status change of every payout, in order per payout; merchant-callbacks sends them to merchants, the ledger posts or voids the payout's hold.",
     key: 'The payout id',
     keySchema: uuid(),
     publishedBy: ['payouts'],
-    consumedBy: ['merchant-callbacks'],
+    consumedBy: ['merchant-callbacks', 'ledger'],
     messages: [
       { type: PayoutEventTypes.statusChanged, summary: 'A payout changed status', payload: payoutStatusChanged },
     ],

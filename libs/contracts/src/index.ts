@@ -14,3 +14,4 @@ export * from './merchant-callbacks';
 export * from './catalog';
 export * from './payment-link';
 export * from './health';
+export * from './ledger';

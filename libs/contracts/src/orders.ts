@@ -323,6 +323,15 @@ export const orderStatusChanged = z
         .describe("The order's own callback URL, when the merchant gave one; else the shop's applies"),
     ),
     instructions: optional(paymentInstructions.describe('shop_hosted: the instructions, in the creation event')),
+    // What the ledger books by (ARCHITECTURE.md section 11); merchant callbacks leave them out.
+    merchantBalance: optional(merchantBalance.describe("recipient.merchantBalance: the shop's balance currency")),
+    method: optional(z.string().max(64).describe('The payment method or instrument type, for the fee schedule')),
+    provider: optional(z.string().max(64).describe('The provider that reported the change, for provider clearing')),
+    refund: optional(
+      z
+        .object({ refundId: uuid(), amount: decimal() })
+        .describe('In a refund event: the refund it tells of, in the order currency'),
+    ),
   })
   .describe('An order changed status; merchant-callbacks turns it into the merchant callback');
 export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;

@@ -13,6 +13,7 @@ export const Topics = {
   payoutsEvents: 'payouts.events',
   p2pEvents: 'p2p.events',
   shopsSettings: 'shops.settings',
+  ledgerCommands: 'ledger.commands',
   merchantCallbacksCommands: 'merchant-callbacks.commands',
 } as const;
 
@@ -56,6 +57,8 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
 export const ReplyTopics = {
   gateway: 'gateway.replies',
   checkout: 'checkout.replies',
+  // The payouts service asks the ledger for a payout's hold before it accepts the payout (decision 273).
+  payouts: 'payouts.replies',
 } as const;
 
 export type Requester = keyof typeof ReplyTopics;

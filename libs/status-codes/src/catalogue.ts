@@ -80,6 +80,12 @@ const entries = [
   { code: '1-05-01', description: 'Declined by the antifraud checks of the payment service.', retryAllowed: false },
   { code: '2-05-01', description: 'Declined by the antifraud checks of the provider.', retryAllowed: false },
   { code: '1-06-01', description: 'The amount is outside the limits set for the shop.', retryAllowed: false },
+  // The ledger (issue 29, decision 273): a payout is refused at creation when the balance cannot cover it.
+  {
+    code: '1-06-02',
+    description: "The shop's available balance does not cover the payout amount plus its fee.",
+    retryAllowed: true,
+  },
   { code: '2-06-01', description: "The payer's card or account limit is exceeded.", retryAllowed: true },
   { code: '2-06-02', description: 'The amount is outside the limits of the provider.', retryAllowed: false },
   { code: '2-08-01', description: 'The payer cancelled the payment.', retryAllowed: true },

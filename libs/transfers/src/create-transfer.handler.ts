@@ -9,7 +9,8 @@ import { TransferEntity } from './transfer.entity';
 import { TransferRepository } from './transfer.repository';
 import { toTransferView } from './transfer-view';
 import { TransferWrites } from './transfer-writes';
-import { TRANSFER_KIND, TRANSFER_PROVIDER } from './tokens';
+import { TRANSFER_FUNDS, TRANSFER_KIND, TRANSFER_PROVIDER } from './tokens';
+import type { TransferFunds } from './transfer-funds';
 
 @Injectable()
 export class CreateTransferHandler {
@@ -20,6 +21,7 @@ export class CreateTransferHandler {
     @Inject(TRANSFER_KIND) private readonly kind: TransferKindSpec,
     @Inject(TRANSFER_PROVIDER) private readonly provider: ProviderClient,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TRANSFER_FUNDS) private readonly funds: TransferFunds,
   ) {}
 
   /**
@@ -29,15 +31,25 @@ export class CreateTransferHandler {
   async handle(message: Envelope): Promise<Reply<unknown>> {
     const cmd = this.kind.parseCreate(message, this.provider.code);
     const now = this.clock.now();
-    return this.dataSource.transaction(async (m) => {
-      const known = await this.answerForKnown(m, cmd);
-      if (known) return known;
+    // A payout is accepted only once the ledger holds its money (decision 273); asked outside the
+    // transaction, so no connection waits for Kafka. A transfer seen before is answered as it is.
+    const known = await this.dataSource.transaction((m) => this.answerForKnown(m, cmd));
+    if (known) return known;
+    const refused = await this.funds.reserve(cmd);
+    if (refused) return refused;
+    const created = await this.dataSource.transaction(async (m) => {
       const transfer = this.transfers.build(m, cmd, now);
       if (await this.transfers.insertIfAbsent(m, transfer)) {
         await this.writes.created(m, transfer, now, message);
         return okReply(toTransferView(this.kind, transfer, now));
       }
+      return null;
+    });
+    if (created) return created;
+    return this.dataSource.transaction(async (m) => {
       const raced = await this.answerForKnown(m, cmd);
+      // Another shop's id, or the merchant id taken by another transfer meanwhile: never created, so no hold.
+      if (!raced || !raced.ok) await this.funds.release(cmd);
       if (raced) return raced;
       // The id belongs to another shop's transfer: ids are random UUIDs, so this is a bug upstream.
       throw new Error(`${this.kind.kind} id ${cmd.id} collides with a ${this.kind.noun} of another shop`);

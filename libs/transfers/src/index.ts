@@ -5,3 +5,4 @@ export * from './transfer.module';
 export * from './transfer-service';
 export { TransferDispatcher, TransferDispatcherOptions } from './transfer-dispatcher.service';
 export { TransferWrites } from './transfer-writes';
+export * from './transfer-funds';

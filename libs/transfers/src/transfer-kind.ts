@@ -2,6 +2,7 @@ import type { Provider, Type } from '@nestjs/common';
 import type { CardVault } from '@payments/card-vault';
 import type { Envelope, TransferCost } from '@payments/contracts';
 import type { TransferKind } from '@payments/transfers-domain';
+import type { FundsSpec } from './transfer-funds';
 import type { TransferEntity } from './transfer.entity';
 
 /** A create command, parsed by its kind into what every transfer has plus the kind's own columns. */
@@ -71,6 +72,8 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   awaitsDetails?(t: T): boolean;
   /** The card tokens the provider needs for this transfer, by role (`payee.cardNumber`, `sender`, …). */
   cardsOf(t: T): Record<string, string>;
+  /** Transfers paid from the shop's balance: the ledger reserves them before they are accepted. */
+  funds?: FundsSpec<T>;
 }
 
 /** Type-checks one kind's spec against its entity and view. */

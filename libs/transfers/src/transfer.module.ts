@@ -5,15 +5,18 @@ import { DataSource } from 'typeorm';
 import {
   HealthReportingModule,
   Inbox,
+  KafkaRequestClient,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
   OutboxRelayServiceOptions,
+  startRequestClient,
 } from '@payments/messaging';
 import {
   CLOCK,
   Clock,
   HealthModule,
+  HealthRegistry,
   openServiceDatabase,
   serviceDataSourceOptions,
   systemClock,
@@ -43,7 +46,10 @@ import {
   TRANSFER_KIND,
   TRANSFER_OUTBOX,
   TRANSFER_PROVIDER,
+  TRANSFER_FUNDS,
+  TRANSFER_REQUEST_CLIENT,
 } from './tokens';
+import { LedgerFunds, NO_FUNDS } from './transfer-funds';
 
 export interface TransferModuleOptions {
   clock?: Clock;
@@ -128,6 +134,24 @@ export class TransferModule {
           inject: [DataSource],
         },
         { provide: TRANSFER_DISPATCHER_OPTIONS, useValue: dispatch },
+        {
+          provide: TRANSFER_REQUEST_CLIENT,
+          useFactory: (health: HealthRegistry) =>
+            kind.funds && config.ledgerHolds
+              ? startRequestClient(
+                  config.kafka,
+                  { requester: kind.funds.requester, instanceId: config.instanceId },
+                  { timeoutMs: config.ledgerTimeoutMs, stallMs: config.health.stallMs, health },
+                )
+              : null,
+          inject: [HealthRegistry],
+        },
+        {
+          provide: TRANSFER_FUNDS,
+          useFactory: (client: KafkaRequestClient | null) =>
+            client && kind.funds ? new LedgerFunds(client, kind.funds) : NO_FUNDS,
+          inject: [TRANSFER_REQUEST_CLIENT],
+        },
         {
           provide: TRANSFER_PROVIDER,
           useValue: dispatch.provider ?? new SandboxProviderClient(config.sandboxProviderUrl),

@@ -104,7 +104,7 @@ export class ProviderEventConsumer {
         }
         const previous = transitionInMemory(order, result, now);
         changedOrders.add(order);
-        outboxItems.push(statusChangedItem(order, previous, now, message));
+        outboxItems.push(statusChangedItem(order, previous, now, message, { provider: event.providerCode }));
       }
       const written = [...attempts.values()];
       await this.fold.writeFold(m, this.outbox, {

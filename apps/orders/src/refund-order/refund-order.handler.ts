@@ -61,7 +61,9 @@ export class RefundOrderHandler {
         currency: order.currency,
         createdAt: now,
       });
-      await applyTransition(this.outbox, m, order, result, now, message);
+      await applyTransition(this.outbox, m, order, result, now, message, {
+        refund: { refundId: cmd.refundId, amount },
+      });
       return okReply(await this.view(m, order.id));
     });
   }

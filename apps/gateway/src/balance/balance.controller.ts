@@ -1,0 +1,94 @@
+import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import { ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import {
+  BalanceTransactionPage,
+  BalanceView,
+  GetBalanceQuery,
+  LedgerCommandTypes,
+  ListBalanceTransactionsQuery,
+  Topics,
+} from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
+import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
+import { ask } from '../messaging/domain-requests';
+import { MerchantEndpoint } from '../openapi/endpoint.decorator';
+import { REQUEST_CLIENT } from '../tokens';
+import { balanceExample, balanceTransactionsExample } from './balance.examples';
+
+const DEFAULT_LIMIT = 20;
+
+export class ListBalanceTransactionsDto {
+  @ApiPropertyOptional({
+    default: DEFAULT_LIMIT,
+    minimum: 1,
+    maximum: 100,
+    description: 'At most this many transactions.',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
+  cursor?: string;
+}
+
+/**
+ * The shop's books (issue 29, docs/ledger.md), read from the ledger by request-reply: its
+ * balances per currency and its ledger transactions. The gateway keeps none of it.
+ */
+@ApiTags('balance')
+@UseGuards(MerchantAuthGuard)
+@Controller()
+export class BalanceController {
+  constructor(@Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient) {}
+
+  @Get(['balance', 'api/v1/balance'])
+  @MerchantEndpoint({
+    summary: "Retrieve Balance: the shop's balances, one per currency (available, pending, reserved)",
+    description:
+      'A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order ' +
+      'currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` ' +
+      "becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out.",
+    response: { example: balanceExample },
+    problems: [503],
+  })
+  balance(@CurrentShop() shop: ShopPrincipal): Promise<BalanceView> {
+    const query: GetBalanceQuery = { shopId: shop.shopId };
+    return ask<BalanceView>(this.client, Topics.ledgerCommands, shop.shopId, LedgerCommandTypes.getBalance, query);
+  }
+
+  @Get(['balance/transactions', 'api/v1/balance/transactions'])
+  @MerchantEndpoint({
+    summary: "List Balance Transactions: the shop's ledger transactions, newest first",
+    description:
+      'Each transaction names its source object, its gross, fee and net in the operation currency, what it ' +
+      'moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, ' +
+      'when it becomes available. Read on with `?cursor=` the `nextCursor` until it is null.',
+    response: { example: balanceTransactionsExample, nullable: ['nextCursor'] },
+    problems: [400, 503],
+  })
+  transactions(
+    @CurrentShop() shop: ShopPrincipal,
+    @Query() q: ListBalanceTransactionsDto,
+  ): Promise<BalanceTransactionPage> {
+    const query: ListBalanceTransactionsQuery = {
+      shopId: shop.shopId,
+      limit: q.limit ?? DEFAULT_LIMIT,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    };
+    return ask<BalanceTransactionPage>(
+      this.client,
+      Topics.ledgerCommands,
+      shop.shopId,
+      LedgerCommandTypes.listTransactions,
+      query,
+    );
+  }
+}

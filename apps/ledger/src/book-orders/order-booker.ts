@@ -1,0 +1,169 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import {
+  AccountRef,
+  availableOn,
+  checkPostings,
+  LedgerCurrency,
+  planCompletion,
+  planRefund,
+  Posting,
+  ShopAccountKinds,
+  shopAccount,
+} from '@payments/ledger-domain';
+import { LedgerRepository, LockedBalances, NewTransaction, ZERO } from '../books/ledger.repository';
+import { OrderBooking, UnbookableEvent } from './order-event';
+
+/** Provider clearing for a completion no provider reported (an operator accepted it): booked, and visible. */
+export const UNATTRIBUTED_PROVIDER = 'unattributed';
+const DEFAULT_SETTLEMENT_DELAY_S = 86_400;
+
+/**
+ * Books a partition batch of order completions and refunds in the caller's transaction (one per
+ * batch): load what the rules need, lock every account the batch can touch in key order, then
+ * decide and post each event in offset order.
+ */
+@Injectable()
+export class OrderBooker {
+  private readonly logger = new Logger(OrderBooker.name);
+
+  constructor(@Inject(LedgerRepository) private readonly books: LedgerRepository) {}
+
+  async book(m: EntityManager, events: readonly OrderBooking[]): Promise<void> {
+    if (events.length === 0) return;
+    const delays = await this.books.settlementDelays(m, [...new Set(events.map((e) => e.shopId))]);
+    const originals = new Map<string, string | null>();
+    for (const e of events)
+      if (e.kind === 'refunded' && !originals.has(e.orderId))
+        originals.set(e.orderId, (await this.books.originalCredit(m, e.orderId))?.provider ?? null);
+    const locked = await this.books.lock(
+      m,
+      events.flatMap((e) => touched(e, e.provider ?? originals.get(e.orderId) ?? UNATTRIBUTED_PROVIDER)),
+    );
+    for (const e of events) {
+      if (e.kind === 'completed') await this.complete(m, locked, e, delays.get(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
+      else await this.refund(m, locked, e);
+    }
+  }
+
+  private async complete(m: EntityManager, locked: LockedBalances, e: OrderBooking, delayS: number): Promise<void> {
+    const converts = e.orderCurrency.code !== e.balanceCurrency.code;
+    const rate = converts
+      ? await this.books.rateInForce(m, e.orderCurrency.code, e.balanceCurrency.code, e.occurredAt)
+      : null;
+    const plan = planCompletion({
+      shopId: e.shopId,
+      provider: e.provider ?? UNATTRIBUTED_PROVIDER,
+      gross: e.amount,
+      orderCurrency: e.orderCurrency,
+      balanceCurrency: e.balanceCurrency,
+      fee: await this.books.feeSchedule(m, e.shopId, e.method, e.orderCurrency.code),
+      rate,
+    });
+    if (plan.kind === 'rejected')
+      throw new UnbookableEvent(e.eventId, `order ${e.orderId}: ${plan.field}: ${plan.reason}`);
+    const waits = plan.kind === 'awaiting_rate';
+    const credited = waits ? plan.net : plan.credited;
+    const tx: NewTransaction = {
+      id: randomUUID(),
+      idempotencyKey: e.eventId,
+      kind: 'order_completed',
+      status: waits ? 'awaiting_rate' : 'posted',
+      shopId: e.shopId,
+      sourceType: 'order',
+      sourceId: e.orderId,
+      provider: e.provider,
+      operationCurrency: e.orderCurrency.code,
+      gross: e.amount,
+      fee: plan.fee,
+      net: plan.net,
+      balanceCurrency: waits ? e.orderCurrency.code : e.balanceCurrency.code,
+      balanceAmount: credited,
+      rate: waits ? null : plan.rate,
+      createdAt: e.occurredAt,
+      availableOn: waits ? null : availableOn(e.occurredAt, delayS),
+    };
+    if (!(await this.post(m, tx, plan.postings, locked, e))) return;
+    if (waits)
+      this.logger.warn(
+        `order ${e.orderId}: no ${e.orderCurrency.code}/${e.balanceCurrency.code} rate in force; ${plan.net.toFixed()} ${e.orderCurrency.code} held in suspense`,
+      );
+    else if (credited.greaterThan(0))
+      await this.books.scheduleSettlement(m, tx.id, e.shopId, e.balanceCurrency.code, credited, tx.availableOn!);
+  }
+
+  private async refund(m: EntityManager, locked: LockedBalances, e: OrderBooking): Promise<void> {
+    const original = await this.books.originalCredit(m, e.orderId);
+    if (!original)
+      throw new UnbookableEvent(
+        e.eventId,
+        `order ${e.orderId}: refund ${e.refundId} of an order the books never credited`,
+      );
+    const inSuspense = original.status === 'awaiting_rate';
+    const creditCurrency: LedgerCurrency = inSuspense ? e.orderCurrency : e.balanceCurrency;
+    const provider = e.provider ?? original.provider ?? UNATTRIBUTED_PROVIDER;
+    const plan = planRefund({
+      shopId: e.shopId,
+      provider,
+      amount: e.amount,
+      orderCurrency: e.orderCurrency,
+      creditCurrency,
+      rate: inSuspense ? null : original.rate,
+      inSuspense,
+      balances: Object.fromEntries(
+        ShopAccountKinds.map((k) => [k, locked.of(shopAccount(e.shopId, k, creditCurrency.code))]),
+      ),
+    });
+    if (plan.kind === 'rejected')
+      throw new UnbookableEvent(e.eventId, `order ${e.orderId}: refund.${plan.field}: ${plan.reason}`);
+    const tx: NewTransaction = {
+      id: randomUUID(),
+      idempotencyKey: e.eventId,
+      kind: 'order_refunded',
+      shopId: e.shopId,
+      sourceType: 'order',
+      sourceId: e.orderId,
+      provider,
+      operationCurrency: e.orderCurrency.code,
+      gross: e.amount,
+      fee: ZERO,
+      net: e.amount,
+      balanceCurrency: creditCurrency.code,
+      balanceAmount: plan.debited.negated(),
+      rate: !inSuspense && original.rate ? { rate: original.rate, source: 'original', validFrom: e.occurredAt } : null,
+      createdAt: e.occurredAt,
+    };
+    if ((await this.post(m, tx, plan.postings, locked, e)) && plan.shortfall.greaterThan(0))
+      this.logger.warn(
+        `order ${e.orderId}: refund ${e.refundId} exceeds the balance by ${plan.shortfall.toFixed()} ${creditCurrency.code}; booked as the shop's debt`,
+      );
+  }
+
+  private async post(
+    m: EntityManager,
+    tx: NewTransaction,
+    postings: Posting[],
+    locked: LockedBalances,
+    e: OrderBooking,
+  ) {
+    const check = checkPostings(postings, new Map([e.orderCurrency, e.balanceCurrency].map((c) => [c.code, c])));
+    if (check.kind === 'unbalanced') throw new Error(`order ${e.orderId}: ${check.reason}`);
+    const posted = await this.books.post(m, tx, postings, locked);
+    if (!posted) this.logger.log(`order ${e.orderId}: ${tx.kind} already booked`);
+    return posted;
+  }
+}
+
+/** Every account an event can touch, whatever the rules decide (locked up front, in key order). */
+function touched(e: OrderBooking, provider: string): AccountRef[] {
+  const currencies = [...new Set([e.orderCurrency.code, e.balanceCurrency.code])];
+  return [
+    { owner: 'clearing', provider, currency: e.orderCurrency.code },
+    { owner: 'fee_revenue', currency: e.orderCurrency.code },
+    ...currencies.flatMap((currency): AccountRef[] => [
+      { owner: 'fx', currency },
+      ...ShopAccountKinds.map((kind) => shopAccount(e.shopId, kind, currency)),
+    ]),
+  ];
+}

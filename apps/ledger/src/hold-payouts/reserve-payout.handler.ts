@@ -1,0 +1,146 @@
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import {
+  Envelope,
+  errorReply,
+  LedgerCommandTypes,
+  okReply,
+  parsePayload,
+  PayoutRelease,
+  PayoutReservation,
+  releasePayoutCommand,
+  Reply,
+  reservePayoutCommand,
+} from '@payments/contracts';
+import { ledgerCurrency, planHold, shopAccount } from '@payments/ledger-domain';
+import { amountOf } from '@payments/money';
+import { statusOf } from '@payments/status-codes';
+import { LedgerRepository } from '../books/ledger.repository';
+import { CLOCK, Clock } from '../tokens';
+import { Hold, HoldRepository } from './hold.repository';
+import { PayoutHolds } from './payout-holds';
+
+/** The catalogue's code of a payout the available balance cannot cover (retry allowed: the balance may grow). */
+export const INSUFFICIENT_BALANCE = '1-06-02';
+
+const view = (h: Hold, note?: string): PayoutReservation => ({
+  payoutId: h.payoutId,
+  currency: h.currency,
+  amount: h.amount.toFixed(),
+  fee: h.fee.toFixed(),
+  status: h.status,
+  ...(note ? { note } : {}),
+});
+
+/**
+ * The first phase of a payout's hold, asked by the payouts service before it accepts a payout:
+ * amount + fee move from available to reserved, or the payout is refused. The shop's available
+ * and reserved rows are locked first, so concurrent requests are decided one after the other
+ * against what is left; a payout asked for again gets its hold back (idempotent by payout id).
+ */
+@Controller()
+export class ReservePayoutHandler {
+  private readonly logger = new Logger(ReservePayoutHandler.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly books: LedgerRepository,
+    private readonly holds: HoldRepository,
+    private readonly payoutHolds: PayoutHolds,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @MessagePattern(LedgerCommandTypes.reservePayout)
+  async reserve(@Payload() message: Envelope): Promise<Reply<PayoutReservation>> {
+    const cmd = parsePayload(reservePayoutCommand, message.payload, message.type);
+    const currency = ledgerCurrency(cmd.cost.currency, cmd.cost.tokenStandard);
+    if (currency.kind === 'invalid')
+      return errorReply({
+        code: 'invalid',
+        detail: `payout.cost.currency: ${currency.reason}`,
+        errors: [{ path: 'payout.cost.currency', message: currency.reason }],
+      });
+    const c = currency.currency;
+    const amount = amountOf(cmd.cost.amount);
+    const now = this.clock.now();
+    return this.dataSource.transaction(async (m) => {
+      const locked = await this.books.lock(m, [
+        shopAccount(cmd.shopId, 'available', c.code),
+        shopAccount(cmd.shopId, 'reserved', c.code),
+      ]);
+      const known = await this.holds.findForUpdate(m, cmd.payoutId);
+      if (known) return okReply(view(known));
+      const available = locked.of(shopAccount(cmd.shopId, 'available', c.code));
+      const plan = planHold({
+        shopId: cmd.shopId,
+        amount,
+        currency: c,
+        fee: await this.books.feeSchedule(m, cmd.shopId, cmd.method, c.code),
+        available,
+      });
+      switch (plan.kind) {
+        case 'rejected':
+          return errorReply({
+            code: 'unprocessable',
+            detail: `the payout cannot be made: ${plan.reason}`,
+            errors: [{ path: `payout.cost.${plan.field === 'fee' ? 'amount' : plan.field}`, message: plan.reason }],
+          });
+        case 'insufficient': {
+          const reason = `the available balance ${available.toFixed()} ${c.code} does not cover ${amount.toFixed()} plus the fee ${plan.fee.toFixed()}`;
+          return errorReply({
+            code: 'unprocessable',
+            detail: reason,
+            errors: [{ path: 'payout.cost.amount', message: reason }],
+            extensions: { ...statusOf(INSUFFICIENT_BALANCE), retryAllowed: true },
+          });
+        }
+        case 'held': {
+          const hold: Hold = {
+            payoutId: cmd.payoutId,
+            shopId: cmd.shopId,
+            provider: cmd.provider,
+            currency: c.code,
+            amount,
+            fee: plan.fee,
+            status: 'held',
+          };
+          await this.books.post(
+            m,
+            {
+              id: randomUUID(),
+              idempotencyKey: `payout:${cmd.payoutId}:reserved`,
+              kind: 'payout_reserved',
+              shopId: cmd.shopId,
+              sourceType: 'payout',
+              sourceId: cmd.payoutId,
+              provider: cmd.provider,
+              operationCurrency: c.code,
+              gross: plan.total,
+              fee: plan.fee,
+              net: amount,
+              balanceCurrency: c.code,
+              balanceAmount: plan.total.negated(),
+              createdAt: now,
+            },
+            plan.postings,
+            locked,
+          );
+          await this.holds.insert(m, hold, now);
+          return okReply(view(hold));
+        }
+      }
+    });
+  }
+
+  /** A payout whose creation lost a race (its merchant id taken meanwhile): its hold is voided. */
+  @MessagePattern(LedgerCommandTypes.releasePayout)
+  async release(@Payload() message: Envelope): Promise<Reply<PayoutRelease>> {
+    const cmd = parsePayload(releasePayoutCommand, message.payload, message.type);
+    const done = await this.dataSource.transaction((m) => this.payoutHolds.finish(m, cmd.payoutId, 'voided'));
+    if (done) this.logger.log(`payout ${cmd.payoutId}: hold released, the payout was never created`);
+    return okReply({ payoutId: cmd.payoutId, released: done !== null });
+  }
+}

@@ -1,0 +1,43 @@
+import { ReplyTopics, Topics } from '@payments/contracts';
+import { KafkaTransport, listenWithKafka } from '@payments/messaging';
+import { boundPort, createHttpApp, createLogger } from '@payments/platform';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LedgerConfig } from './config';
+import { LedgerModule, LedgerModuleOptions } from './ledger.module';
+
+export interface RunningLedger {
+  app: NestFastifyApplication;
+  transport: KafkaTransport;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the ledger: migrations, the `orders.events` and `payouts.events` consumers, the payouts
+ * service's hold requests on `ledger.commands`, the settlement sweep and /health.
+ */
+export async function startLedger(
+  config: LedgerConfig,
+  httpPort: number,
+  host = '127.0.0.1',
+  opts: LedgerModuleOptions = {},
+): Promise<RunningLedger> {
+  const logger = createLogger('ledger', config);
+  const app = await createHttpApp(LedgerModule.register(config, opts), {
+    logger,
+    metricsEnabled: config.metricsEnabled,
+  });
+  const transport = await listenWithKafka(
+    app,
+    {
+      kafka: config.kafka,
+      groupId: config.consumerGroup,
+      stallMs: config.health.stallMs,
+      topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands],
+      replyTopics: [ReplyTopics.payouts, ReplyTopics.gateway],
+    },
+    httpPort,
+    host,
+  );
+  return { app, transport, port: boundPort(app), close: () => app.close() };
+}

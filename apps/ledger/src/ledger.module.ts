@@ -1,0 +1,61 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { HealthReportingModule, Inbox } from '@payments/messaging';
+import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { LedgerRepository } from './books/ledger.repository';
+import { OrderBooker } from './book-orders/order-booker';
+import { OrderEventsConsumer } from './book-orders/order-events.consumer';
+import { LedgerConfig } from './config';
+import { LEDGER_MIGRATIONS } from './migrations';
+import { SettlementSweeper } from './settle/settlement.sweeper';
+import { HoldRepository } from './hold-payouts/hold.repository';
+import { PayoutEventsConsumer } from './hold-payouts/payout-events.consumer';
+import { PayoutHolds } from './hold-payouts/payout-holds';
+import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
+import { BalanceReads } from './read-balance/balance.reads';
+import { ReadBalanceHandler } from './read-balance/read-balance.handler';
+import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
+
+export interface LedgerModuleOptions {
+  clock?: Clock;
+}
+
+@Module({})
+export class LedgerModule {
+  static register(config: LedgerConfig, opts: LedgerModuleOptions = {}): DynamicModule {
+    const db = { url: config.databaseUrl, schema: config.schema, entities: [], migrations: LEDGER_MIGRATIONS };
+    return {
+      module: LedgerModule,
+      imports: [
+        HealthModule.forRoot(config.health),
+        HealthReportingModule.forRoot({
+          kafka: config.kafka,
+          service: 'ledger',
+          instanceId: config.instanceId,
+          intervalMs: config.health.reportIntervalMs,
+        }),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => serviceDataSourceOptions(db),
+          dataSourceFactory: () => openServiceDatabase(db),
+        }),
+      ],
+      controllers: [OrderEventsConsumer, PayoutEventsConsumer, ReservePayoutHandler, ReadBalanceHandler],
+      providers: [
+        LedgerRepository,
+        OrderBooker,
+        HoldRepository,
+        PayoutHolds,
+        BalanceReads,
+        SettlementSweeper,
+        { provide: LEDGER_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: opts.clock ?? systemClock },
+        {
+          provide: LEDGER_INBOX,
+          useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),
+          inject: [getDataSourceToken()],
+        },
+      ],
+    };
+  }
+}

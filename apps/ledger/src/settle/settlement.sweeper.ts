@@ -1,0 +1,97 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { planSettlement, shopAccount } from '@payments/ledger-domain';
+import { IntervalJob } from '@payments/platform';
+import { LedgerRepository, ZERO } from '../books/ledger.repository';
+import { LedgerConfig } from '../config';
+import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
+
+/**
+ * Moves each credit from pending to available once the shop's settlement delay has passed. The
+ * due credits are taken off the queue with FOR UPDATE SKIP LOCKED in the transaction that posts
+ * their settlements, so several instances share the work and none settles a credit twice; a
+ * crash mid-way rolls the take back with the postings.
+ */
+@Injectable()
+export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SettlementSweeper.name);
+  private readonly job: IntervalJob;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly books: LedgerRepository,
+    @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.job = new IntervalJob(
+      'settlement sweep',
+      config.settlementSweepMs,
+      () => this.sweep(),
+      (line) => this.logger.warn(line),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.job.stop();
+  }
+
+  /** Settles what is due now, batch by batch; answers how many credits it settled. */
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const settled = await this.dataSource.transaction(async (m) => {
+        const due = await this.books.takeDueSettlements(m, now, this.config.settlementBatch);
+        if (due.length === 0) return 0;
+        const locked = await this.books.lock(
+          m,
+          due
+            .map((d) => shopAccount(d.shopId, 'pending', d.currency))
+            .concat(due.map((d) => shopAccount(d.shopId, 'available', d.currency))),
+        );
+        for (const d of due) {
+          const plan = planSettlement(
+            d.shopId,
+            d.currency,
+            d.amount,
+            locked.of(shopAccount(d.shopId, 'pending', d.currency)),
+          );
+          if (plan.kind === 'nothing') continue;
+          await this.books.post(
+            m,
+            {
+              id: randomUUID(),
+              idempotencyKey: `settlement:${d.transactionId}`,
+              kind: 'settlement',
+              shopId: d.shopId,
+              sourceType: 'order',
+              sourceId: d.transactionId,
+              provider: null,
+              operationCurrency: d.currency,
+              gross: plan.amount,
+              fee: ZERO,
+              net: plan.amount,
+              balanceCurrency: d.currency,
+              balanceAmount: plan.amount,
+              createdAt: now,
+              availableOn: now,
+            },
+            plan.postings,
+            locked,
+          );
+        }
+        return due.length;
+      });
+      total += settled;
+      if (settled < this.config.settlementBatch) break;
+    }
+    if (total > 0) this.logger.debug(`settled ${total} credits`);
+    return total;
+  }
+}

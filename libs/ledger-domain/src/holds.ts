@@ -1,0 +1,64 @@
+import { Amount } from '@payments/money';
+import { shopAccount } from './accounts';
+import { computeFee, FeeSchedule } from './fees';
+import { LedgerCurrency } from './ledger-currency';
+import { Posting } from './postings';
+
+export interface HoldInput {
+  shopId: string;
+  amount: Amount;
+  currency: LedgerCurrency;
+  fee: FeeSchedule;
+  /** The shop's available balance in the currency, locked. */
+  available: Amount;
+}
+
+export type HoldPlan =
+  | { kind: 'held'; fee: Amount; total: Amount; postings: Posting[] }
+  | { kind: 'insufficient'; fee: Amount; total: Amount; available: Amount }
+  | { kind: 'rejected'; field: string; reason: string };
+
+/** The first phase of a payout (TigerBeetle's pending transfer): amount + fee move from available to reserved. */
+export function planHold(input: HoldInput): HoldPlan {
+  const fee = computeFee(input.amount, input.fee, input.currency);
+  if (fee.kind === 'rejected') return fee;
+  const total = input.amount.plus(fee.fee);
+  if (total.greaterThan(input.available))
+    return { kind: 'insufficient', fee: fee.fee, total, available: input.available };
+  const { shopId, currency } = input;
+  return {
+    kind: 'held',
+    fee: fee.fee,
+    total,
+    postings: [
+      { account: shopAccount(shopId, 'available', currency.code), amount: total.negated() },
+      { account: shopAccount(shopId, 'reserved', currency.code), amount: total },
+    ],
+  };
+}
+
+export interface HeldPayout {
+  shopId: string;
+  provider: string;
+  currency: string;
+  amount: Amount;
+  fee: Amount;
+}
+
+/** Second phase, success: the reserve leaves the shop; the provider was paid the amount, the fee is ours. */
+export function postHold(h: HeldPayout): Posting[] {
+  return [
+    { account: shopAccount(h.shopId, 'reserved', h.currency), amount: h.amount.plus(h.fee).negated() },
+    { account: { owner: 'clearing', provider: h.provider, currency: h.currency }, amount: h.amount },
+    ...(h.fee.isZero() ? [] : [{ account: { owner: 'fee_revenue' as const, currency: h.currency }, amount: h.fee }]),
+  ];
+}
+
+/** Second phase, failure or cancel: the reserve goes back to available. */
+export function voidHold(h: HeldPayout): Posting[] {
+  const total = h.amount.plus(h.fee);
+  return [
+    { account: shopAccount(h.shopId, 'reserved', h.currency), amount: total.negated() },
+    { account: shopAccount(h.shopId, 'available', h.currency), amount: total },
+  ];
+}
