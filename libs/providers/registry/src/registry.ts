@@ -1,11 +1,14 @@
 import type { ProviderClient, ProviderDefinition } from '@payments/providers/core';
+import { clickProvider } from '@payments/providers/click';
 import { sandboxProvider } from '@payments/providers/sandbox';
 
 /**
  * Every provider, by its code: the one list the dispatchers, callbacks-ingest and the conformance
  * run read. Adding a provider is its folder under libs/providers and one line here.
  */
-export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map([sandboxProvider].map((p) => [p.code, p]));
+export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map(
+  [sandboxProvider, clickProvider].map((p) => [p.code, p]),
+);
 
 /** The provider of a code, or a failure that names it and the codes there are. */
 export function providerOf(code: string): ProviderDefinition {
