@@ -1,6 +1,7 @@
 import { BankAppController } from './bank-app.controller';
 import { DynamicModule, Module } from '@nestjs/common';
 import { CallbackSender } from './callback-sender';
+import { ClickSimulatorController } from './click/click-simulator.controller';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
 import { SandboxController } from './sandbox.controller';
 import { SandboxPayments } from './sandbox-payments';
@@ -10,7 +11,7 @@ export class SandboxModule {
   static register(config: SandboxConfig): DynamicModule {
     return {
       module: SandboxModule,
-      controllers: [SandboxController, BankAppController],
+      controllers: [SandboxController, BankAppController, ClickSimulatorController],
       providers: [CallbackSender, SandboxPayments, { provide: SANDBOX_CONFIG, useValue: config }],
     };
   }

@@ -56,6 +56,8 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
 export const ReplyTopics = {
   gateway: 'gateway.replies',
   checkout: 'checkout.replies',
+  /** Click's Prepare and Complete wait for the order's answer (libs/providers/click). */
+  'callbacks-ingest': 'callbacks-ingest.replies',
 } as const;
 
 export type Requester = keyof typeof ReplyTopics;
