@@ -36,6 +36,7 @@ import {
 } from '@payments/methods-domain';
 import { RateLimiter } from '@payments/platform';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig, REQUEST_CLIENT } from './config';
+import { providerLinksFor } from './provider-links';
 import { LiveViewCache } from './live-view-cache';
 import QRCode from 'qrcode';
 import { appPage, brandList, FieldErrors, messagePage, MessageKind, orderPage, PageMethod } from './pages/order-page';
@@ -95,7 +96,7 @@ export class CheckoutController {
   constructor(
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(CARD_VAULT) private readonly vault: CardVault,
-    @Inject(CHECKOUT_CONFIG) config: CheckoutConfig,
+    @Inject(CHECKOUT_CONFIG) private readonly config: CheckoutConfig,
   ) {
     this.perClient = new RateLimiter(config.perClient.perSecond, config.perClient.burst);
     this.perLink = new RateLimiter(config.perLink.perSecond, config.perLink.burst);
@@ -291,7 +292,16 @@ export class CheckoutController {
       void reply
         .status(200)
         .type('text/html; charset=utf-8')
-        .send(orderPage(v, { locale, nonce, path, methods, now: new Date() }));
+        .send(
+          orderPage(v, {
+            locale,
+            nonce,
+            path,
+            methods,
+            now: new Date(),
+            providers: providerLinksFor(v, this.config.click),
+          }),
+        );
       return;
     }
     if (afterSubmit && v.linkStatus === 'used' && !SUCCESS.has(v.status) && !FAILURE.has(v.status))

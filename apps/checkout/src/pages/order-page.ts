@@ -10,6 +10,14 @@ export interface PageMethod {
   brands: readonly CardBrand[];
 }
 
+/** A provider the payer pays in its own app from a link (Click): a button beside the form. */
+export interface ProviderLink {
+  /** The provider's code: the button's id is `pay-<code>`. */
+  code: string;
+  name: string;
+  href: string;
+}
+
 export interface FieldErrors {
   cardNumber?: string;
   expiry?: string;
@@ -92,9 +100,19 @@ export function orderPage(
     errors?: FieldErrors;
     values?: { expiry?: string; holder?: string };
     now: Date;
+    /** Providers paid from their own app (libs/providers/*): a deeplink button each. */
+    providers?: readonly ProviderLink[];
   },
 ): string {
   const t = CATALOGUE[o.locale];
+  const providers = o.providers?.length
+    ? `<section class="providers" aria-label="${esc(t.orPayWith)}"><p class="muted">${esc(t.orPayWith)}</p>${o.providers
+        .map(
+          (p) =>
+            `<a class="btn provider" id="pay-${esc(p.code)}" href="${esc(p.href)}" rel="noopener">${esc(t.payWith.replace('{provider}', p.name))}</a>`,
+        )
+        .join('')}</section>`
+    : '';
   const errors = o.errors ?? {};
   const chosen = o.chosen ?? o.methods[0]?.code;
   const invalid = Object.values(errors).some(Boolean);
@@ -118,7 +136,7 @@ ${field('expiry', t.expiry, `inputmode="numeric" autocomplete="cc-exp" maxlength
 <label for="holder">${esc(t.holder)}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${esc(o.values?.holder ?? '')}"></div>
 <input type="hidden" name="lang" value="${o.locale}">
 <button id="submit" type="submit" data-busy="${esc(t.paying)}" data-pay="${esc(`${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}`)}" data-app="${esc(t.appPay)}">${esc(t.pay)} ${esc(formatMoney(v.amount, v.currency, o.locale))}</button>
-</form><p class="muted secure">${esc(t.secure)}</p>`;
+</form>${providers}<p class="muted secure">${esc(t.secure)}</p>`;
   return layout(
     {
       locale: o.locale,

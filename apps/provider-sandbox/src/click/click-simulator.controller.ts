@@ -18,6 +18,9 @@ export class ClickScenarioDto {
   @IsDefined() @Matches(/^[0-9]{1,20}$/) serviceId: string;
 }
 
+/** Click's transaction ids: one sequence for the process (the app page and the API share it). */
+let nextClickTransId = Date.now() * 1000;
+
 /**
  * Click, played by the sandbox: each scenario sends the Prepare and Complete requests Click would,
  * signed with the service's SECRET_KEY, to callbacks-ingest, and answers what it answered
@@ -26,9 +29,23 @@ export class ClickScenarioDto {
 @ApiTags('click')
 @Controller('click')
 export class ClickSimulatorController {
-  private nextId = Date.now() * 1000;
-
   constructor(@Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig) {}
+
+  /** Plays a scenario for the "Click app" page (click-app.controller.ts) and for tests. */
+  run(name: ClickScenarioName, terms: ClickScenarioDto): Promise<ClickStep[]> {
+    const secretKey = this.config.clickSecretKeys[terms.serviceId];
+    if (!secretKey)
+      throw new ProblemException('validation', `the sandbox has no Click secret key for service ${terms.serviceId}`, [
+        { path: 'serviceId', message: 'is not in CLICK_SECRET_KEYS' },
+      ]);
+    return playClickScenario(
+      name,
+      { orderId: terms.orderId, amount: terms.amount, serviceId: terms.serviceId, secretKey },
+      (endpoint, form) => this.send(endpoint, form),
+      () => String(++nextClickTransId),
+      () => new Date(),
+    );
+  }
 
   @Post('scenarios/:name')
   @HttpCode(200)
@@ -39,19 +56,7 @@ export class ClickSimulatorController {
         'notFound',
         `no Click scenario "${name.slice(0, 64)}"; there are ${Object.keys(CLICK_SCENARIOS).join(', ')}`,
       );
-    const secretKey = this.config.clickSecretKeys[body.serviceId];
-    if (!secretKey)
-      throw new ProblemException('validation', `the sandbox has no Click secret key for service ${body.serviceId}`, [
-        { path: 'serviceId', message: 'is not in CLICK_SECRET_KEYS' },
-      ]);
-    const steps = await playClickScenario(
-      name as ClickScenarioName,
-      { ...body, secretKey },
-      (endpoint, form) => this.send(endpoint, form),
-      () => String(++this.nextId),
-      () => new Date(),
-    );
-    return { steps };
+    return { steps: await this.run(name as ClickScenarioName, body) };
   }
 
   /** Posts one form as Click does and reads the JSON answer. */
