@@ -10,9 +10,9 @@ import {
   ClickErrorName,
   ClickErrors,
   clickSignatureValid,
+  clickPaidEvent,
   ClickPrepareAnswer,
   ClickShop,
-  CLICK_CURRENCY,
   CLICK_PROVIDER_CODE,
   decideComplete,
   decidePrepare,
@@ -159,16 +159,7 @@ export class ClickController {
             m,
             t.clickTransId,
             {
-              event: {
-                providerCode: CLICK_PROVIDER_CODE,
-                providerEventId: `complete-${t.clickTransId}`,
-                kind: 'payment',
-                reference: t.orderId,
-                paymentId: `click_${t.clickTransId}`,
-                status: 'success',
-                amount: t.amount,
-                currency: CLICK_CURRENCY,
-              },
+              event: clickPaidEvent(t),
               rawBody:
                 req.rawBody?.toString('utf8') ?? new URLSearchParams(r as unknown as Record<string, string>).toString(),
               signTimestamp: Math.floor(now.getTime() / 1000),

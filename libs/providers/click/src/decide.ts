@@ -1,6 +1,6 @@
 import { amountOf } from '@payments/money';
 import { assertNever } from '@payments/exhaustive';
-import type { OrderStatus } from '@payments/contracts';
+import type { OrderStatus, ProviderEvent } from '@payments/contracts';
 import { ClickErrorName } from './click-errors';
 
 /** What the orders service said of the order Click names in `merchant_trans_id`. */
@@ -108,4 +108,18 @@ export function decideComplete(
   if (p.kind === 'payable') return { kind: 'complete' };
   // Closed for good: the transaction ends with it. Anything else may pass; Click may try again.
   return p.error === 'transactionCancelled' ? { kind: 'cancel', error: p.error } : { kind: 'refuse', error: p.error };
+}
+
+/** What a completed Click transaction tells the order: a paid attempt `click_<click_trans_id>`, in sums. */
+export function clickPaidEvent(t: ClickTransaction): Omit<ProviderEvent, 'receivedAt'> {
+  return {
+    providerCode: 'click',
+    providerEventId: `complete-${t.clickTransId}`,
+    kind: 'payment',
+    reference: t.orderId,
+    paymentId: `click_${t.clickTransId}`,
+    status: 'success',
+    amount: t.amount,
+    currency: CLICK_CURRENCY,
+  };
 }

@@ -1,5 +1,6 @@
 import type { ProviderDefinition } from '@payments/providers/core';
 import { parseClickSettings } from './settings';
+import { clickConformanceKit } from './simulator/conformance-kit';
 
 export const CLICK_PROVIDER_CODE = 'click';
 
@@ -22,4 +23,5 @@ export const clickProvider: ProviderDefinition = {
   // and leaves the order payable by other means (decision 293): it reaches the order as nothing.
   statusMap: { complete_ok: 'success' },
   settings: { parse: parseClickSettings },
+  conformance: clickConformanceKit,
 };

@@ -70,4 +70,26 @@ export interface ProviderDefinition {
   /** Its own outcome vocabulary into ours: exhaustive, checked by the conformance run. */
   statusMap: Readonly<Record<string, ProviderStatus>>;
   settings: ProviderSettings;
+  /** Its part of the shared conformance run. */
+  conformance: ConformanceKit;
+}
+
+/** A payment the conformance run plays through a provider's inbound side, in memory. */
+export interface ConformanceTerms {
+  reference: string;
+  amount: string;
+  currency: string;
+}
+export type ConformanceOutcome =
+  { kind: 'event'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'refused'; reason: string };
+
+/**
+ * What each provider folder gives the shared conformance run (libs/providers/registry): a payment
+ * it can take, played the way the provider would report it (its simulator's messages, its own
+ * verification and rules), genuine or forged, so that the same flows and faults run for every one.
+ */
+export interface ConformanceKit {
+  terms: ConformanceTerms;
+  /** The provider reports `terms` paid; `forged`: signed with a key that is not the shop's. */
+  paid(terms: ConformanceTerms, opts: { forged?: boolean }): ConformanceOutcome;
 }

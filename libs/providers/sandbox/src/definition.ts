@@ -2,6 +2,7 @@ import type { ProviderDefinition } from '@payments/providers/core';
 import { SandboxProviderClient } from './client';
 import { parseSandboxCallback, SANDBOX_PROVIDER_CODE, SANDBOX_STATUS_MAP } from './sandbox-callback';
 import { SIGNATURE_HEADER, verifySignature } from './signature';
+import { sandboxConformanceKit } from './simulator/conformance-kit';
 
 /**
  * The sandbox acquirer as a provider: the reference every other folder follows. It takes every
@@ -38,4 +39,5 @@ export const sandboxProvider: ProviderDefinition = {
         : { ok: false, errors: extra.map((path) => ({ path, message: 'is not a setting of the sandbox' })) };
     },
   },
+  conformance: sandboxConformanceKit,
 };
