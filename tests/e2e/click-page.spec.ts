@@ -1,12 +1,9 @@
 import type { Browser } from 'puppeteer-core';
-import {
-  loadCallbacksIngestConfig,
-  RunningCallbacksIngest,
-  startCallbacksIngest,
-} from '@payments/apps/callbacks-ingest';
+import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
-import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
+import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
+import { clickEnv, startClick } from '../support/click';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
@@ -33,19 +30,21 @@ describe('hosted page: a payer pays with Click', () => {
     });
     shop = await aShop(stack.gateway!.url, 'Chorsu Click');
     plain = await aShop(stack.gateway!.url, 'No Click Shop');
-    const clickEnv = {
-      CLICK_SHOPS: JSON.stringify([{ shopId: shop.shopId, serviceId: '70002', merchantId: '30002' }]),
-      CLICK_SECRET_KEYS: JSON.stringify({ '70002': 'click-page-secret-key' }),
+    const account = {
+      shopId: shop.shopId,
+      serviceId: '70002',
+      merchantId: '30002',
+      secretKey: 'click-page-secret-key',
     };
-    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(clickEnv)), 0);
-    click = await startSandbox(
-      loadSandboxConfig(stack.env({ ...clickEnv, SANDBOX_CALLBACKS_URL: `${ingest.url}/callbacks/sandbox` })),
-      0,
-    );
+    ({ ingest, click } = await startClick(stack, account));
     checkout = await startCheckout(
       loadCheckoutConfig(
         stack.env(
-          { CLICK_SHOPS: clickEnv.CLICK_SHOPS, CLICK_PAY_URL: click.url, CHECKOUT_INSTANCE_ID: uniqueName('co') },
+          {
+            CLICK_SHOPS: clickEnv(account).CLICK_SHOPS,
+            CLICK_PAY_URL: click.url,
+            CHECKOUT_INSTANCE_ID: uniqueName('co'),
+          },
           { tokenizes: true },
         ),
       ),

@@ -1,11 +1,8 @@
 import { Client } from 'pg';
-import {
-  loadCallbacksIngestConfig,
-  RunningCallbacksIngest,
-  startCallbacksIngest,
-} from '@payments/apps/callbacks-ingest';
-import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
+import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { eventually, http } from '@payments/testing';
+import { startClick } from '../support/click';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
@@ -37,15 +34,12 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
     shop = await aShop(stack.gateway!.url, 'Click Shop');
     other = await aShop(stack.gateway!.url, 'Another Shop');
     // Click accounts are configuration read at boot: this callbacks-ingest knows the shop just made.
-    const clickEnv = {
-      CLICK_SHOPS: JSON.stringify([{ shopId: shop.shopId, serviceId: SERVICE, merchantId: MERCHANT }]),
-      CLICK_SECRET_KEYS: JSON.stringify({ [SERVICE]: KEY }),
-    };
-    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(clickEnv)), 0);
-    click = await startSandbox(
-      loadSandboxConfig(stack.env({ ...clickEnv, SANDBOX_CALLBACKS_URL: `${ingest.url}/callbacks/sandbox` })),
-      0,
-    );
+    ({ ingest, click } = await startClick(stack, {
+      shopId: shop.shopId,
+      serviceId: SERVICE,
+      merchantId: MERCHANT,
+      secretKey: KEY,
+    }));
   });
 
   afterAll(async () => {
