@@ -1,0 +1,5 @@
+export * from './payme-errors';
+export * from './payme-auth';
+export * from './tiyin';
+export * from './payme-request';
+export * from './payme-transactions';
