@@ -19,6 +19,9 @@ import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
 import { Init1763700000000 } from './migrations/1763700000000-init';
 import { ReceivedAtIndex1765000000000 } from './migrations/1765000000000-received-at-index';
 import { ClickTransactions1766000000000 } from './migrations/1766000000000-click-transactions';
+import { PaymeTransactions1766000000001 } from './migrations/1766000000001-payme-transactions';
+import { PaymeController } from './payme/payme.controller';
+import { PaymeTransactionRepository } from './payme/payme-transaction.repository';
 import { ClickController } from './click/click.controller';
 import { CALLBACKS_REQUEST_CLIENT, ClickOrders } from './click/click-orders';
 import { ClickTransactionRepository } from './click/click-transaction.repository';
@@ -32,7 +35,12 @@ export class CallbacksIngestModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [Init1763700000000, ReceivedAtIndex1765000000000, ClickTransactions1766000000000],
+      migrations: [
+        Init1763700000000,
+        ReceivedAtIndex1765000000000,
+        ClickTransactions1766000000000,
+        PaymeTransactions1766000000001,
+      ],
     };
     return {
       module: CallbacksIngestModule,
@@ -49,18 +57,19 @@ export class CallbacksIngestModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [ReceiveCallbackController, ClickController],
+      controllers: [ReceiveCallbackController, ClickController, PaymeController],
       providers: [
         OutboxRelayService,
         ClickOrders,
         ClickTransactionRepository,
+        PaymeTransactionRepository,
         {
           // Click waits for our answer, which needs the order's: asked over orders' request-reply.
           // Not part of readiness: sandbox callbacks need no broker to be stored (Click answers -7).
-          // Started only where a shop takes Click.
+          // Started only where a shop takes Click or Payme.
           provide: CALLBACKS_REQUEST_CLIENT,
           useFactory: async () => {
-            if (config.click.shops.length === 0) return null;
+            if (config.click.shops.length === 0 && config.payme.shops.length === 0) return null;
             const client = new KafkaRequestClient(
               config.kafka,
               { requester: 'callbacks-ingest', instanceId: config.instanceId },

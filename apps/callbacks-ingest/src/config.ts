@@ -6,6 +6,7 @@ import {
   readCommonConfig,
 } from '@payments/platform';
 import { ClickShop, parseClickSecretKeys, parseClickShops } from '@payments/providers/click';
+import { parsePaymeConfig, PaymeShop } from '@payments/providers/payme';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface CallbacksIngestConfig extends CommonConfig {
@@ -16,6 +17,8 @@ export interface CallbacksIngestConfig extends CommonConfig {
   authThrottle: FailedAuthThrottleConfig;
   /** Shops that take Click, with their Click accounts, and each service's SECRET_KEY (a secret). */
   click: ClickConfig;
+  /** Payme cashboxes of shops (`PAYME_SHOPS`) and their keys (`PAYME_KEYS`, secrets). */
+  payme: { shops: PaymeShop[]; keys: Record<string, string> };
 }
 
 export interface ClickConfig {
@@ -48,7 +51,11 @@ export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksInges
       ...readClickConfig(env),
       orderTimeoutMs: env.int('CLICK_ORDER_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
     },
+    payme: { shops: [], keys: {} },
   };
+  const payme = parsePaymeConfig(env.string('PAYME_SHOPS', '[]'), env.string('PAYME_KEYS', '{}'));
+  if (payme.ok) config.payme = { shops: payme.shops, keys: payme.keys };
+  else env.fail(payme.error);
   env.done('callbacks-ingest');
   return config;
 }

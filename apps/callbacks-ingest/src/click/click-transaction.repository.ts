@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { envelope, ProviderCallbackTypes, ProviderEvent, ProviderEventTypes, Topics } from '@payments/contracts';
+import { ProviderEvent } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { ClickTransaction } from '@payments/providers/click';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
-import { callbackEventId } from '../receive-callback/receive-callback.controller';
+import { providerCallbackCtes } from '../provider-callback-cte';
 import { CALLBACKS_OUTBOX } from '../tokens';
 
 interface Row {
@@ -102,59 +102,16 @@ export class ClickTransactionRepository {
    * completed first (the unique index), so the caller answers "already paid".
    */
   async complete(m: EntityManager, clickTransId: string, paid: ClickPaid, now: Date): Promise<boolean> {
-    const event = { ...paid.event, receivedAt: now.toISOString() };
-    const eventId = callbackEventId(event.providerCode, event.providerEventId);
-    const received = envelope({
-      type: ProviderCallbackTypes.received,
-      occurredAt: now,
-      payload: {
-        callbackId: eventId,
-        providerCode: event.providerCode,
-        receivedAt: event.receivedAt,
-        rawBody: paid.rawBody,
-      },
-    });
-    const events = this.outbox.cte(
-      'e',
-      'cb',
-      [
-        { topic: Topics.providerCallbacksReceived, key: event.reference, envelope: received },
-        {
-          topic: Topics.providerEvents,
-          key: event.reference,
-          envelope: envelope({
-            type: ProviderEventTypes.event,
-            occurredAt: now,
-            payload: event,
-            eventId,
-            causedBy: received,
-          }),
-        },
-      ],
-      9,
-    );
+    const stored = providerCallbackCtes(this.outbox, this.config.schema, 't', paid, now, 3);
     await m.query('SAVEPOINT click_complete');
     try {
       await m.query(
         `WITH t AS (
            UPDATE ${this.table} SET state = 'completed', merchant_confirm_id = merchant_prepare_id, updated_at = $2
             WHERE click_trans_id = $1 AND state = 'prepared' RETURNING click_trans_id
-         ), cb AS (
-           INSERT INTO "${this.config.schema}".provider_callbacks (id, provider_code, provider_event_id, reference, raw_body, signature_timestamp)
-           SELECT $3, $4, $5, $6, $7, $8 FROM t ON CONFLICT DO NOTHING RETURNING id
-         ), ${events.sql}
+         ), ${stored.sql}
          SELECT id FROM cb`,
-        [
-          clickTransId,
-          now,
-          eventId,
-          event.providerCode,
-          event.providerEventId,
-          event.reference,
-          paid.rawBody,
-          paid.signTimestamp,
-          ...events.params,
-        ],
+        [clickTransId, now, ...stored.params],
       );
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;

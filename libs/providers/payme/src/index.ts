@@ -3,3 +3,4 @@ export * from './payme-auth';
 export * from './tiyin';
 export * from './payme-request';
 export * from './payme-transactions';
+export * from './payme-settings';
