@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Outbox } from '@payments/messaging';
-import { fromTiyin, PaymeState, PaymeTransaction } from '@payments/providers/payme';
+import { paymePaidEvent, PaymeState, PaymeTransaction } from '@payments/providers/payme';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { providerCallbackCtes } from '../provider-callback-cte';
 import { CALLBACKS_OUTBOX } from '../tokens';
@@ -87,16 +87,7 @@ export class PaymeTransactionRepository {
       this.config.schema,
       't',
       {
-        event: {
-          providerCode: 'payme',
-          providerEventId: `perform-${t.id}`,
-          kind: 'payment',
-          reference: t.orderId,
-          paymentId: `payme_${t.id}`,
-          status: 'success',
-          amount: fromTiyin(t.amount),
-          currency: 'UZS',
-        },
+        event: paymePaidEvent(t),
         rawBody,
         signTimestamp: Math.floor(now.getTime() / 1000),
       },

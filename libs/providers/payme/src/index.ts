@@ -4,3 +4,4 @@ export * from './tiyin';
 export * from './payme-request';
 export * from './payme-transactions';
 export * from './payme-settings';
+export * from './definition';

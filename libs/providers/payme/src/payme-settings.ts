@@ -1,4 +1,24 @@
 import { z } from 'zod';
+import type { SettingsParse } from '@payments/providers/core';
+
+/** A shop's Payme settings: its cashbox's merchant id (the key is configuration, a secret). */
+const paymeShopSettings = z
+  .object({
+    merchantId: z.string().regex(/^[0-9a-f]{24}$/, { error: 'must be the 24 hex digits of a Payme merchant id' }),
+  })
+  .strict();
+
+export function parsePaymeSettings(input: unknown): SettingsParse<z.infer<typeof paymeShopSettings>> {
+  const r = paymeShopSettings.safeParse(input);
+  if (r.success) return { ok: true, value: r.data };
+  return {
+    ok: false,
+    errors: r.error.issues.map((i) => ({
+      path: i.code === 'unrecognized_keys' ? i.keys.join(', ') : i.path.join('.') || '(settings)',
+      message: i.message,
+    })),
+  };
+}
 
 /** A Payme cashbox (its merchant id) of a shop: `PAYME_SHOPS`, JSON, read at boot (as Click's, decision 294). */
 const paymeShops = z.array(

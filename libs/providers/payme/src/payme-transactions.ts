@@ -1,6 +1,6 @@
-import type { OrderStatus } from '@payments/contracts';
+import type { OrderStatus, ProviderEvent } from '@payments/contracts';
 import { PaymeErrorName } from './payme-errors';
-import { toTiyin } from './tiyin';
+import { fromTiyin, toTiyin } from './tiyin';
 
 /** Payme's transaction states: 1 created, 2 performed, -1 cancelled before perform, -2 cancelled after (a refund). */
 export type PaymeState = 1 | 2 | -1 | -2;
@@ -147,3 +147,17 @@ export const paymeResult = {
       })),
   }),
 };
+
+/** What a performed Payme transaction tells the order: a paid attempt `payme_<id>`, in sums. */
+export function paymePaidEvent(t: PaymeTransaction): Omit<ProviderEvent, 'receivedAt'> {
+  return {
+    providerCode: 'payme',
+    providerEventId: `perform-${t.id}`,
+    kind: 'payment',
+    reference: t.orderId,
+    paymentId: `payme_${t.id}`,
+    status: 'success',
+    amount: fromTiyin(t.amount),
+    currency: 'UZS',
+  };
+}

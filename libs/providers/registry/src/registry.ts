@@ -1,5 +1,6 @@
 import type { ProviderClient, ProviderDefinition } from '@payments/providers/core';
 import { clickProvider } from '@payments/providers/click';
+import { paymeProvider } from '@payments/providers/payme';
 import { sandboxProvider } from '@payments/providers/sandbox';
 
 /**
@@ -7,7 +8,7 @@ import { sandboxProvider } from '@payments/providers/sandbox';
  * run read. Adding a provider is its folder under libs/providers and one line here.
  */
 export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map(
-  [sandboxProvider, clickProvider].map((p) => [p.code, p]),
+  [sandboxProvider, clickProvider, paymeProvider].map((p) => [p.code, p]),
 );
 
 /** The provider of a code, or a failure that names it and the codes there are. */
