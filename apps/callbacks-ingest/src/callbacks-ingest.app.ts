@@ -30,6 +30,8 @@ export async function startCallbacksIngest(
     logger: createLogger('callbacks-ingest', config),
     bodyLimitBytes: 256 * 1024,
     metricsEnabled: config.metricsEnabled,
+    // Click posts its Prepare and Complete as forms; every other path takes JSON only.
+    forms: (url) => url.startsWith('/callbacks/click/'),
   });
   installProblemHandling(app);
   // Its own document (decision 92): providers call this service, not the gateway, on another host.

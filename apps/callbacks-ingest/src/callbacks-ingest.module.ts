@@ -2,6 +2,7 @@ import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   HealthReportingModule,
+  KafkaRequestClient,
   Outbox,
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
@@ -21,6 +22,13 @@ import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
 import { Init1763700000000 } from './migrations/1763700000000-init';
 import { ReceivedAtIndex1765000000000 } from './migrations/1765000000000-received-at-index';
 import { ProviderCallbackRepository } from './receive-callback/provider-callback.repository';
+import { ClickTransactions1766000000000 } from './migrations/1766000000000-click-transactions';
+import { PaymeTransactions1766000000001 } from './migrations/1766000000001-payme-transactions';
+import { PaymeController } from './payme/payme.controller';
+import { PaymeTransactionRepository } from './payme/payme-transaction.repository';
+import { ClickController } from './click/click.controller';
+import { CALLBACKS_REQUEST_CLIENT, ClickOrders } from './click/click-orders';
+import { ClickTransactionRepository } from './click/click-transaction.repository';
 import { ReceiveCallbackController } from './receive-callback/receive-callback.controller';
 import { CALLBACKS_OUTBOX } from './tokens';
 
@@ -35,7 +43,12 @@ export class CallbacksIngestModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [Init1763700000000, ReceivedAtIndex1765000000000],
+      migrations: [
+        Init1763700000000,
+        ReceivedAtIndex1765000000000,
+        ClickTransactions1766000000000,
+        PaymeTransactions1766000000001,
+      ],
     };
     return {
       module: CallbacksIngestModule,
@@ -52,11 +65,31 @@ export class CallbacksIngestModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [ReceiveCallbackController],
+      controllers: [ReceiveCallbackController, ClickController, PaymeController],
       providers: [
         OutboxRelayService,
         ProviderCallbackRepository,
         { provide: CLOCK, useValue: clock },
+        ClickOrders,
+        ClickTransactionRepository,
+        PaymeTransactionRepository,
+        {
+          // Click waits for our answer, which needs the order's: asked over orders' request-reply.
+          // Not part of readiness: sandbox callbacks need no broker to be stored (Click answers -7).
+          // Started only where a shop takes Click or Payme.
+          provide: CALLBACKS_REQUEST_CLIENT,
+          useFactory: async () => {
+            if (config.click.shops.length === 0 && config.payme.shops.length === 0) return null;
+            const client = new KafkaRequestClient(
+              config.kafka,
+              { requester: 'callbacks-ingest', instanceId: config.instanceId },
+              config.click.orderTimeoutMs,
+              config.health.stallMs,
+            );
+            await client.start();
+            return client;
+          },
+        },
         { provide: CALLBACKS_INGEST_CONFIG, useValue: config },
         { provide: CALLBACKS_OUTBOX, useValue: new Outbox(config.schema) },
         {

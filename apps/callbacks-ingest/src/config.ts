@@ -5,6 +5,8 @@ import {
   readAuthThrottleConfig,
   readCommonConfig,
 } from '@payments/platform';
+import { ClickShop, parseClickSecretKeys, parseClickShops } from '@payments/providers/click';
+import { parsePaymeConfig, PaymeShop } from '@payments/providers/payme';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface CallbacksIngestConfig extends CommonConfig {
@@ -13,6 +15,30 @@ export interface CallbacksIngestConfig extends CommonConfig {
   providerSecrets: Record<string, string>;
   /** Callbacks with a bad signature per client address before 429s, and their aggregated log lines. */
   authThrottle: FailedAuthThrottleConfig;
+  /** Shops that take Click, with their Click accounts, and each service's SECRET_KEY (a secret). */
+  click: ClickConfig;
+  /** Payme cashboxes of shops (`PAYME_SHOPS`) and their keys (`PAYME_KEYS`, secrets). */
+  payme: { shops: PaymeShop[]; keys: Record<string, string> };
+}
+
+export interface ClickConfig {
+  shops: ClickShop[];
+  secretKeys: Record<string, string>;
+  /** How long a Prepare or Complete waits for the order's answer (Click waits for ours). */
+  orderTimeoutMs: number;
+}
+
+/** `CLICK_SHOPS` and `CLICK_SECRET_KEYS` (JSON; both empty when Click is not used); a bad one names the entry. */
+export function readClickConfig(env: EnvReader): Omit<ClickConfig, 'orderTimeoutMs'> {
+  const shops = parseClickShops(env.string('CLICK_SHOPS', '[]'));
+  if (!shops.ok) env.fail(`CLICK_SHOPS ${shops.error}`);
+  const keys = parseClickSecretKeys(env.string('CLICK_SECRET_KEYS', '{}'));
+  if (!keys.ok) env.fail(`CLICK_SECRET_KEYS ${keys.error}`);
+  const value = { shops: shops.ok ? shops.value : [], secretKeys: keys.ok ? keys.value : {} };
+  for (const s of value.shops)
+    if (!value.secretKeys[s.serviceId])
+      env.fail(`CLICK_SECRET_KEYS has no key for service ${s.serviceId} of CLICK_SHOPS`);
+  return value;
 }
 
 export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksIngestConfig {
@@ -21,7 +47,15 @@ export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksInges
     schema: env.string('CALLBACKS_INGEST_DB_SCHEMA', 'callbacks_ingest'),
     authThrottle: readAuthThrottleConfig(env),
     providerSecrets: { sandbox: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS) },
+    click: {
+      ...readClickConfig(env),
+      orderTimeoutMs: env.int('CLICK_ORDER_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
+    },
+    payme: { shops: [], keys: {} },
   };
+  const payme = parsePaymeConfig(env.string('PAYME_SHOPS', '[]'), env.string('PAYME_KEYS', '{}'));
+  if (payme.ok) config.payme = { shops: payme.shops, keys: payme.keys };
+  else env.fail(payme.error);
   env.done('callbacks-ingest');
   return config;
 }

@@ -1,34 +1,19 @@
-import type { ProviderEvent } from '@payments/contracts';
-import {
-  parseSandboxCallback,
-  SANDBOX_PROVIDER_CODE,
-  SIGNATURE_HEADER,
-  verifySignature,
-} from '@payments/providers/sandbox';
+import type { NotificationInbound } from '@payments/providers/core';
+import { PROVIDERS } from '@payments/providers/registry';
 
-export type Verification = { kind: 'valid'; timestamp: number } | { kind: 'invalid'; reason: string };
-export type Normalization =
-  { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'invalid'; reason: string };
+export type { Normalization, Verification } from '@payments/providers/core';
 
-/** One provider's way of signing and wording callbacks, turned into ours. */
-export interface ProviderAdapter {
+/** One provider's way of signing and wording callbacks, turned into ours (its folder's inbound side). */
+export interface ProviderAdapter extends NotificationInbound {
   code: string;
-  verify(
-    headers: Record<string, string | string[] | undefined>,
-    rawBody: Buffer,
-    secret: string,
-    nowSeconds: number,
-  ): Verification;
-  normalize(rawBody: string): Normalization;
 }
 
-const sandbox: ProviderAdapter = {
-  code: SANDBOX_PROVIDER_CODE,
-  verify: (headers, rawBody, secret, now) => {
-    const h = headers[SIGNATURE_HEADER];
-    return verifySignature(Array.isArray(h) ? h[0] : h, rawBody, secret, now);
-  },
-  normalize: parseSandboxCallback,
-};
-
-export const PROVIDER_ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map([[sandbox.code, sandbox]]);
+/**
+ * The providers that notify us by signed callbacks (`POST /callbacks/{code}`), from the one
+ * registry; those that call us and wait for an answer (Click) have controllers of their own.
+ */
+export const PROVIDER_ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
+  [...PROVIDERS.values()].flatMap((p) =>
+    p.inbound.kind === 'notification' ? [[p.code, { ...p.inbound, code: p.code }] as const] : [],
+  ),
+);

@@ -7,6 +7,7 @@ import { checkCardNumber, checkExpiry } from '@payments/methods-domain';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig } from './config';
 import { CheckoutRequests } from './checkout-requests';
 import { LiveViewCache } from './live-view-cache';
+import { providerLinksFor } from './provider-links';
 import { AdmittedLink, PageGate } from './page-gate';
 import { noCardIn, returnUrl, secure, sendMessage, sendNotFoundOrDown, sendPage } from './page-replies';
 import { appPage, brandList, FieldErrors, MessageKind, orderPage, PageMethod } from './pages/order-page';
@@ -33,7 +34,7 @@ export class CheckoutController {
     private readonly gate: PageGate,
     private readonly requests: CheckoutRequests,
     @Inject(CARD_VAULT) private readonly vault: CardVault,
-    @Inject(CHECKOUT_CONFIG) config: CheckoutConfig,
+    @Inject(CHECKOUT_CONFIG) private readonly config: CheckoutConfig,
   ) {
     this.orderViews = new LiveViewCache<CheckoutOrderView>({
       maxAgeMs: config.viewMaxAgeMs,
@@ -193,7 +194,18 @@ export class CheckoutController {
       const methods = await this.requests.paymentMethods(v);
       if (methods.length === 0) return sendMessage(200, 'noMethod', req, reply, lang, path, v, v.redirectUrls?.failure);
       const nonce = secure(reply, v);
-      sendPage(reply, 200, orderPage(v, { locale, nonce, path, methods, now: new Date() }));
+      sendPage(
+        reply,
+        200,
+        orderPage(v, {
+          locale,
+          nonce,
+          path,
+          methods,
+          now: new Date(),
+          providers: providerLinksFor(v, this.config.click),
+        }),
+      );
       return;
     }
     if (afterSubmit && v.linkStatus === 'used' && !SUCCESS.has(v.status) && !FAILURE.has(v.status))

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig, safeInstanceId } from '@payments/platform';
+import { parseClickShops } from '@payments/providers/click';
+import type { CheckoutClickConfig } from './provider-links';
 
 export interface CheckoutConfig extends CommonConfig {
   /** Names this instance's reply topic; unique per running instance. */
@@ -14,6 +16,8 @@ export interface CheckoutConfig extends CommonConfig {
   cardVault: TokenizingCardVaultConfig;
   /** How long a live link's view serves page loads without asking again (0: always ask; decision 223). */
   viewMaxAgeMs: number;
+  /** Shops that take Click (`CLICK_SHOPS`, no secret here) and where its pay page is (`CLICK_PAY_URL`). */
+  click: CheckoutClickConfig;
 }
 
 export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
@@ -35,7 +39,11 @@ export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
     // Tokenizes the cards typed on its pages (decision 224).
     cardVault: readCardVaultConfig(env, 'required'),
     viewMaxAgeMs: env.int('CHECKOUT_VIEW_MAX_AGE_MS', 3000, { min: 0, max: 60_000 }),
+    click: { shops: [], payUrl: env.httpUrl('CLICK_PAY_URL', 'https://my.click.uz') },
   };
+  const clickShops = parseClickShops(env.string('CLICK_SHOPS', '[]'));
+  if (clickShops.ok) config.click.shops = clickShops.value;
+  else env.fail(`CLICK_SHOPS ${clickShops.error}`);
   env.done('checkout');
   return config;
 }

@@ -1,4 +1,5 @@
 import { EnvReader, LogConfig, readLogConfig } from '@payments/platform';
+import { parseClickSecretKeys } from '@payments/providers/click';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface SandboxConfig extends LogConfig {
@@ -8,16 +9,26 @@ export interface SandboxConfig extends LogConfig {
   /** How long the `.31` scenario holds its answer to a payment request. */
   slowMs: number;
   metricsEnabled: boolean;
+  /** Where the Click simulator posts Prepare and Complete (`<base>/prepare`, `<base>/complete`). */
+  clickCallbacksUrl: string;
+  /** The SECRET_KEY of each Click service it plays: the same as callbacks-ingest's CLICK_SECRET_KEYS. */
+  clickSecretKeys: Record<string, string>;
 }
 
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
+  const callbacksUrl = env.string('SANDBOX_CALLBACKS_URL', 'http://127.0.0.1:3001/callbacks/sandbox');
+  const keys = parseClickSecretKeys(env.string('CLICK_SECRET_KEYS', '{}'));
+  if (!keys.ok) env.fail(`CLICK_SECRET_KEYS ${keys.error}`);
   const config: SandboxConfig = {
-    callbacksUrl: env.string('SANDBOX_CALLBACKS_URL', 'http://127.0.0.1:3001/callbacks/sandbox'),
+    callbacksUrl,
     secret: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS),
     callbackDelayMs: env.int('SANDBOX_CALLBACK_DELAY_MS', 200, { min: 0, max: 600000 }),
     slowMs: env.int('SANDBOX_SLOW_MS', 15000, { min: 0, max: 600000 }),
     ...readLogConfig(env),
     metricsEnabled: env.bool('METRICS_ENABLED', true),
+    // Beside the sandbox's own callbacks, on the same callbacks-ingest, unless told otherwise.
+    clickCallbacksUrl: env.string('CLICK_CALLBACKS_URL', new URL('/callbacks/click', callbacksUrl).toString()),
+    clickSecretKeys: keys.ok ? keys.value : {},
   };
   env.done('provider-sandbox');
   return config;

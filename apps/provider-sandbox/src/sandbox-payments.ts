@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CallbackSender } from './callback-sender';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
-import { PlannedCallback, ScenarioName, scenarioOf } from './scenarios';
+import { PlannedCallback, ScenarioName, scenarioOf } from '@payments/providers/sandbox';
 
 export type PaymentKind = 'payment' | 'payout' | 'p2p';
 

@@ -1,6 +1,8 @@
 import { BankAppController } from './bank-app.controller';
 import { DynamicModule, Module } from '@nestjs/common';
 import { CallbackSender } from './callback-sender';
+import { ClickAppController } from './click/click-app.controller';
+import { ClickSimulatorController } from './click/click-simulator.controller';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
 import { SandboxController } from './sandbox.controller';
 import { SandboxPayments } from './sandbox-payments';
@@ -10,8 +12,13 @@ export class SandboxModule {
   static register(config: SandboxConfig): DynamicModule {
     return {
       module: SandboxModule,
-      controllers: [SandboxController, BankAppController],
-      providers: [CallbackSender, SandboxPayments, { provide: SANDBOX_CONFIG, useValue: config }],
+      controllers: [SandboxController, BankAppController, ClickSimulatorController, ClickAppController],
+      providers: [
+        ClickSimulatorController,
+        CallbackSender,
+        SandboxPayments,
+        { provide: SANDBOX_CONFIG, useValue: config },
+      ],
     };
   }
 }

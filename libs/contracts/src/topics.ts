@@ -59,6 +59,8 @@ export const ReplyTopics = {
   checkout: 'checkout.replies',
   // The payouts service asks the ledger for a payout's hold before it accepts the payout (decision 273).
   payouts: 'payouts.replies',
+  /** Click's Prepare and Complete wait for the order's answer (libs/providers/click). */
+  'callbacks-ingest': 'callbacks-ingest.replies',
 } as const;
 
 export type Requester = keyof typeof ReplyTopics;

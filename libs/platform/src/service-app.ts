@@ -19,9 +19,10 @@ export interface HttpAppOptions {
   metricsEnabled?: boolean;
   /**
    * HTML forms (`application/x-www-form-urlencoded`, flat string fields) besides JSON: only the
-   * hosted pages of apps/checkout, whose forms work without JavaScript.
+   * hosted pages of apps/checkout, whose forms work without JavaScript — or, given a test of the
+   * request's URL, only there (Click posts its Prepare and Complete as forms to callbacks-ingest).
    */
-  forms?: boolean;
+  forms?: boolean | ((url: string) => boolean);
 }
 
 /** A Fastify-backed Nest app with `/metrics`; raw bodies are kept for signature checks. */
@@ -250,7 +251,7 @@ export function hasBody(headers: Record<string, string | string[] | undefined>):
  */
 const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
-export function bodyGate(limitBytes: number, forms = false) {
+export function bodyGate(limitBytes: number, forms: boolean | ((url: string) => boolean) = false) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const headers = request.headers;
     if (!METHODS_WITH_BODY.has(request.method) || !hasBody(headers)) return done();
@@ -267,7 +268,8 @@ export function bodyGate(limitBytes: number, forms = false) {
       );
     }
     const type = headers['content-type'];
-    if (!type || !(JSON_CONTENT_TYPE.test(type) || (forms && FORM_CONTENT_TYPE.test(type)))) {
+    const formsHere = typeof forms === 'function' ? forms(request.url) : forms;
+    if (!type || !(JSON_CONTENT_TYPE.test(type) || (formsHere && FORM_CONTENT_TYPE.test(type)))) {
       return sendProblem(
         reply,
         new ProblemException(

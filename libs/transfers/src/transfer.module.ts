@@ -21,12 +21,9 @@ import {
   serviceDataSourceOptions,
   systemClock,
 } from '@payments/platform';
-import {
-  DEFAULT_DISPATCHER_OPTIONS,
-  defaultInstanceId,
-  DispatchQueue,
-  SandboxProviderClient,
-} from '@payments/provider-dispatch';
+import { DEFAULT_DISPATCHER_OPTIONS, defaultInstanceId, DispatchQueue } from '@payments/provider-dispatch';
+import { clientOf } from '@payments/providers/registry';
+import { SANDBOX_PROVIDER_CODE } from '@payments/providers/sandbox';
 import { CreateTransferHandler } from './create-transfer.handler';
 import { GetTransferHandler } from './get-transfer.handler';
 import { ProviderEventConsumer } from './provider-event.consumer';
@@ -154,7 +151,7 @@ export class TransferModule {
         },
         {
           provide: TRANSFER_PROVIDER,
-          useValue: dispatch.provider ?? new SandboxProviderClient(config.sandboxProviderUrl),
+          useValue: dispatch.provider ?? clientOf(SANDBOX_PROVIDER_CODE, config.sandboxProviderUrl),
         },
         {
           provide: TRANSFER_DISPATCH_QUEUE,

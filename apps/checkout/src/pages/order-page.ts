@@ -14,6 +14,14 @@ export interface PageMethod {
   brands: readonly CardBrand[];
 }
 
+/** A provider the payer pays in its own app from a link (Click): a button beside the form. */
+export interface ProviderLink {
+  /** The provider's code: the button's id is `pay-<code>`. */
+  code: string;
+  name: string;
+  href: string;
+}
+
 export interface FieldErrors {
   cardNumber?: string;
   expiry?: string;
@@ -92,9 +100,17 @@ export function orderPage(
     errors?: FieldErrors;
     values?: { expiry?: string; holder?: string };
     now: Date;
+    /** Providers paid from their own app (libs/providers/*): a deeplink button each. */
+    providers?: readonly ProviderLink[];
   },
 ): string {
   const t = CATALOGUE[o.locale];
+  const providers = !o.providers?.length
+    ? ''
+    : markup`<section class="providers" aria-label="${t.orPayWith}"><p class="muted">${t.orPayWith}</p>${o.providers.map(
+        (p) =>
+          markup`<a class="btn provider" id="pay-${p.code}" href="${p.href}" rel="noopener">${t.payWith.replace('{provider}', p.name)}</a>`,
+      )}</section>`;
   const errors = o.errors ?? {};
   const chosen = o.chosen ?? o.methods[0]?.code;
   const invalid = Object.values(errors).some(Boolean);
@@ -116,7 +132,7 @@ ${field('expiry', t.expiry, markup`inputmode="numeric" autocomplete="cc-exp" max
 <label for="holder">${t.holder}</label><input type="text" id="holder" name="holder" autocomplete="cc-name" maxlength="64" value="${o.values?.holder ?? ''}"></div>
 <input type="hidden" name="lang" value="${o.locale}">
 <button id="submit" type="submit" data-busy="${t.paying}" data-pay="${`${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}`}" data-app="${t.appPay}">${t.pay} ${formatMoney(v.amount, v.currency, o.locale)}</button>
-</form><p class="muted secure">${t.secure}</p>`;
+</form>${providers}<p class="muted secure">${t.secure}</p>`;
   return layout(
     {
       locale: o.locale,

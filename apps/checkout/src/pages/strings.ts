@@ -6,6 +6,8 @@ import type { PageLocale } from '@payments/contracts';
  */
 const en = {
   appPay: 'Pay in the SandboxPay app',
+  payWith: 'Pay with {provider}',
+  orPayWith: 'Or pay in your app',
   openApp: 'Open the SandboxPay app',
   scanQr: "Scan the code with your phone's camera to pay in the app.",
   openHere: 'Or open it on this device',
@@ -105,6 +107,8 @@ export type Strings = typeof en;
 
 const ru: Strings = {
   appPay: 'Оплатить в приложении SandboxPay',
+  payWith: 'Оплатить через {provider}',
+  orPayWith: 'Или оплатите в своём приложении',
   openApp: 'Открыть приложение SandboxPay',
   scanQr: 'Отсканируйте код камерой телефона, чтобы оплатить в приложении.',
   openHere: 'Или откройте на этом устройстве',
@@ -202,6 +206,8 @@ const ru: Strings = {
 
 const uz: Strings = {
   appPay: 'SandboxPay ilovasida toʻlash',
+  payWith: '{provider} orqali toʻlash',
+  orPayWith: 'Yoki ilovangizda toʻlang',
   openApp: 'SandboxPay ilovasini ochish',
   scanQr: 'Ilovada toʻlash uchun kodni telefon kamerasi bilan skanerlang.',
   openHere: 'Yoki shu qurilmada oching',

@@ -1,5 +1,6 @@
-import { SandboxProviderClient } from '@payments/provider-dispatch';
-import { AppDeeplinks, sandboxDeeplinks } from '@payments/providers/sandbox';
+import type { ProviderClient } from '@payments/providers/core';
+import { clientOf } from '@payments/providers/registry';
+import { AppDeeplinks, SANDBOX_PROVIDER_CODE, sandboxDeeplinks } from '@payments/providers/sandbox';
 import { PaymentProvider, ProviderAnswer, StartPaymentRequest } from './payment-provider';
 
 /**
@@ -8,10 +9,10 @@ import { PaymentProvider, ProviderAnswer, StartPaymentRequest } from './payment-
  * so a resend of the same attempt is the same payment there.
  */
 export class SandboxPaymentProvider implements PaymentProvider {
-  private readonly client: SandboxProviderClient;
+  private readonly client: ProviderClient;
 
   constructor(private readonly baseUrl: string) {
-    this.client = new SandboxProviderClient(baseUrl);
+    this.client = clientOf(SANDBOX_PROVIDER_CODE, baseUrl);
   }
 
   deeplinks(p: { reference: string; paymentId: string; amount: string; currency: string }): AppDeeplinks {

@@ -7,7 +7,7 @@ export const SANDBOX_PROVIDER_CODE = 'sandbox';
 const SANDBOX_STATUSES = ['success', 'failed', 'pending'] as const;
 type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
 
-const STATUS_MAP: Record<SandboxStatus, ProviderEvent['status']> = {
+export const SANDBOX_STATUS_MAP: Record<SandboxStatus, ProviderEvent['status']> = {
   success: 'success',
   failed: 'failed',
   pending: 'pending',
@@ -51,7 +51,7 @@ export function parseSandboxCallback(rawBody: string): SandboxParse {
       kind: c.kind,
       reference: c.reference,
       paymentId: c.paymentId,
-      status: STATUS_MAP[c.status],
+      status: SANDBOX_STATUS_MAP[c.status],
       amount: c.amount,
       currency: c.currency,
       tokenStandard: c.tokenStandard,

@@ -1,0 +1,2 @@
+export * from './provider-answer';
+export * from './provider-definition';

@@ -1,0 +1,92 @@
+import type { ProviderAnswer, ProviderClient, ProviderRequest } from '@payments/providers/core';
+import { SANDBOX_PROVIDER_CODE } from './sandbox-callback';
+
+/** Errors raised before a single byte of the request could reach the provider. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ERR_INVALID_URL',
+]);
+
+/** The network error codes carried by a failed fetch (undici nests them in `cause`, sometimes in an AggregateError). */
+function errorCodes(err: unknown, depth = 0): string[] {
+  if (!err || typeof err !== 'object' || depth > 4) return [];
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  const own = typeof e.code === 'string' ? [e.code] : [];
+  const nested = Array.isArray(e.errors) ? e.errors.flatMap((x) => errorCodes(x, depth + 1)) : [];
+  return [...own, ...nested, ...errorCodes(e.cause, depth + 1)];
+}
+
+function excerpt(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * The adapter of the sandbox acquirer (apps/provider-sandbox): `POST {base}/payments` with the
+ * kind. The sandbox keys operations by (kind, reference, paymentId), so a resend of the same
+ * dispatch is the same operation there.
+ */
+export class SandboxProviderClient implements ProviderClient {
+  readonly code = SANDBOX_PROVIDER_CODE;
+  private readonly url: string;
+
+  constructor(baseUrl: string) {
+    this.url = `${baseUrl.replace(/\/+$/, '')}/payments`;
+  }
+
+  async start(request: ProviderRequest, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
+    const body = JSON.stringify({
+      kind: request.kind,
+      reference: request.reference,
+      paymentId: request.dispatchId,
+      amount: request.amount,
+      currency: request.currency,
+      ...(request.tokenStandard ? { tokenStandard: request.tokenStandard } : {}),
+      ...(request.cards ? { cards: request.cards } : {}),
+      ...(request.app ? { app: true } : {}),
+    });
+    // One deadline for the whole exchange, reading the answer included.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), opts.timeoutMs);
+    try {
+      const response = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body,
+        redirect: 'manual',
+        signal: abort.signal,
+      });
+      const text = await response.text();
+      return this.answerOf(response.status, text);
+    } catch (err) {
+      if (abort.signal.aborted) return { kind: 'timed_out', reason: `no answer within ${opts.timeoutMs} ms` };
+      const codes = errorCodes(err);
+      const reason = `${(err as Error).message}${codes.length ? ` (${codes.join(', ')})` : ''}`;
+      if (codes.some((c) => NOT_SENT_CODES.has(c))) return { kind: 'unavailable', reason };
+      // The connection broke after the request may have left: the provider may have it.
+      return { kind: 'timed_out', reason };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private answerOf(status: number, text: string): ProviderAnswer {
+    if (status >= 200 && status < 300) {
+      let providerPaymentId: string | undefined;
+      try {
+        const parsed = JSON.parse(text) as { providerPaymentId?: unknown };
+        if (typeof parsed.providerPaymentId === 'string') providerPaymentId = parsed.providerPaymentId;
+      } catch {
+        // A 2xx is the provider saying it has it; the body is a courtesy.
+      }
+      return { kind: 'accepted', ...(providerPaymentId ? { providerPaymentId } : {}) };
+    }
+    const reason = `HTTP ${status}: ${excerpt(text)}`;
+    if (status >= 500 || status === 429 || status === 408) return { kind: 'unavailable', reason };
+    return { kind: 'refused', reason };
+  }
+}

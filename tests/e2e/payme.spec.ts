@@ -1,0 +1,124 @@
+import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import { loadCallbacksIngestConfig, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import { paymeAuthorization } from '@payments/providers/payme';
+import { http } from '@payments/testing';
+import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { TestStack } from '../support/stack';
+import { untilStatus } from '../support/wait';
+
+const MERCHANT = '5e730e8e0b852a417aa49ceb';
+const KEY = 'payme-test-cashbox-key';
+
+/**
+ * Payme's Merchant API (issue 30) against the real services: the test plays Payme, posting
+ * JSON-RPC 2.0 with Basic authorization to a callbacks-ingest that serves one cashbox of a shop.
+ */
+describe('Payme: the Merchant API answered as documented', () => {
+  let stack: TestStack;
+  let shop: TestShop;
+  let ingest: RunningCallbacksIngest;
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'methods'] });
+    shop = await aShop(stack.gateway!.url, 'Payme Shop');
+    const env = {
+      PAYME_SHOPS: JSON.stringify([{ shopId: shop.shopId, merchantId: MERCHANT }]),
+      PAYME_KEYS: JSON.stringify({ [MERCHANT]: KEY }),
+    };
+    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+  });
+
+  afterAll(async () => {
+    await ingest?.close();
+    await stack?.stop();
+  });
+
+  let rpcId = 0;
+  async function rpc(method: string, params: unknown, key = KEY): Promise<any> {
+    const res = await fetch(`${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: paymeAuthorization(key) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    });
+    expect(res.status).toBe(200);
+    return res.json();
+  }
+
+  async function anOrder(): Promise<string> {
+    const res = await http('POST', `${stack.gateway!.url}/order`, {
+      token: shop.apiKey,
+      body: { ...anOrderRequest({ amount: '150000.00', currency: 'UZS' }), paymentPageDesign: { format: 'hosted' } },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+  const order = async (id: string) =>
+    (await http('GET', `${stack.gateway!.url}/order/${id}`, { token: shop.apiKey })).body;
+
+  it('when Payme checks, creates and performs a transaction, then the order is paid once and every repeat answers the same', async () => {
+    const id = await anOrder();
+    const account = { order_id: id };
+    expect((await rpc('CheckPerformTransaction', { amount: 15_000_000, account })).result).toEqual({ allow: true });
+    const created = await rpc('CreateTransaction', { id: `pm-${id}`, time: Date.now(), amount: 15_000_000, account });
+    expect(created.result).toEqual({ create_time: expect.any(Number), transaction: `pm-${id}`, state: 1 });
+    expect(
+      (await rpc('CreateTransaction', { id: `pm-${id}`, time: Date.now(), amount: 15_000_000, account })).result,
+    ).toEqual(created.result);
+    const performed = await rpc('PerformTransaction', { id: `pm-${id}` });
+    expect(performed.result).toEqual({ transaction: `pm-${id}`, perform_time: expect.any(Number), state: 2 });
+    expect((await rpc('PerformTransaction', { id: `pm-${id}` })).result).toEqual(performed.result);
+    const done = await untilStatus(() => order(id), 'completed', 'order paid by Payme');
+    expect(done.data.payments).toEqual([expect.objectContaining({ provider: 'payme', status: 'success' })]);
+    expect((await rpc('CheckTransaction', { id: `pm-${id}` })).result).toMatchObject({ state: 2, reason: null });
+    const statement = await rpc('GetStatement', { from: Date.now() - 60_000, to: Date.now() + 60_000 });
+    expect(statement.result.transactions.map((t: { id: string }) => t.id)).toContain(`pm-${id}`);
+    // A performed transaction cannot be cancelled until refunds reach orders from here: -31007.
+    expect((await rpc('CancelTransaction', { id: `pm-${id}`, reason: 5 })).error).toMatchObject({ code: -31007 });
+  });
+
+  it('when a created transaction is cancelled, then it is -1 and cannot be performed (-31008)', async () => {
+    const id = await anOrder();
+    await rpc('CreateTransaction', { id: `pc-${id}`, time: Date.now(), amount: 15_000_000, account: { order_id: id } });
+    expect((await rpc('CancelTransaction', { id: `pc-${id}`, reason: 3 })).result).toMatchObject({ state: -1 });
+    expect((await rpc('PerformTransaction', { id: `pc-${id}` })).error).toMatchObject({ code: -31008 });
+    expect((await order(id)).status).toBe('registered');
+  });
+
+  it.each([
+    ['a wrong amount', 'CheckPerformTransaction', (id: string) => ({ amount: 1, account: { order_id: id } }), -31001],
+    [
+      'an unknown order',
+      'CheckPerformTransaction',
+      () => ({ amount: 15_000_000, account: { order_id: '00000000-0000-4000-8000-000000000000' } }),
+      -31050,
+    ],
+    ['an unknown transaction', 'PerformTransaction', () => ({ id: 'pm-none' }), -31003],
+    ['an unknown method', 'PayNow', () => ({}), -32601],
+    ['params of the wrong type', 'CheckTransaction', () => ({ id: 7 }), -32600],
+  ])('when Payme sends %s, then the error is its code', async (_c, method, params, code) => {
+    const id = await anOrder();
+    expect((await rpc(method, params(id))).error).toMatchObject({
+      code,
+      message: { ru: expect.any(String), uz: expect.any(String), en: expect.any(String) },
+    });
+  });
+
+  it('when another transaction of the order is open, then CreateTransaction is an account error (-31051)', async () => {
+    const id = await anOrder();
+    await rpc('CreateTransaction', { id: `p1-${id}`, time: Date.now(), amount: 15_000_000, account: { order_id: id } });
+    expect(
+      (
+        await rpc('CreateTransaction', {
+          id: `p2-${id}`,
+          time: Date.now(),
+          amount: 15_000_000,
+          account: { order_id: id },
+        })
+      ).error,
+    ).toMatchObject({ code: -31051 });
+  });
+
+  it('when the key is wrong, then -32504 Insufficient privilege', async () => {
+    expect((await rpc('CheckTransaction', { id: 'x' }, 'another-key-123')).error).toMatchObject({ code: -32504 });
+  });
+});
