@@ -121,7 +121,7 @@ END $$;
 
 -- The reconciliation (decision 106): the gateway reads the other services' tables through
 -- RECONCILIATION_DATABASE_URL as payments_reconciliation, which may SELECT exactly the tables of
--- reconciliationReads() (apps/gateway/src/reconciliation/reconciliation.reads.ts; a test compares
+-- reconciliationReads() (apps/backoffice/src/reconciliation/reconciliation.reads.ts; a test compares
 -- the two lists) and nothing else. The tables are the services' own, made by their migrations:
 -- the ones missing yet (a first deployment) are named in a NOTICE; run the Job again once the
 -- services have started (and after a release whose migration adds a table to that list).

@@ -4,8 +4,8 @@ import { loadAll } from 'js-yaml';
 import { HEALTH_TOPIC, replyTopic, Topics } from '@payments/contracts';
 import { FingerprintKeyUse, readCardVaultConfig } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
-import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
-import { reconciliationReads } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
+import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
+import { reconciliationReads } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
 
 const K8S = path.join(__dirname, '..', '..', 'k8s');
 const read = (file: string) => readFileSync(path.join(K8S, file), 'utf8');
@@ -86,10 +86,10 @@ describe('PostgreSQL roles in k8s', () => {
 });
 
 describe('the audit log in k8s', () => {
-  it('when the roles are set up, then the gateway may only add to and read gateway.audit_log', () => {
+  it('when the roles are set up, then the gateway may only add to and read backoffice.audit_log', () => {
     const sql = read('infra/db-roles.sql');
     expect(sql).toMatch(/REVOKE UPDATE, DELETE, TRUNCATE ON TABLE gateway\.audit_log FROM payments_gateway;/);
-    expect(sql.slice(sql.indexOf('gateway.audit_log'))).not.toMatch(/GRANT/);
+    expect(sql.slice(sql.indexOf('backoffice.audit_log'))).not.toMatch(/GRANT/);
   });
 });
 

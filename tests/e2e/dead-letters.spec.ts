@@ -31,7 +31,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
   });
 
   function ops(method: string, path: string, body?: unknown, token = TEST_OPS_TOKEN) {
-    return http(method, `${stack.gateway!.opsUrl}/ops/v1${path}`, { token, body });
+    return http(method, `${stack.backoffice!.url}/ops/v1${path}`, { token, body });
   }
 
   /** Writes a message to `<topic>.dlq` as a consumer that gave up on it would. */
@@ -207,7 +207,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
     const event = providerEvent();
     await deadLetter('provider.events', other, JSON.stringify(event));
     const row = await openOf(other);
-    await db.query(`UPDATE gateway.dead_letters SET original_topic = 'orders.commands' WHERE id = $1`, [row.id]);
+    await db.query(`UPDATE backoffice.dead_letters SET original_topic = 'orders.commands' WHERE id = $1`, [row.id]);
     expect((await ops('POST', '/dead-letters/redrive', { ids: [row.id] })).body).toEqual({
       redriven: [],
       skipped: [{ id: row.id, status: 'open', why: 'orders.commands is not a contract topic carrying provider.event' }],
@@ -222,7 +222,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
     const key = randomUUID();
     await deadLetter('provider.events', key, JSON.stringify({ note: 'paid with 4111 1111 1111 1111' }));
     const letter = await openOf(key);
-    const stored = await db.query('SELECT raw, envelope FROM gateway.dead_letters WHERE id = $1', [letter.id]);
+    const stored = await db.query('SELECT raw, envelope FROM backoffice.dead_letters WHERE id = $1', [letter.id]);
     expect(stored.rows[0]).toEqual({ raw: '{"note":"paid with 411111******1111"}', envelope: null });
     expect((await ops('GET', `/dead-letters/${letter.id}`)).body).toMatchObject({
       redrivable: false,

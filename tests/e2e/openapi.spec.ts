@@ -145,7 +145,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   it('when each request body example is sent to its route, then the gateway accepts it (the examples are valid requests)', async () => {
     const shop = await aShop(stack.gateway!.url);
     // The hosted-order example returns the payer to merchant.example.com: the shop allow-lists it, as support would.
-    const allowed = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`, {
+    const allowed = await http('PATCH', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { redirectDomains: ['merchant.example.com'] },
     });
@@ -162,7 +162,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
         const token = route.access === 'ops' ? TEST_OPS_TOKEN : shop.apiKey;
         const res = await http(
           route.method,
-          `${route.access === 'ops' ? stack.gateway!.opsUrl : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
+          `${route.access === 'ops' ? stack.backoffice!.url : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
           { token, body: example },
         );
         answered.add(res.status);

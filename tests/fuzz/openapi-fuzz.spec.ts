@@ -217,7 +217,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
           planned.op.service !== 'gateway'
             ? stack.ingest!.url
             : planned.op.access === 'ops'
-              ? stack.gateway!.opsUrl
+              ? stack.backoffice!.url
               : stack.gateway!.url;
         const req = toWire(withIds, base, credentials, fillPath(planned.op));
         if (planned.op.access === 'provider') {

@@ -55,6 +55,7 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
  */
 export const ReplyTopics = {
   gateway: 'gateway.replies',
+  backoffice: 'backoffice.replies',
   checkout: 'checkout.replies',
 } as const;
 
