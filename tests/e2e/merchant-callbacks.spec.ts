@@ -520,10 +520,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         ),
         0,
       );
-      strictOps = await startBackoffice(
-        loadBackofficeConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false' }, { tokenizes: true })),
-        0,
-      );
+      strictOps = await startBackoffice(loadBackofficeConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false' })), 0);
       shop = await aShopCalling(undefined);
     });
     afterAll(async () => {

@@ -201,10 +201,7 @@ describe('metrics', () => {
       ).rows.map((r) => r.pid);
     const exporting = async (url: string) =>
       valuesOf((await scrape(url)).series, 'kafka_topic_partition_current_offset').length > 0;
-    const second = await startBackoffice(
-      loadBackofficeConfig(stack.env({ KAFKA_METRICS_INTERVAL_MS: '300' }, { tokenizes: true })),
-      0,
-    );
+    const second = await startBackoffice(loadBackofficeConfig(stack.env({ KAFKA_METRICS_INTERVAL_MS: '300' })), 0);
     try {
       // Several refreshes of both: the first holds the lock, the second keeps trying and exports nothing.
       await new Promise((r) => setTimeout(r, 1500));

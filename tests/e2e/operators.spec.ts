@@ -231,7 +231,7 @@ describe('named operators and the audit log', () => {
     expect((await me(stack.backoffice!)).status).toBe(200);
     // Another instance on the same database, deployed with a new OPS_TOKEN.
     const rotated = await startBackoffice(
-      loadBackofficeConfig(stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210' }, { tokenizes: true })),
+      loadBackofficeConfig(stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210' })),
       0,
     );
     try {

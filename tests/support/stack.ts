@@ -205,12 +205,7 @@ export class TestStack {
         0,
       );
     if (services.includes('gateway') || services.includes('backoffice'))
-      stack.backoffice = await startBackoffice(
-        loadBackofficeConfig(
-          tokenizing().withDefaults(stack.checkout ? { CHECKOUT_PUBLIC_URL: stack.checkout.url } : {}),
-        ),
-        0,
-      );
+      stack.backoffice = await startBackoffice(loadBackofficeConfig(env()), 0);
     // Every answer the tests get through http() from these services is held to their documents.
     if (stack.gateway) registerOpenApi('gateway', stack.gateway.url, await openApiOf(stack.gateway.url));
     if (stack.backoffice) registerOpenApi('backoffice', stack.backoffice.url, await openApiOf(stack.backoffice.url));

@@ -7,7 +7,6 @@ import {
   IdempotencyRepository,
   MERCHANT_ADMIN_CONFIG,
   MERCHANT_ADMIN_OUTBOX,
-  PaymentLinks,
   ShopRepository,
   ShopSettingsPublisher,
 } from '@payments/merchant-admin';
@@ -95,7 +94,6 @@ export class BackofficeModule {
       providers: [
         OpsAuthGuard,
         ShopSettingsPublisher,
-        PaymentLinks,
         OutboxRelayService,
         CardVaultCloser,
         {

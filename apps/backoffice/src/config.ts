@@ -1,4 +1,4 @@
-import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
+import { CardVaultConfig, readCardVaultConfig } from '@payments/card-vault';
 import { MerchantAdminConfig } from '@payments/merchant-admin';
 import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
 import {
@@ -33,10 +33,11 @@ export interface BackofficeConfig extends CommonConfig {
   kafkaMetricsGroups: string[];
   /** The checks across services' tables (issue 17 item 4, decision 106). */
   reconciliation: ReconciliationConfig;
-  /** Erases cards and seals callback secrets; the payment links of the order views need the link key. */
-  cardVault: TokenizingCardVaultConfig;
-  /** Where payers open hosted pages (apps/checkout): the base of `data.paymentLink` in order views. */
-  checkoutPublicUrl: string;
+  /**
+   * Erases cards and seals shops' callback secrets: the encryption keys, never the fingerprint key
+   * (decision 259: it stays where cards are tokenized, so the operators' order view has no payment link).
+   */
+  cardVault: CardVaultConfig;
 }
 
 export function loadBackofficeConfig(env = new EnvReader()): BackofficeConfig {
@@ -57,11 +58,8 @@ export function loadBackofficeConfig(env = new EnvReader()): BackofficeConfig {
       .map((g) => g.trim())
       .filter(Boolean),
     reconciliation: readReconciliationConfig(env, common.databaseUrl),
-    cardVault: readCardVaultConfig(env, 'required'),
-    checkoutPublicUrl: env.string('CHECKOUT_PUBLIC_URL', 'http://127.0.0.1:3060'),
+    cardVault: readCardVaultConfig(env, 'none'),
   };
-  if (!/^https?:\/\/[^\s]+$/.test(config.checkoutPublicUrl))
-    throw new Error('backoffice: CHECKOUT_PUBLIC_URL must be an absolute http(s) URL');
   if (config.opsToken && config.opsToken.length < 16)
     throw new Error('backoffice: OPS_TOKEN must have at least 16 characters');
   env.done('backoffice');
@@ -74,7 +72,7 @@ export function merchantAdminConfigOf(config: BackofficeConfig): MerchantAdminCo
     schema: config.gatewaySchema,
     callbackUrlAllowInsecure: config.callbackUrlAllowInsecure,
     cardVault: config.cardVault,
-    checkoutPublicUrl: config.checkoutPublicUrl,
+    checkoutPublicUrl: '',
     // Only the gateway takes idempotency records over; the backoffice only erases card tokens from them.
     idempotency: { staleAfterMs: 30_000 },
   };

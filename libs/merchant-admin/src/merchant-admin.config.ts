@@ -1,4 +1,4 @@
-import type { TokenizingCardVaultConfig } from '@payments/card-vault';
+import type { CardVaultConfig } from '@payments/card-vault';
 
 /**
  * What the merchant administration code needs to know: the gateway's schema (where companies,
@@ -9,7 +9,8 @@ import type { TokenizingCardVaultConfig } from '@payments/card-vault';
 export interface MerchantAdminConfig {
   schema: string;
   callbackUrlAllowInsecure: boolean;
-  cardVault: TokenizingCardVaultConfig;
+  /** Payment links are derived from its fingerprint key: only a service that has one makes them. */
+  cardVault: CardVaultConfig;
   /** Where payers open hosted pages (apps/checkout): the base of `data.paymentLink`. */
   checkoutPublicUrl: string;
   idempotency: { staleAfterMs: number };

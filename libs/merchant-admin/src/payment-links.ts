@@ -14,7 +14,9 @@ export class PaymentLinks {
   private readonly base: string;
 
   constructor(@Inject(MERCHANT_ADMIN_CONFIG) config: MerchantAdminConfig) {
-    this.key = deriveLinkKey(config.cardVault.fingerprintKey);
+    const { fingerprintKey } = config.cardVault;
+    if (!fingerprintKey) throw new Error('payment links need CARD_VAULT_FINGERPRINT_KEY (decision 259)');
+    this.key = deriveLinkKey(fingerprintKey);
     this.base = config.checkoutPublicUrl.replace(/\/+$/, '');
   }
 

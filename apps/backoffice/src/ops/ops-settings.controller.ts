@@ -33,7 +33,6 @@ import { ask } from '@payments/merchant-admin';
 import { ShopSettingsPublisher, toSnapshot, withoutSecret } from '@payments/merchant-admin';
 import { CompanyEntity } from '@payments/merchant-admin';
 import { ShopRepository } from '@payments/merchant-admin';
-import { PaymentLinks } from '@payments/merchant-admin';
 import { REQUEST_CLIENT } from '../tokens';
 import { OpsEndpoint } from '@payments/merchant-admin';
 import { ListOrdersDto, ResolveOrderDto, UpdateCompanySettingsDto, UpdateShopSettingsDto } from './ops.dto';
@@ -60,7 +59,6 @@ export class OpsSettingsController {
     private readonly publisher: ShopSettingsPublisher,
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
     @Inject(BACKOFFICE_CONFIG) private readonly config: BackofficeConfig,
-    private readonly links: PaymentLinks,
   ) {}
 
   @Get('shops/:shopId/settings')
@@ -198,7 +196,7 @@ export class OpsSettingsController {
       OrderCommandTypes.getForOperator,
       query,
     );
-    return this.links.withOrderLink(view);
+    return view;
   }
 
   @Post('orders/:orderId/resolve')
