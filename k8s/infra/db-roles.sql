@@ -34,7 +34,6 @@ BEGIN
     FOR t IN
       SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = r.schema AND c.relkind IN ('r', 'p', 'v', 'm')
-        AND c.oid IS DISTINCT FROM to_regclass('backoffice.audit_log')
     LOOP
       EXECUTE format('ALTER %s %s OWNER TO %I',
         CASE t.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, t.name, r.role);
@@ -121,24 +120,45 @@ BEGIN
   GRANT SELECT (token, fingerprint, erased_at) ON TABLE card_vault.cards TO payments_checkout;
 END $$;
 
--- The operators' audit log cannot be rewritten by its writer (issue 28 item 3, decision 262): the
--- table is owned by payments_audit, a role nobody logs in as, and the backoffice's role may only
--- INSERT and SELECT (and draw ids from its sequence). An owner may grant itself anything back or
--- drop the table; a grantee without the grant option can do neither. The table is created by the
--- backoffice's first start: run this again then, as for the reconciliation.
+-- The operators' audit log cannot be rewritten by its writer (issue 28 item 3, decision 262): it
+-- has a schema of its own, backoffice_audit, owned with its table by payments_audit, a role nobody
+-- logs in as (PostgreSQL lets a schema's owner drop any table in it, and a table's owner grant
+-- itself anything back). The backoffice's role may only INSERT and SELECT (and draw ids from the
+-- sequence); a grantee without the grant option can neither widen that nor drop the table. Made
+-- here, before the backoffice first starts (its migration then finds it and creates nothing), with
+-- the columns of apps/backoffice/src/operators/audit-log.ddl.ts.
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_audit') THEN
     CREATE ROLE payments_audit NOLOGIN;
   END IF;
-  IF to_regclass('backoffice.audit_log') IS NULL THEN
-    RAISE NOTICE 'audit log: backoffice.audit_log does not exist yet; run this again once the backoffice has started';
-  ELSE
-    ALTER TABLE backoffice.audit_log OWNER TO payments_audit;
-    REVOKE ALL ON TABLE backoffice.audit_log FROM PUBLIC, payments_backoffice;
-    GRANT INSERT, SELECT ON TABLE backoffice.audit_log TO payments_backoffice;
-    GRANT USAGE ON SEQUENCE backoffice.audit_log_id_seq TO payments_backoffice;
-  END IF;
+  CREATE SCHEMA IF NOT EXISTS backoffice_audit AUTHORIZATION payments_audit;
+  ALTER SCHEMA backoffice_audit OWNER TO payments_audit;
+  REVOKE ALL ON SCHEMA backoffice_audit FROM PUBLIC;
+  CREATE TABLE IF NOT EXISTS backoffice_audit.audit_log (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL DEFAULT now(),
+  operator_id text NOT NULL,
+  operator_name text NOT NULL,
+  operator_role text NOT NULL,
+  action text NOT NULL,
+  object_type text NOT NULL,
+  object_id text,
+  before jsonb,
+  after jsonb,
+  reason text,
+  request text NOT NULL
+
+  );
+  CREATE INDEX IF NOT EXISTS audit_log_operator ON backoffice_audit.audit_log (operator_id, id);
+  CREATE INDEX IF NOT EXISTS audit_log_object ON backoffice_audit.audit_log (object_type, object_id, id);
+  CREATE INDEX IF NOT EXISTS audit_log_action ON backoffice_audit.audit_log (action, id);
+  CREATE INDEX IF NOT EXISTS audit_log_at ON backoffice_audit.audit_log (at);
+  ALTER TABLE backoffice_audit.audit_log OWNER TO payments_audit;
+  REVOKE ALL ON TABLE backoffice_audit.audit_log FROM PUBLIC, payments_backoffice;
+  GRANT USAGE ON SCHEMA backoffice_audit TO payments_backoffice;
+  GRANT INSERT, SELECT ON TABLE backoffice_audit.audit_log TO payments_backoffice;
+  GRANT USAGE ON SEQUENCE backoffice_audit.audit_log_id_seq TO payments_backoffice;
 END $$;
 
 -- Operators administer the merchants' companies, shops and API keys, which stay the gateway's

@@ -81,7 +81,7 @@ describe('named operators and the audit log', () => {
       ['POST', `/ops/v1/shops/${shop.shopId}/api-keys`, {}],
       ['POST', '/ops/v1/operators', { name: 'Mallory', role: 'admin' }],
     ];
-    const auditCount = async () => Number((await db.query('SELECT count(*) FROM backoffice.audit_log')).rows[0].count);
+    const auditCount = async () => Number((await db.query('SELECT count(*) FROM backoffice_audit.audit_log')).rows[0].count);
     const companies = async () => Number((await db.query('SELECT count(*) FROM gateway.companies')).rows[0].count);
     const [audits0, companies0] = [await auditCount(), await companies()];
     for (const [method, path, body] of changes) {
@@ -146,7 +146,7 @@ describe('named operators and the audit log', () => {
     expect(page.body.items[0].before).toMatchObject({ id: created.body.id, status: 'active' });
     expect(page.body.items[0].after).toMatchObject({ id: created.body.id, status: 'revoked' });
     expect(page.body.items[1].operator).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
-    const everything = (await db.query('SELECT before, after FROM backoffice.audit_log')).rows;
+    const everything = (await db.query('SELECT before, after FROM backoffice_audit.audit_log')).rows;
     expect(JSON.stringify(everything)).not.toContain(created.body.apiKey);
     expect(JSON.stringify(everything)).not.toContain(shop.callbackSecret);
   });

@@ -1,11 +1,14 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { auditLogDdl, auditSchemaOf } from '../operators/audit-log.ddl';
 
-/** Named operators (tokens stored hashed) and the audit log of their actions (issue 15, decision 150). */
+/** Named operators (tokens stored hashed) and the audit log of their actions (issue 15, decisions 150, 262). */
 export class OperatorsAndAudit1765100000000 implements MigrationInterface {
   name = 'OperatorsAndAudit1765100000000';
 
   async up(q: QueryRunner): Promise<void> {
     const s = q.connection.driver.schema ?? 'backoffice';
+    // In a cluster k8s/infra/db-roles.sql has made it, owned by a role nobody logs in as (decision 262).
+    for (const sql of await auditLogDdl(q, auditSchemaOf(s))) await q.query(sql);
     await q.query(`CREATE TABLE "${s}".operators (
       id uuid PRIMARY KEY,
       name text NOT NULL,
@@ -17,29 +20,11 @@ export class OperatorsAndAudit1765100000000 implements MigrationInterface {
       disabled_at timestamptz
     )`);
     await q.query(`CREATE UNIQUE INDEX operators_name_key ON "${s}".operators (lower(name))`);
-    await q.query(`CREATE TABLE "${s}".audit_log (
-      id bigserial PRIMARY KEY,
-      at timestamptz NOT NULL DEFAULT now(),
-      operator_id text NOT NULL,
-      operator_name text NOT NULL,
-      operator_role text NOT NULL,
-      action text NOT NULL,
-      object_type text NOT NULL,
-      object_id text,
-      before jsonb,
-      after jsonb,
-      reason text,
-      request text NOT NULL
-    )`);
-    await q.query(`CREATE INDEX audit_log_operator ON "${s}".audit_log (operator_id, id)`);
-    await q.query(`CREATE INDEX audit_log_object ON "${s}".audit_log (object_type, object_id, id)`);
-    await q.query(`CREATE INDEX audit_log_action ON "${s}".audit_log (action, id)`);
-    await q.query(`CREATE INDEX audit_log_at ON "${s}".audit_log (at)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     const s = q.connection.driver.schema ?? 'backoffice';
-    await q.query(`DROP TABLE "${s}".audit_log`);
+    await q.query(`DROP TABLE IF EXISTS "${auditSchemaOf(s)}".audit_log`);
     await q.query(`DROP TABLE "${s}".operators`);
   }
 }

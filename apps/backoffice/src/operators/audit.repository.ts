@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { auditSchemaOf } from './audit-log.ddl';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
 import { Operator, OperatorRole } from './operators';
 
@@ -64,7 +65,7 @@ export class AuditRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(BACKOFFICE_CONFIG) config: BackofficeConfig,
   ) {
-    this.s = config.schema;
+    this.s = auditSchemaOf(config.schema);
   }
 
   /** Appends a record; with a transaction's manager, the record stands or falls with its change. */
