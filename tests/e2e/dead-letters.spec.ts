@@ -7,7 +7,7 @@ import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 /**
- * Dead letters through the operator API (issue 15 item 3): the gateway copies every `.dlq` message
+ * Dead letters through the operator API (issue 15 item 3): the backoffice copies every `.dlq` message
  * with its error and origin; an operator redrives one to its topic (once: a second redrive is
  * skipped and the event is applied once) or discards one with a reason; a viewer does neither.
  */
@@ -123,7 +123,9 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
       redriven: [],
       skipped: [{ id: letter.id, status: 'redriven', why: 'already redriven' }],
     });
-    const sent = await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE event_id = $1', [event.eventId]);
+    const sent = await db.query('SELECT count(*)::int AS n FROM backoffice.outbox WHERE event_id = $1', [
+      event.eventId,
+    ]);
     expect(sent.rows[0].n).toBe(1);
     const applied = await db.query('SELECT count(*)::int AS n FROM orders.inbox WHERE event_id = $1', [event.eventId]);
     expect(applied.rows[0].n).toBe(1);
@@ -213,12 +215,12 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
       skipped: [{ id: row.id, status: 'open', why: 'orders.commands is not a contract topic carrying provider.event' }],
     });
     for (const id of [planted.eventId, event.eventId]) {
-      const sent = await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE event_id = $1', [id]);
+      const sent = await db.query('SELECT count(*)::int AS n FROM backoffice.outbox WHERE event_id = $1', [id]);
       expect(sent.rows[0].n).toBe(0);
     }
   });
 
-  it('when a dead letter carries a card number, then the gateway keeps it masked and never redrives it', async () => {
+  it('when a dead letter carries a card number, then the backoffice keeps it masked and never redrives it', async () => {
     const key = randomUUID();
     await deadLetter('provider.events', key, JSON.stringify({ note: 'paid with 4111 1111 1111 1111' }));
     const letter = await openOf(key);
@@ -226,7 +228,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
     expect(stored.rows[0]).toEqual({ raw: '{"note":"paid with 411111******1111"}', envelope: null });
     expect((await ops('GET', `/dead-letters/${letter.id}`)).body).toMatchObject({
       redrivable: false,
-      error: 'handler failed: the database was down (card numbers masked by the gateway: not redrivable)',
+      error: 'handler failed: the database was down (card numbers masked by the backoffice: not redrivable)',
     });
   });
 });
