@@ -46,4 +46,4 @@ USER 1000:1000
 # gateway, callbacks-ingest, provider-sandbox, orders, methods, payouts and p2p (health only)
 EXPOSE 3000 3001 3002 3010 3020 3040 3050
 # exec: node becomes PID 1 and receives SIGTERM directly (the services shut down gracefully on it).
-CMD ["/bin/sh", "-c", "exec node -r tsconfig-paths/register \"dist/apps/${APP:?set APP to gateway, orders, methods, payouts, p2p, callbacks-ingest, merchant-callbacks, provider-sandbox or checkout}/src/main.js\""]
+CMD ["/bin/sh", "-c", "exec node -r tsconfig-paths/register \"dist/apps/${APP:?set APP to gateway, backoffice, orders, methods, payouts, p2p, callbacks-ingest, merchant-callbacks, provider-sandbox or checkout}/src/main.js\""]

@@ -15,6 +15,7 @@ BEGIN
   FOR r IN
     SELECT * FROM (VALUES
       ('payments_gateway', 'gateway'),
+      ('payments_backoffice', 'backoffice'),
       ('payments_orders', 'orders'),
       ('payments_payouts', 'payouts'),
       ('payments_p2p', 'p2p'),
@@ -120,9 +121,85 @@ BEGIN
   GRANT SELECT (token, fingerprint, erased_at) ON TABLE card_vault.cards TO payments_checkout;
 END $$;
 
--- The reconciliation (decision 106): the gateway reads the other services' tables through
+-- The operators' audit log cannot be rewritten by its writer (issue 28 item 3, decision 262): it
+-- has a schema of its own, backoffice_audit, owned with its table by payments_audit, a role nobody
+-- logs in as (PostgreSQL lets a schema's owner drop any table in it, and a table's owner grant
+-- itself anything back). The backoffice's role may only INSERT and SELECT (and draw ids from the
+-- sequence); a grantee without the grant option can neither widen that nor drop the table. Made
+-- here, before the backoffice first starts (its migration then finds it and creates nothing), with
+-- the columns of apps/backoffice/src/operators/audit-log.ddl.ts.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_audit') THEN
+    CREATE ROLE payments_audit NOLOGIN;
+  END IF;
+  CREATE SCHEMA IF NOT EXISTS backoffice_audit AUTHORIZATION payments_audit;
+  ALTER SCHEMA backoffice_audit OWNER TO payments_audit;
+  REVOKE ALL ON SCHEMA backoffice_audit FROM PUBLIC;
+  CREATE TABLE IF NOT EXISTS backoffice_audit.audit_log (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL DEFAULT now(),
+  operator_id text NOT NULL,
+  operator_name text NOT NULL,
+  operator_role text NOT NULL,
+  action text NOT NULL,
+  object_type text NOT NULL,
+  object_id text,
+  before jsonb,
+  after jsonb,
+  reason text,
+  request text NOT NULL
+
+  );
+  CREATE INDEX IF NOT EXISTS audit_log_operator ON backoffice_audit.audit_log (operator_id, id);
+  CREATE INDEX IF NOT EXISTS audit_log_object ON backoffice_audit.audit_log (object_type, object_id, id);
+  CREATE INDEX IF NOT EXISTS audit_log_action ON backoffice_audit.audit_log (action, id);
+  CREATE INDEX IF NOT EXISTS audit_log_at ON backoffice_audit.audit_log (at);
+  ALTER TABLE backoffice_audit.audit_log OWNER TO payments_audit;
+  REVOKE ALL ON TABLE backoffice_audit.audit_log FROM PUBLIC, payments_backoffice;
+  GRANT USAGE ON SCHEMA backoffice_audit TO payments_backoffice;
+  GRANT INSERT, SELECT ON TABLE backoffice_audit.audit_log TO payments_backoffice;
+  GRANT USAGE ON SEQUENCE backoffice_audit.audit_log_id_seq TO payments_backoffice;
+END $$;
+
+-- Operators administer the merchants' companies, shops and API keys, which stay the gateway's
+-- (decision 261, an interim step until the gateway answers operator commands over Kafka): the
+-- backoffice's role may read and change those rows, add shops.settings snapshots to the gateway's
+-- outbox, and forget an erased card's token in the idempotency records; nothing else of the
+-- gateway's schema, and it creates nothing there.
+DO $$
+DECLARE
+  t text;
+BEGIN
+  GRANT USAGE ON SCHEMA gateway TO payments_backoffice;
+  FOREACH t IN ARRAY ARRAY['gateway.companies', 'gateway.shops', 'gateway.api_keys', 'gateway.outbox',
+                           'gateway.idempotency_keys'] LOOP
+    IF to_regclass(t) IS NULL THEN
+      RAISE NOTICE 'backoffice: % does not exist yet; run this again once the gateway has started', t;
+    END IF;
+  END LOOP;
+  IF to_regclass('gateway.companies') IS NOT NULL THEN
+    GRANT SELECT, INSERT, UPDATE ON TABLE gateway.companies, gateway.shops, gateway.api_keys TO payments_backoffice;
+    GRANT INSERT ON TABLE gateway.outbox TO payments_backoffice;
+    GRANT USAGE ON SEQUENCE gateway.outbox_id_seq TO payments_backoffice;
+  END IF;
+  IF to_regclass('gateway.idempotency_keys') IS NOT NULL THEN
+    GRANT SELECT, UPDATE ON TABLE gateway.idempotency_keys TO payments_backoffice;
+  END IF;
+END $$;
+
+-- The backoffice's card vault use: erasing a card (data-subject request) and describing one for
+-- the audit record; it reads no ciphertext.
+DO $$
+BEGIN
+  GRANT USAGE ON SCHEMA card_vault TO payments_backoffice;
+  REVOKE ALL ON TABLE card_vault.cards FROM payments_backoffice;
+  GRANT SELECT (token, bin, last4, erased_at), UPDATE ON TABLE card_vault.cards TO payments_backoffice;
+END $$;
+
+-- The reconciliation (decision 106): the backoffice reads the other services' tables through
 -- RECONCILIATION_DATABASE_URL as payments_reconciliation, which may SELECT exactly the tables of
--- reconciliationReads() (apps/gateway/src/reconciliation/reconciliation.reads.ts; a test compares
+-- reconciliationReads() (apps/backoffice/src/reconciliation/reconciliation.reads.ts; a test compares
 -- the two lists) and nothing else. The tables are the services' own, made by their migrations:
 -- the ones missing yet (a first deployment) are named in a NOTICE; run the Job again once the
 -- services have started (and after a release whose migration adds a table to that list).
@@ -148,16 +225,4 @@ BEGIN
       EXECUTE format('GRANT SELECT ON TABLE %s TO payments_reconciliation', t);
     END IF;
   END LOOP;
-END $$;
-
--- The operators' audit log is append-only for the gateway (decision 181): its role, though it owns
--- the table, keeps INSERT and SELECT only, so no bug or stolen gateway password rewrites history.
--- The table is created by the gateway's first start: run this again then, as for the reconciliation.
-DO $$
-BEGIN
-  IF to_regclass('gateway.audit_log') IS NULL THEN
-    RAISE NOTICE 'audit log: gateway.audit_log does not exist yet; run this again once the gateway has started';
-  ELSE
-    REVOKE UPDATE, DELETE, TRUNCATE ON TABLE gateway.audit_log FROM payments_gateway;
-  END IF;
 END $$;

@@ -29,7 +29,7 @@ describe('the secrets of docker-compose.yml', () => {
   );
 
   it.each([
-    ['gateway', 'OPS_TOKEN'],
+    ['backoffice', 'OPS_TOKEN'],
     ['callbacks-ingest', 'SANDBOX_CALLBACK_SECRET'],
     ['provider-sandbox', 'SANDBOX_CALLBACK_SECRET'],
     ['kafka-ui', 'SPRING_SECURITY_USER_PASSWORD'],
@@ -37,7 +37,7 @@ describe('the secrets of docker-compose.yml', () => {
     expect(composeValue(service, variable)).toMatch(/^\$\{[A-Z_]+:\?.+\}$/);
   });
 
-  it.each(['gateway', 'merchant-callbacks'])(
+  it.each(['gateway', 'backoffice', 'merchant-callbacks'])(
     'when %s is started without CALLBACK_URL_ALLOW_INSECURE, then private callback URLs stay refused',
     (service) => {
       expect(composeValue(service, 'CALLBACK_URL_ALLOW_INSECURE')).toBe("'${CALLBACK_URL_ALLOW_INSECURE:-false}'");
@@ -63,6 +63,7 @@ describe('the secrets of docker-compose.yml', () => {
         .sort();
     expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
     expect(holders('CARD_VAULT_KEYS')).toEqual([
+      'backoffice',
       'checkout',
       'gateway',
       'merchant-callbacks',

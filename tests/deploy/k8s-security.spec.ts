@@ -4,8 +4,8 @@ import { loadAll } from 'js-yaml';
 import { HEALTH_TOPIC, replyTopic, Topics } from '@payments/contracts';
 import { FingerprintKeyUse, readCardVaultConfig } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
-import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
-import { reconciliationReads } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
+import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
+import { reconciliationReads } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
 
 const K8S = path.join(__dirname, '..', '..', 'k8s');
 const read = (file: string) => readFileSync(path.join(K8S, file), 'utf8');
@@ -13,6 +13,7 @@ const read = (file: string) => readFileSync(path.join(K8S, file), 'utf8');
 /** The services with a database schema and a Kafka client, and their schema. */
 const SERVICES: [string, string][] = [
   ['gateway', 'gateway'],
+  ['backoffice', 'backoffice'],
   ['orders', 'orders'],
   ['payouts', 'payouts'],
   ['p2p', 'p2p'],
@@ -86,10 +87,20 @@ describe('PostgreSQL roles in k8s', () => {
 });
 
 describe('the audit log in k8s', () => {
-  it('when the roles are set up, then the gateway may only add to and read gateway.audit_log', () => {
+  it('when the roles are set up, then payments_audit (no login) owns backoffice_audit and its audit_log, and the backoffice may only INSERT and SELECT', () => {
     const sql = read('infra/db-roles.sql');
-    expect(sql).toMatch(/REVOKE UPDATE, DELETE, TRUNCATE ON TABLE gateway\.audit_log FROM payments_gateway;/);
-    expect(sql.slice(sql.indexOf('gateway.audit_log'))).not.toMatch(/GRANT/);
+    const start = sql.indexOf("-- The operators' audit log");
+    const block = sql.slice(start, sql.indexOf('END $$;', start));
+    expect(block).toMatch(/CREATE ROLE payments_audit NOLOGIN;/);
+    expect(block).toMatch(/CREATE SCHEMA IF NOT EXISTS backoffice_audit AUTHORIZATION payments_audit;/);
+    expect(block).toMatch(/ALTER TABLE backoffice_audit\.audit_log OWNER TO payments_audit;/);
+    expect(block).toMatch(/REVOKE ALL ON TABLE backoffice_audit\.audit_log FROM PUBLIC, payments_backoffice;/);
+    expect(block.match(/^\s*GRANT [^;]+;/gm)!.map((g) => g.trim())).toEqual([
+      'GRANT USAGE ON SCHEMA backoffice_audit TO payments_backoffice;',
+      'GRANT INSERT, SELECT ON TABLE backoffice_audit.audit_log TO payments_backoffice;',
+      'GRANT USAGE ON SEQUENCE backoffice_audit.audit_log_id_seq TO payments_backoffice;',
+    ]);
+    expect(read('infra/postgres.yaml')).not.toMatch(/- name: payments_audit\n/);
   });
 });
 
@@ -144,8 +155,9 @@ describe('the reconciliation in k8s', () => {
     );
   });
 
-  it('when the gateway starts in k8s, then the reconciliation reads through its own role', () => {
-    expect(read('base/gateway.yaml')).toMatch(
+  it('when the backoffice starts in k8s, then the reconciliation reads through its own role, and the gateway has none', () => {
+    expect(read('base/gateway.yaml')).not.toMatch(/RECONCILIATION_DATABASE_URL|OPS_TOKEN/);
+    expect(read('base/backoffice.yaml')).toMatch(
       /- name: RECONCILIATION_DATABASE_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: payments-db-reconciliation\n\s+key: uri/,
     );
   });
@@ -377,6 +389,7 @@ describe('the card vault keys in k8s (decision 259)', () => {
   it('when the Deployments are read, then the fingerprint key goes only to the two that tokenize, the encryption keys to those that open', () => {
     expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
     expect(holders('CARD_VAULT_KEYS')).toEqual([
+      'backoffice',
       'checkout',
       'gateway',
       'merchant-callbacks',
@@ -404,6 +417,7 @@ describe('the card vault keys in k8s (decision 259)', () => {
     const uses: Record<string, FingerprintKeyUse> = {
       gateway: 'required',
       checkout: 'required',
+      backoffice: 'none',
       orders: 'none',
       payouts: 'upgrade-only',
       p2p: 'upgrade-only',
@@ -423,6 +437,7 @@ describe('the card vault keys in k8s (decision 259)', () => {
     expect(source('apps/gateway/src/config.ts')).toContain("readCardVaultConfig(env, 'required')");
     expect(source('apps/checkout/src/config.ts')).toContain("readCardVaultConfig(env, 'required')");
     expect(source('apps/orders/src/config.ts')).toContain("readCardVaultConfig(env, 'none')");
+    expect(source('apps/backoffice/src/config.ts')).toContain("readCardVaultConfig(env, 'none')");
     expect(source('libs/transfers/src/transfer-config.ts')).toContain("readCardVaultConfig(env, 'upgrade-only')");
   });
 });

@@ -13,7 +13,7 @@ import {
   scanTopicsForCards,
   testKafka,
 } from '@payments/testing';
-import { canonicalJson } from '../../apps/gateway/src/idempotency/idempotency-request';
+import { canonicalJson } from '../../libs/merchant-admin/src/idempotency-request';
 import { ShopSecretResealer } from '../../apps/gateway/src/shops/shop-secret-resealer.service';
 import { ShopSecretResealer as CallbackSecretResealer } from '../../apps/merchant-callbacks/src/shop-settings/shop-secret-resealer.service';
 import { CallbackReceiver } from '../support/callback-receiver';

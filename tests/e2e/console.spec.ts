@@ -32,7 +32,7 @@ describe('the operators console in a browser', () => {
     shop = await aShop(stack.gateway!.url, 'Console Shop');
     receiver = await CallbackReceiver.start();
     receiver.mode = 500;
-    const withCallbacks = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`, {
+    const withCallbacks = await http('PATCH', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { callbackUrl: receiver.url },
     });
@@ -40,7 +40,7 @@ describe('the operators console in a browser', () => {
     // Each payout test stands alone: the shop's payout methods are there from the start.
     await withPayoutMethods(stack.gateway!.url, shop.shopId);
     const create = async (name: string, role: string) => {
-      const res = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
+      const res = await http('POST', `${stack.backoffice!.url}/ops/v1/operators`, {
         token: TEST_OPS_TOKEN,
         body: { name, role },
       });
@@ -58,7 +58,7 @@ describe('the operators console in a browser', () => {
     await stack?.stop();
   });
 
-  const consoleUrl = (path = '') => `${stack.gateway!.opsUrl}/ops/console${path}`;
+  const consoleUrl = (path = '') => `${stack.backoffice!.url}/ops/console${path}`;
 
   async function signIn(page: Page, token: string): Promise<void> {
     await page.goto(consoleUrl('/sign-in'));
@@ -125,7 +125,7 @@ describe('the operators console in a browser', () => {
     const page = await browser.newPage();
     await signIn(page, operator.token);
     const { cookie, csrf } = await credentialsOf(page);
-    const url = `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`;
+    const url = `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/settings`;
     const before = await http('GET', url, { headers: { cookie } });
     expect(before.status).toBe(200);
 
@@ -141,7 +141,7 @@ describe('the operators console in a browser', () => {
     expect(made.status).toBe(200);
     const audit = await http(
       'GET',
-      `${stack.gateway!.opsUrl}/ops/v1/audit?action=shop.settings.update&objectId=${shop.shopId}`,
+      `${stack.backoffice!.url}/ops/v1/audit?action=shop.settings.update&objectId=${shop.shopId}`,
       {
         token: TEST_OPS_TOKEN,
       },
@@ -202,7 +202,7 @@ describe('the operators console in a browser', () => {
     await page.setViewport({ width: 1280, height: 900 });
 
     // Another operator (the API, OPS_TOKEN) fails one: this page drops it at its next refresh.
-    const failed = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/orders/${byOther}/resolve`, {
+    const failed = await http('POST', `${stack.backoffice!.url}/ops/v1/orders/${byOther}/resolve`, {
       token: TEST_OPS_TOKEN,
       body: { action: 'fail', note: 'Paid in EUR; refunded by the provider' },
     });
@@ -214,7 +214,7 @@ describe('the operators console in a browser', () => {
     await Promise.all([page.waitForNavigation(), page.click(`${card(byHere)} form.resolve button[type="submit"]`)]);
     expect(await page.$(card(byHere))).toBeNull();
     accepted = byHere;
-    const audit = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/audit?action=order.resolve&objectId=${byHere}`, {
+    const audit = await http('GET', `${stack.backoffice!.url}/ops/v1/audit?action=order.resolve&objectId=${byHere}`, {
       token: TEST_OPS_TOKEN,
     });
     expect(audit.body.items[0]).toMatchObject({
@@ -227,7 +227,7 @@ describe('the operators console in a browser', () => {
   });
 
   it('when the callback of the accepted order failed, then the log shows each answer, and a replay from the page delivers it once more and is audited', async () => {
-    const api = (path: string) => http('GET', `${stack.gateway!.opsUrl}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
+    const api = (path: string) => http('GET', `${stack.backoffice!.url}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
     const completed = await eventually(
       async () => {
         const page = await api(`/callbacks?objectId=${accepted}&status=failed`);
@@ -344,7 +344,7 @@ describe('the operators console in a browser', () => {
       ],
     });
     await producer.disconnect();
-    const api = (path: string) => http('GET', `${stack.gateway!.opsUrl}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
+    const api = (path: string) => http('GET', `${stack.backoffice!.url}/ops/v1${path}`, { token: TEST_OPS_TOKEN });
     const [letter, garbage] = await eventually(
       async () => {
         const items = (await api('/dead-letters?status=open')).body.items as { id: string; key: string }[];
@@ -372,7 +372,7 @@ describe('the operators console in a browser', () => {
     await Promise.all([page.waitForNavigation(), page.click('form#redrive button[type="submit"]')]);
     expect(await page.$(row(letter.id))).toBeNull();
     await untilStatus(read, 'completed', 'order completed by the redriven event');
-    const again = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/dead-letters/redrive`, {
+    const again = await http('POST', `${stack.backoffice!.url}/ops/v1/dead-letters/redrive`, {
       token: TEST_OPS_TOKEN,
       body: { ids: [letter.id] },
     });
@@ -427,7 +427,7 @@ describe('the operators console in a browser', () => {
   it('when an order and a payout wait on their hosted pages, then their pages show the link live until when, and not the link', async () => {
     const hosted = await aShop(stack.gateway!.url, 'Console Hosted Shop');
     await withPayoutMethods(stack.gateway!.url, hosted.shopId);
-    const on = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${hosted.shopId}/settings`, {
+    const on = await http('PATCH', `${stack.backoffice!.url}/ops/v1/shops/${hosted.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { payoutViaPaymentPage: true },
     });
@@ -477,7 +477,7 @@ describe('the operators console in a browser', () => {
     expect(payout.status).toBe(201);
     const attempts = await eventually(
       async () => {
-        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/payouts/${payout.body.id}/attempts`, {
+        const res = await http('GET', `${stack.backoffice!.url}/ops/v1/payouts/${payout.body.id}/attempts`, {
           token: TEST_OPS_TOKEN,
         });
         return res.body.items.length && res.body.items[0].status !== 'pending' ? res.body.items : undefined;
@@ -488,7 +488,7 @@ describe('the operators console in a browser', () => {
     expect(attempts[0]).toMatchObject({ provider: expect.any(String), sends: 1 });
     await eventually(
       async () => {
-        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/callbacks?objectId=${payout.body.id}`, {
+        const res = await http('GET', `${stack.backoffice!.url}/ops/v1/callbacks?objectId=${payout.body.id}`, {
           token: TEST_OPS_TOKEN,
         });
         return res.body.items.length ? true : undefined;
@@ -518,7 +518,7 @@ describe('the operators console in a browser', () => {
     type Transition = { objectType: string; status: string; count: number; last15m: number[] };
     const transitions = await eventually(
       async () => {
-        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+        const res = await http('GET', `${stack.backoffice!.url}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
         const found = res.body.transitionsPerMinute as Transition[];
         const types = new Set(found.map((t) => t.objectType));
         return ['order', 'payout', 'p2p'].every((k) => types.has(k)) ? found : undefined;
@@ -552,7 +552,7 @@ describe('the operators console in a browser', () => {
     await signIn(page, viewer.token);
     expect(await page.$eval('header .who', (w) => w.textContent)).toContain('(viewer)');
     const { cookie, csrf } = await credentialsOf(page);
-    const url = `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`;
+    const url = `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/settings`;
     const before = await http('GET', url, { headers: { cookie } });
     const refused = await http('PATCH', url, {
       headers: { cookie, 'x-csrf-token': csrf },
@@ -574,7 +574,7 @@ describe('the operators console in a browser', () => {
     expect(await page.$eval('.notice', (n) => n.textContent)).toBe('You are signed out.');
     await saveScreenshot(page, 'console-signed-out');
 
-    expect((await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { headers: { cookie } })).status).toBe(401);
+    expect((await http('GET', `${stack.backoffice!.url}/ops/v1/overview`, { headers: { cookie } })).status).toBe(401);
     const again = await fetch(consoleUrl(), { headers: { cookie }, redirect: 'manual' });
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe('/ops/console/sign-in');

@@ -7,7 +7,7 @@ import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 /**
- * Dead letters through the operator API (issue 15 item 3): the gateway copies every `.dlq` message
+ * Dead letters through the operator API (issue 15 item 3): the backoffice copies every `.dlq` message
  * with its error and origin; an operator redrives one to its topic (once: a second redrive is
  * skipped and the event is applied once) or discards one with a reason; a viewer does neither.
  */
@@ -31,7 +31,7 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
   });
 
   function ops(method: string, path: string, body?: unknown, token = TEST_OPS_TOKEN) {
-    return http(method, `${stack.gateway!.opsUrl}/ops/v1${path}`, { token, body });
+    return http(method, `${stack.backoffice!.url}/ops/v1${path}`, { token, body });
   }
 
   /** Writes a message to `<topic>.dlq` as a consumer that gave up on it would. */
@@ -123,7 +123,9 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
       redriven: [],
       skipped: [{ id: letter.id, status: 'redriven', why: 'already redriven' }],
     });
-    const sent = await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE event_id = $1', [event.eventId]);
+    const sent = await db.query('SELECT count(*)::int AS n FROM backoffice.outbox WHERE event_id = $1', [
+      event.eventId,
+    ]);
     expect(sent.rows[0].n).toBe(1);
     const applied = await db.query('SELECT count(*)::int AS n FROM orders.inbox WHERE event_id = $1', [event.eventId]);
     expect(applied.rows[0].n).toBe(1);
@@ -207,26 +209,26 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
     const event = providerEvent();
     await deadLetter('provider.events', other, JSON.stringify(event));
     const row = await openOf(other);
-    await db.query(`UPDATE gateway.dead_letters SET original_topic = 'orders.commands' WHERE id = $1`, [row.id]);
+    await db.query(`UPDATE backoffice.dead_letters SET original_topic = 'orders.commands' WHERE id = $1`, [row.id]);
     expect((await ops('POST', '/dead-letters/redrive', { ids: [row.id] })).body).toEqual({
       redriven: [],
       skipped: [{ id: row.id, status: 'open', why: 'orders.commands is not a contract topic carrying provider.event' }],
     });
     for (const id of [planted.eventId, event.eventId]) {
-      const sent = await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE event_id = $1', [id]);
+      const sent = await db.query('SELECT count(*)::int AS n FROM backoffice.outbox WHERE event_id = $1', [id]);
       expect(sent.rows[0].n).toBe(0);
     }
   });
 
-  it('when a dead letter carries a card number, then the gateway keeps it masked and never redrives it', async () => {
+  it('when a dead letter carries a card number, then the backoffice keeps it masked and never redrives it', async () => {
     const key = randomUUID();
     await deadLetter('provider.events', key, JSON.stringify({ note: 'paid with 4111 1111 1111 1111' }));
     const letter = await openOf(key);
-    const stored = await db.query('SELECT raw, envelope FROM gateway.dead_letters WHERE id = $1', [letter.id]);
+    const stored = await db.query('SELECT raw, envelope FROM backoffice.dead_letters WHERE id = $1', [letter.id]);
     expect(stored.rows[0]).toEqual({ raw: '{"note":"paid with 411111******1111"}', envelope: null });
     expect((await ops('GET', `/dead-letters/${letter.id}`)).body).toMatchObject({
       redrivable: false,
-      error: 'handler failed: the database was down (card numbers masked by the gateway: not redrivable)',
+      error: 'handler failed: the database was down (card numbers masked by the backoffice: not redrivable)',
     });
   });
 });

@@ -34,7 +34,7 @@ describe('health: readiness and liveness follow what the service can do', () => 
     proxy = await TcpProxy.start(db.hostname, Number(db.port || 5432));
     orders = await stack.startOrders({ DATABASE_URL: proxy.url(stack.databaseUrl) });
     shop = await aShop(stack.gateway!.url, 'Health Shop');
-    const operator = await http('POST', `${stack.gateway!.opsUrl}/ops/v1/operators`, {
+    const operator = await http('POST', `${stack.backoffice!.url}/ops/v1/operators`, {
       token: TEST_OPS_TOKEN,
       body: { name: 'Hana Health', role: 'viewer' },
     });
@@ -96,7 +96,7 @@ describe('health: readiness and liveness follow what the service can do', () => 
   const overviewShows = (state: string) =>
     eventually(
       async () => {
-        const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+        const res = await http('GET', `${stack.backoffice!.url}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
         const services = res.body.services as {
           service: string;
           instanceId: string;
@@ -112,7 +112,7 @@ describe('health: readiness and liveness follow what the service can do', () => 
   it('when its database is cut off, then it is not ready (naming the database) but live, and the console says so; when it is back, then ready again', async () => {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
-    await page.goto(`${stack.gateway!.opsUrl}/ops/console/sign-in`);
+    await page.goto(`${stack.backoffice!.url}/ops/console/sign-in`);
     await page.type('#token', operatorToken);
     await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
     expect((await overviewShows('ready')).problems).toEqual([]);
@@ -197,7 +197,7 @@ describe('health: readiness and liveness follow what the service can do', () => 
   it('when an instance stops, then it leaves the overview (its last report is a tombstone)', async () => {
     const second = await stack.startOrders();
     const instances = async () => {
-      const res = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
+      const res = await http('GET', `${stack.backoffice!.url}/ops/v1/overview`, { token: TEST_OPS_TOKEN });
       return (res.body.services as { service: string }[]).filter((s) => s.service === 'orders').length;
     };
     await eventually(async () => ((await instances()) === 2 ? true : undefined), 30_000, 'two orders instances');

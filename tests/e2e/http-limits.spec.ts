@@ -56,7 +56,7 @@ describe('HTTP limits: rate per key, body size and content type', () => {
     await stack?.stop();
   });
 
-  const gw = (path: string) => `${path.startsWith('/ops/') ? stack.gateway!.opsUrl : stack.gateway!.url}${path}`;
+  const gw = (path: string) => `${path.startsWith('/ops/') ? stack.backoffice!.url : stack.gateway!.url}${path}`;
   const companies = async () => Number((await db.query('SELECT count(*) FROM gateway.companies')).rows[0].count);
 
   it('when a key sends more than its burst, then it gets 429 with Retry-After and RateLimit headers, another key does not, and the key recovers', async () => {

@@ -127,7 +127,10 @@ describe('cross-shop isolation and the two kinds of credentials', () => {
     gateway = stack.gateway!.url;
     shopA = await aShop(gateway, 'Shop A');
     shopB = await aShop(gateway, 'Shop B');
-    routes = apiRoutes(registeredRoutes(stack.gateway!.app));
+    routes = [
+      ...apiRoutes(registeredRoutes(stack.gateway!.app)),
+      ...apiRoutes(registeredRoutes(stack.backoffice!.app)),
+    ];
     for (const resource of Object.keys(OWNED) as (keyof typeof OWNED)[])
       ownedByA[resource] = await OWNED[resource](gateway, shopA);
   });

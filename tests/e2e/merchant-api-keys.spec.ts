@@ -26,7 +26,7 @@ describe('merchant API keys: created, listed, revoked and rotated by operators',
     await stack?.stop();
   });
 
-  const url = (path: string) => `${path.startsWith('/ops/') ? stack.gateway!.opsUrl : stack.gateway!.url}${path}`;
+  const url = (path: string) => `${path.startsWith('/ops/') ? stack.backoffice!.url : stack.gateway!.url}${path}`;
   const ops = (method: string, path: string, body?: unknown) =>
     http(method, url(path), { token: TEST_OPS_TOKEN, body });
   /** A merchant call that succeeds only with a valid key (the order is created by the orders service). */

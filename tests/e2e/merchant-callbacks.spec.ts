@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { Producer } from 'kafkajs';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
+import { loadBackofficeConfig, RunningBackoffice, startBackoffice } from '@payments/apps/backoffice';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMerchantCallbacksConfig, startMerchantCallbacks } from '@payments/apps/merchant-callbacks';
 import { verifySignature } from '@payments/callback-signature';
@@ -506,6 +507,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
 
   describe('callback URL validation outside local development', () => {
     let strict: RunningGateway;
+    let strictOps: RunningBackoffice;
     let shop: Shop;
 
     beforeAll(async () => {
@@ -518,9 +520,11 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         ),
         0,
       );
+      strictOps = await startBackoffice(loadBackofficeConfig(stack.env({ CALLBACK_URL_ALLOW_INSECURE: 'false' })), 0);
       shop = await aShopCalling(undefined);
     });
     afterAll(async () => {
+      await strictOps?.close();
       await strict?.close();
     });
 
@@ -531,12 +535,12 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
       ['https://[fd12::1]/cb', 'must not point at a private, loopback, link-local or unique-local address'],
       ['https://localhost/cb', 'must not point at a local host name'],
     ])('when a shop is created with callback URL %s, then it is a 400 naming callbackUrl', async (url, message) => {
-      const company = await ops('POST', '/companies', { name: 'Strict Co' }, strict.opsUrl);
+      const company = await ops('POST', '/companies', { name: 'Strict Co' }, strictOps.url);
       const res = await ops(
         'POST',
         `/companies/${company.body.id}/shops`,
         { name: 'Strict Shop', callbackUrl: url },
-        strict.opsUrl,
+        strictOps.url,
       );
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -548,13 +552,13 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         'PATCH',
         `/shops/${shop.shopId}/settings`,
         { callbackUrl: 'https://192.168.0.10/cb', autoFinalizeNeedAction: true },
-        strict.opsUrl,
+        strictOps.url,
       );
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([
         { path: 'callbackUrl', message: 'must not point at a private, loopback, link-local or unique-local address' },
       ]);
-      const now = await ops('GET', `/shops/${shop.shopId}/settings`, undefined, strict.opsUrl);
+      const now = await ops('GET', `/shops/${shop.shopId}/settings`, undefined, strictOps.url);
       expect(now.body).toMatchObject({ callbackUrl: null, autoFinalizeNeedAction: false });
       expect(now.body).not.toHaveProperty('callbackSecret');
     });
@@ -564,7 +568,7 @@ describe('merchant callbacks: every status change reaches the merchant, signed, 
         'PATCH',
         `/shops/${shop.shopId}/settings`,
         { callbackUrl: 'https://merchant.example.com/cb' },
-        strict.opsUrl,
+        strictOps.url,
       );
       expect(res.status).toBe(200);
       expect(res.body.callbackUrl).toBe('https://merchant.example.com/cb');

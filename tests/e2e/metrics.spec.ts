@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { loadGatewayConfig, startGateway } from '@payments/apps/gateway';
+import { loadBackofficeConfig, startBackoffice } from '@payments/apps/backoffice';
 import { envelope, Topics } from '@payments/contracts';
-import { eventually, http, testKafka, uniqueName } from '@payments/testing';
+import { eventually, http, testKafka } from '@payments/testing';
 import { CallbackReceiver } from '../support/callback-receiver';
 import { aShop, anOrderRequest } from '../support/merchant';
 import { lintMetrics, scrape, valueOf, valuesOf } from '../support/metrics';
 import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
- * /metrics on the real services, the real broker and database: consumer lag read by the gateway's
+ * /metrics on the real services, the real broker and database: consumer lag read by the backoffice's
  * elected collector while a consumer is down, dead-letter depth, and Prometheus' own linter over
  * every service's answer.
  */
@@ -18,6 +18,8 @@ describe('metrics', () => {
   let stack: TestStack;
   let producer: Producer;
   const gatewayMetrics = () => scrape(stack.gateway!.url);
+  /** The Kafka collector (lag, dead letters) runs in the backoffice. */
+  const collectorMetrics = () => scrape(stack.backoffice!.url);
 
   beforeAll(async () => {
     // Offsets read every 300 ms instead of 5 s, so a test sees them move quickly.
@@ -51,7 +53,7 @@ describe('metrics', () => {
   }
 
   const lagOf = async (group: string, topic: string) =>
-    valueOf((await gatewayMetrics()).series, 'kafka_consumergroup_lag_sum', { consumergroup: group, topic });
+    valueOf((await collectorMetrics()).series, 'kafka_consumergroup_lag_sum', { consumergroup: group, topic });
 
   it('when the orders service is stopped while commands arrive, then its lag rises, and after it starts again the lag returns to 0', async () => {
     // A first message gives the group a committed offset on the topic, from which lag is measured.
@@ -62,7 +64,7 @@ describe('metrics', () => {
     await stopped.close();
     await sendUnhandled(Topics.ordersCommands, 5);
     await eventually(async () => ((await lagOf('orders', Topics.ordersCommands)) === 5 ? true : undefined), 30_000);
-    const whileStopped = (await gatewayMetrics()).series;
+    const whileStopped = (await collectorMetrics()).series;
     const perPartition = valuesOf(whileStopped, 'kafka_consumergroup_lag', {
       consumergroup: 'orders',
       topic: Topics.ordersCommands,
@@ -71,7 +73,7 @@ describe('metrics', () => {
     // The oldest unprocessed message keeps ageing while nobody reads it.
     await eventually(
       async () => {
-        const ages = valuesOf((await gatewayMetrics()).series, 'kafka_consumergroup_lag_seconds', {
+        const ages = valuesOf((await collectorMetrics()).series, 'kafka_consumergroup_lag_seconds', {
           consumergroup: 'orders',
           topic: Topics.ordersCommands,
         });
@@ -83,7 +85,7 @@ describe('metrics', () => {
 
     await stack.startOrders();
     await eventually(async () => ((await lagOf('orders', Topics.ordersCommands)) === 0 ? true : undefined), 30_000);
-    const after = (await gatewayMetrics()).series;
+    const after = (await collectorMetrics()).series;
     expect(
       valuesOf(after, 'kafka_consumergroup_lag_seconds', { consumergroup: 'orders', topic: Topics.ordersCommands }),
     ).toEqual(expect.arrayContaining([0]));
@@ -99,7 +101,8 @@ describe('metrics', () => {
 
   it('when a message is forced into a dead-letter topic, then the depth gauge of that topic counts it', async () => {
     const dlq = `${Topics.methodsQueries}.dlq`;
-    const depth = async () => valueOf((await gatewayMetrics()).series, 'payments_dead_letter_messages', { topic: dlq });
+    const depth = async () =>
+      valueOf((await collectorMetrics()).series, 'payments_dead_letter_messages', { topic: dlq });
     const before = await eventually(depth, 15_000, `a depth for ${dlq}`);
     await sendUnhandled(Topics.methodsQueries, 1);
     await eventually(async () => ((await depth()) === before + 1 ? true : undefined), 30_000, `${dlq} depth +1`);
@@ -183,8 +186,8 @@ describe('metrics', () => {
     }
   }, 90_000);
 
-  it('when two gateways run, then one collector holds the lock and exports, and when it stops the other takes over', async () => {
-    // Both gateways run in this process and share its registry, so the election is read where it
+  it('when two backoffices run, then one collector holds the lock and exports, and when it stops the other takes over', async () => {
+    // Both backoffices run in this process and share its registry, so the election is read where it
     // happens: the sessions holding the collectors' advisory lock.
     const db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -198,12 +201,7 @@ describe('metrics', () => {
       ).rows.map((r) => r.pid);
     const exporting = async (url: string) =>
       valuesOf((await scrape(url)).series, 'kafka_topic_partition_current_offset').length > 0;
-    const second = await startGateway(
-      loadGatewayConfig(
-        stack.env({ KAFKA_METRICS_INTERVAL_MS: '300', GATEWAY_INSTANCE_ID: uniqueName('gw') }, { tokenizes: true }),
-      ),
-      0,
-    );
+    const second = await startBackoffice(loadBackofficeConfig(stack.env({ KAFKA_METRICS_INTERVAL_MS: '300' })), 0);
     try {
       // Several refreshes of both: the first holds the lock, the second keeps trying and exports nothing.
       await new Promise((r) => setTimeout(r, 1500));
@@ -211,18 +209,18 @@ describe('metrics', () => {
       expect(await holders()).toEqual([first]);
       expect(await exporting(second.url)).toBe(true);
 
-      await stack.gateway!.close();
-      stack.gateway = second;
+      await stack.backoffice!.close();
+      stack.backoffice = second;
       await eventually(
         async () => {
           const now = await holders();
           return now.length === 1 && now[0] !== first && (await exporting(second.url)) ? true : undefined;
         },
         15_000,
-        'the second gateway to take over',
+        'the second backoffice to take over',
       );
     } finally {
-      if (stack.gateway !== second) await second.close();
+      if (stack.backoffice !== second) await second.close();
       await db.end();
     }
   }, 60_000);
@@ -230,6 +228,7 @@ describe('metrics', () => {
   it('when every service is scraped, then each answer is Prometheus text that promtool check metrics accepts', async () => {
     const services = {
       gateway: stack.gateway!.url,
+      backoffice: stack.backoffice!.url,
       'callbacks-ingest': stack.ingest!.url,
       'provider-sandbox': stack.sandbox!.url,
       orders: `http://127.0.0.1:${stack.orders![0].port}`,

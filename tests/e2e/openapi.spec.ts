@@ -63,21 +63,29 @@ function redoclyLint(doc: unknown): { status: number | null; output: string } {
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
-describe('the OpenAPI document at /docs covers every route the gateway serves', () => {
+describe('the OpenAPI documents at /docs cover every route the gateway and the backoffice serve, each its own', () => {
   let stack: TestStack;
   let doc: any;
+  /** The backoffice's document: the operator API only (decision 260). */
+  let opsDoc: any;
   let routes: ApiRoute[];
+  const docOf = (route: ApiRoute) => (route.access === 'ops' ? opsDoc : doc);
 
   beforeAll(async () => {
     // No domain services: a valid request is answered 503 quickly, an invalid one 400.
     stack = await TestStack.start({
       services: ['gateway', 'callbacks-ingest'],
-      extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300' },
+      extraEnv: { GATEWAY_REQUEST_TIMEOUT_MS: '300', BACKOFFICE_REQUEST_TIMEOUT_MS: '300' },
     });
     const res = await http('GET', `${stack.gateway!.url}/docs/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
-    routes = apiRoutes(registeredRoutes(stack.gateway!.app));
+    opsDoc = (await http('GET', `${stack.backoffice!.url}/docs/openapi.json`)).body;
+    // The backoffice's first: its settings example turns on what merchant examples rely on (payout via payment page).
+    routes = [
+      ...apiRoutes(registeredRoutes(stack.backoffice!.app)),
+      ...apiRoutes(registeredRoutes(stack.gateway!.app)),
+    ];
   });
 
   afterAll(async () => {
@@ -88,6 +96,21 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     const { status, output } = redoclyLint(doc);
     expect(output).toContain('0 errors, 0 warnings');
     expect(status).toBe(0);
+  });
+
+  it("when Redocly's recommended rules lint the backoffice's document, then there are 0 errors and 0 warnings", () => {
+    const { status, output } = redoclyLint(opsDoc);
+    expect(output).toContain('0 errors, 0 warnings');
+    expect(status).toBe(0);
+  });
+
+  it('when the two documents are read, then the gateway lists no operator route and the backoffice only operator routes, each with its own credential', () => {
+    const paths = (d: any) => Object.keys(d.paths);
+    expect(paths(doc).filter((p) => p.startsWith('/ops'))).toEqual([]);
+    expect(paths(opsDoc).filter((p) => !p.startsWith('/ops/v1/') && !p.startsWith('/health'))).toEqual([]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['merchant-key']);
+    expect(Object.keys(opsDoc.components.securitySchemes)).toEqual(['operator-token']);
+    expect(routes.filter((r) => r.access === 'ops').every((r) => r.url.startsWith('/ops/v1/'))).toBe(true);
   });
 
   it("when Redocly's recommended rules lint callbacks-ingest's document, then there are 0 errors and 0 warnings", async () => {
@@ -120,7 +143,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   });
 
   it('when every registered route is looked up, then each has a summary, examples, its security and every error response with the Problem schema', () => {
-    const gaps = routes.flatMap((route) => gapsOf(route, doc));
+    const gaps = routes.flatMap((route) => gapsOf(route, docOf(route)));
     expect(gaps).toEqual([]);
   });
 
@@ -145,7 +168,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
   it('when each request body example is sent to its route, then the gateway accepts it (the examples are valid requests)', async () => {
     const shop = await aShop(stack.gateway!.url);
     // The hosted-order example returns the payer to merchant.example.com: the shop allow-lists it, as support would.
-    const allowed = await http('PATCH', `${stack.gateway!.opsUrl}/ops/v1/shops/${shop.shopId}/settings`, {
+    const allowed = await http('PATCH', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/settings`, {
       token: TEST_OPS_TOKEN,
       body: { redirectDomains: ['merchant.example.com'] },
     });
@@ -154,7 +177,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     const answered = new Set<number>();
     for (const route of routes.filter((r) => WITH_BODY.has(r.method))) {
       const content =
-        doc.paths[route.openApiPath]?.[route.method.toLowerCase()]?.requestBody?.content?.['application/json'];
+        docOf(route).paths[route.openApiPath]?.[route.method.toLowerCase()]?.requestBody?.content?.['application/json'];
       const examples = content?.examples
         ? Object.values(content.examples).map((e: any) => e.value)
         : [content?.example];
@@ -162,7 +185,7 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
         const token = route.access === 'ops' ? TEST_OPS_TOKEN : shop.apiKey;
         const res = await http(
           route.method,
-          `${route.access === 'ops' ? stack.gateway!.opsUrl : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
+          `${route.access === 'ops' ? stack.backoffice!.url : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
           { token, body: example },
         );
         answered.add(res.status);
@@ -175,11 +198,15 @@ describe('the OpenAPI document at /docs covers every route the gateway serves', 
     expect(answered).toContain(201);
   });
 
-  it('when an answer refers to a named schema, then the document defines it', () => {
-    const refs = [...JSON.stringify(doc.paths).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
-    expect(refs).toContain('MethodListDto');
-    expect([...new Set(refs)].filter((name) => !doc.components.schemas[name])).toEqual([]);
-  });
+  it.each(['gateway', 'backoffice'])(
+    'when an answer of the %s refers to a named schema, then its document defines it',
+    (app) => {
+      const d = app === 'gateway' ? doc : opsDoc;
+      const refs = [...JSON.stringify(d.paths).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+      expect(refs).toContain('MethodListDto');
+      expect([...new Set(refs)].filter((name) => !d.components.schemas[name])).toEqual([]);
+    },
+  );
 
   it('when the shared Problem schema is read, then it has the RFC 9457 members and errors[] with JSON paths', () => {
     const problem = doc.components.schemas.Problem;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { Client } from 'pg';
-import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
+import { loadBackofficeConfig, RunningBackoffice, startBackoffice } from '@payments/apps/backoffice';
 import { http } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
@@ -30,7 +30,7 @@ describe('named operators and the audit log', () => {
   });
 
   const ops = (token: string, method: string, path: string, body?: unknown) =>
-    http(method, `${stack.gateway!.opsUrl}${path}`, { token, body });
+    http(method, `${stack.backoffice!.url}${path}`, { token, body });
   const admin = (method: string, path: string, body?: unknown) => ops(TEST_OPS_TOKEN, method, path, body);
 
   async function anOperator(name: string, role: string): Promise<{ id: string; token: string }> {
@@ -50,7 +50,7 @@ describe('named operators and the audit log', () => {
     });
     expect(created.body.token).toMatch(/^op_[A-Za-z0-9_-]{43}$/);
 
-    const stored = await db.query(`SELECT * FROM gateway.operators WHERE id = $1`, [created.body.id]);
+    const stored = await db.query(`SELECT * FROM backoffice.operators WHERE id = $1`, [created.body.id]);
     expect(JSON.stringify(stored.rows[0])).not.toContain(created.body.token);
     expect(stored.rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
 
@@ -81,7 +81,7 @@ describe('named operators and the audit log', () => {
       ['POST', `/ops/v1/shops/${shop.shopId}/api-keys`, {}],
       ['POST', '/ops/v1/operators', { name: 'Mallory', role: 'admin' }],
     ];
-    const auditCount = async () => Number((await db.query('SELECT count(*) FROM gateway.audit_log')).rows[0].count);
+    const auditCount = async () => Number((await db.query('SELECT count(*) FROM backoffice_audit.audit_log')).rows[0].count);
     const companies = async () => Number((await db.query('SELECT count(*) FROM gateway.companies')).rows[0].count);
     const [audits0, companies0] = [await auditCount(), await companies()];
     for (const [method, path, body] of changes) {
@@ -93,7 +93,7 @@ describe('named operators and the audit log', () => {
     expect((await ops(viewer.token, 'GET', `/ops/v1/shops/${shop.shopId}/settings`)).body).toEqual(before.body);
     expect(await companies()).toBe(companies0);
     expect(await auditCount()).toBe(audits0);
-    expect((await db.query(`SELECT 1 FROM gateway.operators WHERE name = 'Mallory'`)).rowCount).toBe(0);
+    expect((await db.query(`SELECT 1 FROM backoffice.operators WHERE name = 'Mallory'`)).rowCount).toBe(0);
 
     // An operator may change settings but not manage operators or keys.
     const operator = await anOperator('Olga Operator', 'operator');
@@ -146,7 +146,7 @@ describe('named operators and the audit log', () => {
     expect(page.body.items[0].before).toMatchObject({ id: created.body.id, status: 'active' });
     expect(page.body.items[0].after).toMatchObject({ id: created.body.id, status: 'revoked' });
     expect(page.body.items[1].operator).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
-    const everything = (await db.query('SELECT before, after FROM gateway.audit_log')).rows;
+    const everything = (await db.query('SELECT before, after FROM backoffice_audit.audit_log')).rows;
     expect(JSON.stringify(everything)).not.toContain(created.body.apiKey);
     expect(JSON.stringify(everything)).not.toContain(shop.callbackSecret);
   });
@@ -175,8 +175,8 @@ describe('named operators and the audit log', () => {
       expect(await res.json()).toEqual(await (await fetch(`${stack.gateway!.url}/no-such-path`)).json());
     }
     // And the operators' listener answers only the operator surface, its document and health.
-    expect((await fetch(`${stack.gateway!.opsUrl}/order`, { method: 'POST' })).status).toBe(404);
-    expect((await fetch(`${stack.gateway!.opsUrl}/docs/openapi.json`)).status).toBe(200);
+    expect((await fetch(`${stack.backoffice!.url}/order`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${stack.backoffice!.url}/docs/openapi.json`)).status).toBe(200);
     expect((await admin('GET', '/ops/v1/me')).status).toBe(200);
   });
 
@@ -214,51 +214,44 @@ describe('named operators and the audit log', () => {
     }
     // The operators' listener still answers the operator surface however it is spelled.
     expect(
-      (await fetch(`${stack.gateway!.opsUrl}/%6Fps/v1/me`, { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } }))
+      (await fetch(`${stack.backoffice!.url}/%6Fps/v1/me`, { headers: { authorization: `Bearer ${TEST_OPS_TOKEN}` } }))
         .status,
     ).toBe(200);
   });
 
   it('when OPS_TOKEN is rotated, then console sessions signed in with the old one open nothing', async () => {
-    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+    const signIn = await fetch(`${stack.backoffice!.url}/ops/console/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: TEST_OPS_TOKEN }),
     });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
-    const me = (gateway: RunningGateway) => fetch(`${gateway.opsUrl}/ops/v1/me`, { headers: { cookie } });
-    expect((await me(stack.gateway!)).status).toBe(200);
+    const me = (backoffice: RunningBackoffice) => fetch(`${backoffice.url}/ops/v1/me`, { headers: { cookie } });
+    expect((await me(stack.backoffice!)).status).toBe(200);
     // Another instance on the same database, deployed with a new OPS_TOKEN.
-    const rotated = await startGateway(
-      loadGatewayConfig(
-        stack.env(
-          { OPS_TOKEN: 'ops-rotated-token-9876543210', GATEWAY_INSTANCE_ID: `gw-rotated-${Date.now()}` },
-          { tokenizes: true },
-        ),
-      ),
+    const rotated = await startBackoffice(
+      loadBackofficeConfig(stack.env({ OPS_TOKEN: 'ops-rotated-token-9876543210' })),
       0,
     );
     try {
       expect((await me(rotated)).status).toBe(401);
-      expect((await fetch(`${rotated.opsUrl}/ops/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(
-        303,
-      );
+      expect((await fetch(`${rotated.url}/ops/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
     } finally {
       await rotated.close();
     }
     // The instance that still has the token it was signed in with keeps it.
-    expect((await me(stack.gateway!)).status).toBe(200);
+    expect((await me(stack.backoffice!)).status).toBe(200);
   });
 
   it('when the console audit page gets a repeated filter, then it ignores it rather than failing', async () => {
-    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+    const signIn = await fetch(`${stack.backoffice!.url}/ops/console/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: TEST_OPS_TOKEN }),
     });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
-    const page = await fetch(`${stack.gateway!.opsUrl}/ops/console/audit?action=a&action=b&objectId=x&objectId=y`, {
+    const page = await fetch(`${stack.backoffice!.url}/ops/console/audit?action=a&action=b&objectId=x&objectId=y`, {
       headers: { cookie },
     });
     expect(page.status).toBe(200);
@@ -267,7 +260,7 @@ describe('named operators and the audit log', () => {
 
   it('when the console is reached over https, then the session cookie is __Host- prefixed; over http it keeps its plain name', async () => {
     const signIn = (headers: Record<string, string>) =>
-      fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+      fetch(`${stack.backoffice!.url}/ops/console/sign-in`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ token: TEST_OPS_TOKEN }),
@@ -278,12 +271,12 @@ describe('named operators and the audit log', () => {
     expect(secure).toMatch(/^__Host-ops_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Secure; Max-Age=28800$/);
     const id = secure.split(';')[0].split('=')[1];
     const me = (cookie: string, headers: Record<string, string> = {}) =>
-      fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie, ...headers } });
+      fetch(`${stack.backoffice!.url}/ops/v1/me`, { headers: { cookie, ...headers } });
     expect((await me(`__Host-ops_session=${id}`, https)).status).toBe(200);
     // The console page reads /ops/v1 with the same session.
     expect(
       (
-        await fetch(`${stack.gateway!.opsUrl}/ops/console/audit`, {
+        await fetch(`${stack.backoffice!.url}/ops/console/audit`, {
           headers: { cookie: `__Host-ops_session=${id}`, ...https },
         })
       ).status,
@@ -297,23 +290,23 @@ describe('named operators and the audit log', () => {
   });
 
   it('when a console session goes unused for 30 minutes, then it opens nothing; each use renews it', async () => {
-    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+    const signIn = await fetch(`${stack.backoffice!.url}/ops/console/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: TEST_OPS_TOKEN }),
     });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
     const idHash = createHash('sha256').update(cookie.split('=')[1]).digest('hex');
-    const me = () => fetch(`${stack.gateway!.opsUrl}/ops/v1/me`, { headers: { cookie } });
+    const me = () => fetch(`${stack.backoffice!.url}/ops/v1/me`, { headers: { cookie } });
     const lastUsed = (minutesAgo: number) =>
       db.query(
-        `UPDATE gateway.console_sessions SET last_used_at = now() - make_interval(mins => $2) WHERE id_hash = $1`,
+        `UPDATE backoffice.console_sessions SET last_used_at = now() - make_interval(mins => $2) WHERE id_hash = $1`,
         [idHash, minutesAgo],
       );
     await lastUsed(29);
     expect((await me()).status).toBe(200);
     const renewed = await db.query(
-      `SELECT last_used_at > now() - interval '1 minute' AS fresh FROM gateway.console_sessions WHERE id_hash = $1`,
+      `SELECT last_used_at > now() - interval '1 minute' AS fresh FROM backoffice.console_sessions WHERE id_hash = $1`,
       [idHash],
     );
     expect(renewed.rows[0].fresh).toBe(true);
@@ -325,7 +318,7 @@ describe('named operators and the audit log', () => {
     const bad = await admin('POST', '/ops/v1/operators', { name: 'Bob', role: 'root' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['role']);
-    expect((await db.query(`SELECT 1 FROM gateway.operators WHERE name = 'Bob'`)).rowCount).toBe(0);
+    expect((await db.query(`SELECT 1 FROM backoffice.operators WHERE name = 'Bob'`)).rowCount).toBe(0);
     const badFilter = await admin('GET', '/ops/v1/audit?from=yesterday');
     expect(badFilter.status).toBe(400);
     expect(badFilter.body.errors.map((e: { path: string }) => e.path)).toEqual(['from']);

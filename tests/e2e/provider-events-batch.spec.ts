@@ -92,7 +92,7 @@ describe('provider events: a partition batch folded in one transaction', () => {
 
     const letter = await eventually(
       async () => {
-        const page = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/dead-letters?topic=provider.events.dlq`, {
+        const page = await http('GET', `${stack.backoffice!.url}/ops/v1/dead-letters?topic=provider.events.dlq`, {
           token: TEST_OPS_TOKEN,
         });
         return page.body.items.find((d: { key: string }) => d.key === unknown) as

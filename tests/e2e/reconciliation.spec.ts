@@ -4,12 +4,12 @@ import { DataSource } from 'typeorm';
 import { messagingTablesDdl } from '@payments/messaging';
 import { EnvReader, metricsRegistry } from '@payments/platform';
 import { eventually, http } from '@payments/testing';
-import { formatReport, reconcile, ReconciliationRun } from '../../apps/gateway/src/reconciliation/reconcile';
-import { readReconciliationConfig } from '../../apps/gateway/src/reconciliation/reconciliation.config';
-import { Invariant, INVARIANTS } from '../../apps/gateway/src/reconciliation/reconciliation.reads';
-import { ReconciliationRepository } from '../../apps/gateway/src/reconciliation/reconciliation.repository';
-import { ReconciliationService } from '../../apps/gateway/src/reconciliation/reconciliation.service';
-import type { GatewayConfig } from '../../apps/gateway/src/config';
+import { formatReport, reconcile, ReconciliationRun } from '../../apps/backoffice/src/reconciliation/reconcile';
+import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
+import { Invariant, INVARIANTS } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
+import { ReconciliationRepository } from '../../apps/backoffice/src/reconciliation/reconciliation.repository';
+import { ReconciliationService } from '../../apps/backoffice/src/reconciliation/reconciliation.service';
+import type { BackofficeConfig } from '../../apps/backoffice/src/config';
 import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
@@ -46,7 +46,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     );
 
   async function run(): Promise<ReconciliationRun> {
-    const repository = new ReconciliationRepository('gateway');
+    const repository = new ReconciliationRepository('backoffice');
     const result = await reconcile(
       db,
       async (work) => {
@@ -173,7 +173,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     expect(listed.status).toBe(200);
     expect(listed.body.breaches).toEqual([expect.objectContaining({ subject: `orders.orders ${id}` })]);
     expect(listed.body.lastRun).toMatchObject({ breaches: expect.any(Number), checked: expect.any(Object) });
-    const metrics = await http('GET', `${stack.gateway!.url}/metrics`);
+    const metrics = await http('GET', `${stack.backoffice!.url}/metrics`);
     expect(metrics.text).toMatch(/payments_reconciliation_breaches\{invariant="refunds_within_accepted"\} 1\b/);
   });
 
@@ -310,17 +310,18 @@ describe('reconciliation: the invariants a finance team relies on, across servic
   /** The job's logger, captured: these tests seed breaches on purpose, and assert what is logged. */
   const quietLogger = () => ({ warn: jest.fn(), log: jest.fn(), error: jest.fn() });
 
-  it('when the gateway job runs on its interval, then it records each run with what it checked and found, and warns of new breaches once', async () => {
+  it('when the backoffice job runs on its interval, then it records each run with what it checked and found, and warns of new breaches once', async () => {
     const dataSource = await new DataSource({
       type: 'postgres',
       url: stack.databaseUrl,
-      schema: 'gateway',
+      schema: 'backoffice',
     }).initialize();
-    const config = { schema: 'gateway', reconciliation: { ...settings(), intervalMs: 200 } } as GatewayConfig;
+    const config = { schema: 'backoffice', reconciliation: { ...settings(), intervalMs: 200 } } as BackofficeConfig;
     const service = new ReconciliationService(dataSource, config);
     const logger = quietLogger();
     Object.assign(service, { logger });
-    const runs = async () => (await db.query('SELECT count(*)::int AS n FROM gateway.reconciliation_runs')).rows[0].n;
+    const runs = async () =>
+      (await db.query('SELECT count(*)::int AS n FROM backoffice.reconciliation_runs')).rows[0].n;
     const before = await runs();
     try {
       service.onApplicationBootstrap();
@@ -334,7 +335,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     expect(reports(logger.warn.mock.calls)).toHaveLength(1);
     expect(reports(logger.log.mock.calls).length).toBeGreaterThanOrEqual(1);
     const [last] = (
-      await db.query('SELECT breaches, checked FROM gateway.reconciliation_runs ORDER BY id DESC LIMIT 1')
+      await db.query('SELECT breaches, checked FROM backoffice.reconciliation_runs ORDER BY id DESC LIMIT 1')
     ).rows;
     expect(last.breaches).toBeGreaterThan(0);
     expect(Object.keys(last.checked).sort()).toEqual([...INVARIANTS].sort());
@@ -344,14 +345,14 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     const dataSource = await new DataSource({
       type: 'postgres',
       url: stack.databaseUrl,
-      schema: 'gateway',
+      schema: 'backoffice',
     }).initialize();
-    const good = { schema: 'gateway', reconciliation: { ...settings(), intervalMs: 0 } } as GatewayConfig;
+    const good = { schema: 'backoffice', reconciliation: { ...settings(), intervalMs: 0 } } as BackofficeConfig;
     const cannotRead = {
-      schema: 'gateway',
-      // what the gateway meets when its reconciliation role lacks a grant: a read that fails
+      schema: 'backoffice',
+      // what the backoffice meets when its reconciliation role lacks a grant: a read that fails
       reconciliation: { ...good.reconciliation, schemas: { ...good.reconciliation.schemas, orders: 'not_readable' } },
-    } as GatewayConfig;
+    } as BackofficeConfig;
     const metric = async (name: string) => {
       const [family] = (await metricsRegistry.getMetricsAsJSON()).filter((m) => m.name === name);
       return family?.values[0]?.value ?? null;

@@ -93,6 +93,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
   let stack: TestStack;
   let doc: any;
   let ingestDoc: any;
+  let backofficeDoc: any;
   let shop: TestShop;
   /** A shop only operator routes touch, so revoking its keys cannot lock the merchant requests out. */
   let opsShop: TestShop;
@@ -102,6 +103,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
     stack = await TestStack.start();
     doc = (await http('GET', `${stack.gateway!.url}/docs/openapi.json`)).body;
     ingestDoc = (await http('GET', `${stack.ingest!.url}/docs/openapi.json`)).body;
+    backofficeDoc = (await http('GET', `${stack.backoffice!.url}/docs/openapi.json`)).body;
     shop = await aShop(stack.gateway!.url, 'Fuzz Shop');
     opsShop = await aShop(stack.gateway!.url, 'Fuzz Ops Shop');
     db = new Client({ connectionString: stack.databaseUrl });
@@ -147,7 +149,11 @@ describe('the OpenAPI fuzzer against the real stack', () => {
   it(
     `when ${REQUESTS} requests drawn from the document (seed ${SEED}) are sent, then no answer is a 5xx or undocumented, every 4xx is a problem naming its field, a refused request stores nothing and Idempotency-Key replays hold`,
     async () => {
-      const ops = [...operationsOf(doc, 'gateway'), ...operationsOf(ingestDoc, 'callbacks-ingest')];
+      const ops = [
+        ...operationsOf(doc, 'gateway'),
+        ...operationsOf(backofficeDoc, 'backoffice'),
+        ...operationsOf(ingestDoc, 'callbacks-ingest'),
+      ];
       const plan = planRequests(ops, REQUESTS, SEED);
       const f = findings();
       const known: Record<string, string[]> = {
@@ -214,11 +220,7 @@ describe('the OpenAPI fuzzer against the real stack', () => {
           planned.op.access === 'ops' ? TEST_OPS_TOKEN : planned.op.access === 'merchant' ? shop.apiKey : undefined;
         const withIds = { ...planned, body: planned.body === undefined ? undefined : (freshIds(planned.body) as any) };
         const base =
-          planned.op.service !== 'gateway'
-            ? stack.ingest!.url
-            : planned.op.access === 'ops'
-              ? stack.gateway!.opsUrl
-              : stack.gateway!.url;
+          { gateway: stack.gateway!.url, backoffice: stack.backoffice!.url }[planned.op.service] ?? stack.ingest!.url;
         const req = toWire(withIds, base, credentials, fillPath(planned.op));
         if (planned.op.access === 'provider') {
           try {

@@ -42,7 +42,7 @@ describe('console pages with 10,000 orders and 1,000 dead letters', () => {
       [shop.shopId, ORDERS],
     );
     await db.query(
-      `INSERT INTO gateway.dead_letters (topic, partition, "offset", original_topic, key, raw, error, consumer_group, attempts, dead_lettered_at)
+      `INSERT INTO backoffice.dead_letters (topic, partition, "offset", original_topic, key, raw, error, consumer_group, attempts, dead_lettered_at)
        SELECT 'provider.events.dlq', 0, g::text, 'provider.events', gen_random_uuid()::text, 'not an envelope',
               'handler failed: the database was down', 'orders', 5, now() - g * interval '1 second'
          FROM generate_series(1, $1::int) g`,
@@ -50,7 +50,7 @@ describe('console pages with 10,000 orders and 1,000 dead letters', () => {
     );
     const anOrder = (await db.query(`SELECT id FROM orders.orders WHERE status = 'completed' LIMIT 1`)).rows[0].id;
 
-    const signIn = await fetch(`${stack.gateway!.opsUrl}/ops/console/sign-in`, {
+    const signIn = await fetch(`${stack.backoffice!.url}/ops/console/sign-in`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: TEST_OPS_TOKEN }),
@@ -72,7 +72,7 @@ describe('console pages with 10,000 orders and 1,000 dead letters', () => {
       const times: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         const started = performance.now();
-        const res = await fetch(`${stack.gateway!.opsUrl}${path}`, { headers: { cookie } });
+        const res = await fetch(`${stack.backoffice!.url}${path}`, { headers: { cookie } });
         await res.text();
         times.push(performance.now() - started);
         expect(res.status).toBe(200);
@@ -83,7 +83,7 @@ describe('console pages with 10,000 orders and 1,000 dead letters', () => {
         `${path.replace(/[0-9a-f-]{36}/, '{id}').padEnd(40)} p50 ${at(0.5).padStart(7)} ms   p99 ${at(0.99).padStart(7)} ms`,
       );
     }
-    const api = await http('GET', `${stack.gateway!.opsUrl}/ops/v1/dead-letters?limit=1`, { token: TEST_OPS_TOKEN });
+    const api = await http('GET', `${stack.backoffice!.url}/ops/v1/dead-letters?limit=1`, { token: TEST_OPS_TOKEN });
     expect(api.status).toBe(200);
     process.stdout.write(
       `\nConsole pages, ${ROUNDS} requests each, ${ORDERS} orders and ${DEAD_LETTERS} dead letters:\n${lines.join('\n')}\n`,

@@ -3,6 +3,7 @@ import {
   RunningCallbacksIngest,
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
+import { loadBackofficeConfig, RunningBackoffice, startBackoffice } from '@payments/apps/backoffice';
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
@@ -32,10 +33,10 @@ export const TEST_OPS_TOKEN = 'ops-test-token-0123456789';
 // PostgreSQL with 100 connection slots: pools of 10 each ran out ("too many clients already").
 process.env.DATABASE_POOL_MAX ??= '4';
 
-/** Gateway merchant URL → its operators' listener (/ops/v1 is never served on the merchant port). */
+/** Gateway merchant URL → the backoffice of the same stack (/ops/v1 is never served by the gateway). */
 const operatorUrls = new Map<string, string>();
 
-/** The operators' listener of the gateway whose merchant URL this is. */
+/** The backoffice (operators' API and console) of the stack whose gateway has this URL. */
 export function opsUrlOf(gatewayUrl: string): string {
   const found = operatorUrls.get(gatewayUrl);
   if (!found) throw new Error(`no gateway of a test stack at ${gatewayUrl}`);
@@ -52,6 +53,7 @@ async function openApiOf(url: string): Promise<unknown> {
 
 type ServiceName =
   | 'gateway'
+  | 'backoffice'
   | 'orders'
   | 'callbacks-ingest'
   | 'provider-sandbox'
@@ -62,6 +64,7 @@ type ServiceName =
   | 'checkout';
 
 export interface StackOptions {
+  /** The gateway comes with the backoffice: merchants' shops are made through the operators' API. */
   services?: ServiceName[];
   /** Adds the hosted pages (apps/checkout) to the default services. */
   checkout?: boolean;
@@ -78,6 +81,7 @@ export interface StackOptions {
  */
 export class TestStack {
   gateway?: RunningGateway;
+  backoffice?: RunningBackoffice;
   orders?: RunningOrders[] = [];
   ingest?: RunningCallbacksIngest;
   sandbox?: RunningSandbox;
@@ -202,13 +206,12 @@ export class TestStack {
         ),
         0,
       );
+    if (services.includes('gateway') || services.includes('backoffice'))
+      stack.backoffice = await startBackoffice(loadBackofficeConfig(env()), 0);
     // Every answer the tests get through http() from these services is held to their documents.
-    if (stack.gateway) {
-      operatorUrls.set(stack.gateway.url, stack.gateway.opsUrl);
-      const doc = await openApiOf(stack.gateway.url);
-      registerOpenApi('gateway', stack.gateway.url, doc);
-      registerOpenApi('gateway', stack.gateway.opsUrl, doc);
-    }
+    if (stack.gateway) registerOpenApi('gateway', stack.gateway.url, await openApiOf(stack.gateway.url));
+    if (stack.backoffice) registerOpenApi('backoffice', stack.backoffice.url, await openApiOf(stack.backoffice.url));
+    if (stack.gateway && stack.backoffice) operatorUrls.set(stack.gateway.url, stack.backoffice.url);
     if (stack.ingest) registerOpenApi('callbacks-ingest', stack.ingest.url, await openApiOf(stack.ingest.url));
     return stack;
   }
@@ -224,12 +227,10 @@ export class TestStack {
   }
 
   async stop(): Promise<void> {
-    for (const running of [this.gateway, this.ingest]) if (running) unregisterOpenApi(running.url);
-    if (this.gateway) {
-      unregisterOpenApi(this.gateway.opsUrl);
-      operatorUrls.delete(this.gateway.url);
-    }
+    for (const running of [this.gateway, this.backoffice, this.ingest]) if (running) unregisterOpenApi(running.url);
+    if (this.gateway) operatorUrls.delete(this.gateway.url);
     await this.sandbox?.close();
+    await this.backoffice?.close();
     await this.gateway?.close();
     await this.checkout?.close();
     await this.ingest?.close();

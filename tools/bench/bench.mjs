@@ -259,7 +259,7 @@ async function main() {
     await startAll();
     stillRunning();
     const gateway = `http://127.0.0.1:${ports.gateway}`;
-    const opsApi = `http://127.0.0.1:${ports['gateway-ops']}`;
+    const opsApi = `http://127.0.0.1:${ports.backoffice}`;
     const ingest = `http://127.0.0.1:${ports['callbacks-ingest']}`;
     const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
     const company = await json(`${opsApi}/ops/v1/companies`, {

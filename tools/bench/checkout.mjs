@@ -37,7 +37,7 @@ const BUILD = !process.argv.includes('--no-build');
 const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
 /** What the pages need; the provider, callbacks and payouts play no part in loading a page. */
-const NEEDED = ['orders', 'methods', 'gateway', 'checkout'];
+const NEEDED = ['orders', 'methods', 'gateway', 'backoffice', 'checkout'];
 const run = startRun({ name: 'bench:checkout', log });
 
 async function json(url, init) {
@@ -66,7 +66,6 @@ async function main() {
   await ensureContractTopics(infra.env.KAFKA_BROKERS, prefix);
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async ([name]) => [name, await freePort()])));
   ports.methods = await freePort(); // not among the services the other tools start
-  ports['gateway-ops'] = await freePort(); // the operators' listener of the gateway
   const env = {
     ...systemEnv({
       infraEnv: infra.env,
@@ -103,7 +102,7 @@ async function main() {
   }
   await Promise.all(NEEDED.map((name) => waitForHttp(`http://127.0.0.1:${ports[name]}/health`)));
   const gateway = `http://127.0.0.1:${ports.gateway}`;
-  const opsApi = `http://127.0.0.1:${ports['gateway-ops']}`;
+  const opsApi = `http://127.0.0.1:${ports.backoffice}`;
   const ops = { authorization: `Bearer ${OPS_TOKEN}`, 'content-type': 'application/json' };
   const company = await json(`${opsApi}/ops/v1/companies`, { method: 'POST', headers: ops, body: '{"name":"Bench"}' });
   const shop = await json(`${opsApi}/ops/v1/companies/${company.id}/shops`, {

@@ -327,7 +327,7 @@ async function main() {
 /**
  * One process of a service: `orders`, or `orders#2` for the second of a pair (j), `gateway#2` for
  * the instance that takes over in i-reply-topic. A start gives it a new instance id.
- * @typedef {{ key: string, name: string, variable: string, index: number, port: number, opsPort?: number,
+ * @typedef {{ key: string, name: string, variable: string, index: number, port: number,
  *   child?: import('node:child_process').ChildProcess & { logFile?: string }, instanceId?: string,
  *   starts: number, standby?: boolean, retired?: boolean }} Instance
  */
@@ -395,10 +395,7 @@ async function runScenario(sc, infra, logDir) {
     taken.push(port);
     return port;
   };
-  for (const inst of instances.values()) {
-    inst.port = await portOf();
-    if (inst.name === 'gateway') inst.opsPort = await portOf();
-  }
+  for (const inst of instances.values()) inst.port = await portOf();
   const the = (/** @type {string} */ key) => /** @type {Instance} */ (instances.get(key));
   const base = (/** @type {Instance} */ inst) => `http://127.0.0.1:${inst.port}`;
 
@@ -434,10 +431,7 @@ async function runScenario(sc, infra, logDir) {
       infraEnv,
       dbUrl,
       prefix,
-      ports: {
-        ...Object.fromEntries(services.map(([n]) => [n, the(n).port])),
-        'gateway-ops': /** @type {number} */ (the('gateway').opsPort),
-      },
+      ports: Object.fromEntries(services.map(([n]) => [n, the(n).port])),
       opsToken: OPS_TOKEN,
       sandboxSecret: SANDBOX_SECRET,
       instanceId: 'faults',
@@ -453,7 +447,6 @@ async function runScenario(sc, infra, logDir) {
       instances.get(inst.index === 1 ? name : `${name}#${inst.index}`) ?? the(name);
     return {
       [inst.variable]: String(inst.port),
-      ...(inst.opsPort ? { GATEWAY_OPS_HTTP_PORT: String(inst.opsPort) } : {}),
       ...(SENDING.includes(inst.name) ? { SANDBOX_PROVIDER_URL: base(peer('provider-sandbox')) } : {}),
       ...(inst.name === 'provider-sandbox'
         ? { SANDBOX_CALLBACKS_URL: `${base(peer('callbacks-ingest'))}/callbacks/sandbox` }
@@ -485,20 +478,15 @@ async function runScenario(sc, infra, logDir) {
     const c = the(key).child;
     if (c) await stopChild(c, sig);
   };
-  /** Ready: its HTTP port's readiness answers 200, and the gateway's operators' port's too. */
+  /** Ready: its HTTP port's readiness answers 200. */
   const ready = async (/** @type {string} */ key) => {
     const inst = the(key);
     const opts = { child: inst.child, label: key };
     await waitReady(base(inst), opts);
-    if (inst.opsPort) await waitReady(`http://127.0.0.1:${inst.opsPort}`, { ...opts, label: `${key} (operators)` });
   };
   const running = () => [...instances.values()].filter((i) => !i.standby && !i.retired);
   /** @returns {import('./client.mjs').Endpoint[]} every listener of the running processes */
-  const endpoints = () =>
-    running().flatMap((i) => [
-      { label: i.key, base: base(i) },
-      ...(i.opsPort ? [{ label: `${i.key} (operators)`, base: `http://127.0.0.1:${i.opsPort}` }] : []),
-    ]);
+  const endpoints = () => running().map((i) => ({ label: i.key, base: base(i) }));
   // Where the merchant and the provider send: spread over the running gateways and ingests.
   const spread = (/** @type {string} */ name, /** @type {string} */ suffix) => {
     let n = 0;
@@ -556,7 +544,7 @@ async function runScenario(sc, infra, logDir) {
     log(`  ${running().length} processes ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const gateway = spread('gateway', '');
     const ingest = spread('callbacks-ingest', '/callbacks/sandbox');
-    const opsApi = `http://127.0.0.1:${the('gateway').opsPort}`;
+    const opsApi = base(the('backoffice'));
     const ops = { authorization: `Bearer ${OPS_TOKEN}` };
     const company = JSON.parse(
       (

@@ -21,8 +21,8 @@ import { localCardVaultEnv } from './card-vault-keys.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
-  /** The gateway's operators' listener: /ops/v1 and the console, never on the merchant port. */
-  gatewayOps: Number(process.env.GATEWAY_OPS_HTTP_PORT ?? 3090),
+  /** The backoffice: /ops/v1 and the console, never on the merchant gateway. */
+  backoffice: Number(process.env.BACKOFFICE_HTTP_PORT ?? 3090),
   ingest: Number(process.env.CALLBACKS_INGEST_HTTP_PORT ?? 3001),
   sandbox: Number(process.env.PROVIDER_SANDBOX_HTTP_PORT ?? 3002),
   orders: Number(process.env.ORDERS_HTTP_PORT ?? 3010),
@@ -69,7 +69,7 @@ const env = {
   SANDBOX_CALLBACK_SECRET: localSandboxSecret(),
   ...localCardVaultEnv(runDir),
   GATEWAY_HTTP_PORT: String(ports.gateway),
-  GATEWAY_OPS_HTTP_PORT: String(ports.gatewayOps),
+  BACKOFFICE_HTTP_PORT: String(ports.backoffice),
   CALLBACKS_INGEST_HTTP_PORT: String(ports.ingest),
   PROVIDER_SANDBOX_HTTP_PORT: String(ports.sandbox),
   ORDERS_HTTP_PORT: String(ports.orders),
@@ -108,6 +108,7 @@ process.on('SIGTERM', () => void shutdown(0));
   'orders',
   'callbacks-ingest',
   'gateway',
+  'backoffice',
   'provider-sandbox',
   'methods',
   'merchant-callbacks',
@@ -135,10 +136,10 @@ process.on('SIGTERM', () => void shutdown(0));
 });
 
 const gateway = `http://127.0.0.1:${ports.gateway}`;
-const opsApi = `http://127.0.0.1:${ports.gatewayOps}`;
+const opsApi = `http://127.0.0.1:${ports.backoffice}`;
 const health = [
   ['gateway', ports.gateway],
-  ['gateway (operators)', ports.gatewayOps],
+  ['backoffice', ports.backoffice],
   ['callbacks-ingest', ports.ingest],
   ['orders', ports.orders],
   ['methods', ports.methods],
@@ -319,7 +320,7 @@ const relLog = (name) => path.relative(ROOT, logFile(name));
 /** The summary's service lines: name, URL, what else is there (one entry, one line). */
 const serviceLines = [
   ['gateway', gateway, `OpenAPI: ${gateway}/docs`],
-  ['gateway, operators', opsApi, `/ops/v1 and the console; OpenAPI: ${opsApi}/docs`],
+  ['backoffice', opsApi, `operators: /ops/v1, console ${opsApi}/ops/console; OpenAPI: ${opsApi}/docs`],
   ['callbacks-ingest', `http://127.0.0.1:${ports.ingest}`],
   ['provider-sandbox', `http://127.0.0.1:${ports.sandbox}`],
   ['checkout', checkout, 'hosted payment pages'],
@@ -346,7 +347,7 @@ console.log(`
 ${table(serviceLines)}
    Health: every service is ready; a service that stops being ready is said here, with why
      (GET /health/ready and /health/live on each port; docs/operations.md, "Health").
-   Metrics (Prometheus text; docs/operations.md): ${gateway}/metrics (with Kafka lag and dead letters),
+   Metrics (Prometheus text; docs/operations.md): ${opsApi}/metrics (with Kafka lag and dead letters), ${gateway}/metrics,
      ${[ports.ingest, ports.sandbox, ports.orders, ports.methods].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
      ${[ports.merchantCallbacks, ports.payouts, ports.p2p].map((p) => `http://127.0.0.1:${p}/metrics`).join('  ')}
 
@@ -355,7 +356,7 @@ ${logsHint}
  Demo shop ${demo.shopId}
    API key       ${demo.apiKey}
 
- Operators (on their own port, never the merchant one):
+ Operators: the backoffice ${opsApi} (its own service and port, never the merchant gateway):
    console        ${opsApi}/ops/console — sign in with the demo operator's token
    demo operator  ${demoOperator.name} (${demoOperator.role}) token ${demoOperator.token}
    OPS_TOKEN      ${opsToken} (the first admin: creates operators, POST ${opsApi}/ops/v1/operators)

@@ -12,6 +12,8 @@ export const SERVICES = [
   ['merchant-callbacks', 'MERCHANT_CALLBACKS_HTTP_PORT'],
   ['gateway', 'GATEWAY_HTTP_PORT'],
   ['checkout', 'CHECKOUT_HTTP_PORT'],
+  // The operators' API and console (/ops/v1): shops and API keys are made through it.
+  ['backoffice', 'BACKOFFICE_HTTP_PORT'],
 ];
 
 /**
@@ -45,12 +47,11 @@ export function signSandbox(secret, body) {
 }
 
 /**
- * Free ports for `services` (SERVICES unless given), and one for the gateway's operators' listener
- * (`gateway-ops`).
+ * Free ports for `services` (SERVICES unless given).
  * @param {string[][]} [services]
  */
 export async function freePorts(services = SERVICES) {
-  const names = [...services.map(([name]) => name), 'gateway-ops'];
+  const names = services.map(([name]) => name);
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()])));
 }
 
@@ -98,8 +99,6 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
         String(ports[name]),
       ]),
     ),
-    // The gateway's operators' listener (/ops/v1): a port of its own, see withOperatorPort.
-    GATEWAY_OPS_HTTP_PORT: String(ports['gateway-ops']),
     ...(metadataMaxAgeMs ? { KAFKA_METADATA_MAX_AGE_MS: String(metadataMaxAgeMs) } : {}),
   };
 }

@@ -1,5 +1,4 @@
 import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
-import { DEFAULT_CONSUMER_GROUPS } from '@payments/messaging';
 import {
   CommonConfig,
   EnvReader,
@@ -8,17 +7,15 @@ import {
   readCommonConfig,
   safeInstanceId,
 } from '@payments/platform';
-import { ReconciliationConfig, readReconciliationConfig } from './reconciliation/reconciliation.config';
 
 export interface GatewayConfig extends CommonConfig {
   schema: string;
   /** Names this instance's reply topic; unique per running instance. */
   instanceId: string;
   requestTimeoutMs: number;
-  opsToken: string;
   bodyLimitBytes: number;
   rateLimit: { perSecond: number; burst: number };
-  /** Failed authentications per client address before 429s (merchant and operator routes). */
+  /** Failed authentications per client address before 429s. */
   authThrottle: FailedAuthThrottleConfig;
   idempotency: {
     /** Records are kept at least this long (ARCHITECTURE section 3: at least 24 hours). */
@@ -31,12 +28,6 @@ export interface GatewayConfig extends CommonConfig {
   };
   /** Local development only: callback URLs may be http and point at private or loopback addresses. */
   callbackUrlAllowInsecure: boolean;
-  /** How often the elected Kafka collector reads consumer offsets and high watermarks for /metrics. */
-  kafkaMetricsIntervalMs: number;
-  /** The consumer groups whose lag the collector exports (the services' *_CONSUMER_GROUP). */
-  kafkaMetricsGroups: string[];
-  /** The checks across services' tables (issue 17 item 4, decision 106). */
-  reconciliation: ReconciliationConfig;
   /** Where a card first arrives, it is tokenized: Kafka commands carry the token, never the number. */
   cardVault: TokenizingCardVaultConfig;
   /** Where payers open hosted pages (apps/checkout): the base of `data.paymentLink`. */
@@ -51,7 +42,6 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
     // GATEWAY_INSTANCE_ID: the name it had before every service read INSTANCE_ID.
     instanceId: safeInstanceId(env.string('GATEWAY_INSTANCE_ID', common.instanceId)),
     requestTimeoutMs: env.int('GATEWAY_REQUEST_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
-    opsToken: env.string('OPS_TOKEN'),
     bodyLimitBytes: env.int('GATEWAY_BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
     rateLimit: { perSecond: 0, burst: 0 },
     authThrottle: readAuthThrottleConfig(env),
@@ -62,13 +52,6 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
       staleAfterMs: 0,
     },
     callbackUrlAllowInsecure: env.bool('CALLBACK_URL_ALLOW_INSECURE', false),
-    kafkaMetricsIntervalMs: env.int('KAFKA_METRICS_INTERVAL_MS', 5000, { min: 200, max: 60_000 }),
-    kafkaMetricsGroups: env
-      .string('KAFKA_METRICS_GROUPS', DEFAULT_CONSUMER_GROUPS.join(','))
-      .split(',')
-      .map((g) => g.trim())
-      .filter(Boolean),
-    reconciliation: readReconciliationConfig(env, common.databaseUrl),
     // Tokenizes (decision 112) and derives the payment links' key from the fingerprint key (decision 188).
     cardVault: readCardVaultConfig(env, 'required'),
     checkoutPublicUrl: env.string('CHECKOUT_PUBLIC_URL', 'http://127.0.0.1:3060'),
@@ -80,8 +63,6 @@ export function loadGatewayConfig(env = new EnvReader()): GatewayConfig {
   config.idempotency.staleAfterMs = Math.max(30_000, 3 * config.requestTimeoutMs);
   if (!/^https?:\/\/[^/\s]+\/?$|^https?:\/\/[^\s]+$/.test(config.checkoutPublicUrl))
     throw new Error('gateway: CHECKOUT_PUBLIC_URL must be an absolute http(s) URL');
-  if (config.opsToken && config.opsToken.length < 16)
-    throw new Error('gateway: OPS_TOKEN must have at least 16 characters');
   env.done('gateway');
   return config;
 }

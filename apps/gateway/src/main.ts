@@ -6,10 +6,9 @@ import { startGateway } from './gateway.app';
 async function main(): Promise<void> {
   const env = new EnvReader();
   const port = env.int('GATEWAY_HTTP_PORT', 3000, { min: 0, max: 65535 });
-  const opsPort = env.int('GATEWAY_OPS_HTTP_PORT', 3090, { min: 0, max: 65535 });
   const host = env.string('HTTP_HOST', '127.0.0.1');
   const config = loadGatewayConfig(env);
-  const running = await startGateway(config, port, host, opsPort);
+  const running = await startGateway(config, port, host);
   running.app.enableShutdownHooks();
   installShutdownDeadline(env.int('SHUTDOWN_TIMEOUT_MS', DEFAULT_SHUTDOWN_TIMEOUT_MS, { min: 1000, max: 600_000 }));
 }

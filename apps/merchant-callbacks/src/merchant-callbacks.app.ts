@@ -31,7 +31,7 @@ export async function startMerchantCallbacks(
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
       // Only the gateway asks (operators' replays, the merchants' events feed).
-      replyTopics: [ReplyTopics.gateway],
+      replyTopics: [ReplyTopics.gateway, ReplyTopics.backoffice],
       topics: [
         Topics.ordersEvents,
         Topics.payoutsEvents,

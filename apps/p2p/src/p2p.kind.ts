@@ -34,7 +34,11 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',
-  topics: { commands: Topics.p2pCommands, events: Topics.p2pEvents, replies: [ReplyTopics.gateway] },
+  topics: {
+    commands: Topics.p2pCommands,
+    events: Topics.p2pEvents,
+    replies: [ReplyTopics.gateway, ReplyTopics.backoffice],
+  },
   commandTypes: P2pCommandTypes,
   statusChangedType: P2pEventTypes.statusChanged,
   dispatch: { idPrefix: 'p2p', referenceColumn: 'p2p_id' },

@@ -51,7 +51,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   topics: {
     commands: Topics.payoutsCommands,
     events: Topics.payoutsEvents,
-    replies: [ReplyTopics.gateway, ReplyTopics.checkout],
+    replies: [ReplyTopics.gateway, ReplyTopics.backoffice, ReplyTopics.checkout],
   },
   commandTypes: PayoutCommandTypes,
   statusChangedType: PayoutEventTypes.statusChanged,

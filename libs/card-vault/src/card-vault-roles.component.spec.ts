@@ -7,7 +7,7 @@ import { CardVault } from './card-vault';
 import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
 
 const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
-const ROLES = ['gateway', 'orders', 'payouts', 'p2p', 'methods', 'merchant_callbacks', 'callbacks_ingest']
+const ROLES = ['gateway', 'backoffice', 'orders', 'payouts', 'p2p', 'methods', 'merchant_callbacks', 'callbacks_ingest']
   .map((schema) => `payments_${schema}`)
   .concat('payments_reconciliation', 'payments_checkout');
 

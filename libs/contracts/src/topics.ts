@@ -56,6 +56,7 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
  */
 export const ReplyTopics = {
   gateway: 'gateway.replies',
+  backoffice: 'backoffice.replies',
   checkout: 'checkout.replies',
   // The payouts service asks the ledger for a payout's hold before it accepts the payout (decision 273).
   payouts: 'payouts.replies',

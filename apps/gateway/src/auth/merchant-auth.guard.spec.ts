@@ -1,7 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { FailedAuthThrottle, ProblemException, RateLimiter } from '@payments/platform';
-import { ApiKeyRepository } from './api-key.repository';
-import { hashApiKey } from './api-keys';
+import { ApiKeyRepository } from '@payments/merchant-admin';
+import { hashApiKey } from '@payments/merchant-admin';
 import { MerchantAuthGuard } from './merchant-auth.guard';
 
 const BURST = 5;

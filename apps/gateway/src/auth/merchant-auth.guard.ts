@@ -1,8 +1,8 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { FAILED_AUTH_THROTTLE, FailedAuthThrottle, ProblemException, RateLimiter } from '@payments/platform';
 import { RATE_LIMITER } from '../tokens';
-import { bearerToken, hashApiKey } from './api-keys';
-import { ApiKeyRepository, ShopRequestSettings } from './api-key.repository';
+import { bearerToken, hashApiKey } from '@payments/merchant-admin';
+import { ApiKeyRepository, ShopRequestSettings } from '@payments/merchant-admin';
 
 export interface ShopPrincipal {
   shopId: string;

@@ -11,9 +11,8 @@ import {
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
+import { ask, MerchantEndpoint } from '@payments/merchant-admin';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../messaging/domain-requests';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
 import { REQUEST_CLIENT } from '../tokens';
 import { balanceExample, balanceTransactionsExample } from './balance.examples';
 

@@ -1,5 +1,5 @@
 import { BalanceTransactionPage, BalanceView } from '@payments/contracts';
-import { orderExample } from '../orders/order.examples';
+import { orderExample } from '@payments/merchant-admin';
 
 /** Examples of `GET /balance` and `GET /balance/transactions`: docs/ledger.md's worked example. */
 export const balanceExample: BalanceView = {

@@ -13,8 +13,8 @@ import {
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../messaging/domain-requests';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
+import { ask } from '@payments/merchant-admin';
+import { MerchantEndpoint } from '@payments/merchant-admin';
 import { REQUEST_CLIENT } from '../tokens';
 import { feedAnswerShapes, feedPageExample } from './events.examples';
 import { decodeFeedCursor, encodeFeedCursor } from './feed-cursor';

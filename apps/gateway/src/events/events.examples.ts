@@ -1,7 +1,7 @@
 import { sign } from '@payments/callback-signature';
 import { statusOf } from '@payments/status-codes';
-import { orderExample } from '../orders/order.examples';
-import { payoutExample } from '../payouts/payouts.examples';
+import { orderExample } from '@payments/merchant-admin';
+import { payoutExample } from '@payments/merchant-admin';
 import { encodeFeedCursor } from './feed-cursor';
 
 /** Examples of `GET /events` in the OpenAPI document: two status changes as their callbacks carried them. */

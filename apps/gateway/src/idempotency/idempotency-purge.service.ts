@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { IntervalJob } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
-import { IdempotencyRepository } from './idempotency.repository';
+import { IdempotencyRepository } from '@payments/merchant-admin';
 
 /** Deletes idempotency records past their retention (IDEMPOTENCY_RETENTION_HOURS, at least 24). */
 @Injectable()

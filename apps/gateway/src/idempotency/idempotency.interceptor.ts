@@ -2,9 +2,9 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { catchError, from, mergeMap, Observable, switchMap, throwError } from 'rxjs';
 import { PaymentsMetrics, ProblemException, toProblem, VerbatimResponse } from '@payments/platform';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
-import { PaymentLinks } from '../orders/payment-links';
-import { Fingerprint, fingerprintOf, idempotencyKeyOf, IdempotentRequest } from './idempotency-request';
-import { CARD_ERASED, IdempotencyRepository, StoredResponse } from './idempotency.repository';
+import { PaymentLinks } from '@payments/merchant-admin';
+import { Fingerprint, fingerprintOf, idempotencyKeyOf, IdempotentRequest } from '@payments/merchant-admin';
+import { CARD_ERASED, IdempotencyRepository, StoredResponse } from '@payments/merchant-admin';
 
 /** Headers of an answer that are part of it and so are replayed with it. */
 const KEPT_HEADERS = ['location', 'deprecation', 'sunset', 'link'];

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import { IdempotentRequest, newObjectId } from './idempotency-request';
+import { IdempotentRequest, newObjectId } from '@payments/merchant-admin';
 
 /** `@NewObjectId() id: string`: the id for the object this POST creates; see `newObjectId`. */
 export const NewObjectId = createParamDecorator((_: unknown, ctx: ExecutionContext): string =>

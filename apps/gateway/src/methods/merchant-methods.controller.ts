@@ -12,16 +12,16 @@ import { KafkaRequestClient } from '@payments/messaging';
 import { canonicalCurrency } from '@payments/money';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
 import { OwnShopId } from '../auth/own-shop-id.decorator';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { ask } from '../messaging/domain-requests';
+import { MerchantEndpoint } from '@payments/merchant-admin';
+import { ask } from '@payments/merchant-admin';
 import { REQUEST_CLIENT } from '../tokens';
-import { MethodListDto, PayoutFieldsRequestDto, PayoutFieldsResponseDto } from './methods.dto';
+import { MethodListDto, PayoutFieldsRequestDto, PayoutFieldsResponseDto } from '@payments/merchant-admin';
 import {
   paymentMethodsExample,
   payoutFieldsExample,
   payoutFieldsRequestExample,
   payoutMethodsExample,
-} from './methods.examples';
+} from '@payments/merchant-admin';
 
 // The DTOs carry descriptions, enums and optional members that a schema read off one example would miss.
 const METHOD_LIST_SCHEMA = { $ref: getSchemaPath(MethodListDto) };

@@ -18,7 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '../validation/money.validators';
+import { IsKnownCurrency, IsMoneyAmount, IsTokenStandardForCurrency } from '@payments/merchant-admin';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
 import { NoCardNumber } from '../validation/card-number.validator';
 

@@ -34,10 +34,10 @@ import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { NewObjectId } from '../idempotency/new-object-id.decorator';
 import { REQUEST_CLIENT } from '../tokens';
 import { IsMerchantId } from '../validation/merchant-id.validator';
-import { callbackUrlErrors } from '../validation/callback-url.validator';
+import { callbackUrlErrors } from '@payments/merchant-admin';
 import { CostDto, CreateOrderDto } from './create-order.dto';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { ask } from '../messaging/domain-requests';
+import { MerchantEndpoint } from '@payments/merchant-admin';
+import { ask } from '@payments/merchant-admin';
 import {
   cancelledOrderExample,
   createHostedOrderExample,
@@ -48,10 +48,10 @@ import {
   orderRefExample,
   refundedOrderExample,
   refundExample,
-} from './order.examples';
+} from '@payments/merchant-admin';
 import { crossFieldErrors, linkExpiry, redirectUrlsOf, toCreateOrderCommand } from './order-request.rules';
-import { PaymentLinks, redirectUrlErrors } from './payment-links';
-import { ShopRepository } from '../shops/shop.repository';
+import { PaymentLinks, redirectUrlErrors } from '@payments/merchant-admin';
+import { ShopRepository } from '@payments/merchant-admin';
 
 const orderIdPipe = new ParseUUIDPipe({
   exceptionFactory: () => new ProblemException('notFound', 'No such order.'),

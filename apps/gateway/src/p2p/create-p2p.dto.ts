@@ -12,7 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CostDto } from '../orders/create-order.dto';
-import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
+import { IsOptionalCallbackUrl } from '@payments/merchant-admin';
 import { IsCardNumber, NoCardNumber } from '../validation/card-number.validator';
 
 export class P2pDetailsDto {

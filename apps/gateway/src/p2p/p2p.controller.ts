@@ -13,14 +13,14 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../messaging/domain-requests';
+import { ask } from '@payments/merchant-admin';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { CardTokens, NewObjectId } from '../idempotency/new-object-id.decorator';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
-import { createP2pExample, p2pAnswerShapes, p2pExample } from '../payouts/payouts.examples';
+import { MerchantEndpoint } from '@payments/merchant-admin';
+import { createP2pExample, p2pAnswerShapes, p2pExample } from '@payments/merchant-admin';
 import { CARD_VAULT, REQUEST_CLIENT } from '../tokens';
 import { IsMerchantId } from '../validation/merchant-id.validator';
-import { callbackUrlErrors } from '../validation/callback-url.validator';
+import { callbackUrlErrors } from '@payments/merchant-admin';
 import { toCommandCost } from '../validation/cost-command';
 import { CreateP2pDto, P2pPartyDto } from './create-p2p.dto';
 

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { PayoutInstrumentTypes } from '@payments/contracts';
 import { CostDto, PaymentPageDesignDto, RedirectUrlsDto, WALLET_TYPES } from '../orders/create-order.dto';
-import { IsOptionalCallbackUrl } from '../validation/callback-url.validator';
+import { IsOptionalCallbackUrl } from '@payments/merchant-admin';
 import { IsOpenStringRecord } from '../validation/open-object.validator';
 import { NoCardNumber } from '../validation/card-number.validator';
 

@@ -14,7 +14,7 @@ import { KafkaRequestClient } from '@payments/messaging';
 import { checkPayee } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
 import { FieldError } from '@payments/platform';
-import { ask } from '../messaging/domain-requests';
+import { ask } from '@payments/merchant-admin';
 import { REQUEST_CLIENT } from '../tokens';
 import type { CreatePayoutDto } from './create-payout.dto';
 

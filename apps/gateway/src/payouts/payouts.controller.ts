@@ -13,18 +13,18 @@ import {
 import { KafkaRequestClient } from '@payments/messaging';
 import { FieldError, ProblemException } from '@payments/platform';
 import { CurrentShop, MerchantAuthGuard, ShopPrincipal } from '../auth/merchant-auth.guard';
-import { ask } from '../messaging/domain-requests';
+import { ask } from '@payments/merchant-admin';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { CardTokens, NewObjectId } from '../idempotency/new-object-id.decorator';
-import { MerchantEndpoint } from '../openapi/endpoint.decorator';
+import { MerchantEndpoint } from '@payments/merchant-admin';
 import { CARD_VAULT, REQUEST_CLIENT } from '../tokens';
 import { IsMerchantId } from '../validation/merchant-id.validator';
-import { callbackUrlErrors } from '../validation/callback-url.validator';
+import { callbackUrlErrors } from '@payments/merchant-admin';
 import { toCommandCost } from '../validation/cost-command';
 import { CreatePayoutDto } from './create-payout.dto';
 import { PayoutMethodResolver } from './payout-method.resolver';
-import { PaymentLinks, redirectUrlErrors } from '../orders/payment-links';
-import { ShopRepository } from '../shops/shop.repository';
+import { PaymentLinks, redirectUrlErrors } from '@payments/merchant-admin';
+import { ShopRepository } from '@payments/merchant-admin';
 
 const DEFAULT_TIME_LIMIT_SECONDS = 1800;
 import {
@@ -33,7 +33,7 @@ import {
   createPayoutExample,
   payoutAnswerShapes,
   payoutExample,
-} from './payouts.examples';
+} from '@payments/merchant-admin';
 
 const payoutIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new ProblemException('notFound', 'No such payout.') });
 

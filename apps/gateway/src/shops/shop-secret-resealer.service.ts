@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { needsReseal, resealShopSecret } from '@payments/card-vault';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
-import { ShopSettingsPublisher } from './shop-settings.publisher';
-import { ShopRepository } from './shop.repository';
+import { ShopSettingsPublisher } from '@payments/merchant-admin';
+import { ShopRepository } from '@payments/merchant-admin';
 
 /**
  * At boot, seals each shop's callback secret under the newest vault key when it is in clear (a

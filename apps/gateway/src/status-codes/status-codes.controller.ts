@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { statusCatalogue, StatusCodeEntry } from '@payments/status-codes';
-import { PublicEndpoint } from '../openapi/endpoint.decorator';
+import { PublicEndpoint } from '@payments/merchant-admin';
 
 export interface StatusCodesAnswer {
   statusCodes: readonly StatusCodeEntry[];
