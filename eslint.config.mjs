@@ -53,8 +53,9 @@ export default tseslint.config(
     },
   },
   {
-    // Tests may use the test infrastructure (pure libraries' tests still may not import infra).
-    files: ['**/*.spec.ts'],
+    // Tests and their shared set-up (*.spec-support.ts, next to the specs) may use the test
+    // infrastructure (pure libraries' tests still may not import infra).
+    files: ['**/*.spec.ts', '**/*.spec-support.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

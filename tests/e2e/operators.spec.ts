@@ -81,7 +81,8 @@ describe('named operators and the audit log', () => {
       ['POST', `/ops/v1/shops/${shop.shopId}/api-keys`, {}],
       ['POST', '/ops/v1/operators', { name: 'Mallory', role: 'admin' }],
     ];
-    const auditCount = async () => Number((await db.query('SELECT count(*) FROM backoffice_audit.audit_log')).rows[0].count);
+    const auditCount = async () =>
+      Number((await db.query('SELECT count(*) FROM backoffice_audit.audit_log')).rows[0].count);
     const companies = async () => Number((await db.query('SELECT count(*) FROM gateway.companies')).rows[0].count);
     const [audits0, companies0] = [await auditCount(), await companies()];
     for (const [method, path, body] of changes) {
