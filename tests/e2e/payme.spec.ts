@@ -1,7 +1,8 @@
 import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCallbacksIngestConfig, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { paymeAuthorization } from '@payments/providers/payme';
-import { http } from '@payments/testing';
+import { eventually, http } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
@@ -17,6 +18,7 @@ describe('Payme: the Merchant API answered as documented', () => {
   let stack: TestStack;
   let shop: TestShop;
   let ingest: RunningCallbacksIngest;
+  let ledger: RunningLedger;
 
   beforeAll(async () => {
     stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'methods'] });
@@ -26,10 +28,12 @@ describe('Payme: the Merchant API answered as documented', () => {
       PAYME_KEYS: JSON.stringify({ [MERCHANT]: KEY }),
     };
     ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+    ledger = await startLedger(loadLedgerConfig(stack.env()), 0);
   });
 
   afterAll(async () => {
     await ingest?.close();
+    await ledger?.close();
     await stack?.stop();
   });
 
@@ -72,8 +76,76 @@ describe('Payme: the Merchant API answered as documented', () => {
     expect((await rpc('CheckTransaction', { id: `pm-${id}` })).result).toMatchObject({ state: 2, reason: null });
     const statement = await rpc('GetStatement', { from: Date.now() - 60_000, to: Date.now() + 60_000 });
     expect(statement.result.transactions.map((t: { id: string }) => t.id)).toContain(`pm-${id}`);
-    // A performed transaction cannot be cancelled until refunds reach orders from here: -31007.
-    expect((await rpc('CancelTransaction', { id: `pm-${id}`, reason: 5 })).error).toMatchObject({ code: -31007 });
+  });
+
+  /** A fresh order paid by a Payme transaction; its transaction id is `pr-<order id>`. */
+  async function aPaidOrder(): Promise<{ id: string; tx: string }> {
+    const id = await anOrder();
+    const tx = `pr-${id}`;
+    await rpc('CreateTransaction', { id: tx, time: Date.now(), amount: 15_000_000, account: { order_id: id } });
+    expect((await rpc('PerformTransaction', { id: tx })).result).toMatchObject({ state: 2 });
+    await untilStatus(() => order(id), 'completed', 'order paid by Payme');
+    return { id, tx };
+  }
+
+  it('when Payme cancels a performed transaction, then the order is refunded once, as a merchant refund is', async () => {
+    const { id, tx } = await aPaidOrder();
+    const cancelled = await rpc('CancelTransaction', { id: tx, reason: 5 });
+    expect(cancelled.result).toEqual({ transaction: tx, cancel_time: expect.any(Number), state: -2 });
+    expect((await rpc('CancelTransaction', { id: tx, reason: 5 })).result).toEqual(cancelled.result);
+    const refunded = await untilStatus(() => order(id), 'refunded', 'order refunded by Payme');
+    expect(refunded.data.refunds).toEqual([expect.objectContaining({ amount: '150000.00' })]);
+    const booked = await eventually(
+      async () => {
+        const items = (
+          await http('GET', `${stack.gateway!.url}/balance/transactions?limit=100`, { token: shop.apiKey })
+        ).body.items as { kind: string; source: { id: string }; gross: string }[] | undefined;
+        return items?.find((i) => i.kind === 'order_refunded' && i.source.id === id);
+      },
+      20_000,
+      'the ledger booked the refund',
+    );
+    expect(booked).toMatchObject({ gross: '150000', operationCurrency: 'UZS' });
+    expect((await rpc('CheckTransaction', { id: tx })).result).toMatchObject({
+      state: -2,
+      reason: 5,
+      cancel_time: cancelled.result.cancel_time,
+    });
+  });
+
+  it('when the merchant has refunded the order already, then cancelling the performed transaction is -31007', async () => {
+    const { id, tx } = await aPaidOrder();
+    const res = await http('POST', `${stack.gateway!.url}/order/refund`, {
+      token: shop.apiKey,
+      body: { orderId: id, cost: { amount: '150000.00', currency: 'UZS' } },
+    });
+    expect(res.status).toBe(200);
+    expect((await rpc('CancelTransaction', { id: tx, reason: 5 })).error).toMatchObject({ code: -31007 });
+    expect((await rpc('CheckTransaction', { id: tx })).result).toMatchObject({ state: 2 });
+  });
+
+  it('when the body is not JSON, then the answer is JSON-RPC -32700 with HTTP 200', async () => {
+    const res = await fetch(`${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: paymeAuthorization(KEY) },
+      body: '{"jsonrpc": "2.0", "method": ',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: expect.objectContaining({ code: -32700, message: expect.objectContaining({ en: 'JSON parse error' }) }),
+    });
+  });
+
+  it('when a body elsewhere is not JSON, then it is still the platform problem', async () => {
+    const res = await fetch(`${ingest.url}/callbacks/sandbox`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not json',
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
   });
 
   it('when a created transaction is cancelled, then it is -1 and cannot be performed (-31008)', async () => {

@@ -11,6 +11,7 @@ import {
 import { PROVIDER_SIGNATURE, providerSignatureScheme } from './receive-callback/receive-callback.openapi';
 import { CallbacksIngestConfig } from './config';
 import { CallbacksIngestModule } from './callbacks-ingest.module';
+import { letPaymeParseItsBody } from './payme/payme-body-parser';
 
 export interface RunningCallbacksIngest {
   app: NestFastifyApplication;
@@ -42,6 +43,8 @@ export async function startCallbacksIngest(
     securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme } },
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  await app.init();
+  letPaymeParseItsBody(app);
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return { app, relay: app.get(OutboxRelayService), port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
