@@ -2,9 +2,9 @@ import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCallbacksIngestConfig, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { paymeAuthorization } from '@payments/providers/payme';
-import { eventually, http } from '@payments/testing';
+import { eventually, http, registerOpenApi, unregisterOpenApi } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { openApiOf, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 const MERCHANT = '5e730e8e0b852a417aa49ceb';
@@ -29,9 +29,12 @@ describe('Payme: the Merchant API answered as documented', () => {
     };
     ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
     ledger = await startLedger(loadLedgerConfig(stack.env()), 0);
+    // Every answer below is held to callbacks-ingest's OpenAPI document (Payme's operation in it).
+    registerOpenApi('callbacks-ingest', ingest.url, await openApiOf(ingest.url));
   });
 
   afterAll(async () => {
+    if (ingest) unregisterOpenApi(ingest.url);
     await ingest?.close();
     await ledger?.close();
     await stack?.stop();
@@ -39,13 +42,12 @@ describe('Payme: the Merchant API answered as documented', () => {
 
   let rpcId = 0;
   async function rpc(method: string, params: unknown, key = KEY): Promise<any> {
-    const res = await fetch(`${ingest.url}/callbacks/payme/${MERCHANT}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: paymeAuthorization(key) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    const res = await http('POST', `${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      headers: { authorization: paymeAuthorization(key) },
+      body: { jsonrpc: '2.0', id: ++rpcId, method, params },
     });
     expect(res.status).toBe(200);
-    return res.json();
+    return res.body;
   }
 
   async function anOrder(): Promise<string> {
@@ -125,13 +127,12 @@ describe('Payme: the Merchant API answered as documented', () => {
   });
 
   it('when the body is not JSON, then the answer is JSON-RPC -32700 with HTTP 200', async () => {
-    const res = await fetch(`${ingest.url}/callbacks/payme/${MERCHANT}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: paymeAuthorization(KEY) },
-      body: '{"jsonrpc": "2.0", "method": ',
+    const res = await http('POST', `${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      headers: { authorization: paymeAuthorization(KEY) },
+      rawBody: '{"jsonrpc": "2.0", "method": ',
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    expect(res.body).toEqual({
       jsonrpc: '2.0',
       id: null,
       error: expect.objectContaining({ code: -32700, message: expect.objectContaining({ en: 'JSON parse error' }) }),
@@ -139,11 +140,7 @@ describe('Payme: the Merchant API answered as documented', () => {
   });
 
   it('when a body elsewhere is not JSON, then it is still the platform problem', async () => {
-    const res = await fetch(`${ingest.url}/callbacks/sandbox`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"not json',
-    });
+    const res = await http('POST', `${ingest.url}/callbacks/sandbox`, { rawBody: '{"not json' });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
   });

@@ -12,6 +12,7 @@ import { PROVIDER_SIGNATURE, providerSignatureScheme } from './receive-callback/
 import { CallbacksIngestConfig } from './config';
 import { CallbacksIngestModule } from './callbacks-ingest.module';
 import { letPaymeParseItsBody } from './payme/payme-body-parser';
+import { PAYME_BASIC, paymeBasicScheme } from './payme/payme.openapi';
 
 export interface RunningCallbacksIngest {
   app: NestFastifyApplication;
@@ -39,8 +40,9 @@ export async function startCallbacksIngest(
   const document = serviceOpenApiDocument(app, {
     title: 'Provider callbacks API',
     description:
-      'Where payment providers send their signed callbacks. Every error is an RFC 9457 problem (application/problem+json).',
-    securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme } },
+      'Where payment providers send their signed callbacks, and where Click (SHOP-API) and Payme (Merchant API) ask us ' +
+      'and wait: those answer in their own protocol, HTTP 200. Every other error is an RFC 9457 problem (application/problem+json).',
+    securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme }, [PAYME_BASIC]: { ...paymeBasicScheme } },
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
   await app.init();

@@ -1,5 +1,4 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '@payments/contracts';
@@ -22,6 +21,7 @@ import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { ClickOrders } from '../click/click-orders';
 import { callbackEventId } from '../receive-callback/receive-callback.controller';
 import { PaymeTransactionRepository } from './payme-transaction.repository';
+import { PaymeRpcDoc } from './payme.openapi';
 
 type Answer = { jsonrpc: '2.0'; id: string | number | null } & ({ result: unknown } | { error: unknown });
 type Outcome = { result: unknown } | { error: PaymeErrorName; data?: string };
@@ -43,7 +43,7 @@ export class PaymeController {
   @Post(':merchantId')
   @HttpCode(200)
   @Header('content-type', 'application/json; charset=utf-8')
-  @ApiExcludeEndpoint()
+  @PaymeRpcDoc()
   async rpc(@Param('merchantId') merchantId: string, @Req() req: RawBodyRequest<FastifyRequest>): Promise<Answer> {
     const shop = this.config.payme.shops.find((s) => s.merchantId === merchantId);
     const key = this.config.payme.keys[merchantId];
