@@ -1,10 +1,10 @@
 import { Client } from 'pg';
 import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import type { RunningSandbox } from '@payments/apps/provider-sandbox';
-import { eventually, http } from '@payments/testing';
+import { checkAnswer, eventually, http, registerOpenApi, unregisterOpenApi } from '@payments/testing';
 import { startClick } from '../support/click';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { openApiOf, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 const SERVICE = '70001';
@@ -40,9 +40,12 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
       merchantId: MERCHANT,
       secretKey: KEY,
     }));
+    // Every Click answer below, the sandbox's included, is held to callbacks-ingest's OpenAPI document.
+    registerOpenApi('callbacks-ingest', ingest.url, await openApiOf(ingest.url));
   });
 
   afterAll(async () => {
+    if (ingest) unregisterOpenApi(ingest.url);
     await click?.close();
     await ingest?.close();
     await db?.end();
@@ -73,8 +76,11 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
       body: JSON.stringify({ orderId, amount, serviceId: SERVICE }),
     });
     expect(res.status).toBe(200);
-    const { steps } = (await res.json()) as { steps: { httpStatus: number; answer: any }[] };
-    for (const s of steps) expect(s.httpStatus).toBe(200);
+    const { steps } = (await res.json()) as { steps: { endpoint: string; httpStatus: number; answer: any }[] };
+    for (const s of steps) {
+      expect(s.httpStatus).toBe(200);
+      checkAnswer('POST', `${ingest.url}/callbacks/click/${s.endpoint}`, s.httpStatus, 'application/json', s.answer);
+    }
     return steps.map((s) => s.answer);
   }
 
@@ -216,13 +222,12 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
       KEY,
       new Date(),
     );
-    const answer = await (
-      await fetch(`${ingest.url}/callbacks/click/complete`, {
-        method: 'POST',
+    const answer = (
+      await http('POST', `${ingest.url}/callbacks/click/complete`, {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(complete).toString(),
+        rawBody: new URLSearchParams(complete).toString(),
       })
-    ).json();
+    ).body;
     expect(answer).toMatchObject({ error: -9, merchant_confirm_id: null });
     expect(await transactionsOf(id)).toEqual([expect.objectContaining({ state: 'cancelled' })]);
     await eventually(

@@ -1,9 +1,10 @@
 import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCallbacksIngestConfig, startCallbacksIngest } from '@payments/apps/callbacks-ingest';
+import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { paymeAuthorization } from '@payments/providers/payme';
-import { http } from '@payments/testing';
+import { eventually, http, registerOpenApi, unregisterOpenApi } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { TestStack } from '../support/stack';
+import { openApiOf, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 const MERCHANT = '5e730e8e0b852a417aa49ceb';
@@ -17,6 +18,7 @@ describe('Payme: the Merchant API answered as documented', () => {
   let stack: TestStack;
   let shop: TestShop;
   let ingest: RunningCallbacksIngest;
+  let ledger: RunningLedger;
 
   beforeAll(async () => {
     stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'methods'] });
@@ -26,22 +28,26 @@ describe('Payme: the Merchant API answered as documented', () => {
       PAYME_KEYS: JSON.stringify({ [MERCHANT]: KEY }),
     };
     ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+    ledger = await startLedger(loadLedgerConfig(stack.env()), 0);
+    // Every answer below is held to callbacks-ingest's OpenAPI document (Payme's operation in it).
+    registerOpenApi('callbacks-ingest', ingest.url, await openApiOf(ingest.url));
   });
 
   afterAll(async () => {
+    if (ingest) unregisterOpenApi(ingest.url);
     await ingest?.close();
+    await ledger?.close();
     await stack?.stop();
   });
 
   let rpcId = 0;
   async function rpc(method: string, params: unknown, key = KEY): Promise<any> {
-    const res = await fetch(`${ingest.url}/callbacks/payme/${MERCHANT}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: paymeAuthorization(key) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    const res = await http('POST', `${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      headers: { authorization: paymeAuthorization(key) },
+      body: { jsonrpc: '2.0', id: ++rpcId, method, params },
     });
     expect(res.status).toBe(200);
-    return res.json();
+    return res.body;
   }
 
   async function anOrder(): Promise<string> {
@@ -72,8 +78,71 @@ describe('Payme: the Merchant API answered as documented', () => {
     expect((await rpc('CheckTransaction', { id: `pm-${id}` })).result).toMatchObject({ state: 2, reason: null });
     const statement = await rpc('GetStatement', { from: Date.now() - 60_000, to: Date.now() + 60_000 });
     expect(statement.result.transactions.map((t: { id: string }) => t.id)).toContain(`pm-${id}`);
-    // A performed transaction cannot be cancelled until refunds reach orders from here: -31007.
-    expect((await rpc('CancelTransaction', { id: `pm-${id}`, reason: 5 })).error).toMatchObject({ code: -31007 });
+  });
+
+  /** A fresh order paid by a Payme transaction; its transaction id is `pr-<order id>`. */
+  async function aPaidOrder(): Promise<{ id: string; tx: string }> {
+    const id = await anOrder();
+    const tx = `pr-${id}`;
+    await rpc('CreateTransaction', { id: tx, time: Date.now(), amount: 15_000_000, account: { order_id: id } });
+    expect((await rpc('PerformTransaction', { id: tx })).result).toMatchObject({ state: 2 });
+    await untilStatus(() => order(id), 'completed', 'order paid by Payme');
+    return { id, tx };
+  }
+
+  it('when Payme cancels a performed transaction, then the order is refunded once, as a merchant refund is', async () => {
+    const { id, tx } = await aPaidOrder();
+    const cancelled = await rpc('CancelTransaction', { id: tx, reason: 5 });
+    expect(cancelled.result).toEqual({ transaction: tx, cancel_time: expect.any(Number), state: -2 });
+    expect((await rpc('CancelTransaction', { id: tx, reason: 5 })).result).toEqual(cancelled.result);
+    const refunded = await untilStatus(() => order(id), 'refunded', 'order refunded by Payme');
+    expect(refunded.data.refunds).toEqual([expect.objectContaining({ amount: '150000.00' })]);
+    const booked = await eventually(
+      async () => {
+        const items = (
+          await http('GET', `${stack.gateway!.url}/balance/transactions?limit=100`, { token: shop.apiKey })
+        ).body.items as { kind: string; source: { id: string }; gross: string }[] | undefined;
+        return items?.find((i) => i.kind === 'order_refunded' && i.source.id === id);
+      },
+      20_000,
+      'the ledger booked the refund',
+    );
+    expect(booked).toMatchObject({ gross: '150000', operationCurrency: 'UZS' });
+    expect((await rpc('CheckTransaction', { id: tx })).result).toMatchObject({
+      state: -2,
+      reason: 5,
+      cancel_time: cancelled.result.cancel_time,
+    });
+  });
+
+  it('when the merchant has refunded the order already, then cancelling the performed transaction is -31007', async () => {
+    const { id, tx } = await aPaidOrder();
+    const res = await http('POST', `${stack.gateway!.url}/order/refund`, {
+      token: shop.apiKey,
+      body: { orderId: id, cost: { amount: '150000.00', currency: 'UZS' } },
+    });
+    expect(res.status).toBe(200);
+    expect((await rpc('CancelTransaction', { id: tx, reason: 5 })).error).toMatchObject({ code: -31007 });
+    expect((await rpc('CheckTransaction', { id: tx })).result).toMatchObject({ state: 2 });
+  });
+
+  it('when the body is not JSON, then the answer is JSON-RPC -32700 with HTTP 200', async () => {
+    const res = await http('POST', `${ingest.url}/callbacks/payme/${MERCHANT}`, {
+      headers: { authorization: paymeAuthorization(KEY) },
+      rawBody: '{"jsonrpc": "2.0", "method": ',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: expect.objectContaining({ code: -32700, message: expect.objectContaining({ en: 'JSON parse error' }) }),
+    });
+  });
+
+  it('when a body elsewhere is not JSON, then it is still the platform problem', async () => {
+    const res = await http('POST', `${ingest.url}/callbacks/sandbox`, { rawBody: '{"not json' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
   });
 
   it('when a created transaction is cancelled, then it is -1 and cannot be performed (-31008)', async () => {

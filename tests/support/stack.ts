@@ -45,7 +45,7 @@ export function opsUrlOf(gatewayUrl: string): string {
 export const TEST_SANDBOX_SECRET = 'sandbox-test-secret';
 
 /** The service's own OpenAPI document, as a client generator would fetch it. */
-async function openApiOf(url: string): Promise<unknown> {
+export async function openApiOf(url: string): Promise<unknown> {
   const res = await fetch(`${url}/docs/openapi.json`);
   if (res.status !== 200) throw new Error(`${url}/docs/openapi.json answered ${res.status}`);
   return res.json();

@@ -11,6 +11,8 @@ import {
 import { PROVIDER_SIGNATURE, providerSignatureScheme } from './receive-callback/receive-callback.openapi';
 import { CallbacksIngestConfig } from './config';
 import { CallbacksIngestModule } from './callbacks-ingest.module';
+import { letPaymeParseItsBody } from './payme/payme-body-parser';
+import { PAYME_BASIC, paymeBasicScheme } from './payme/payme.openapi';
 
 export interface RunningCallbacksIngest {
   app: NestFastifyApplication;
@@ -38,10 +40,13 @@ export async function startCallbacksIngest(
   const document = serviceOpenApiDocument(app, {
     title: 'Provider callbacks API',
     description:
-      'Where payment providers send their signed callbacks. Every error is an RFC 9457 problem (application/problem+json).',
-    securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme } },
+      'Where payment providers send their signed callbacks, and where Click (SHOP-API) and Payme (Merchant API) ask us ' +
+      'and wait: those answer in their own protocol, HTTP 200. Every other error is an RFC 9457 problem (application/problem+json).',
+    securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme }, [PAYME_BASIC]: { ...paymeBasicScheme } },
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  await app.init();
+  letPaymeParseItsBody(app);
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return { app, relay: app.get(OutboxRelayService), port, url: `http://127.0.0.1:${port}`, close: () => app.close() };

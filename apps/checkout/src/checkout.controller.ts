@@ -203,7 +203,7 @@ export class CheckoutController {
           path,
           methods,
           now: new Date(),
-          providers: providerLinksFor(v, this.config.click),
+          providers: providerLinksFor(v, this.config),
         }),
       );
       return;

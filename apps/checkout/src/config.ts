@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig, safeInstanceId } from '@payments/platform';
 import { parseClickShops } from '@payments/providers/click';
-import type { CheckoutClickConfig } from './provider-links';
+import { PAYME_CHECKOUT_URL, parsePaymeShops } from '@payments/providers/payme';
+import type { CheckoutClickConfig, CheckoutPaymeConfig } from './provider-links';
 
 export interface CheckoutConfig extends CommonConfig {
   /** Names this instance's reply topic; unique per running instance. */
@@ -18,6 +19,8 @@ export interface CheckoutConfig extends CommonConfig {
   viewMaxAgeMs: number;
   /** Shops that take Click (`CLICK_SHOPS`, no secret here) and where its pay page is (`CLICK_PAY_URL`). */
   click: CheckoutClickConfig;
+  /** Shops that take Payme (`PAYME_SHOPS`; the keys are not read here) and its checkout (`PAYME_CHECKOUT_URL`). */
+  payme: CheckoutPaymeConfig;
 }
 
 export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
@@ -40,10 +43,14 @@ export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
     cardVault: readCardVaultConfig(env, 'required'),
     viewMaxAgeMs: env.int('CHECKOUT_VIEW_MAX_AGE_MS', 3000, { min: 0, max: 60_000 }),
     click: { shops: [], payUrl: env.httpUrl('CLICK_PAY_URL', 'https://my.click.uz') },
+    payme: { shops: [], checkoutUrl: env.httpUrl('PAYME_CHECKOUT_URL', PAYME_CHECKOUT_URL) },
   };
   const clickShops = parseClickShops(env.string('CLICK_SHOPS', '[]'));
   if (clickShops.ok) config.click.shops = clickShops.value;
   else env.fail(`CLICK_SHOPS ${clickShops.error}`);
+  const paymeShops = parsePaymeShops(env.string('PAYME_SHOPS', '[]'));
+  if (paymeShops.ok) config.payme.shops = paymeShops.value;
+  else env.fail(`PAYME_SHOPS ${paymeShops.error}`);
   env.done('checkout');
   return config;
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { OrderCommandTypes, OrderView, Topics } from '@payments/contracts';
+import { OrderCommandTypes, OrderView, RefundOrderCommand, Topics } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ClickOrderState } from '@payments/providers/click';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
@@ -46,6 +46,34 @@ export class ClickOrders {
     } catch (err) {
       this.logger.warn(`order ${orderId} was not answered for Click: ${(err as Error).message}`);
       return { kind: 'down' };
+    }
+  }
+
+  /**
+   * A refund of a paid order, the command a merchant's refund sends (orders.commands, `order.refund`).
+   * The refund id is the caller's and stable, so asking again after a lost answer refunds once.
+   * `refused`: orders said no (nothing left to refund, another shop's order); `down`: no answer.
+   */
+  async refund(command: RefundOrderCommand): Promise<'refunded' | 'refused' | 'down'> {
+    if (!this.client) return 'down';
+    try {
+      const reply = await this.client.request<OrderView>(
+        Topics.ordersCommands,
+        command.orderId,
+        OrderCommandTypes.refund,
+        command,
+        { timeoutMs: this.config.click.orderTimeoutMs },
+      );
+      if (reply.ok) return 'refunded';
+      this.logger.log(
+        `order ${command.orderId} refused refund ${command.refundId}: ${reply.error.code} ${reply.error.detail}`,
+      );
+      return 'refused';
+    } catch (err) {
+      this.logger.warn(
+        `refund ${command.refundId} of order ${command.orderId} was not answered: ${(err as Error).message}`,
+      );
+      return 'down';
     }
   }
 }

@@ -1,5 +1,4 @@
 import { Body, Controller, Header, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
-import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '@payments/contracts';
@@ -22,6 +21,7 @@ import {
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { ClickOrders } from './click-orders';
 import { ClickTransactionRepository } from './click-transaction.repository';
+import { ClickCallDoc } from './click.openapi';
 
 type Form = Record<string, unknown>;
 interface Ids {
@@ -62,7 +62,7 @@ export class ClickController {
   @Post('prepare')
   @HttpCode(200)
   @Header('content-type', 'application/json; charset=utf-8')
-  @ApiExcludeEndpoint()
+  @ClickCallDoc('prepare')
   async prepare(@Body() body: Form | undefined): Promise<ClickPrepareAnswer> {
     const form = body ?? {};
     const refuse = (error: ClickErrorName, why: string): ClickPrepareAnswer =>
@@ -116,7 +116,7 @@ export class ClickController {
   @Post('complete')
   @HttpCode(200)
   @Header('content-type', 'application/json; charset=utf-8')
-  @ApiExcludeEndpoint()
+  @ClickCallDoc('complete')
   async complete(
     @Body() body: Form | undefined,
     @Req() req: RawBodyRequest<FastifyRequest>,

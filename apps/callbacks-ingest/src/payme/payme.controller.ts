@@ -1,5 +1,4 @@
 import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '@payments/contracts';
@@ -13,13 +12,16 @@ import {
   PaymeErrorName,
   PaymeOrderState,
   PaymeParams,
+  paymeRefundCost,
   paymeResult,
   parsePaymeRequest,
   performTransaction,
 } from '@payments/providers/payme';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { ClickOrders } from '../click/click-orders';
+import { callbackEventId } from '../receive-callback/receive-callback.controller';
 import { PaymeTransactionRepository } from './payme-transaction.repository';
+import { PaymeRpcDoc } from './payme.openapi';
 
 type Answer = { jsonrpc: '2.0'; id: string | number | null } & ({ result: unknown } | { error: unknown });
 type Outcome = { result: unknown } | { error: PaymeErrorName; data?: string };
@@ -41,7 +43,7 @@ export class PaymeController {
   @Post(':merchantId')
   @HttpCode(200)
   @Header('content-type', 'application/json; charset=utf-8')
-  @ApiExcludeEndpoint()
+  @PaymeRpcDoc()
   async rpc(@Param('merchantId') merchantId: string, @Req() req: RawBodyRequest<FastifyRequest>): Promise<Answer> {
     const shop = this.config.payme.shops.find((s) => s.merchantId === merchantId);
     const key = this.config.payme.keys[merchantId];
@@ -79,13 +81,7 @@ export class PaymeController {
           return { result: paymeResult.perform(d.transaction) };
         });
       case 'CancelTransaction':
-        return this.transactions.transaction(async (m) => {
-          // A refund of a performed transaction is not wired to orders yet: -31007 (docs/providers.md).
-          const d = cancelTransaction(await this.transactions.find(m, call.params.id), call.params.reason, now, false);
-          if (d.kind === 'error') return fail(d.error);
-          if (d.kind !== 'answer') await this.transactions.cancel(m, d.transaction);
-          return { result: paymeResult.cancel(d.transaction) };
-        });
+        return this.cancel(merchantId, shopId, call.params, now);
       case 'CheckTransaction':
         return this.transactions.transaction(async (m) => {
           const t = await this.transactions.find(m, call.params.id);
@@ -123,6 +119,38 @@ export class PaymeController {
         case 'answer':
           return { result: paymeResult.create(d.transaction) };
       }
+    });
+  }
+
+  /**
+   * CancelTransaction. A performed one is a refund of the whole transaction, sent to orders as a
+   * merchant's refund is (decision 297); the row stays locked while orders answers, so a racing
+   * copy waits and answers the same. The refund id is derived from Payme's id: asked again after a
+   * lost answer, orders refunds once.
+   */
+  private cancel(
+    merchantId: string,
+    shopId: string,
+    p: PaymeParams['CancelTransaction'],
+    now: number,
+  ): Promise<Outcome> {
+    return this.transactions.transaction(async (m) => {
+      const t = await this.transactions.find(m, p.id);
+      let refundable = false;
+      if (t?.state === 2) {
+        const refunded = await this.orders.refund({
+          refundId: callbackEventId('payme-refund', `${merchantId}:${t.id}`),
+          orderId: t.orderId,
+          shopId,
+          cost: paymeRefundCost(t),
+        });
+        if (refunded === 'down') return fail('systemError', 'the order could not be refunded now');
+        refundable = refunded === 'refunded';
+      }
+      const d = cancelTransaction(t, p.reason, now, refundable);
+      if (d.kind === 'error') return fail(d.error);
+      if (d.kind !== 'answer') await this.transactions.cancel(m, d.transaction);
+      return { result: paymeResult.cancel(d.transaction) };
     });
   }
 

@@ -5,3 +5,4 @@ export * from './payme-request';
 export * from './payme-transactions';
 export * from './payme-settings';
 export * from './definition';
+export * from './payme-checkout';

@@ -26,6 +26,10 @@ export const PaymeErrors = {
     code: -32504,
     message: { ru: 'Недостаточно привилегий', uz: 'Huquqlar yetarli emas', en: 'Insufficient privilege' },
   },
+  systemError: {
+    code: -32400,
+    message: { ru: 'Системная ошибка', uz: 'Tizim xatosi', en: 'System error' },
+  },
   wrongAmount: { code: -31001, message: { ru: 'Неверная сумма', uz: 'Notoʻgʻri summa', en: 'Wrong amount' } },
   transactionNotFound: {
     code: -31003,

@@ -161,3 +161,8 @@ export function paymePaidEvent(t: PaymeTransaction): Omit<ProviderEvent, 'receiv
     currency: 'UZS',
   };
 }
+
+/** What a performed Payme transaction cancelled after perform (state -2) refunds: all of it, in sums. */
+export function paymeRefundCost(t: PaymeTransaction): { amount: string; currency: 'UZS' } {
+  return { amount: fromTiyin(t.amount), currency: 'UZS' };
+}
