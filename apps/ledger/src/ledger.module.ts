@@ -16,6 +16,7 @@ import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
 import { RefundHoldRepository } from './hold-refunds/refund-hold.repository';
 import { RefundHolds } from './hold-refunds/refund-holds';
 import { ReserveRefundHandler } from './hold-refunds/reserve-refund.handler';
+import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
 import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
@@ -59,6 +60,7 @@ export class LedgerModule {
         RefundHolds,
         BalanceReads,
         SettlementSweeper,
+        OrphanHoldSweeper,
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         {

@@ -73,6 +73,16 @@ export class RefundHoldRepository {
     );
   }
 
+  /** Open holds of refunds never booked, made before `before`, locked; those another instance holds are skipped. */
+  async takeOrphans(m: EntityManager, before: Date, limit: number): Promise<string[]> {
+    const rows: { refund_id: string }[] = await m.query(
+      `SELECT refund_id FROM "${this.s}".refund_holds WHERE status = 'held' AND created_at < $1
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [before, limit],
+    );
+    return rows.map((r) => r.refund_id);
+  }
+
   async finish(m: EntityManager, refundId: string, status: 'posted' | 'voided', now: Date): Promise<void> {
     await m.query(`UPDATE "${this.s}".refund_holds SET status = $2, finished_at = $3 WHERE refund_id = $1`, [
       refundId,
