@@ -212,6 +212,8 @@ export const payloadExamples: Record<string, unknown> = {
     cost: { amount: '250000.00', currency: 'UZS' },
   },
   'ledger.release_payout': { payoutId: ids.payout, shopId: ids.shop },
+  'ledger.reserve_refund': { refundId: ids.refund, orderId: ids.order, shopId: ids.shop, amount: '40.00' },
+  'ledger.release_refund': { refundId: ids.refund, shopId: ids.shop },
   'ledger.get_balance': { shopId: ids.shop },
   'ledger.list_transactions': { shopId: ids.shop, limit: 20 },
   'p2p.create': {
@@ -373,6 +375,14 @@ export const resultExamples: Record<string, unknown> = {
   'payout.resolve': { ...payoutView, status: 'completed' },
   'ledger.reserve_payout': { payoutId: ids.payout, currency: 'UZS', amount: '250000', fee: '2500', status: 'held' },
   'ledger.release_payout': { payoutId: ids.payout, released: true },
+  'ledger.reserve_refund': {
+    refundId: ids.refund,
+    orderId: ids.order,
+    currency: 'USDT-TRC20',
+    amount: '36.0256',
+    status: 'held',
+  },
+  'ledger.release_refund': { refundId: ids.refund, released: true },
   'ledger.get_balance': {
     shopId: ids.shop,
     balances: [{ currency: 'USDT-TRC20', available: '36.0256', pending: '0', reserved: '51' }],

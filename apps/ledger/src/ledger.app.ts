@@ -34,7 +34,7 @@ export async function startLedger(
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
       topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands],
-      replyTopics: [ReplyTopics.payouts, ReplyTopics.gateway],
+      replyTopics: [ReplyTopics.payouts, ReplyTopics.orders, ReplyTopics.gateway],
     },
     httpPort,
     host,

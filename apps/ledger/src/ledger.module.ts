@@ -13,6 +13,10 @@ import { HoldRepository } from './hold-payouts/hold.repository';
 import { PayoutEventsConsumer } from './hold-payouts/payout-events.consumer';
 import { PayoutHolds } from './hold-payouts/payout-holds';
 import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
+import { RefundHoldRepository } from './hold-refunds/refund-hold.repository';
+import { RefundHolds } from './hold-refunds/refund-holds';
+import { ReserveRefundHandler } from './hold-refunds/reserve-refund.handler';
+import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
 import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
@@ -40,14 +44,23 @@ export class LedgerModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [OrderEventsConsumer, PayoutEventsConsumer, ReservePayoutHandler, ReadBalanceHandler],
+      controllers: [
+        OrderEventsConsumer,
+        PayoutEventsConsumer,
+        ReservePayoutHandler,
+        ReserveRefundHandler,
+        ReadBalanceHandler,
+      ],
       providers: [
         LedgerRepository,
         OrderBooker,
         HoldRepository,
         PayoutHolds,
+        RefundHoldRepository,
+        RefundHolds,
         BalanceReads,
         SettlementSweeper,
+        OrphanHoldSweeper,
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         {

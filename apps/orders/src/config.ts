@@ -11,6 +11,13 @@ export interface OrdersConfig extends CommonConfig, ProviderConfig {
   settingsCacheMs: number;
   /** A card typed on a hosted page is a vault token here; the dispatcher opens it just before the send. */
   cardVault: CardVaultConfig;
+  /**
+   * Whether a refund asks the ledger for its hold before it is accepted (LEDGER_HOLDS, default
+   * true; decision 276). Off only where no ledger runs: test stacks and tools without it.
+   */
+  ledgerHolds: boolean;
+  /** How long a refund waits for the ledger's hold. */
+  ledgerTimeoutMs: number;
 }
 
 export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
@@ -23,6 +30,8 @@ export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
     ...readProviderConfig(env),
     // Opens a card just before a provider call; never tokenizes (decision 259).
     cardVault: readCardVaultConfig(env, 'none'),
+    ledgerHolds: env.bool('LEDGER_HOLDS', true),
+    ledgerTimeoutMs: env.int('LEDGER_REQUEST_TIMEOUT_MS', 4000, { min: 100, max: 60_000 }),
   };
   env.done('orders');
   return config;

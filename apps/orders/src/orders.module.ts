@@ -8,13 +8,14 @@ import {
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
   OutboxRelayServiceOptions,
+  startRequestClient,
 } from '@payments/messaging';
 
 import { ProviderEventConsumer } from './apply-provider-event/provider-event.consumer';
 import { ORDERS_CONFIG, OrdersConfig } from './config';
 import { CreateOrderHandler } from './create-order/create-order.handler';
 import { GetOrderHandler } from './get-order/get-order.handler';
-import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
+import { HealthModule, HealthRegistry, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import type { AttemptDispatcherOptions } from './dispatch-attempt/attempt-dispatcher.service';
 import { dispatchAttemptProviders } from './dispatch-attempt/dispatch-attempt.providers';
 import { CancelOrderHandler } from './cancel-order/cancel-order.handler';
@@ -27,7 +28,8 @@ import { ShopSettingsRepository } from './shop-settings/shop-settings.repository
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
 import { ProviderEventFoldRepository } from './apply-provider-event/provider-event-fold.repository';
-import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, systemClock } from './tokens';
+import { LedgerRefundFunds, NO_REFUND_FUNDS } from './refund-order/refund-funds';
+import { CLOCK, Clock, ORDERS_INBOX, ORDERS_OUTBOX, ORDERS_REFUND_FUNDS, systemClock } from './tokens';
 import { ORDERS_MIGRATIONS } from './migrations';
 
 export interface OrdersModuleOptions {
@@ -81,6 +83,20 @@ export class OrdersModule {
         { provide: ORDERS_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         { provide: ORDERS_OUTBOX, useValue: new Outbox(config.schema) },
+        {
+          provide: ORDERS_REFUND_FUNDS,
+          useFactory: async (health: HealthRegistry) =>
+            config.ledgerHolds
+              ? new LedgerRefundFunds(
+                  await startRequestClient(
+                    config.kafka,
+                    { requester: 'orders', instanceId: config.instanceId },
+                    { timeoutMs: config.ledgerTimeoutMs, stallMs: config.health.stallMs, health },
+                  ),
+                )
+              : NO_REFUND_FUNDS,
+          inject: [HealthRegistry],
+        },
         {
           provide: ORDERS_INBOX,
           useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),

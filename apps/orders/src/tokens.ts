@@ -6,3 +6,6 @@ export type { Clock } from '@payments/platform';
 
 /** The card vault (libs/card-vault): the dispatcher opens a hosted page's card just before the send. */
 export const ORDERS_CARD_VAULT = Symbol('ORDERS_CARD_VAULT');
+
+/** Asks the ledger for a refund's hold before the refund is accepted (decision 276). */
+export const ORDERS_REFUND_FUNDS = Symbol('ORDERS_REFUND_FUNDS');

@@ -77,6 +77,10 @@ import {
   getBalanceQuery,
   listBalanceTransactionsQuery,
   LedgerCommandTypes,
+  refundRelease,
+  refundReservation,
+  releaseRefundCommand,
+  reserveRefundCommand,
   payoutRelease,
   payoutReservation,
   releasePayoutCommand,
@@ -270,10 +274,10 @@ export const topicContracts: readonly TopicContract[] = [
   {
     topic: Topics.ledgerCommands,
     description:
-      "Requests to the ledger: the payouts service asks for a payout's hold before it accepts the payout (decision 273); the gateway reads balances.",
+      "Requests to the ledger: the payouts service asks for a payout's hold before it accepts the payout (decision 273), the orders service for a refund's (decision 276); the gateway reads balances.",
     key: "The shop id: a shop's holds are decided in order, against one balance",
     keySchema: uuid(),
-    publishedBy: ['payouts', 'gateway'],
+    publishedBy: ['payouts', 'orders', 'gateway'],
     consumedBy: ['ledger'],
     messages: [
       request(
@@ -287,6 +291,18 @@ export const topicContracts: readonly TopicContract[] = [
         'Void the hold of a payout that was never created',
         releasePayoutCommand,
         payoutRelease,
+      ),
+      request(
+        LedgerCommandTypes.reserveRefund,
+        "Reserve a refund's debit from the shop's available balance, or refuse it (1-06-03)",
+        reserveRefundCommand,
+        refundReservation,
+      ),
+      request(
+        LedgerCommandTypes.releaseRefund,
+        'Void the hold of a refund that was never created',
+        releaseRefundCommand,
+        refundRelease,
       ),
       request(LedgerCommandTypes.getBalance, "Read a shop's balances (GET /balance)", getBalanceQuery, balanceView),
       request(

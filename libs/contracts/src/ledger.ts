@@ -6,6 +6,8 @@ import { decimal, optional, uuid } from './schema';
 export const LedgerCommandTypes = {
   reservePayout: 'ledger.reserve_payout',
   releasePayout: 'ledger.release_payout',
+  reserveRefund: 'ledger.reserve_refund',
+  releaseRefund: 'ledger.release_refund',
   getBalance: 'ledger.get_balance',
   listTransactions: 'ledger.list_transactions',
 } as const;
@@ -25,6 +27,37 @@ export const releasePayoutCommand = z
   .object({ payoutId: uuid(), shopId: uuid() })
   .describe('Voids the hold of a payout that was never created (its creation lost a race)');
 export type ReleasePayoutCommand = z.infer<typeof releasePayoutCommand>;
+
+export const reserveRefundCommand = z
+  .object({
+    refundId: uuid(),
+    orderId: uuid(),
+    shopId: uuid(),
+    amount: decimal().describe('The refunded amount, in the order currency'),
+  })
+  .describe("Reserves a refund's debit from the shop's balance at the original credit's rate (decision 276)");
+export type ReserveRefundCommand = z.infer<typeof reserveRefundCommand>;
+
+export const releaseRefundCommand = z
+  .object({ refundId: uuid(), shopId: uuid() })
+  .describe('Voids the hold of a refund that was never created (the orders service refused it after all)');
+export type ReleaseRefundCommand = z.infer<typeof releaseRefundCommand>;
+
+export const refundReservation = z
+  .object({
+    refundId: z.string(),
+    orderId: z.string(),
+    currency: z.string().describe('The balance currency the debit is held in, with its token standard'),
+    amount: decimal().describe('The debit, in `currency`'),
+    status: z.enum(['held', 'posted', 'voided']),
+  })
+  .describe("A refund's hold on the shop's balance");
+export type RefundReservation = z.infer<typeof refundReservation>;
+
+export const refundRelease = z
+  .object({ refundId: z.string(), released: z.boolean().describe('false: there was no open hold to void') })
+  .describe("The answer to a refund hold's release");
+export type RefundRelease = z.infer<typeof refundRelease>;
 
 export const payoutReservation = z
   .object({
@@ -80,6 +113,8 @@ export const balanceTransactionView = z.object({
     'payout_reserved',
     'payout_posted',
     'payout_voided',
+    'refund_reserved',
+    'refund_voided',
   ]),
   status: z.enum(['posted', 'awaiting_rate']),
   source: z.object({ type: z.enum(['order', 'payout']), id: z.string() }).describe('The object it books'),

@@ -60,6 +60,8 @@ export const ReplyTopics = {
   checkout: 'checkout.replies',
   // The payouts service asks the ledger for a payout's hold before it accepts the payout (decision 273).
   payouts: 'payouts.replies',
+  // The orders service asks the ledger for a refund's hold before it accepts the refund (decision 276).
+  orders: 'orders.replies',
   /** Click's Prepare and Complete wait for the order's answer (libs/providers/click). */
   'callbacks-ingest': 'callbacks-ingest.replies',
 } as const;

@@ -6,3 +6,4 @@ export * from './completion';
 export * from './refund';
 export * from './settlement';
 export * from './holds';
+export * from './refund-hold';

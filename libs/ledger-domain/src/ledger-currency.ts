@@ -48,3 +48,9 @@ export function fitsScale(amount: Amount, currency: LedgerCurrency): boolean {
 export function roundDown(amount: Amount, currency: LedgerCurrency): Amount {
   return amount.toDecimalPlaces(currency.scale, MoneyDecimal.ROUND_DOWN);
 }
+
+/** The currency of a code the books wrote (`USD`, `USDT-TRC20`), with its registry scale. */
+export function bookCurrency(code: string): LedgerCurrencyLookup {
+  const [coin, token] = code.split('-', 2);
+  return ledgerCurrency(coin, token);
+}

@@ -86,6 +86,12 @@ const entries = [
     description: "The shop's available balance does not cover the payout amount plus its fee.",
     retryAllowed: true,
   },
+  // A refund is refused at POST /order/refund when the shop's balance cannot cover its debit (decision 276).
+  {
+    code: '1-06-03',
+    description: "The shop's available balance does not cover the refund.",
+    retryAllowed: true,
+  },
   { code: '2-06-01', description: "The payer's card or account limit is exceeded.", retryAllowed: true },
   { code: '2-06-02', description: 'The amount is outside the limits of the provider.', retryAllowed: false },
   { code: '2-08-01', description: 'The payer cancelled the payment.', retryAllowed: true },

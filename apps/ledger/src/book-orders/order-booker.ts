@@ -13,6 +13,8 @@ import {
   shopAccount,
 } from '@payments/ledger-domain';
 import { LedgerRepository, LockedBalances, NewTransaction, ZERO } from '../books/ledger.repository';
+import { RefundHold, RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
+import { refundHoldAccounts, RefundHolds } from '../hold-refunds/refund-holds';
 import { OrderBooking, UnbookableEvent } from './order-event';
 
 /** Provider clearing for a completion no provider reported (an operator accepted it): booked, and visible. */
@@ -28,22 +30,37 @@ const DEFAULT_SETTLEMENT_DELAY_S = 86_400;
 export class OrderBooker {
   private readonly logger = new Logger(OrderBooker.name);
 
-  constructor(@Inject(LedgerRepository) private readonly books: LedgerRepository) {}
+  constructor(
+    @Inject(LedgerRepository) private readonly books: LedgerRepository,
+    private readonly refundHoldRows: RefundHoldRepository,
+    private readonly refundHolds: RefundHolds,
+  ) {}
 
   async book(m: EntityManager, events: readonly OrderBooking[]): Promise<void> {
     if (events.length === 0) return;
     const delays = await this.books.settlementDelays(m, [...new Set(events.map((e) => e.shopId))]);
     const originals = new Map<string, string | null>();
-    for (const e of events)
-      if (e.kind === 'refunded' && !originals.has(e.orderId))
+    const holds = new Map<string, RefundHold>();
+    for (const e of events) {
+      if (e.kind !== 'refunded') continue;
+      if (!originals.has(e.orderId))
         originals.set(e.orderId, (await this.books.originalCredit(m, e.orderId))?.provider ?? null);
+      const hold = e.refundId ? await this.refundHoldRows.findForUpdate(m, e.refundId) : null;
+      if (hold) holds.set(e.eventId, hold);
+    }
     const locked = await this.books.lock(
       m,
-      events.flatMap((e) => touched(e, e.provider ?? originals.get(e.orderId) ?? UNATTRIBUTED_PROVIDER)),
+      events.flatMap((e) => {
+        const hold = holds.get(e.eventId);
+        return [
+          ...touched(e, e.provider ?? originals.get(e.orderId) ?? UNATTRIBUTED_PROVIDER),
+          ...(hold ? refundHoldAccounts(hold) : []),
+        ];
+      }),
     );
     for (const e of events) {
       if (e.kind === 'completed') await this.complete(m, locked, e, delays.get(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
-      else await this.refund(m, locked, e);
+      else await this.refund(m, locked, e, holds.get(e.eventId));
     }
   }
 
@@ -93,7 +110,18 @@ export class OrderBooker {
       await this.books.scheduleSettlement(m, tx.id, e.shopId, e.balanceCurrency.code, credited, tx.availableOn!);
   }
 
-  private async refund(m: EntityManager, locked: LockedBalances, e: OrderBooking): Promise<void> {
+  private async refund(m: EntityManager, locked: LockedBalances, e: OrderBooking, hold?: RefundHold): Promise<void> {
+    // The refund's debit was held before it was accepted (decision 276): booking it posts the hold, once.
+    if (hold?.status === 'held') {
+      await this.refundHolds.post(m, hold.refundId, e.eventId, e.occurredAt, locked);
+      return;
+    }
+    if (hold?.status === 'posted') {
+      this.logger.log(`order ${e.orderId}: refund ${e.refundId} already booked`);
+      return;
+    }
+    // No hold (accepted where no ledger was asked, or its hold voided as an orphan): booked as before.
+    if (hold) this.logger.warn(`order ${e.orderId}: refund ${e.refundId} booked after its hold was voided`);
     const original = await this.books.originalCredit(m, e.orderId);
     if (!original)
       throw new UnbookableEvent(

@@ -6,7 +6,14 @@ import { LedgerConfig } from '../config';
 import { LEDGER_CONFIG } from '../tokens';
 
 export type TransactionKind =
-  'order_completed' | 'order_refunded' | 'settlement' | 'payout_reserved' | 'payout_posted' | 'payout_voided';
+  | 'order_completed'
+  | 'order_refunded'
+  | 'settlement'
+  | 'payout_reserved'
+  | 'payout_posted'
+  | 'payout_voided'
+  | 'refund_reserved'
+  | 'refund_voided';
 
 export interface NewTransaction {
   id: string;
@@ -47,6 +54,9 @@ export class LockedBalances {
 
 /** The credit of a completed order, as a refund of it needs it. */
 export interface OriginalCredit {
+  shopId: string;
+  /** The order currency (the credit's operation currency). */
+  orderCurrency: string;
   provider: string | null;
   status: 'posted' | 'awaiting_rate';
   balanceCurrency: string;
@@ -177,18 +187,22 @@ export class LedgerRepository {
 
   async originalCredit(m: EntityManager, orderId: string): Promise<OriginalCredit | null> {
     const rows: {
+      shop_id: string;
+      operation_currency: string;
       provider: string | null;
       status: OriginalCredit['status'];
       balance_currency: string;
       rate: string | null;
     }[] = await m.query(
-      `SELECT provider, status, balance_currency, rate::text FROM "${this.s}".transactions
+      `SELECT shop_id, operation_currency, provider, status, balance_currency, rate::text FROM "${this.s}".transactions
          WHERE source_id = $1 AND kind = 'order_completed'`,
       [orderId],
     );
     const r = rows[0];
     return r
       ? {
+          shopId: r.shop_id,
+          orderCurrency: r.operation_currency,
           provider: r.provider,
           status: r.status,
           balanceCurrency: r.balance_currency,

@@ -52,6 +52,24 @@ export class HoldRepository {
     );
   }
 
+  /** The payouts exist (an event of theirs arrived): their holds are no orphans. */
+  async confirm(m: EntityManager, payoutIds: readonly string[], now: Date): Promise<void> {
+    await m.query(
+      `UPDATE "${this.s}".holds SET confirmed_at = $2 WHERE payout_id = ANY($1::uuid[]) AND confirmed_at IS NULL`,
+      [payoutIds, now],
+    );
+  }
+
+  /** Open holds no payout ever confirmed, made before `before`, locked; those another instance holds are skipped. */
+  async takeOrphans(m: EntityManager, before: Date, limit: number): Promise<string[]> {
+    const rows: { payout_id: string }[] = await m.query(
+      `SELECT payout_id FROM "${this.s}".holds WHERE status = 'held' AND confirmed_at IS NULL AND created_at < $1
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [before, limit],
+    );
+    return rows.map((r) => r.payout_id);
+  }
+
   async finish(m: EntityManager, payoutId: string, status: 'posted' | 'voided', now: Date): Promise<void> {
     await m.query(`UPDATE "${this.s}".holds SET status = $2, finished_at = $3 WHERE payout_id = $1`, [
       payoutId,

@@ -2,7 +2,10 @@ import { Controller, Inject, Logger } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { Envelope, parsePayload, PayoutEventTypes, payoutStatusChanged } from '@payments/contracts';
 import { BATCH_HANDLER, BatchMessageFailure, Inbox } from '@payments/messaging';
-import { LEDGER_INBOX } from '../tokens';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CLOCK, Clock, LEDGER_INBOX } from '../tokens';
+import { HoldRepository } from './hold.repository';
 import { PayoutHolds } from './payout-holds';
 
 /** `payouts.events`: a completed payout posts its hold, a failed or cancelled one voids it; other changes move nothing. */
@@ -12,7 +15,10 @@ export class PayoutEventsConsumer {
 
   constructor(
     @Inject(LEDGER_INBOX) private readonly inbox: Inbox,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly holds: PayoutHolds,
+    private readonly holdRows: HoldRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @EventPattern(PayoutEventTypes.statusChanged, BATCH_HANDLER)
@@ -28,6 +34,12 @@ export class PayoutEventsConsumer {
         p.status === 'completed' ? 'posted' : p.status === 'failed' || p.status === 'cancelled' ? 'voided' : null;
       return outcome ? [{ message, payoutId: p.payoutId, outcome: outcome as 'posted' | 'voided' }] : [];
     });
+    // Any event of a payout says it exists: its hold is no orphan (decision 277). Idempotent, no inbox needed.
+    const seen = messages.flatMap((message) => {
+      const id = (message.payload as { payoutId?: unknown } | null)?.payoutId;
+      return typeof id === 'string' ? [id] : [];
+    });
+    if (seen.length > 0) await this.holdRows.confirm(this.dataSource.manager, [...new Set(seen)], this.clock.now());
     if (finals.length === 0) return;
     await this.inbox.processBatch(
       finals.map((f) => f.message),

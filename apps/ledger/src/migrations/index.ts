@@ -1,3 +1,9 @@
 import { LedgerInit1765500000000 } from './1765500000000-init';
+import { LedgerRefundHolds1765600000000 } from './1765600000000-refund-holds';
+import { LedgerHoldConfirmed1765700000000 } from './1765700000000-hold-confirmed';
 
-export const LEDGER_MIGRATIONS = [LedgerInit1765500000000];
+export const LEDGER_MIGRATIONS = [
+  LedgerInit1765500000000,
+  LedgerRefundHolds1765600000000,
+  LedgerHoldConfirmed1765700000000,
+];

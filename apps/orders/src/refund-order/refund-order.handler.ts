@@ -9,6 +9,7 @@ import {
   OrderCommandTypes,
   OrderView,
   parsePayload,
+  RefundOrderCommand,
   Reply,
   refundOrderCommand,
 } from '@payments/contracts';
@@ -19,7 +20,8 @@ import { OrderEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { toOrderView } from '../order-view';
 import { applyTransition } from '../orders-outbox';
-import { CLOCK, Clock, ORDERS_OUTBOX } from '../tokens';
+import { CLOCK, Clock, ORDERS_OUTBOX, ORDERS_REFUND_FUNDS } from '../tokens';
+import { RefundFunds } from './refund-funds';
 
 function refundRejected(order: OrderEntity, result: Extract<RefundResult, { kind: 'rejected' }>): Reply<never> {
   return errorReply({
@@ -30,6 +32,8 @@ function refundRejected(order: OrderEntity, result: Extract<RefundResult, { kind
   });
 }
 
+const NOT_FOUND = (orderId: string) => errorReply({ code: 'not_found', detail: `order ${orderId} does not exist` });
+
 @Controller()
 export class RefundOrderHandler {
   constructor(
@@ -37,23 +41,33 @@ export class RefundOrderHandler {
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ORDERS_REFUND_FUNDS) private readonly funds: RefundFunds,
   ) {}
 
   /**
-   * A partial or full refund. The order row is locked, so concurrent refunds are checked one after
-   * the other against what is left; a refund id seen before answers the order as it is (a retry).
+   * A partial or full refund. It is checked first; then the ledger holds its debit (decision 276;
+   * asked outside any transaction, so no connection waits on Kafka) or refuses it; then the order
+   * row is locked and it is checked again against what is left, so concurrent refunds are decided
+   * one after the other. A refund id seen before answers the order as it is (a retry); a refund
+   * refused at the second check gives its hold back.
    */
   @MessagePattern(OrderCommandTypes.refund)
   async refund(@Payload() message: Envelope): Promise<Reply<OrderView>> {
     const cmd = parsePayload(refundOrderCommand, message.payload, message.type);
+    const first = await this.dataSource.transaction((m) => this.check(m, cmd));
+    if (first.kind === 'answer') return first.reply;
+    const refused = await this.funds.reserve({
+      refundId: cmd.refundId,
+      orderId: cmd.orderId,
+      shopId: cmd.shopId,
+      amount: formatAmount(cmd.cost.amount),
+    });
+    if (refused) return refused;
     const now = this.clock.now();
-    return this.dataSource.transaction(async (m) => {
-      const order = await this.orders.findForUpdate(m, cmd.orderId);
-      if (!order || order.shopId !== cmd.shopId)
-        return errorReply({ code: 'not_found', detail: `order ${cmd.orderId} does not exist` });
-      if (await this.orders.refundExists(m, cmd.refundId)) return okReply(await this.view(m, order.id));
-      const result = refund(order, await this.orders.refundedTotal(m, order.id), cmd.cost);
-      if (result.kind === 'rejected') return refundRejected(order, result);
+    const done = await this.dataSource.transaction(async (m): Promise<Reply<OrderView> | 'refused'> => {
+      const again = await this.check(m, cmd);
+      if (again.kind === 'answer') return again.reply.ok ? again.reply : 'refused';
+      const { order, result } = again;
       const amount = formatAmount(cmd.cost.amount);
       await this.orders.insertRefund(m, order.id, {
         refundId: cmd.refundId,
@@ -66,6 +80,30 @@ export class RefundOrderHandler {
       });
       return okReply(await this.view(m, order.id));
     });
+    if (done !== 'refused') return done;
+    // A concurrent refund took what was left meanwhile: this one is never created, so no hold.
+    await this.funds.release({ refundId: cmd.refundId, shopId: cmd.shopId });
+    return this.dataSource.transaction(async (m) => {
+      const answer = await this.check(m, cmd);
+      return answer.kind === 'answer' ? answer.reply : NOT_FOUND(cmd.orderId);
+    });
+  }
+
+  /** The refund against the locked order: an answer already (unknown, a retry, refused), or go ahead. */
+  private async check(
+    m: EntityManager,
+    cmd: RefundOrderCommand,
+  ): Promise<
+    | { kind: 'answer'; reply: Reply<OrderView> }
+    | { kind: 'go'; order: OrderEntity; result: Extract<RefundResult, { kind: 'transition' }> }
+  > {
+    const order = await this.orders.findForUpdate(m, cmd.orderId);
+    if (!order || order.shopId !== cmd.shopId) return { kind: 'answer', reply: NOT_FOUND(cmd.orderId) };
+    if (await this.orders.refundExists(m, cmd.refundId))
+      return { kind: 'answer', reply: okReply(await this.view(m, order.id)) };
+    const result = refund(order, await this.orders.refundedTotal(m, order.id), cmd.cost);
+    if (result.kind === 'rejected') return { kind: 'answer', reply: refundRejected(order, result) };
+    return { kind: 'go', order, result };
   }
 
   private async view(m: EntityManager, orderId: string): Promise<OrderView> {

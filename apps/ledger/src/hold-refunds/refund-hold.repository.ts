@@ -1,0 +1,93 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { HeldRefund, RefundHoldSource } from '@payments/ledger-domain';
+import { amountOf } from '@payments/money';
+import { LedgerConfig } from '../config';
+import { LEDGER_CONFIG } from '../tokens';
+import type { HoldStatus } from '../hold-payouts/hold.repository';
+
+export type RefundHold = HeldRefund & { refundId: string; orderId: string; status: HoldStatus };
+
+interface Row {
+  order_id: string;
+  shop_id: string;
+  provider: string;
+  order_currency: string;
+  amount: string;
+  credit_currency: string;
+  debit: string;
+  source: RefundHoldSource;
+  status: HoldStatus;
+}
+
+/** Refund holds (decision 276): the one row per refund that says which phase its reserve is in. */
+@Injectable()
+export class RefundHoldRepository {
+  private readonly s: string;
+
+  constructor(@Inject(LEDGER_CONFIG) config: Pick<LedgerConfig, 'schema'>) {
+    this.s = config.schema;
+  }
+
+  /** The refund's hold, locked for the caller's transaction. */
+  async findForUpdate(m: EntityManager, refundId: string): Promise<RefundHold | null> {
+    const rows: Row[] = await m.query(
+      `SELECT order_id, shop_id, provider, order_currency, amount::text, credit_currency, debit::text, source, status
+         FROM "${this.s}".refund_holds WHERE refund_id = $1 FOR UPDATE`,
+      [refundId],
+    );
+    const r = rows[0];
+    return r
+      ? {
+          refundId,
+          orderId: r.order_id,
+          shopId: r.shop_id,
+          provider: r.provider,
+          orderCurrency: r.order_currency,
+          amount: amountOf(r.amount),
+          creditCurrency: r.credit_currency,
+          debit: amountOf(r.debit),
+          source: r.source,
+          status: r.status,
+        }
+      : null;
+  }
+
+  async insert(m: EntityManager, h: RefundHold, now: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO "${this.s}".refund_holds
+         (refund_id, order_id, shop_id, provider, order_currency, amount, credit_currency, debit, source, status, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'held', $10)`,
+      [
+        h.refundId,
+        h.orderId,
+        h.shopId,
+        h.provider,
+        h.orderCurrency,
+        h.amount.toFixed(),
+        h.creditCurrency,
+        h.debit.toFixed(),
+        h.source,
+        now,
+      ],
+    );
+  }
+
+  /** Open holds of refunds never booked, made before `before`, locked; those another instance holds are skipped. */
+  async takeOrphans(m: EntityManager, before: Date, limit: number): Promise<string[]> {
+    const rows: { refund_id: string }[] = await m.query(
+      `SELECT refund_id FROM "${this.s}".refund_holds WHERE status = 'held' AND created_at < $1
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [before, limit],
+    );
+    return rows.map((r) => r.refund_id);
+  }
+
+  async finish(m: EntityManager, refundId: string, status: 'posted' | 'voided', now: Date): Promise<void> {
+    await m.query(`UPDATE "${this.s}".refund_holds SET status = $2, finished_at = $3 WHERE refund_id = $1`, [
+      refundId,
+      status,
+      now,
+    ]);
+  }
+}

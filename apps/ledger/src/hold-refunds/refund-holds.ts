@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { AccountRef, postRefundHold, shopAccount, voidRefundHold } from '@payments/ledger-domain';
+import { LedgerRepository, LockedBalances, ZERO } from '../books/ledger.repository';
+import { CLOCK, Clock } from '../tokens';
+import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
+
+/** Every account a refund hold's second phase can touch (locked up front, in key order). */
+export function refundHoldAccounts(h: RefundHold): AccountRef[] {
+  return [
+    shopAccount(h.shopId, h.source, h.creditCurrency),
+    shopAccount(h.shopId, 'reserved', h.creditCurrency),
+    { owner: 'clearing', provider: h.provider, currency: h.orderCurrency },
+    { owner: 'fx', currency: h.orderCurrency },
+    { owner: 'fx', currency: h.creditCurrency },
+  ];
+}
+
+/**
+ * The second phase of a refund's hold (decision 276): when the refund is booked its reserve leaves
+ * the shop through the provider's clearing (at the original rate it was held at); when the refund
+ * never came to be it goes back where it came from. A hold finishes once.
+ */
+@Injectable()
+export class RefundHolds {
+  constructor(
+    private readonly books: LedgerRepository,
+    private readonly holds: RefundHoldRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Posts the refund's open hold as the booking of `eventId`; null when it has no open hold. */
+  async post(
+    m: EntityManager,
+    refundId: string,
+    eventId: string,
+    at: Date,
+    locked?: LockedBalances,
+  ): Promise<RefundHold | null> {
+    const hold = await this.holds.findForUpdate(m, refundId);
+    if (!hold || hold.status !== 'held') return null;
+    const held = locked ?? (await this.books.lock(m, refundHoldAccounts(hold)));
+    await this.books.post(
+      m,
+      {
+        id: randomUUID(),
+        idempotencyKey: eventId,
+        kind: 'order_refunded',
+        shopId: hold.shopId,
+        sourceType: 'order',
+        sourceId: hold.orderId,
+        provider: hold.provider,
+        operationCurrency: hold.orderCurrency,
+        gross: hold.amount,
+        fee: ZERO,
+        net: hold.amount,
+        balanceCurrency: hold.creditCurrency,
+        // The available balance moved when the hold was made; this moves reserved only.
+        balanceAmount: ZERO,
+        createdAt: at,
+      },
+      postRefundHold(hold),
+      held,
+    );
+    await this.holds.finish(m, refundId, 'posted', this.clock.now());
+    return { ...hold, status: 'posted' };
+  }
+
+  /** Voids the refund's open hold (the refund was never created); null when it has no open hold. */
+  async void(m: EntityManager, refundId: string): Promise<RefundHold | null> {
+    const hold = await this.holds.findForUpdate(m, refundId);
+    if (!hold || hold.status !== 'held') return null;
+    const now = this.clock.now();
+    await this.books.post(
+      m,
+      {
+        id: randomUUID(),
+        idempotencyKey: `refund:${refundId}:voided`,
+        kind: 'refund_voided',
+        shopId: hold.shopId,
+        sourceType: 'order',
+        sourceId: hold.orderId,
+        provider: hold.provider,
+        operationCurrency: hold.orderCurrency,
+        gross: hold.amount,
+        fee: ZERO,
+        net: hold.amount,
+        balanceCurrency: hold.creditCurrency,
+        balanceAmount: hold.debit,
+        createdAt: now,
+      },
+      voidRefundHold(hold),
+      await this.books.lock(m, refundHoldAccounts(hold)),
+    );
+    await this.holds.finish(m, refundId, 'voided', now);
+    return { ...hold, status: 'voided' };
+  }
+}

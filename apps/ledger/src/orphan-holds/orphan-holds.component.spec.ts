@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { Partitioners, Producer } from 'kafkajs';
+import { Client } from 'pg';
+import {
+  envelope,
+  LedgerCommandTypes,
+  OrderStatusChanged,
+  PayoutEventTypes,
+  PayoutStatusChanged,
+  Topics,
+} from '@payments/contracts';
+import { KafkaRequestClient } from '@payments/messaging';
+import { EnvReader } from '@payments/platform';
+import {
+  createTestDatabase,
+  createTestTopics,
+  eventually,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '@payments/testing';
+import { checkBooks } from '../books/books-invariants';
+import { loadLedgerConfig } from '../config';
+import { RunningLedger, startLedger } from '../ledger.app';
+
+/**
+ * Decision 277: a hold whose payout or refund never came to be (its requester crashed between the
+ * hold and the insert) is voided once it is older than the bound, by either of two instances and
+ * once; a hold whose payout exists stays.
+ */
+describe('ledger: orphan holds voided after a bounded time, by two instances', () => {
+  const prefix = `${uniqueName('orph')}.`;
+  let db: { url: string; drop(): Promise<void> };
+  let topics: { deleteAll(): Promise<void> };
+  let producer: Producer;
+  let pg: Client;
+  let requester: KafkaRequestClient;
+  const ledgers: RunningLedger[] = [];
+  const shop = randomUUID();
+
+  const config = () =>
+    loadLedgerConfig(
+      new EnvReader({
+        DATABASE_URL: db.url,
+        KAFKA_BROKERS: testBrokers().join(','),
+        KAFKA_TOPIC_PREFIX: prefix,
+        INSTANCE_ID: uniqueName('l'),
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+        LEDGER_SETTLEMENT_SWEEP_MS: '100',
+        LEDGER_ORPHAN_SWEEP_MS: '100',
+        LEDGER_ORPHAN_HOLD_AFTER_MS: '3000',
+      }),
+    );
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    topics = await createTestTopics(prefix);
+    producer = testKafka('orphan-spec').producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    ledgers.push(await startLedger(config(), 0), await startLedger(config(), 0));
+    await Promise.all(ledgers.map((l) => l.transport.whenJoined()));
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    requester = new KafkaRequestClient(config().kafka, { requester: 'payouts', instanceId: uniqueName('p') }, 15_000);
+    await requester.start();
+  });
+
+  afterAll(async () => {
+    await requester?.stop();
+    await Promise.all(ledgers.map((l) => l.close()));
+    await pg?.end();
+    await producer?.disconnect();
+    await topics?.deleteAll();
+    await db?.drop();
+  });
+
+  const send = (topic: string, key: string, type: string, payload: unknown) =>
+    producer.send({
+      topic: prefix + topic,
+      messages: [{ key, value: JSON.stringify(envelope({ type, occurredAt: new Date(), payload })) }],
+    });
+  const balances = async () => {
+    const { rows } = await pg.query<{ kind: string; balance: string }>(
+      `SELECT kind, balance::text FROM ledger.accounts WHERE shop_id = $1 AND currency = 'USD'`,
+      [shop],
+    );
+    return Object.fromEntries(rows.map((r) => [r.kind, Number(r.balance)]));
+  };
+  const reservePayout = (payoutId: string) =>
+    requester.request(Topics.ledgerCommands, shop, LedgerCommandTypes.reservePayout, {
+      payoutId,
+      shopId: shop,
+      provider: 'sandbox',
+      method: 'card_payout',
+      cost: { amount: '10.00', currency: 'USD' },
+    });
+
+  it('when a payout and a refund were held and never created, then both holds are voided once after the bound; a payout that exists keeps its hold', async () => {
+    await pg.query(`INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0)`, [shop]);
+    const orderId = randomUUID();
+    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
+      orderId,
+      shopId: shop,
+      merchantOrderId: 'o-1',
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '100.00', currency: 'USD' },
+      provider: 'sandbox',
+    } satisfies OrderStatusChanged);
+    await eventually(async () => ((await balances()).available === 100 ? true : undefined), 30_000, 'the 100.00');
+
+    const [orphanPayout, livePayout, orphanRefund] = [randomUUID(), randomUUID(), randomUUID()];
+    expect((await reservePayout(orphanPayout)).ok).toBe(true);
+    expect((await reservePayout(livePayout)).ok).toBe(true);
+    const refund = await requester.request(Topics.ledgerCommands, shop, LedgerCommandTypes.reserveRefund, {
+      refundId: orphanRefund,
+      orderId,
+      shopId: shop,
+      amount: '5.00',
+    });
+    expect(refund.ok).toBe(true);
+    expect(await balances()).toMatchObject({ available: 75, reserved: 25 });
+    // The live payout was created: its first event confirms its hold.
+    await send(Topics.payoutsEvents, livePayout, PayoutEventTypes.statusChanged, {
+      payoutId: livePayout,
+      shopId: shop,
+      merchantPayoutId: 'p-1',
+      sequence: 1,
+      status: 'registered',
+      previousStatus: null,
+      cost: { amount: '10.00', currency: 'USD' },
+    } satisfies PayoutStatusChanged);
+
+    await eventually(
+      async () => {
+        const b = await balances();
+        return b.available === 90 && b.reserved === 10 ? b : undefined;
+      },
+      20_000,
+      'the orphans voided',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const { rows } = await pg.query(
+      `SELECT (SELECT status FROM ledger.holds WHERE payout_id = $1) AS orphan_payout,
+              (SELECT status FROM ledger.holds WHERE payout_id = $2) AS live_payout,
+              (SELECT status FROM ledger.refund_holds WHERE refund_id = $3) AS orphan_refund,
+              (SELECT count(*)::int FROM ledger.transactions WHERE kind IN ('payout_voided', 'refund_voided')) AS voids`,
+      [orphanPayout, livePayout, orphanRefund],
+    );
+    expect(rows[0]).toEqual({ orphan_payout: 'voided', live_payout: 'held', orphan_refund: 'voided', voids: 2 });
+    expect(await balances()).toMatchObject({ available: 90, reserved: 10 });
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+  });
+});

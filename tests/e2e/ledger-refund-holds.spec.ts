@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { checkBooks, loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
+import { sign } from '@payments/providers/sandbox';
+import { eventually, http } from '@payments/testing';
+import { aShop, anOrder, TestShop } from '../support/merchant';
+import { TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { untilStatus } from '../support/wait';
+
+/**
+ * Issue 29, decision 276: a refund the shop's available balance cannot cover is refused at
+ * POST /order/refund with 1-06-03 and changes nothing; one within it is held before it is
+ * accepted and its debit posts once when the ledger books it. Gateway, orders, callbacks-ingest
+ * and a ledger on real Kafka and PostgreSQL.
+ */
+describe('ledger: refunds the balance must cover', () => {
+  let stack: TestStack;
+  let ledger: RunningLedger;
+  let pg: Client;
+  let shop: TestShop;
+
+  beforeAll(async () => {
+    const extraEnv = { LEDGER_HOLDS: 'true', LEDGER_SETTLEMENT_SWEEP_MS: '200' };
+    stack = await TestStack.start({
+      services: ['gateway', 'orders', 'callbacks-ingest', 'provider-sandbox'],
+      extraEnv,
+    });
+    ledger = await startLedger(loadLedgerConfig(stack.env(extraEnv)), 0);
+    pg = new Client({ connectionString: stack.databaseUrl });
+    await pg.connect();
+    shop = await aShop(stack.gateway!.url);
+  });
+
+  afterAll(async () => {
+    await pg?.end();
+    await ledger?.close();
+    await stack?.stop();
+  });
+
+  const gw = () => stack.gateway!.url;
+  const balances = async () => {
+    const { rows } = await pg.query<{ kind: string; balance: string }>(
+      `SELECT kind, balance::text FROM ledger.accounts WHERE shop_id = $1 AND currency = 'USD'`,
+      [shop.shopId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.kind, Number(r.balance)]));
+  };
+  const refund = (orderId: string, amount: string) =>
+    http('POST', `${gw()}/api/v1/order/refund`, {
+      token: shop.apiKey,
+      body: { orderId, cost: { amount, currency: 'USD' } },
+    });
+  const refundsOf = async (orderId: string) =>
+    (await pg.query(`SELECT amount::text FROM orders.refunds WHERE order_id = $1`, [orderId])).rows.map((r) =>
+      Number(r.amount),
+    );
+
+  async function paid(orderId: string): Promise<void> {
+    const raw = JSON.stringify({
+      eventId: `evt-${randomUUID()}`,
+      kind: 'payment',
+      reference: orderId,
+      paymentId: 'p1',
+      status: 'success',
+      amount: '100.99',
+      currency: 'USD',
+    });
+    const res = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
+      rawBody: raw,
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
+      },
+    });
+    expect(res.status).toBe(200);
+    await untilStatus(
+      async () => (await http('GET', `${gw()}/order/${orderId}`, { token: shop.apiKey })).body,
+      'completed',
+      `order ${orderId} completed`,
+    );
+  }
+
+  it('when a refund exceeds the available balance, then it is refused with 1-06-03 and nothing changes; one within it posts its debit once', async () => {
+    // The shop keeps 90.99 of a 100.99 payment (a fixed fee of 10.00), settled at once.
+    await pg.query(`INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0)`, [
+      shop.shopId,
+    ]);
+    await pg.query(`INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, '*', 'USD', 10)`, [
+      shop.shopId,
+    ]);
+    const order = await anOrder(gw(), shop);
+    await paid(order.id);
+    await eventually(
+      async () => ((await balances()).available === 90.99 ? true : undefined),
+      30_000,
+      'the settled 90.99',
+    );
+
+    // 95.00 is within what was paid (100.99) but not within the available 90.99.
+    const tooMuch = await refund(order.id, '95.00');
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.body).toMatchObject({
+      statusCode: '1-06-03',
+      retryAllowed: true,
+      errors: [{ path: 'cost.amount', message: expect.stringContaining('90.99') }],
+    });
+    expect(await refundsOf(order.id)).toEqual([]);
+    expect((await http('GET', `${gw()}/order/${order.id}`, { token: shop.apiKey })).body.status).toBe('completed');
+    expect(await balances()).toMatchObject({ available: 90.99, reserved: 0 });
+
+    const within = await refund(order.id, '50.00');
+    expect(within.status).toBe(200);
+    expect(within.body).toMatchObject({ status: 'partially_refunded' });
+    await eventually(
+      async () => {
+        const { rows } = await pg.query(
+          `SELECT count(*)::int AS n FROM ledger.transactions WHERE source_id = $1 AND kind = 'order_refunded'`,
+          [order.id],
+        );
+        return rows[0].n === 1 ? true : undefined;
+      },
+      20_000,
+      'the refund booked',
+    );
+    expect(await balances()).toMatchObject({ available: 40.99, reserved: 0, pending: 0 });
+    const { rows: holds } = await pg.query(`SELECT status FROM ledger.refund_holds WHERE order_id = $1`, [order.id]);
+    expect(holds).toEqual([{ status: 'posted' }]);
+
+    // What is left to refund (50.99) is more than what is left available (40.99): refused too.
+    const rest = await refund(order.id, '50.99');
+    expect(rest.status).toBe(422);
+    expect(rest.body.statusCode).toBe('1-06-03');
+    expect(await refundsOf(order.id)).toEqual([50]);
+    // Nothing more posts, and the books hold.
+    await new Promise((r) => setTimeout(r, 500));
+    const { rows: debits } = await pg.query(
+      `SELECT count(*)::int AS n FROM ledger.transactions WHERE source_id = $1 AND kind = 'order_refunded'`,
+      [order.id],
+    );
+    expect(debits[0].n).toBe(1);
+    expect(await balances()).toMatchObject({ available: 40.99, reserved: 0 });
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+  });
+});
