@@ -61,7 +61,7 @@ export function operationsOf(doc: any, service: string): Operation[] {
       const schemes = (op.security ?? []).flatMap((s: object) => Object.keys(s));
       const access = schemes.includes('operator-token')
         ? 'ops'
-        : schemes.includes('provider-signature')
+        : schemes.includes('provider-signature') || schemes.includes('payme-basic')
           ? 'provider'
           : schemes.length > 0
             ? 'merchant'
@@ -290,7 +290,11 @@ function requestArb(op: Operation): fc.Arbitrary<PlannedRequest> {
     ) as fc.Arbitrary<Record<string, string>>,
     body: bodyArb,
     mutation: mutationArb,
-    idempotencyCheck: op.method === 'POST' && op.access === 'merchant' ? fc.boolean() : fc.constant(false),
+    // Only where the document says the operation takes an Idempotency-Key (a provider's protocol has its own ids).
+    idempotencyCheck:
+      op.method === 'POST' && op.params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
+        ? fc.boolean()
+        : fc.constant(false),
   }) as fc.Arbitrary<PlannedRequest>;
 }
 

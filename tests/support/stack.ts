@@ -4,6 +4,7 @@ import {
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
 import { loadBackofficeConfig, RunningBackoffice, startBackoffice } from '@payments/apps/backoffice';
+import { loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import { loadGatewayConfig, RunningGateway, startGateway } from '@payments/apps/gateway';
 import { loadMethodsConfig, RunningMethods, startMethods } from '@payments/apps/methods';
@@ -61,13 +62,16 @@ type ServiceName =
   | 'merchant-callbacks'
   | 'payouts'
   | 'p2p'
-  | 'checkout';
+  | 'checkout'
+  | 'ledger';
 
 export interface StackOptions {
   /** The gateway comes with the backoffice: merchants' shops are made through the operators' API. */
   services?: ServiceName[];
   /** Adds the hosted pages (apps/checkout) to the default services. */
   checkout?: boolean;
+  /** Adds the books (apps/ledger, which answers GET /balance) to the default services. */
+  ledger?: boolean;
   orders?: OrdersModuleOptions;
   payouts?: PayoutsModuleOptions;
   p2p?: P2pModuleOptions;
@@ -90,6 +94,7 @@ export class TestStack {
   payouts?: RunningPayouts;
   p2p?: RunningP2p;
   checkout?: RunningCheckout;
+  ledger?: RunningLedger;
   readonly prefix = uniqueName('t') + '.';
   databaseUrl = '';
   /** Keys of this stack's card vault: generated, in memory only (docs/decisions.md 111). */
@@ -158,6 +163,7 @@ export class TestStack {
       'payouts',
       'p2p',
       ...(opts.checkout ? (['checkout'] as const) : []),
+      ...(opts.ledger ? (['ledger'] as const) : []),
     ];
     stack.extraEnv = opts.extraEnv ?? {};
     const env = () => stack.env(opts.extraEnv);
@@ -191,6 +197,7 @@ export class TestStack {
     if (services.includes('payouts'))
       stack.payouts = await startPayouts(loadPayoutsConfig(env()), 0, withoutProvider(opts.payouts));
     if (services.includes('p2p')) stack.p2p = await startP2p(loadP2pConfig(env()), 0, withoutProvider(opts.p2p));
+    if (services.includes('ledger')) stack.ledger = await startLedger(loadLedgerConfig(env()), 0);
     if (services.includes('checkout'))
       stack.checkout = await startCheckout(
         loadCheckoutConfig(tokenizing().withDefaults({ CHECKOUT_INSTANCE_ID: uniqueName('co') })),
@@ -239,6 +246,7 @@ export class TestStack {
     await this.methods?.close();
     await this.payouts?.close();
     await this.p2p?.close();
+    await this.ledger?.close();
     await this.deleteTopics?.();
     await this.dropDatabase?.();
   }

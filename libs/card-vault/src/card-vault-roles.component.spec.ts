@@ -7,8 +7,9 @@ import { CardVault } from './card-vault';
 import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
 
 const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
-const ROLES = ['gateway', 'backoffice', 'orders', 'payouts', 'p2p', 'methods', 'merchant_callbacks', 'callbacks_ingest']
-  .map((schema) => `payments_${schema}`)
+// Every service role the script lists (a new service cannot be missed), then the two it grants apart.
+const ROLES = [...ROLES_SQL.matchAll(/\('(payments_\w+)', '\w+'\)/g)]
+  .map((m) => m[1])
   .concat('payments_reconciliation', 'payments_checkout');
 
 function as(url: string, role: string): string {
