@@ -155,8 +155,8 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     topicPrefix: prefix,
     replicationFactor: 1,
   };
-  const topic = prefix + Topics.ordersCommands;
-  const dlq = prefix + dlqTopic(Topics.ordersCommands);
+  const topic = prefix + Topics.ledgerCommands;
+  const dlq = prefix + dlqTopic(Topics.ledgerCommands);
   const replies = `${prefix}${ReplyTopics.gateway}`;
   const maxAttempts = 3;
   const retryBackoffMs = 50;
@@ -188,7 +188,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const transport = new KafkaTransport({
       kafka,
       groupId: 'transport-spec',
-      topics: [Topics.ordersCommands],
+      topics: [Topics.ledgerCommands],
       maxAttempts,
       retryBackoffMs,
     });
@@ -243,7 +243,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
       occurredAt: expect.any(String),
       correlationId: env.correlationId,
       causationId: env.eventId,
-      payload: { ok: true, result: { echo: value, topic: Topics.ordersCommands } },
+      payload: { ok: true, result: { echo: value, topic: Topics.ledgerCommands } },
     });
     expect(reply.json.eventId).not.toBe(env.eventId);
     expect(calls.filter((c) => c.eventId === env.eventId)).toHaveLength(1);
@@ -312,7 +312,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.json?.eventId === failing.env.eventId);
     expect(dead.headers).toMatchObject({
       'dlq-error': `downstream unavailable (${marker})`,
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-original-partition': String(failing.partition),
       'dlq-original-offset': failing.offset,
       'dlq-consumer-group': 'transport-spec',
@@ -358,7 +358,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.json?.eventId === env.eventId);
     expect(dead.headers).toMatchObject({
       'dlq-error': `test.fail: payload.marker ${marker} is not allowed`,
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-attempts': '1',
     });
     expect(calls.filter((c) => c.eventId === env.eventId)).toHaveLength(1);
@@ -382,7 +382,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
       const dead = await deadLettered((m) => m.key === key);
       expect(dead.headers).toMatchObject({
         'dlq-error': reason,
-        'dlq-original-topic': Topics.ordersCommands,
+        'dlq-original-topic': Topics.ledgerCommands,
         'dlq-original-partition': String(meta.partition),
         'dlq-original-offset': meta.baseOffset,
         'dlq-attempts': '0',
@@ -397,7 +397,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.key === key);
     expect(dead.headers).toMatchObject({
       'dlq-error': 'no handler for message type "test.unknown"',
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-attempts': '0',
     });
     expect(dead.json).toEqual(env);
@@ -443,7 +443,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
 
       const call = batchCalls.find((c) => c.eventIds.includes(ids[0]))!;
       expect(call.eventIds).toEqual(ids);
-      expect(call).toMatchObject({ topic: Topics.ordersCommands, partition: 0 });
+      expect(call).toMatchObject({ topic: Topics.ledgerCommands, partition: 0 });
       expect((await effects(ids)).map((e) => e.event_id)).toEqual(ids);
     });
 
