@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
-import { HEALTH_TOPIC, replyTopic, Topics } from '@payments/contracts';
+import { commandTopic, CommandService, HEALTH_TOPIC, replyTopic } from '@payments/contracts';
 import { FingerprintKeyUse, readCardVaultConfig } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
 import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
@@ -257,8 +257,13 @@ describe('checkout (the hosted pages) in k8s', () => {
   const checkoutReplies = replyTopic('', 'checkout');
 
   it('when checkout asks a service, then its Kafka user may write exactly the topics apps/checkout asks on, and its health reports', () => {
+    // Checkout asks on the payers' command topics (decision 263): commandTopic('<service>', 'payer').
     const asked = [
-      ...new Set([...source.matchAll(/\bTopics\.(\w+)/g)].map((m) => Topics[m[1] as keyof typeof Topics])),
+      ...new Set(
+        [...source.matchAll(/\bcommandTopic\('([\w-]+)', 'payer'\)/g)].map((m) =>
+          commandTopic(m[1] as CommandService, 'payer'),
+        ),
+      ),
     ];
     expect(asked).not.toContain(undefined);
     expect(asked.length).toBeGreaterThan(0);

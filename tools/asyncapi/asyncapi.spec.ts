@@ -67,7 +67,9 @@ describe('docs/asyncapi.yaml, the AsyncAPI document of the Kafka topics', () => 
       });
     }
     const replies = topicContracts.flatMap((c) => c.messages.filter((m) => m.reply).map((m) => `${m.type}.reply`));
-    expect(typesOn('{requester}.replies')).toEqual(replies);
+    // A type of two audiences (order.get_for_operator) has one reply message; the document lists
+    // the topics of topicSpecs() in order, the merchants' first, so the order is not compared.
+    expect([...typesOn('{requester}.replies')].sort()).toEqual([...new Set(replies)].sort());
   });
 
   it('when libs/contracts declares a message type (the values of its *Types objects), then topicContracts documents it', () => {

@@ -1,4 +1,4 @@
-import { Topics } from '@payments/contracts';
+import { commandTopic, CommandServices, serviceCommandTopics, Topics } from '@payments/contracts';
 
 /**
  * One realistic example per message of docs/asyncapi.yaml: the payload of each message type and the
@@ -458,8 +458,8 @@ export const refusalExample = {
   extensions: { status: 'completed' },
 };
 
-/** Example keys, by topic. */
-export const keyExamples: Record<string, string> = {
+/** Example keys, by topic; each audience's command topic of a service is keyed as its merchants' one. */
+const merchantKeyExamples: Record<string, string> = {
   [Topics.ordersCommands]: ids.order,
   [Topics.payoutsCommands]: ids.payout,
   [Topics.p2pCommands]: ids.p2p,
@@ -472,4 +472,13 @@ export const keyExamples: Record<string, string> = {
   [Topics.payoutsEvents]: ids.payout,
   [Topics.p2pEvents]: ids.p2p,
   [Topics.shopsSettings]: ids.shop,
+};
+
+export const keyExamples: Record<string, string> = {
+  ...merchantKeyExamples,
+  ...Object.fromEntries(
+    CommandServices.flatMap((s) =>
+      serviceCommandTopics(s).map((t) => [t, merchantKeyExamples[commandTopic(s, 'merchant')]]),
+    ),
+  ),
 };

@@ -11,7 +11,7 @@ import {
   PayoutCommandTypes,
   ResolvedPayoutMethod,
   ResolvePayoutMethodQuery,
-  Topics,
+  commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { DEFAULT_PAGE_CARD_BRANDS, methodFits } from '@payments/methods-domain';
@@ -39,12 +39,22 @@ export class CheckoutRequests {
 
   readOrder(orderId: string, linkHash: string): Promise<Outcome<CheckoutOrderView>> {
     const query: GetOrderForCheckoutQuery = { orderId, linkHash };
-    return this.ask<CheckoutOrderView>(Topics.ordersCommands, orderId, OrderCommandTypes.getForCheckout, query);
+    return this.ask<CheckoutOrderView>(
+      commandTopic('orders', 'payer'),
+      orderId,
+      OrderCommandTypes.getForCheckout,
+      query,
+    );
   }
 
   readPayout(payoutId: string, linkHash: string): Promise<Outcome<CheckoutPayoutView>> {
     const query: GetPayoutForCheckoutQuery = { payoutId, linkHash };
-    return this.ask<CheckoutPayoutView>(Topics.payoutsCommands, payoutId, PayoutCommandTypes.getForCheckout, query);
+    return this.ask<CheckoutPayoutView>(
+      commandTopic('payouts', 'payer'),
+      payoutId,
+      PayoutCommandTypes.getForCheckout,
+      query,
+    );
   }
 
   /**
@@ -56,9 +66,14 @@ export class CheckoutRequests {
     const cached = this.methodsCache.get(v.shopId);
     let list = cached && Date.now() - cached.at < cached.ttl ? cached.methods : undefined;
     if (!list) {
-      const answer = await this.ask<MethodListView>(Topics.methodsQueries, v.shopId, MethodQueryTypes.paymentList, {
-        shopId: v.shopId,
-      });
+      const answer = await this.ask<MethodListView>(
+        commandTopic('methods', 'payer'),
+        v.shopId,
+        MethodQueryTypes.paymentList,
+        {
+          shopId: v.shopId,
+        },
+      );
       const all = answer.kind === 'ok' ? answer.value.methods : [];
       list = all
         .filter(
@@ -96,9 +111,14 @@ export class CheckoutRequests {
 
   /** The shop's payout methods that fit the payout (`methodFits`: currency, token standard, amount). */
   async payoutMethods(v: CheckoutPayoutView): Promise<PayoutPageMethod[]> {
-    const answer = await this.ask<MethodListView>(Topics.methodsQueries, v.shopId, MethodQueryTypes.payoutList, {
-      shopId: v.shopId,
-    });
+    const answer = await this.ask<MethodListView>(
+      commandTopic('methods', 'payer'),
+      v.shopId,
+      MethodQueryTypes.payoutList,
+      {
+        shopId: v.shopId,
+      },
+    );
     if (answer.kind !== 'ok') return [];
     return answer.value.methods
       .filter((m) => methodFits(m, { currency: v.currency, tokenStandard: v.tokenStandard, amount: v.amount }))
@@ -115,7 +135,7 @@ export class CheckoutRequests {
       amount: v.amount,
     };
     const answer = await this.ask<ResolvedPayoutMethod>(
-      Topics.methodsQueries,
+      commandTopic('methods', 'payer'),
       v.shopId,
       MethodQueryTypes.payoutResolve,
       query,

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Logger, Param, Post, Query, Req, Res } f
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { CardVault } from '@payments/card-vault';
-import { CheckoutOrderView, OrderCommandTypes, PayHostedCommand, Topics } from '@payments/contracts';
+import { CheckoutOrderView, OrderCommandTypes, PayHostedCommand, commandTopic } from '@payments/contracts';
 import { checkCardNumber, checkExpiry } from '@payments/methods-domain';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig } from './config';
 import { CheckoutRequests } from './checkout-requests';
@@ -160,7 +160,12 @@ export class CheckoutController {
     lang: string | undefined,
   ): Promise<void> {
     const paid = await this.orderViews.changing(link.linkHash, () =>
-      this.requests.ask<CheckoutOrderView>(Topics.ordersCommands, link.id, OrderCommandTypes.payHosted, command),
+      this.requests.ask<CheckoutOrderView>(
+        commandTopic('orders', 'payer'),
+        link.id,
+        OrderCommandTypes.payHosted,
+        command,
+      ),
     );
     if (paid.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();

@@ -8,7 +8,7 @@ import {
   PayoutCommandTypes,
   PayoutFieldSpec,
   SubmitPayoutDetailsCommand,
-  Topics,
+  commandTopic,
 } from '@payments/contracts';
 import { checkCardNumber, checkPayee, NO_CARD_NUMBER } from '@payments/methods-domain';
 import { CARD_VAULT, CHECKOUT_CONFIG, CheckoutConfig } from './config';
@@ -165,7 +165,12 @@ export class PayoutPageController {
       ...(Object.keys(cards).length > 0 ? { payeeCards: cards } : {}),
     };
     const sent = await this.payoutViews.changing(link.linkHash, () =>
-      this.requests.ask<CheckoutPayoutView>(Topics.payoutsCommands, link.id, PayoutCommandTypes.submitDetails, command),
+      this.requests.ask<CheckoutPayoutView>(
+        commandTopic('payouts', 'payer'),
+        link.id,
+        PayoutCommandTypes.submitDetails,
+        command,
+      ),
     );
     if (sent.kind === 'ok') {
       void reply.status(303).header('location', `${link.path}?lang=${locale}`).send();

@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ReplyTopics, Topics } from '@payments/contracts';
+import { ReplyTopics, serviceCommandTopics, Topics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { MerchantCallbacksConfig } from './config';
@@ -30,14 +30,15 @@ export async function startMerchantCallbacks(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      // Only the gateway asks (operators' replays, the merchants' events feed).
+      // The gateway (the merchants' events feed) and the backoffice (operators' replays) ask.
       replyTopics: [ReplyTopics.gateway, ReplyTopics.backoffice],
       topics: [
         Topics.ordersEvents,
         Topics.payoutsEvents,
         Topics.p2pEvents,
         Topics.shopsSettings,
-        Topics.merchantCallbacksCommands,
+        // One command topic per audience (decision 263): merchants' feed, operators' replays.
+        ...serviceCommandTopics('merchant-callbacks'),
       ],
     },
     httpPort,

@@ -1,4 +1,4 @@
-import { Topics } from '@payments/contracts';
+import { serviceCommandTopics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -30,7 +30,8 @@ export async function startMethods(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [Topics.methodsQueries],
+      // One topic per audience (decision 263): merchants, payers, operators.
+      topics: serviceCommandTopics('methods'),
     },
     httpPort,
     host,

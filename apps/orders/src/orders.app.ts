@@ -1,4 +1,4 @@
-import { Topics } from '@payments/contracts';
+import { serviceCommandTopics, Topics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka, OutboxRelayService } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -31,7 +31,8 @@ export async function startOrders(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [Topics.ordersCommands, Topics.providerEvents, Topics.shopsSettings],
+      // One command topic per audience (decision 263).
+      topics: [...serviceCommandTopics('orders'), Topics.providerEvents, Topics.shopsSettings],
     },
     httpPort,
     host,

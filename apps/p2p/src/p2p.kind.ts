@@ -10,6 +10,7 @@ import {
   parsePayload,
   resolveP2pCommand,
   ReplyTopics,
+  serviceCommandTopics,
   Topics,
 } from '@payments/contracts';
 import { defineTransferKind } from '@payments/transfers';
@@ -35,7 +36,8 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',
   topics: {
-    commands: Topics.p2pCommands,
+    // One topic per audience (decision 263): merchants, operators.
+    commands: serviceCommandTopics('p2p'),
     events: Topics.p2pEvents,
     replies: [ReplyTopics.gateway, ReplyTopics.backoffice],
   },

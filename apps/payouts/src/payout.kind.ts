@@ -9,6 +9,7 @@ import {
   PayoutView,
   resolvePayoutCommand,
   ReplyTopics,
+  serviceCommandTopics,
   Topics,
 } from '@payments/contracts';
 import { defineTransferKind } from '@payments/transfers';
@@ -49,7 +50,8 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   merchantIdField: 'merchantPayoutId',
   idField: 'payoutId',
   topics: {
-    commands: Topics.payoutsCommands,
+    // One topic per audience (decision 263): merchants, payers, operators.
+    commands: serviceCommandTopics('payouts'),
     events: Topics.payoutsEvents,
     replies: [ReplyTopics.gateway, ReplyTopics.backoffice, ReplyTopics.checkout],
   },

@@ -87,6 +87,7 @@ import {
   reservePayoutCommand,
 } from './ledger';
 import { TopicName, Topics } from './topics';
+import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
 
 /**
  * Which messages travel on which topic, keyed by what, between which services: the registry the
@@ -103,7 +104,7 @@ export interface MessageContract {
 }
 
 export interface TopicContract {
-  readonly topic: TopicName;
+  readonly topic: TopicName | string;
   readonly description: string;
   /** What the message key is: all messages of one aggregate stay in order on one partition. */
   readonly key: string;
@@ -123,7 +124,8 @@ const request = (type: string, summary: string, payload: z.ZodType, reply: z.Zod
   reply,
 });
 
-export const topicContracts: readonly TopicContract[] = [
+/** One entry per service's commands, every audience together: split by `byAudience` below. */
+const serviceContracts: readonly TopicContract[] = [
   {
     topic: Topics.ordersCommands,
     description:
@@ -411,3 +413,24 @@ export const topicContracts: readonly TopicContract[] = [
     ],
   },
 ];
+
+/**
+ * A service's commands split into one topic per audience (decision 263): each topic carries the
+ * types `commandAudiences` gives that audience, published by that audience's requester only.
+ */
+function byAudience(contract: TopicContract): TopicContract[] {
+  const path = commandTopicAudience(contract.topic);
+  if (!path) return [contract];
+  return serviceAudiences(path.service).map((audience) => {
+    const topic = commandTopic(path.service, audience);
+    return {
+      ...contract,
+      topic,
+      description: `${contract.description} This topic carries the commands of the ${audience} audience only (decision 263).`,
+      publishedBy: [audienceRequester[audience]],
+      messages: contract.messages.filter((m) => allowedOnTopic(m.type, topic)),
+    };
+  });
+}
+
+export const topicContracts: readonly TopicContract[] = serviceContracts.flatMap(byAudience);

@@ -1,4 +1,5 @@
 export * from './topics';
+export * from './audiences';
 export * from './envelope';
 export * from './schema';
 export * from './orders';

@@ -5,7 +5,7 @@ import { z } from 'zod';
  */
 export const replyError = z
   .object({
-    code: z.enum(['not_found', 'conflict', 'invalid', 'unprocessable']),
+    code: z.enum(['not_found', 'conflict', 'invalid', 'unprocessable', 'forbidden']),
     detail: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     extensions: z

@@ -1,3 +1,5 @@
+import { audienceCommandTopics } from './audiences';
+
 /**
  * Kafka topic names are a contract: operators' dashboards read them (ARCHITECTURE.md section 2).
  * A prefix (empty in production) lets test suites share one broker without seeing each other.
@@ -35,7 +37,7 @@ export function dlqTopic(topic: string): string {
 /** Every topic the system uses, with its dead-letter topic for each consumed one. */
 export function topicSpecs(prefix = ''): TopicSpec[] {
   const specs: TopicSpec[] = [];
-  for (const name of Object.values(Topics)) {
+  for (const name of [...Object.values(Topics), ...audienceCommandTopics()]) {
     const compacted = name === Topics.shopsSettings;
     specs.push({
       name: prefix + name,

@@ -7,6 +7,7 @@ const KIND: Record<ReplyError['code'], ProblemKind> = {
   conflict: 'conflict',
   invalid: 'validation',
   unprocessable: 'unprocessable',
+  forbidden: 'forbidden',
 };
 
 /**

@@ -53,7 +53,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
 
       const call = batchCalls.find((c) => c.eventIds.includes(ids[0]))!;
       expect(call.eventIds).toEqual(ids);
-      expect(call).toMatchObject({ topic: Topics.ordersCommands, partition: 0 });
+      expect(call).toMatchObject({ topic: Topics.ledgerCommands, partition: 0 });
       expect((await effects(ids)).map((e) => e.event_id)).toEqual(ids);
     });
 

@@ -30,7 +30,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
       occurredAt: expect.any(String),
       correlationId: env.correlationId,
       causationId: env.eventId,
-      payload: { ok: true, result: { echo: value, topic: Topics.ordersCommands } },
+      payload: { ok: true, result: { echo: value, topic: Topics.ledgerCommands } },
     });
     expect(reply.json.eventId).not.toBe(env.eventId);
     expect(calls.filter((c) => c.eventId === env.eventId)).toHaveLength(1);
@@ -99,7 +99,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.json?.eventId === failing.env.eventId);
     expect(dead.headers).toMatchObject({
       'dlq-error': `downstream unavailable (${marker})`,
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-original-partition': String(failing.partition),
       'dlq-original-offset': failing.offset,
       'dlq-consumer-group': 'transport-spec',
@@ -145,7 +145,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.json?.eventId === env.eventId);
     expect(dead.headers).toMatchObject({
       'dlq-error': `test.fail: payload.marker ${marker} is not allowed`,
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-attempts': '1',
     });
     expect(calls.filter((c) => c.eventId === env.eventId)).toHaveLength(1);
@@ -169,7 +169,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
       const dead = await deadLettered((m) => m.key === key);
       expect(dead.headers).toMatchObject({
         'dlq-error': reason,
-        'dlq-original-topic': Topics.ordersCommands,
+        'dlq-original-topic': Topics.ledgerCommands,
         'dlq-original-partition': String(meta.partition),
         'dlq-original-offset': meta.baseOffset,
         'dlq-attempts': '0',
@@ -184,7 +184,7 @@ describe('KafkaTransport in a NestJS microservice against Kafka', () => {
     const dead = await deadLettered((m) => m.key === key);
     expect(dead.headers).toMatchObject({
       'dlq-error': 'no handler for message type "test.unknown"',
-      'dlq-original-topic': Topics.ordersCommands,
+      'dlq-original-topic': Topics.ledgerCommands,
       'dlq-attempts': '0',
     });
     expect(dead.json).toEqual(env);

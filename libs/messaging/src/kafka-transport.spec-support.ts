@@ -152,8 +152,8 @@ export function kafkaTransportHarness() {
     topicPrefix: prefix,
     replicationFactor: 1,
   };
-  const topic = prefix + Topics.ordersCommands;
-  const dlq = prefix + dlqTopic(Topics.ordersCommands);
+  const topic = prefix + Topics.ledgerCommands;
+  const dlq = prefix + dlqTopic(Topics.ledgerCommands);
   const replies = `${prefix}${ReplyTopics.gateway}`;
   const maxAttempts = 3;
   const retryBackoffMs = 50;
@@ -185,7 +185,7 @@ export function kafkaTransportHarness() {
     const transport = new KafkaTransport({
       kafka,
       groupId: 'transport-spec',
-      topics: [Topics.ordersCommands],
+      topics: [Topics.ledgerCommands],
       maxAttempts,
       retryBackoffMs,
     });

@@ -17,6 +17,7 @@ import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
 import { TopicProducers } from './topic-producers';
 import { ReplySender } from './reply-sender';
+import { onItsPath, refusal } from './audience-guard';
 import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
 import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
@@ -248,7 +249,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (messages.length === 0) return;
     const finished = new Set<string>();
     let failure: unknown;
-    for (const segment of this.segments(messages)) {
+    for (const segment of this.segments(unprefixed(this.opts.kafka, topic), messages)) {
       if (failure !== undefined || !isRunning() || isStale()) break;
       if (segment.kind === 'batch') {
         await this.acquireSlot();
@@ -280,7 +281,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   /** Cuts a partition's batch into runs of one batch handler's messages and runs of the rest, in offset order. */
-  private segments(messages: KafkaMessage[]): Segment[] {
+  private segments(contractTopic: string, messages: KafkaMessage[]): Segment[] {
     const segments: Segment[] = [];
     for (const message of messages) {
       let item: BatchItem | undefined;
@@ -289,7 +290,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       this.parsed.set(message, parsed);
       if (!header(message.headers, ReplyHeaders.replyTopic)) {
         handler = parsed.kind === 'ok' ? (this.getHandlerByPattern(parsed.envelope.type) ?? undefined) : undefined;
-        if (parsed.kind === 'ok' && handler?.extras?.batch === true) item = { message, env: parsed.envelope };
+        const batch = parsed.kind === 'ok' && handler?.extras?.batch === true;
+        if (batch && onItsPath(contractTopic, parsed.envelope.type)) item = { message, env: parsed.envelope };
       }
       const tail = segments[segments.length - 1];
       if (item) {
@@ -456,6 +458,14 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       return;
     }
     const env = parsed.envelope;
+    // A command that did not come through its audience's path: answered or dropped, never handled.
+    const refused = refusal(
+      unprefixed(this.opts.kafka, topic),
+      env,
+      header(message.headers, ReplyHeaders.replyTopic),
+      this.opts.kafka.topicPrefix,
+    );
+    if (refused) return refused.answer && this.reply(env, message.headers, refused.answer);
     const handler = this.getHandlerByPattern(env.type);
     if (!handler) {
       await this.deadLetter(source, message.value, message.headers, `no handler for message type "${env.type}"`, 0);

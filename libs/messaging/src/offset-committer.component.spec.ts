@@ -24,7 +24,7 @@ class CountingModule {}
 
 describe('KafkaTransport offset commits against Kafka (KAFKA_COMMIT_INTERVAL_MS)', () => {
   const prefix = `${uniqueName('oc')}.`;
-  const topic = prefix + Topics.ordersCommands;
+  const topic = prefix + Topics.ledgerCommands;
   const kafka = (commitIntervalMs: number): KafkaConfig => ({
     brokers: testBrokers(),
     clientId: 'offset-committer-spec',
@@ -52,7 +52,7 @@ describe('KafkaTransport offset commits against Kafka (KAFKA_COMMIT_INTERVAL_MS)
     await topics?.deleteAll();
   });
 
-  async function start(groupId: string, commitIntervalMs: number, contractTopic: string = Topics.ordersCommands) {
+  async function start(groupId: string, commitIntervalMs: number, contractTopic: string = Topics.ledgerCommands) {
     const transport = new KafkaTransport({ kafka: kafka(commitIntervalMs), groupId, topics: [contractTopic] });
     const app = await NestFactory.createMicroservice(CountingModule, { strategy: transport, logger: false });
     apps.push(app);
@@ -102,9 +102,9 @@ describe('KafkaTransport offset commits against Kafka (KAFKA_COMMIT_INTERVAL_MS)
 
   it('when the consumer stops before its interval has passed, then what it finished is committed and not handled again after a restart', async () => {
     // A topic of its own: nothing of the test before is read by this group.
-    const own = prefix + Topics.payoutsCommands;
+    const own = prefix + Topics.ordersEvents;
     const groupId = 'oc-stop';
-    const first = await start(groupId, 60_000, Topics.payoutsCommands);
+    const first = await start(groupId, 60_000, Topics.ordersEvents);
     const key = randomUUID();
     const sent: { partition: number; offset: string }[] = [];
     for (let i = 0; i < 5; i++) sent.push(await sendHandled(key, own));
@@ -118,7 +118,7 @@ describe('KafkaTransport offset commits against Kafka (KAFKA_COMMIT_INTERVAL_MS)
     expect(await committed(groupId, partition, own)).toBe(last + 1n);
 
     const before = handled.length;
-    await start(groupId, 60_000, Topics.payoutsCommands);
+    await start(groupId, 60_000, Topics.ordersEvents);
     const next = await sendHandled(key, own);
     expect(BigInt(next.offset)).toBe(last + 1n);
     // The restarted member began after the five: it handled the new message only.

@@ -51,7 +51,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     const transport = new KafkaTransport({
       kafka,
       groupId: 'echo-responder',
-      topics: [Topics.methodsQueries],
+      topics: [Topics.ledgerCommands],
       maxAttempts: 1,
       retryBackoffMs: 10,
     });
@@ -89,7 +89,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
       Array.from({ length: 50 }, (_, i) => {
         const value = `${from}-${i}-${randomUUID()}`;
         return client
-          .request<Echo>(Topics.methodsQueries, `shop-${i % 7}`, 'test.echo', { value, from })
+          .request<Echo>(Topics.ledgerCommands, `shop-${i % 7}`, 'test.echo', { value, from })
           .then((reply) => ({ sent: value, reply }));
       });
     const results = await Promise.allSettled([...fire(gatewayA, 'a'), ...fire(gatewayB, 'b')]);
@@ -106,7 +106,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
 
   it('when replies were read, then the reply group commits nothing (the broker forgets it once empty)', async () => {
     const value = randomUUID();
-    await gatewayA.request<Echo>(Topics.methodsQueries, 'shop-commit', 'test.echo', { value, from: 'a' });
+    await gatewayA.request<Echo>(Topics.ledgerCommands, 'shop-commit', 'test.echo', { value, from: 'a' });
     await new Promise((r) => setTimeout(r, 1500));
     const [entry] = await admin!.fetchOffsets({ groupId: gatewayA.groupId, topics: [gatewayA.replyTopic] });
     expect(entry.partitions.map((p) => p.offset)).toEqual(entry.partitions.map(() => '-1'));
@@ -120,7 +120,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     );
     clients.push(late);
     await late.start();
-    const reply = await late.request<Echo>(Topics.methodsQueries, 'shop-late', 'test.echo', {
+    const reply = await late.request<Echo>(Topics.ledgerCommands, 'shop-late', 'test.echo', {
       value: 'late-1',
       from: 'l',
     });
@@ -175,7 +175,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     clients.push(instance);
     await instance.start();
     expect(await admin!.listTopics()).toContain(instance.replyTopic);
-    const ok = await instance.request<Echo>(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'c-1', from: 'c' });
+    const ok = await instance.request<Echo>(Topics.ledgerCommands, 'shop-1', 'test.echo', { value: 'c-1', from: 'c' });
     expect(ok).toEqual({ ok: true, result: { value: 'c-1', from: 'c' } });
 
     const waiting = instance.request(
@@ -199,13 +199,13 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     );
     expect(await admin!.listTopics()).toContain(instance.replyTopic);
     // The other instances on the topic are unaffected.
-    const after = await gatewayB.request<Echo>(Topics.methodsQueries, 'shop-1', 'test.echo', {
+    const after = await gatewayB.request<Echo>(Topics.ledgerCommands, 'shop-1', 'test.echo', {
       value: 'b-after',
       from: 'b',
     });
     expect(after).toEqual({ ok: true, result: { value: 'b-after', from: 'b' } });
     await expect(
-      instance.request(Topics.methodsQueries, 'shop-1', 'test.echo', { value: 'late', from: 'c' }),
+      instance.request(Topics.ledgerCommands, 'shop-1', 'test.echo', { value: 'late', from: 'c' }),
     ).rejects.toThrow('request client not started');
   });
 
@@ -218,7 +218,7 @@ describe('KafkaRequestClient: request-reply over Kafka with several gateway inst
     clients.push(instance);
     await instance.start();
     const ask = (value: string, timeoutMs = 3000) =>
-      instance.request<Echo>(Topics.methodsQueries, 'shop-x', 'test.echo', { value, from: 'x' }, { timeoutMs });
+      instance.request<Echo>(Topics.ledgerCommands, 'shop-x', 'test.echo', { value, from: 'x' }, { timeoutMs });
     expect(await ask('before')).toEqual({ ok: true, result: { value: 'before', from: 'x' } });
     await admin!.deleteTopics({ topics: [instance.replyTopic] });
     await eventually(

@@ -155,6 +155,12 @@ export const PaymentsMetrics = {
     help: 'Whether the process can still recover by itself (1); 0: /health/live fails and an orchestrator restarts it.',
     labelNames: [],
   }),
+  commandsRefused: new Counter<'topic' | 'reason' | 'outcome'>({
+    name: 'payments_commands_refused_total',
+    help: 'Commands refused by their consumer because they did not come through their audience (decision 263), by command topic, reason (wrong_audience: a type not allowed on the topic; wrong_reply_topic: a reply topic of another audience) and outcome (answered with a refusal, or dropped).',
+    labelNames: ['topic', 'reason', 'outcome'],
+    registers: [metricsRegistry],
+  }),
   repliesDropped: new Counter<'topic' | 'reason'>({
     name: 'payments_replies_dropped_total',
     help: 'Replies to requests over Kafka given up, by reply topic ("other": not a reply topic of this service) and reason: unknown_topic, expired (the requester had stopped waiting), send_failed, timeout.',

@@ -55,7 +55,7 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   /** The event field that holds our id, e.g. `payoutId`. */
   idField: string;
   /** `replies`: the reply topics of the requesters that ask it (ReplyTopics), and only those. */
-  topics: { commands: string; events: string; replies: readonly string[] };
+  topics: { commands: readonly string[]; events: string; replies: readonly string[] };
   commandTypes: { create: string; get: string; getByMerchantId: string; listForOperator: string; resolve: string };
   statusChangedType: string;
   /** The provider dispatch queue: its ids' prefix and its column naming the transfer. */

@@ -35,7 +35,7 @@ export async function startTransferService(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [kind.topics.commands, Topics.providerEvents],
+      topics: [...kind.topics.commands, Topics.providerEvents],
       replyTopics: kind.topics.replies,
     },
     httpPort,

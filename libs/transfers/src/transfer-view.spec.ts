@@ -21,7 +21,7 @@ const giftKind = defineTransferKind<GiftEntity, Record<string, unknown>>({
   migrations: [],
   merchantIdField: 'merchantGiftId',
   idField: 'giftId',
-  topics: { commands: 'gifts.commands', events: 'gifts.events', replies: ['gateway.replies'] },
+  topics: { commands: ['gifts.commands'], events: 'gifts.events', replies: ['gateway.replies'] },
   commandTypes: {
     create: 'gift.create',
     get: 'gift.get',

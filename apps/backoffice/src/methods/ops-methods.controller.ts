@@ -22,8 +22,8 @@ import {
   MethodListView,
   MethodQueryTypes,
   MethodView,
-  Topics,
   UpdateMethodCommand,
+  commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { checkMethodDefinition } from '@payments/methods-domain';
@@ -105,7 +105,7 @@ abstract class OpsMethodsRoutes {
         errors,
       );
     const command: CreateMethodCommand = { methodId: randomUUID(), shopId, direction: this.direction, ...def };
-    return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.create, command);
+    return ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.create, command);
   }
 
   /** The method as it was, for the audit record's `before` (not a route). */
@@ -116,7 +116,10 @@ abstract class OpsMethodsRoutes {
   protected async doList(shopId: string): Promise<MethodListView> {
     await this.shopMustExist(shopId);
     const type = this.direction === 'payment' ? MethodQueryTypes.paymentList : MethodQueryTypes.payoutList;
-    return ask<MethodListView>(this.client, Topics.methodsQueries, shopId, type, { shopId, includeDisabled: true });
+    return ask<MethodListView>(this.client, commandTopic('methods', 'operator'), shopId, type, {
+      shopId,
+      includeDisabled: true,
+    });
   }
 
   protected async doUpdate(shopId: string, methodId: string, body: UpdateMethodDto): Promise<MethodView> {
@@ -135,13 +138,13 @@ abstract class OpsMethodsRoutes {
       ...(body.provider != null ? { provider: body.provider } : {}),
       ...(body.enabled != null ? { enabled: body.enabled } : {}),
     };
-    return ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.update, command);
+    return ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.update, command);
   }
 
   protected async doDelete(shopId: string, methodId: string): Promise<void> {
     await this.shopMustExist(shopId);
     const command: DeleteMethodCommand = { methodId, shopId, direction: this.direction };
-    await ask<MethodView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.delete, command);
+    await ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.delete, command);
   }
 }
 

@@ -40,7 +40,7 @@ import {
   MerchantCallbackCommandTypes,
   ReplayDeliveriesCommand,
   ReplayResult,
-  Topics,
+  commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
@@ -172,7 +172,7 @@ export class OpsCallbacksController {
     };
     return ask<DeliveryPage>(
       this.client,
-      Topics.merchantCallbacksCommands,
+      commandTopic('merchant-callbacks', 'operator'),
       q.shopId ?? q.objectId ?? 'all',
       MerchantCallbackCommandTypes.list,
       query,
@@ -198,7 +198,7 @@ export class OpsCallbacksController {
     };
     return ask<ReplayResult>(
       this.client,
-      Topics.merchantCallbacksCommands,
+      commandTopic('merchant-callbacks', 'operator'),
       body.shopId ?? 'replay',
       MerchantCallbackCommandTypes.replayMany,
       command,
@@ -214,7 +214,7 @@ export class OpsCallbacksController {
   get(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryDetailView> {
     return ask<DeliveryDetailView>(
       this.client,
-      Topics.merchantCallbacksCommands,
+      commandTopic('merchant-callbacks', 'operator'),
       deliveryId,
       MerchantCallbackCommandTypes.get,
       { deliveryId },
@@ -245,7 +245,7 @@ export class OpsCallbacksController {
     );
     return ask<DeliveryView>(
       this.client,
-      Topics.merchantCallbacksCommands,
+      commandTopic('merchant-callbacks', 'operator'),
       deliveryId,
       MerchantCallbackCommandTypes.replay,
       { deliveryId },

@@ -21,7 +21,7 @@ import {
   OrderView,
   ResolveOrderCommand,
   ShopSettingsSnapshot,
-  Topics,
+  commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
@@ -174,7 +174,7 @@ export class OpsSettingsController {
     };
     return ask<OrderPage>(
       this.client,
-      Topics.ordersCommands,
+      commandTopic('orders', 'operator'),
       q.shopId ?? 'list',
       OrderCommandTypes.listForOperator,
       query,
@@ -191,7 +191,7 @@ export class OpsSettingsController {
     const query: GetOrderForOperatorQuery = { orderId };
     const view = await ask<OrderView>(
       this.client,
-      Topics.ordersCommands,
+      commandTopic('orders', 'operator'),
       orderId,
       OrderCommandTypes.getForOperator,
       query,
@@ -220,6 +220,6 @@ export class OpsSettingsController {
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
     };
-    return ask<OrderView>(this.client, Topics.ordersCommands, orderId, OrderCommandTypes.resolve, command);
+    return ask<OrderView>(this.client, commandTopic('orders', 'operator'), orderId, OrderCommandTypes.resolve, command);
   }
 }

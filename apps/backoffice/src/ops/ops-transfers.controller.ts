@@ -14,7 +14,7 @@ import {
   PayoutView,
   ResolveP2pCommand,
   ResolvePayoutCommand,
-  Topics,
+  commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
@@ -192,7 +192,7 @@ export class OpsTransfersController {
   listPayouts(@Query() q: ListTransfersDto): Promise<PayoutPage> {
     return ask<PayoutPage>(
       this.client,
-      Topics.payoutsCommands,
+      commandTopic('payouts', 'operator'),
       q.shopId ?? q.id ?? 'list',
       PayoutCommandTypes.listForOperator,
       listQuery(q),
@@ -208,7 +208,7 @@ export class OpsTransfersController {
   listP2p(@Query() q: ListTransfersDto): Promise<P2pPage> {
     return ask<P2pPage>(
       this.client,
-      Topics.p2pCommands,
+      commandTopic('p2p', 'operator'),
       q.shopId ?? q.id ?? 'list',
       P2pCommandTypes.listForOperator,
       listQuery(q),
@@ -253,7 +253,13 @@ export class OpsTransfersController {
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
     };
-    return ask<PayoutView>(this.client, Topics.payoutsCommands, payoutId, PayoutCommandTypes.resolve, command);
+    return ask<PayoutView>(
+      this.client,
+      commandTopic('payouts', 'operator'),
+      payoutId,
+      PayoutCommandTypes.resolve,
+      command,
+    );
   }
 
   @Post('p2p/:p2pId/resolve')
@@ -280,6 +286,6 @@ export class OpsTransfersController {
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
     };
-    return ask<P2pView>(this.client, Topics.p2pCommands, p2pId, P2pCommandTypes.resolve, command);
+    return ask<P2pView>(this.client, commandTopic('p2p', 'operator'), p2pId, P2pCommandTypes.resolve, command);
   }
 }

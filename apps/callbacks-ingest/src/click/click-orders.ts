@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { OrderCommandTypes, OrderView, RefundOrderCommand, Topics } from '@payments/contracts';
+import { commandTopic, OrderCommandTypes, OrderView, RefundOrderCommand } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ClickOrderState } from '@payments/providers/click';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
@@ -24,7 +24,7 @@ export class ClickOrders {
     if (!this.client) return { kind: 'down' };
     try {
       const reply = await this.client.request<OrderView>(
-        Topics.ordersCommands,
+        commandTopic('orders', 'provider'),
         orderId,
         OrderCommandTypes.getForOperator,
         { orderId },
@@ -58,7 +58,7 @@ export class ClickOrders {
     if (!this.client) return 'down';
     try {
       const reply = await this.client.request<OrderView>(
-        Topics.ordersCommands,
+        commandTopic('orders', 'provider'),
         command.orderId,
         OrderCommandTypes.refund,
         command,
