@@ -2,7 +2,13 @@
 // type, resends, refusals.
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
-import { MethodQueryTypes, ResolvedPayoutMethod, ResolvePayoutMethodQuery, Topics } from '@payments/contracts';
+import {
+  commandTopic,
+  MethodQueryTypes,
+  ResolvedPayoutMethod,
+  ResolvePayoutMethodQuery,
+  Topics,
+} from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { checkPayee } from '@payments/methods-domain';
 import { testBrokers, uniqueName } from '@payments/testing';
@@ -21,16 +27,25 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
 
   describe('method.payout.resolve over Kafka (what the payouts service asks)', () => {
     let client: KafkaRequestClient;
+    /** Creating a method is an operator's command: it comes from the backoffice, on the operators' topic (decision 263). */
+    let operators: KafkaRequestClient;
 
     beforeAll(async () => {
-      client = new KafkaRequestClient(
-        { brokers: testBrokers(), clientId: 'methods-spec', topicPrefix: stack.prefix, replicationFactor: 1 },
-        { requester: 'gateway', instanceId: uniqueName('payouts-client') },
+      const kafka = {
+        brokers: testBrokers(),
+        clientId: 'methods-spec',
+        topicPrefix: stack.prefix,
+        replicationFactor: 1,
+      };
+      client = new KafkaRequestClient(kafka, { requester: 'gateway', instanceId: uniqueName('payouts-client') }, 15000);
+      operators = new KafkaRequestClient(
+        kafka,
+        { requester: 'backoffice', instanceId: uniqueName('ops-client') },
         15000,
       );
-      await client.start();
+      await Promise.all([client.start(), operators.start()]);
     });
-    afterAll(async () => client?.stop());
+    afterAll(async () => Promise.all([client?.stop(), operators?.stop()]));
 
     const resolve = (q: Omit<ResolvePayoutMethodQuery, 'shopId'>, shopId = shop.shopId) =>
       client.request<ResolvedPayoutMethod>(Topics.methodsQueries, shopId, MethodQueryTypes.payoutResolve, {
@@ -74,14 +89,14 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
         provider: 'sandbox',
         enabled: true,
       };
-      const first = await client.request<{ id: string }>(
-        Topics.methodsQueries,
+      const first = await operators.request<{ id: string }>(
+        commandTopic('methods', 'operator'),
         shop.shopId,
         MethodQueryTypes.create,
         command,
       );
-      const second = await client.request<{ id: string }>(
-        Topics.methodsQueries,
+      const second = await operators.request<{ id: string }>(
+        commandTopic('methods', 'operator'),
         shop.shopId,
         MethodQueryTypes.create,
         command,
