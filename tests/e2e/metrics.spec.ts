@@ -104,7 +104,9 @@ describe('metrics', () => {
     const depth = async () =>
       valueOf((await collectorMetrics()).series, 'payments_dead_letter_messages', { topic: dlq });
     const before = await eventually(depth, 15_000, `a depth for ${dlq}`);
-    await sendUnhandled(Topics.methodsQueries, 1);
+    // Written to the dead-letter topic itself: since decision 263 a command topic's consumer drops a
+    // type no audience may send instead of dead-lettering it.
+    await sendUnhandled(dlq, 1);
     await eventually(async () => ((await depth()) === before + 1 ? true : undefined), 30_000, `${dlq} depth +1`);
   }, 60_000);
 

@@ -55,15 +55,22 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
     }
   }
 
-  /** Writes a `payout.get` to payouts.commands as a requester reading `replyTopic` would. */
+  /**
+   * Asks payouts as the requester reading `replyTopic` would, on that requester's path (decision
+   * 263): checkout's reply topic is the payers' (`payout.get_for_checkout` on payouts.payer-commands),
+   * any other the merchants' (`payout.get` on payouts.commands). Either answers an unknown payout.
+   */
   async function askPayouts(replyTopic: string, headers: Record<string, string> = {}): Promise<string> {
+    const payer = replyTopic.endsWith('checkout.replies');
     const request = envelope({
-      type: 'payout.get',
-      payload: { payoutId: randomUUID(), shopId: shop.shopId },
+      type: payer ? 'payout.get_for_checkout' : 'payout.get',
+      payload: payer
+        ? { payoutId: randomUUID(), linkHash: 'a'.repeat(64) }
+        : { payoutId: randomUUID(), shopId: shop.shopId },
       occurredAt: new Date(),
     });
     await producer.send({
-      topic: `${stack.prefix}payouts.commands`,
+      topic: `${stack.prefix}${payer ? 'payouts.payer-commands' : 'payouts.commands'}`,
       messages: [
         { key: request.eventId, value: JSON.stringify(request), headers: { 'reply-topic': replyTopic, ...headers } },
       ],
@@ -101,6 +108,12 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
     return valuesOf(series, 'payments_replies_dropped_total', { reason }).reduce((sum, v) => sum + v, 0);
   }
 
+  /** Commands payouts refused without handling them (decision 263), by reason. */
+  async function refused(reason: string): Promise<number> {
+    const { series } = await scrape(`http://127.0.0.1:${stack.payouts!.port}`);
+    return valuesOf(series, 'payments_commands_refused_total', { reason }).reduce((sum, v) => sum + v, 0);
+  }
+
   it('when a reply topic payouts answered on is deleted, then payouts still answers the next requester and keeps answering past a metadata refresh', async () => {
     const gone = `${stack.prefix}checkout.replies`;
     await ensureTopic(gone);
@@ -126,9 +139,14 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
   });
 
   it("when a request names a reply topic that is not a requester's (a vanished instance's topic of an earlier version), then its reply is dropped at once and payouts keeps answering", async () => {
-    const before = await dropped('unknown_topic');
+    // Since decision 263 the audience guard drops it before the handler: not the merchants' reply topic.
+    const before = await refused('wrong_reply_topic');
     await askPayouts(`${stack.prefix}gateway.replies.${uniqueName('vanished')}`);
-    await eventually(async () => ((await dropped('unknown_topic')) > before ? true : undefined), 20_000, 'the drop');
+    await eventually(
+      async () => ((await refused('wrong_reply_topic')) > before ? true : undefined),
+      20_000,
+      'the drop',
+    );
     await payoutsKeepsAnswering();
   });
 
