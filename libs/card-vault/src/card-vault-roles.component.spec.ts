@@ -1,46 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { Client } from 'pg';
 import { EnvReader } from '@payments/platform';
-import { createTestDatabase } from '@payments/testing';
+import { asRole, createTestDatabase, DB_ROLES_SQL, ensureDbRoles, runSql } from '@payments/testing';
 import { CardVault } from './card-vault';
 import { generatedCardVaultEnv, readCardVaultConfig } from './card-vault-config';
-
-const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
-// Every service role the script lists (a new service cannot be missed), then the two it grants apart.
-const ROLES = [...ROLES_SQL.matchAll(/\('(payments_\w+)', '\w+'\)/g)]
-  .map((m) => m[1])
-  .concat('payments_reconciliation', 'payments_checkout');
-
-function as(url: string, role: string): string {
-  const u = new URL(url);
-  u.username = role;
-  u.password = 'role-test-password';
-  return u.toString();
-}
-
-async function run<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** The services' roles, as CloudNativePG makes them in a cluster (they are the cluster's, not the database's). */
-async function ensureRoles(url: string): Promise<void> {
-  for (const role of ROLES)
-    await run(
-      url,
-      `DO $$ BEGIN
-         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
-       -- roles are the cluster's: another suite may create the same one at the same moment
-       EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
-       END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
-    );
-}
 
 /** The card vault under the per-service roles of k8s/infra/db-roles.sql, against a real PostgreSQL. */
 describe('card vault under the per-service database roles', () => {
@@ -48,16 +9,16 @@ describe('card vault under the per-service database roles', () => {
   const config = readCardVaultConfig(new EnvReader(generatedCardVaultEnv()));
   const vaults: CardVault[] = [];
   const vaultAs = (role: string) => {
-    const vault = new CardVault(as(db.url, role), config, { poolSize: 1 });
+    const vault = new CardVault(asRole(db.url, role), config, { poolSize: 1 });
     vaults.push(vault);
     return vault;
   };
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await ensureRoles(db.url);
-    await run(db.url, ROLES_SQL);
-    await run(db.url, ROLES_SQL); // idempotent
+    await ensureDbRoles(db.url);
+    await runSql(db.url, DB_ROLES_SQL);
+    await runSql(db.url, DB_ROLES_SQL); // idempotent
   });
 
   afterAll(async () => {
@@ -74,14 +35,14 @@ describe('card vault under the per-service database roles', () => {
       await vault.migrate();
       await expect(vault.detokenize(card.token)).resolves.toBe('4111111111111111');
     }
-    await expect(run(as(db.url, 'payments_gateway'), 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
+    await expect(runSql(asRole(db.url, 'payments_gateway'), 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
       /permission denied for schema card_vault/,
     );
   });
 
   it('when another service reads the vault, then PostgreSQL refuses', async () => {
     for (const role of ['payments_methods', 'payments_merchant_callbacks'])
-      await expect(run(as(db.url, role), 'SELECT * FROM card_vault.cards')).rejects.toThrow(
+      await expect(runSql(asRole(db.url, role), 'SELECT * FROM card_vault.cards')).rejects.toThrow(
         /permission denied for schema card_vault/,
       );
   });
@@ -97,34 +58,38 @@ describe('card vault under the per-service database roles', () => {
 
   it('when checkout reads a sealed number, changes or removes a card, or reads another schema, then PostgreSQL refuses', async () => {
     const card = await vaultAs('payments_gateway').tokenize('5555555555554444');
-    const checkout = as(db.url, 'payments_checkout');
-    await expect(run(checkout, 'SELECT ciphertext FROM card_vault.cards')).rejects.toThrow(
+    const checkout = asRole(db.url, 'payments_checkout');
+    await expect(runSql(checkout, 'SELECT ciphertext FROM card_vault.cards')).rejects.toThrow(
       /permission denied for table cards/,
     );
-    await expect(run(checkout, 'SELECT * FROM card_vault.cards')).rejects.toThrow(/permission denied for table cards/);
+    await expect(runSql(checkout, 'SELECT * FROM card_vault.cards')).rejects.toThrow(
+      /permission denied for table cards/,
+    );
     await expect(
-      run(checkout, `UPDATE card_vault.cards SET erased_at = now() WHERE token = '${card.token}'`),
+      runSql(checkout, `UPDATE card_vault.cards SET erased_at = now() WHERE token = '${card.token}'`),
     ).rejects.toThrow(/permission denied for table cards/);
-    await expect(run(checkout, `DELETE FROM card_vault.cards WHERE token = '${card.token}'`)).rejects.toThrow(
+    await expect(runSql(checkout, `DELETE FROM card_vault.cards WHERE token = '${card.token}'`)).rejects.toThrow(
       /permission denied for table cards/,
     );
     await expect(vaultAs('payments_checkout').detokenize(card.token)).rejects.toThrow(/permission denied/);
-    await expect(run(checkout, 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
+    await expect(runSql(checkout, 'CREATE TABLE card_vault.t (id int)')).rejects.toThrow(
       /permission denied for schema card_vault/,
     );
-    await run(db.url, 'CREATE SCHEMA IF NOT EXISTS gateway; CREATE TABLE IF NOT EXISTS gateway.shops (id int)');
-    await run(db.url, ROLES_SQL); // gives gateway to its role, as a cluster's Job does
-    await expect(run(checkout, 'SELECT * FROM gateway.shops')).rejects.toThrow(/permission denied for schema gateway/);
-    await expect(run(checkout, 'CREATE TABLE public.t (id int)')).rejects.toThrow(
+    await runSql(db.url, 'CREATE SCHEMA IF NOT EXISTS gateway; CREATE TABLE IF NOT EXISTS gateway.shops (id int)');
+    await runSql(db.url, DB_ROLES_SQL); // gives gateway to its role, as a cluster's Job does
+    await expect(runSql(checkout, 'SELECT * FROM gateway.shops')).rejects.toThrow(
+      /permission denied for schema gateway/,
+    );
+    await expect(runSql(checkout, 'CREATE TABLE public.t (id int)')).rejects.toThrow(
       /permission denied for schema public/,
     );
   });
 
   it("when the schema's owner creates a table later, then the three roles get row rights on it by default", async () => {
-    await run(db.url, 'SET ROLE payments_card_vault; CREATE TABLE card_vault.later (id int)');
-    await run(as(db.url, 'payments_p2p'), 'INSERT INTO card_vault.later VALUES (1)');
-    expect(await run(as(db.url, 'payments_payouts'), 'SELECT id FROM card_vault.later')).toEqual([{ id: 1 }]);
-    await expect(run(as(db.url, 'payments_checkout'), 'SELECT id FROM card_vault.later')).rejects.toThrow(
+    await runSql(db.url, 'SET ROLE payments_card_vault; CREATE TABLE card_vault.later (id int)');
+    await runSql(asRole(db.url, 'payments_p2p'), 'INSERT INTO card_vault.later VALUES (1)');
+    expect(await runSql(asRole(db.url, 'payments_payouts'), 'SELECT id FROM card_vault.later')).toEqual([{ id: 1 }]);
+    await expect(runSql(asRole(db.url, 'payments_checkout'), 'SELECT id FROM card_vault.later')).rejects.toThrow(
       /permission denied for table later/,
     );
   });
@@ -136,7 +101,7 @@ describe('card vault under the per-service roles: a table from before decision 2
   const config = readCardVaultConfig(new EnvReader(generatedCardVaultEnv()));
   const vaults: CardVault[] = [];
   const vaultAs = (role: string) => {
-    const vault = new CardVault(as(db.url, role), config, { poolSize: 1 });
+    const vault = new CardVault(asRole(db.url, role), config, { poolSize: 1 });
     vaults.push(vault);
     return vault;
   };
@@ -144,10 +109,10 @@ describe('card vault under the per-service roles: a table from before decision 2
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await ensureRoles(db.url);
-    await run(db.url, ROLES_SQL);
+    await ensureDbRoles(db.url);
+    await runSql(db.url, DB_ROLES_SQL);
     // Back to the table as the Job made it before, with a card erased then: only its ciphertext gone.
-    await run(
+    await runSql(
       db.url,
       `ALTER TABLE card_vault.cards DROP CONSTRAINT cards_erased_keeps_nothing,
          ALTER COLUMN fingerprint SET NOT NULL, ALTER COLUMN bin SET NOT NULL, ALTER COLUMN last4 SET NOT NULL;
@@ -168,16 +133,16 @@ describe('card vault under the per-service roles: a table from before decision 2
   });
 
   it('when the Job runs again, then the card erased before is scrubbed and the gateway erases as its role', async () => {
-    await run(db.url, ROLES_SQL);
+    await runSql(db.url, DB_ROLES_SQL);
     expect(
-      await run(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${erasedBefore}'`),
+      await runSql(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${erasedBefore}'`),
     ).toEqual([{ fingerprint: null, bin: null, last4: null }]);
     const gateway = vaultAs('payments_gateway');
     await gateway.migrate();
     const card = await gateway.tokenize('3566002020360505');
     await expect(gateway.erase(card.token)).resolves.toMatchObject({ token: card.token });
     expect(
-      await run(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${card.token}'`),
+      await runSql(db.url, `SELECT fingerprint, bin, last4 FROM card_vault.cards WHERE token = '${card.token}'`),
     ).toEqual([{ fingerprint: null, bin: null, last4: null }]);
     await vaultAs('payments_checkout').migrate();
   });

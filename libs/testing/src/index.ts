@@ -7,3 +7,4 @@ export * from './card-scan';
 export * from './test-cards';
 export * from './card-recovery';
 export * from './browser';
+export * from './db-roles';

@@ -1,33 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from 'pg';
 import { openServiceDatabase } from '@payments/platform';
-import { createTestDatabase } from '@payments/testing';
+import { asRole, createTestDatabase, DB_ROLES_SQL, ensureDbRoles, runSql } from '@payments/testing';
 import { BACKOFFICE_MIGRATIONS } from '../backoffice.database';
-
-const ROLES_SQL = readFileSync(path.join(__dirname, '..', '..', '..', '..', 'k8s', 'infra', 'db-roles.sql'), 'utf8');
-// Every service role the script lists (a new service cannot be missed), then the two it grants apart.
-const ROLES = [...ROLES_SQL.matchAll(/\('(payments_\w+)', '\w+'\)/g)]
-  .map((m) => m[1])
-  .concat('payments_reconciliation', 'payments_checkout');
-
-/** The URL of `url`'s database as another role. */
-function as(url: string, role: string): string {
-  const u = new URL(url);
-  u.username = role;
-  u.password = 'role-test-password';
-  return u.toString();
-}
-
-async function run<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Issue 28 item 3, decision 262: the audit log against a real PostgreSQL, set up as in a cluster
@@ -38,21 +12,13 @@ describe('the audit log its writer cannot rewrite', () => {
   let db: { url: string; drop(): Promise<void> };
   let backoffice: string;
   const count = async () =>
-    (await run<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM backoffice_audit.audit_log'))[0].n;
+    (await runSql<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM backoffice_audit.audit_log'))[0].n;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (const role of ROLES)
-      await run(
-        db.url,
-        `DO $$ BEGIN
-           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN; END IF;
-         -- roles are the cluster's: another suite may create the same one at the same moment
-         EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL;
-         END $$; ALTER ROLE ${role} PASSWORD 'role-test-password'`,
-      );
-    await run(db.url, ROLES_SQL); // the schemas, before any service started
-    backoffice = as(db.url, 'payments_backoffice');
+    await ensureDbRoles(db.url);
+    await runSql(db.url, DB_ROLES_SQL); // the schemas, before any service started
+    backoffice = asRole(db.url, 'payments_backoffice');
     // The backoffice's first start, as its own role: its migrations make the audit log.
     const started = await openServiceDatabase({
       url: backoffice,
@@ -62,8 +28,8 @@ describe('the audit log its writer cannot rewrite', () => {
       poolSize: 1,
     });
     await started.destroy();
-    await run(db.url, ROLES_SQL); // run again once it has started, as docs/deployment.md says
-    await run(
+    await runSql(db.url, DB_ROLES_SQL); // run again once it has started, as docs/deployment.md says
+    await runSql(
       backoffice,
       `INSERT INTO backoffice_audit.audit_log (operator_id, operator_name, operator_role, action, object_type, object_id, request)
        VALUES ('op-1', 'Alice', 'admin', 'order.resolve', 'order', 'o-1', 'POST /ops/v1/orders/o-1/resolve')`,
@@ -75,12 +41,12 @@ describe('the audit log its writer cannot rewrite', () => {
   });
 
   it('when the backoffice adds and reads records as its role, then both work', async () => {
-    await run(
+    await runSql(
       backoffice,
       `INSERT INTO backoffice_audit.audit_log (operator_id, operator_name, operator_role, action, object_type, request)
        VALUES ('op-2', 'Bob', 'operator', 'card.delete', 'card', 'DELETE /ops/v1/cards/x')`,
     );
-    const rows = await run<{ operator_name: string }>(
+    const rows = await runSql<{ operator_name: string }>(
       backoffice,
       'SELECT operator_name FROM backoffice_audit.audit_log ORDER BY id',
     );
@@ -88,7 +54,7 @@ describe('the audit log its writer cannot rewrite', () => {
   });
 
   it('when the table is set up, then a role nobody logs in as owns it', async () => {
-    const [owner] = await run<{ owner: string; login: boolean }>(
+    const [owner] = await runSql<{ owner: string; login: boolean }>(
       db.url,
       `SELECT r.rolname AS owner, r.rolcanlogin AS login FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
         WHERE c.oid = 'backoffice_audit.audit_log'::regclass`,
@@ -114,7 +80,7 @@ describe('the audit log its writer cannot rewrite', () => {
   ])(
     'when the backoffice tries %s as its role, then PostgreSQL refuses and the records stay',
     async (_, sql, refusal) => {
-      const before = await run(db.url, 'SELECT * FROM backoffice_audit.audit_log ORDER BY id');
+      const before = await runSql(db.url, 'SELECT * FROM backoffice_audit.audit_log ORDER BY id');
       // GRANT without the grant option is only a warning in PostgreSQL: check that nothing was granted.
       const client = new Client({ connectionString: backoffice });
       const warnings: string[] = [];
@@ -129,8 +95,8 @@ describe('the audit log its writer cannot rewrite', () => {
       } finally {
         await client.end();
       }
-      expect(await run(db.url, 'SELECT * FROM backoffice_audit.audit_log ORDER BY id')).toEqual(before);
-      const [rights] = await run<{ update: boolean; delete: boolean }>(
+      expect(await runSql(db.url, 'SELECT * FROM backoffice_audit.audit_log ORDER BY id')).toEqual(before);
+      const [rights] = await runSql<{ update: boolean; delete: boolean }>(
         db.url,
         `SELECT has_table_privilege('payments_backoffice', 'backoffice_audit.audit_log', 'UPDATE') AS update,
               has_table_privilege('payments_backoffice', 'backoffice_audit.audit_log', 'DELETE') AS delete`,
