@@ -678,7 +678,8 @@ async function runScenario(sc, infra, logDir) {
         const own = /** @type {NonNullable<typeof ownKafka>} */ (ownKafka);
         await own.shutdown();
         const down = Date.now();
-        log(`  broker stopped (SIGTERM) in ${((down - faultAt) / 1000).toFixed(1)} s; starting it again`);
+        log(`  broker stopped (SIGTERM) in ${((down - faultAt) / 1000).toFixed(1)} s; down for ${OUTAGE_MS} ms`);
+        await sleep(OUTAGE_MS);
         await own.restart();
         log(`  broker back after ${((Date.now() - faultAt) / 1000).toFixed(1)} s`);
       } else if (sc.rolling) {

@@ -36,7 +36,12 @@ describe('kafkajs against the pinned Kafka broker', () => {
     expect(await admin.listTopics()).toContain(topic);
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
     expect(topics[0].partitions).toHaveLength(3);
-    const offsets = await admin.fetchTopicOffsets(topic);
+    // Leadership reaches the partition a moment after the metadata names it: ask until it answers.
+    const offsets = await eventually(
+      () => admin.fetchTopicOffsets(topic),
+      15000,
+      'offsets of the new topic',
+    );
     expect(offsets.map((o) => [o.partition, o.low, o.high]).sort()).toEqual([
       [0, '0', '0'],
       [1, '0', '0'],
