@@ -17,11 +17,14 @@ const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms)
  * @returns {Promise<{ ok: boolean, path: string, status: number | string }>}
  */
 export async function readiness(base, timeoutMs = 3000) {
+  /** The components a 503 names as down, with their detail (Terminus's `error` member). */
+  let why = '';
   /** @param {string} p */
   const get = async (p) => {
     try {
       const r = await fetch(base + p, { signal: AbortSignal.timeout(timeoutMs) });
-      await r.arrayBuffer().catch(() => undefined);
+      const text = await r.text().catch(() => '');
+      if (r.status === 503) why = downComponents(text);
       return r.status;
     } catch (e) {
       const err = /** @type {Error & { cause?: { code?: string } }} */ (e);
@@ -29,10 +32,23 @@ export async function readiness(base, timeoutMs = 3000) {
     }
   };
   const ready = await get('/health/ready');
-  if (ready !== 404) return { ok: ready === 200, path: '/health/ready', status: ready };
+  if (ready !== 404) return { ok: ready === 200, path: '/health/ready', status: why ? `${ready} (${why})` : ready };
   const health = await get('/health');
   if (health !== 404) return { ok: health === 200, path: '/health', status: health };
   return { ok: true, path: '(no health route)', status: 404 };
+}
+
+/**
+ * What a 503 from /health/ready says is down (its problem `detail`: `component: why; …`).
+ * @param {string} text
+ */
+function downComponents(text) {
+  try {
+    const body = JSON.parse(text);
+    return typeof body.detail === 'string' ? body.detail : '';
+  } catch {
+    return '';
+  }
 }
 
 /**
