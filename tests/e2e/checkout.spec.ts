@@ -440,6 +440,10 @@ describe('hosted payment page: a payer pays an order by card in a real browser',
     expect(missing.status).toBe(404);
     const junk = await fetch(`${stack.checkout!.url}/pay/not-a-token`);
     expect(junk.status).toBe(404);
+    // What no page answers leaves as problem+json, as in every app (its health's 503 included).
+    const nowhere = await fetch(`${stack.checkout!.url}/no-such-page`);
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.headers.get('content-type')).toContain('application/problem+json');
   });
 
   it('when junk is posted to a page, then it answers 4xx or the page, never 5xx, and nothing is paid', async () => {

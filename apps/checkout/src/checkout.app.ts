@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { boundPort, createHttpApp, createLogger } from '@payments/platform';
+import { boundPort, createHttpApp, createLogger, installProblemHandling } from '@payments/platform';
 import { CheckoutConfig } from './config';
 import { CheckoutModule } from './checkout.module';
 
@@ -23,6 +23,9 @@ export async function startCheckout(
     forms: true,
     bodyLimitBytes: 8 * 1024,
   });
+  // Errors the pages do not answer themselves (health's 503, a body too large, an unknown path)
+  // leave as problem+json like every other app's, not as Nest's 500.
+  installProblemHandling(app);
   await app.listen(httpPort, host);
   const port = boundPort(app);
   return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };

@@ -69,8 +69,12 @@ export class ConsumerHealth implements HealthComponent {
     return this.freshClient ? this.freshClient(this.topics) : Promise.resolve(false);
   }
 
-  /** Follows the consumer's events from now on; call before `connect`. */
-  watch(consumer: Consumer): this {
+  /**
+   * Follows the consumer's events from now on; call before `connect`. `restartedAfterCrash`: its
+   * owner starts it again after a crash kafkajs gives up on (restartAfterCrash), so such a crash
+   * reads as restarting, not wedged.
+   */
+  watch(consumer: Consumer, opts: { restartedAfterCrash?: boolean } = {}): this {
     const { events } = consumer;
     const seen = () => {
       this.lastSeen = this.clock();
@@ -85,7 +89,7 @@ export class ConsumerHealth implements HealthComponent {
     consumer.on(events.REBALANCING, () => this.set('rebalancing'));
     consumer.on(events.CRASH, (e) => {
       this.lastError = e.payload.error.message;
-      this.set(e.payload.restart ? 'restarting' : 'crashed');
+      this.set(e.payload.restart || opts.restartedAfterCrash ? 'restarting' : 'crashed');
     });
     consumer.on(events.STOP, () => this.set('stopped'));
     return this;

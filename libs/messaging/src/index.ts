@@ -17,6 +17,7 @@ export * from './kafka-metrics';
 export * from './offset-history';
 export * from './offset-committer';
 export * from './client-health';
+export * from './consumer-restart';
 export * from './reply-sender';
 export * from './broker-probe';
 export * from './health-reporter';

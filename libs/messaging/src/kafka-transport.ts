@@ -15,6 +15,7 @@ import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
+import { restartAfterCrash } from './consumer-restart';
 import { TopicProducers } from './topic-producers';
 import { ReplySender } from './reply-sender';
 import { onItsPath, refusal } from './audience-guard';
@@ -131,6 +132,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly slotWaiters: (() => void)[] = [];
   private joined?: Promise<void>;
   private stopping = false;
+  private cancelRestart?: () => void;
   /** Each message's envelope, parsed once when its batch is cut into runs. */
   private readonly parsed = new WeakMap<KafkaMessage, EnvelopeParse>();
   /** Finished offsets, committed once per interval (KAFKA_COMMIT_INTERVAL_MS), not per batch. */
@@ -180,30 +182,38 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
         }),
       ));
-      this.consumerHealth.watch(consumer);
+      this.consumerHealth.watch(consumer, { restartedAfterCrash: true });
       this.joined = new Promise((resolve) => {
         consumer.on(consumer.events.GROUP_JOIN, () => resolve());
       });
-      // If the consumer crashes (e.g. the broker is gone for longer than its retries), kafkajs
-      // restarts it by itself where `restartOnFailure` allows; we let it, and log.
+      // A crash after a retriable error kafkajs restarts by itself; after any other (the broker
+      // away longer than the coordinator lookup's retries) restartAfterCrash does.
       consumer.on(consumer.events.CRASH, (e) =>
         this.logger.error(`consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`),
       );
-      await consumer.connect();
-      await consumer.subscribe({
-        topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)),
-        fromBeginning: true,
+      const start = async () => {
+        await consumer.subscribe({
+          topics: this.opts.topics.map((t) => prefixed(this.opts.kafka, t)),
+          fromBeginning: true,
+        });
+        await consumer.run({
+          // Our own commits (OffsetCommitter): kafkajs's would follow every batch.
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 8,
+          eachBatch: (payload) => this.handleBatch(payload),
+        });
+      };
+      this.cancelRestart = restartAfterCrash(consumer, {
+        start,
+        stopping: () => this.stopping,
+        log: (line) => this.logger.warn(line),
       });
+      await consumer.connect();
       this.offsets.start(consumer, (e) =>
         this.logger.debug?.(`offset commit failed, retried with the next: ${e instanceof Error ? e.message : e}`),
       );
-      await consumer.run({
-        // Our own commits (OffsetCommitter): kafkajs's would follow every batch.
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 8,
-        eachBatch: (payload) => this.handleBatch(payload),
-      });
+      await start();
       callback();
     } catch (err) {
       callback(err);
@@ -212,6 +222,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.stopping = true;
+    this.cancelRestart?.();
     this.offsets.stop();
     // What was finished so far; a batch still running commits its own when it ends (stopping).
     if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);

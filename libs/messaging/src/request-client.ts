@@ -16,6 +16,7 @@ import { BatchingSender } from './batching-sender';
 import { bestEffort } from './best-effort';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
+import { restartAfterCrash } from './consumer-restart';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 
 /** How often, at most, a request client checks whether its reply topic is still there. */
@@ -60,6 +61,8 @@ export class KafkaRequestClient {
   private producer?: Producer;
   private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
+  private cancelRestart?: () => void;
+  private stopping = false;
   private admin?: Admin;
   private readonly logger = new Logger('KafkaRequestClient');
   private lastTopicCheck = 0;
@@ -99,6 +102,7 @@ export class KafkaRequestClient {
   }
 
   async start(): Promise<void> {
+    this.stopping = false;
     this.admin = this.kafka.admin();
     await this.admin.connect();
     await this.createReplyTopic(this.admin);
@@ -122,7 +126,7 @@ export class KafkaRequestClient {
         heartbeatInterval: 1000,
       }),
     ));
-    this.consumerHealth.watch(consumer);
+    this.consumerHealth.watch(consumer, { restartedAfterCrash: true });
     consumer.on(consumer.events.CRASH, () => void this.recreateReplyTopicIfGone());
     const joined = new Promise<void>((resolve) =>
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -135,8 +139,22 @@ export class KafkaRequestClient {
         resolve();
       }),
     );
+    const run = async () => {
+      await consumer.subscribe({ topic: this.replyTo, fromBeginning: false });
+      await this.runReplyConsumer(consumer);
+    };
+    // The broker away longer than the coordinator lookup's retries: kafkajs gives up, we do not.
+    this.cancelRestart = restartAfterCrash(consumer, {
+      start: run,
+      stopping: () => this.stopping,
+      log: (line) => this.logger.warn(`replies: ${line}`),
+    });
     await consumer.connect();
-    await consumer.subscribe({ topic: this.replyTo, fromBeginning: false });
+    await run();
+    await joined;
+  }
+
+  private async runReplyConsumer(consumer: Consumer): Promise<void> {
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition, message }) => {
@@ -152,7 +170,6 @@ export class KafkaRequestClient {
         else waiting.resolve(parsed.envelope.payload as Reply<unknown>);
       },
     });
-    await joined;
   }
 
   private async createReplyTopic(admin: Admin): Promise<void> {
@@ -199,6 +216,8 @@ export class KafkaRequestClient {
 
   async stop(): Promise<void> {
     if (!this.producer) return;
+    this.stopping = true;
+    this.cancelRestart?.();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new Error('gateway is shutting down'));

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { parseEnvelope, topicSpecs } from '@payments/contracts';
 import { cardNumbersIn } from '@payments/methods-domain';
-import { consumerConfig, createKafka, prefixed, unprefixed } from '@payments/messaging';
+import { consumerConfig, createKafka, prefixed, restartAfterCrash, unprefixed } from '@payments/messaging';
 import type { Consumer, IHeaders } from 'kafkajs';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
 import { DeadLetterRepository } from './dead-letter.repository';
@@ -44,6 +44,7 @@ function maskCards(text: string): { text: string; masked: boolean } {
 export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DeadLetters');
   private consumer?: Consumer;
+  private cancelRestart?: () => void;
 
   constructor(
     @Inject(BACKOFFICE_CONFIG) private readonly config: BackofficeConfig,
@@ -66,8 +67,21 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
     consumer.on(consumer.events.CRASH, (e) =>
       this.logger.error(`dead-letter consumer crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`),
     );
+    const start = async () => {
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await this.run(consumer);
+    };
+    this.cancelRestart = restartAfterCrash(consumer, {
+      start,
+      stopping: () => this.consumer !== consumer,
+      log: (line) => this.logger.warn(`dead-letter consumer: ${line}`),
+    });
     await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
+    await start();
+  }
+
+  private async run(consumer: Consumer): Promise<void> {
+    const { kafka } = this.config;
     await consumer.run({
       autoCommit: true,
       eachMessage: async ({ topic, partition, message }) => {
@@ -103,6 +117,9 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.disconnect().catch(() => undefined);
+    this.cancelRestart?.();
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer?.disconnect().catch(() => undefined);
   }
 }

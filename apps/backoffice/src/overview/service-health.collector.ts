@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Admin, Consumer } from 'kafkajs';
 import { healthTopicSpec, parseEnvelope, ServiceHealthReport, serviceHealthReport } from '@payments/contracts';
-import { bestEffort, consumerConfig, createKafka } from '@payments/messaging';
+import { bestEffort, consumerConfig, createKafka, restartAfterCrash } from '@payments/messaging';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
 
 /** One instance of a service as the overview shows it. */
@@ -30,6 +30,7 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
   private readonly logger = new Logger('ServiceHealth');
   private readonly reports = new Map<string, ServiceHealthReport>();
   private consumer?: Consumer;
+  private cancelRestart?: () => void;
   private admin?: Admin;
   private readonly group: string;
 
@@ -53,18 +54,29 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
     consumer.on(consumer.events.CRASH, (e) =>
       this.logger.warn(`health reader crashed: ${e.payload.error.message} (restart: ${e.payload.restart})`),
     );
+    const start = async () => {
+      await consumer.subscribe({ topic: healthTopicSpec(kafka.topicPrefix).name, fromBeginning: true });
+      await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.take(message) });
+    };
+    this.cancelRestart = restartAfterCrash(consumer, {
+      start,
+      stopping: () => this.consumer !== consumer,
+      log: (line) => this.logger.warn(`health reader: ${line}`),
+    });
     // The overview works without it: a broker that is away now only leaves the table empty.
     try {
       await consumer.connect();
-      await consumer.subscribe({ topic: healthTopicSpec(kafka.topicPrefix).name, fromBeginning: true });
-      await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.take(message) });
+      await start();
     } catch (err) {
       this.logger.warn(`health reports unreadable: ${err instanceof Error ? err.message : err}`);
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.disconnect().catch(() => undefined);
+    this.cancelRestart?.();
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer?.disconnect().catch(() => undefined);
     const admin = this.admin;
     if (admin) {
       await bestEffort(admin.connect().then(() => admin.deleteGroups([this.group])));
