@@ -1,27 +1,27 @@
-import { CustomTransportStrategy, Server, BaseRpcContext, MessageHandler } from '@nestjs/microservices';
-import { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
-import {
-  ContractViolation,
-  dlqTopic,
-  envelope,
-  Envelope,
-  EnvelopeParse,
-  parseEnvelope,
-  ReplyHeaders,
-  ReplyTopics,
-} from '@payments/contracts';
+import { CustomTransportStrategy, Server, MessageHandler } from '@nestjs/microservices';
+import { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { ContractViolation, EnvelopeParse, parseEnvelope, ReplyHeaders, ReplyTopics } from '@payments/contracts';
 import { backoffMs } from '@payments/backoff';
 import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
 import { restartAfterCrash } from './consumer-restart';
-import { TopicProducers } from './topic-producers';
 import { ReplySender } from './reply-sender';
-import { onItsPath, refusal } from './audience-guard';
+import { refusal } from './audience-guard';
 import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
 import { isInfrastructureFault } from '@payments/platform';
-import { consumerConfig, createKafka, producerConfig, prefixed, unprefixed } from './kafka';
+import { consumerConfig, createKafka, prefixed, unprefixed } from './kafka';
+import { BatchMessageFailure, KafkaBatchContext, KafkaMessageContext } from './handler-context';
+import { header, replyToRequest } from './handler-reply';
+import { DeadLetterer } from './dead-letterer';
+import { InFlightSlots } from './in-flight-slots';
+import { BatchItem, segments } from './batch-segments';
+import { handleByKey } from './key-lanes';
+
+// What handlers receive and throw, and the reply's time to live, are imported from here by callers.
+export { BATCH_HANDLER, BatchMessageFailure, KafkaBatchContext, KafkaMessageContext } from './handler-context';
+export { DEFAULT_REPLY_TTL_MS } from './handler-reply';
 
 export interface KafkaTransportOptions {
   kafka: KafkaConfig;
@@ -42,75 +42,8 @@ export interface KafkaTransportOptions {
   stallMs?: number;
 }
 
-/**
- * How long a reply is worth sending to a request without a `reply-by` header (sent by a requester
- * of an earlier version): longer than any requester waits.
- */
-export const DEFAULT_REPLY_TTL_MS = 60_000;
-
-/** What a handler receives besides the envelope. */
-export class KafkaMessageContext extends BaseRpcContext<[string, number, string, IHeaders]> {
-  get topic(): string {
-    return this.args[0];
-  }
-  get partition(): number {
-    return this.args[1];
-  }
-  get offset(): string {
-    return this.args[2];
-  }
-  get headers(): IHeaders {
-    return this.args[3];
-  }
-}
-
-/** What a batch handler receives besides the envelopes: where they came from, one context per envelope. */
-export class KafkaBatchContext extends BaseRpcContext<[string, number, KafkaMessageContext[]]> {
-  get topic(): string {
-    return this.args[0];
-  }
-  get partition(): number {
-    return this.args[1];
-  }
-  get messages(): KafkaMessageContext[] {
-    return this.args[2];
-  }
-}
-
-/** The `extras` of a handler that takes a partition's batch: `@EventPattern(type, BATCH_HANDLER)`. */
-export const BATCH_HANDLER = { batch: true } as const;
-
-/**
- * Thrown by a batch handler when one message of the batch is at fault: the transport then treats
- * that message alone as failed (dead-letters it at once for a ContractViolation, otherwise counts
- * an attempt) and retries the rest of the batch without it. `cause` is what went wrong.
- */
-export class BatchMessageFailure extends Error {
-  constructor(
-    readonly eventId: string,
-    override readonly cause: unknown,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-    this.name = 'BatchMessageFailure';
-  }
-}
-
 /** How long finished offsets may wait to be committed (KAFKA_COMMIT_INTERVAL_MS); see OffsetCommitter. */
 export const DEFAULT_COMMIT_INTERVAL_MS = 1000;
-
-interface BatchItem {
-  message: KafkaMessage;
-  env: Envelope;
-}
-
-type Segment =
-  { kind: 'single'; messages: KafkaMessage[] } | { kind: 'batch'; handler: MessageHandler; items: BatchItem[] };
-
-function header(headers: IHeaders | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  if (v === undefined) return undefined;
-  return Array.isArray(v) ? v[0]?.toString() : v.toString();
-}
 
 /**
  * A NestJS transport over kafkajs with the delivery guarantees this service needs, which Nest's
@@ -124,12 +57,11 @@ function header(headers: IHeaders | undefined, name: string): string | undefined
 export class KafkaTransport extends Server implements CustomTransportStrategy {
   private kafka?: Kafka;
   private consumer?: Consumer;
-  private deadLetters?: TopicProducers;
+  private readonly deadLetters: DeadLetterer;
   private readonly replies: ReplySender;
   private readonly consumerHealth: ConsumerHealth;
   private readonly deadLetterHealth: ProducerHealth;
-  private inFlight = 0;
-  private readonly slotWaiters: (() => void)[] = [];
+  private readonly slots: InFlightSlots;
   private joined?: Promise<void>;
   private stopping = false;
   private cancelRestart?: () => void;
@@ -154,6 +86,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       freshClient,
     }).subscribedTo(opts.topics.map((t) => prefixed(opts.kafka, t)));
     this.deadLetterHealth = new ProducerHealth('kafka-producer:dead-letters', { stallMs: opts.stallMs, freshClient });
+    this.deadLetters = new DeadLetterer(opts.kafka, opts.groupId, this.deadLetterHealth);
+    this.slots = new InFlightSlots(opts.maxInFlight ?? 32);
   }
 
   /** What /health/ready and /health/live ask: the consumer, the dead-letter producer, each reply topic's producer. */
@@ -170,7 +104,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     try {
       const kafka = (this.kafka = createKafka(this.opts.kafka, `-${this.opts.groupId}`));
       // One producer per dead-letter topic: one deleted never stops dead-lettering to the others.
-      this.deadLetters = new TopicProducers(kafka, producerConfig(this.opts.kafka));
+      this.deadLetters.start(kafka);
       await this.replies.start();
       const consumer = (this.consumer = kafka.consumer(
         consumerConfig(this.opts.kafka, {
@@ -228,7 +162,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);
     await this.consumer?.disconnect().catch(() => undefined);
     await this.replies.stop();
-    await this.deadLetters?.disconnect();
+    await this.deadLetters.disconnect();
   }
 
   on(): void {
@@ -236,7 +170,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   unwrap<T>(): T {
-    return { consumer: this.consumer, deadLetters: this.deadLetters } as T;
+    return { consumer: this.consumer, deadLetters: this.deadLetters.topicProducers } as T;
   }
 
   /**
@@ -260,20 +194,31 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (messages.length === 0) return;
     const finished = new Set<string>();
     let failure: unknown;
-    for (const segment of this.segments(unprefixed(this.opts.kafka, topic), messages)) {
+    const handlerFor = (type: string) => this.getHandlerByPattern(type) ?? undefined;
+    for (const segment of segments(unprefixed(this.opts.kafka, topic), messages, handlerFor, this.parsed)) {
       if (failure !== undefined || !isRunning() || isStale()) break;
       if (segment.kind === 'batch') {
-        await this.acquireSlot();
+        await this.slots.acquire();
         try {
           await this.handleAsBatch(topic, partition, segment.handler, segment.items, finished, heartbeat);
         } catch (err) {
           failure = err;
         } finally {
-          this.releaseSlot();
+          this.slots.release();
         }
         await heartbeat().catch(() => undefined);
       } else {
-        failure = await this.handleByKey(topic, partition, segment.messages, finished, heartbeat, isRunning, isStale);
+        const stop = () => !isRunning() || isStale();
+        failure = await handleByKey(segment.messages, this.opts.keysConcurrently ?? 16, stop, async (message) => {
+          await this.slots.acquire();
+          try {
+            await this.handle(topic, partition, message, heartbeat);
+          } finally {
+            this.slots.release();
+          }
+          finished.add(message.offset);
+          await heartbeat().catch(() => undefined);
+        });
       }
     }
     let last: string | undefined;
@@ -289,71 +234,6 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (this.stopping || this.offsets.due())
       await this.offsets.commit((o) => commitOffsetsIfNecessary(o)).catch(() => undefined);
     if (failure !== undefined) throw failure;
-  }
-
-  /** Cuts a partition's batch into runs of one batch handler's messages and runs of the rest, in offset order. */
-  private segments(contractTopic: string, messages: KafkaMessage[]): Segment[] {
-    const segments: Segment[] = [];
-    for (const message of messages) {
-      let item: BatchItem | undefined;
-      let handler: MessageHandler | undefined;
-      const parsed = parseEnvelope(message.value);
-      this.parsed.set(message, parsed);
-      if (!header(message.headers, ReplyHeaders.replyTopic)) {
-        handler = parsed.kind === 'ok' ? (this.getHandlerByPattern(parsed.envelope.type) ?? undefined) : undefined;
-        const batch = parsed.kind === 'ok' && handler?.extras?.batch === true;
-        if (batch && onItsPath(contractTopic, parsed.envelope.type)) item = { message, env: parsed.envelope };
-      }
-      const tail = segments[segments.length - 1];
-      if (item) {
-        if (tail?.kind === 'batch' && tail.handler === handler) tail.items.push(item);
-        else segments.push({ kind: 'batch', handler: handler!, items: [item] });
-      } else if (tail?.kind === 'single') tail.messages.push(message);
-      else segments.push({ kind: 'single', messages: [message] });
-    }
-    return segments;
-  }
-
-  /** Message by message, keys side by side; returns the first failure (the rest of its lane is left undone). */
-  private async handleByKey(
-    topic: string,
-    partition: number,
-    messages: KafkaMessage[],
-    finished: Set<string>,
-    heartbeat: () => Promise<void>,
-    isRunning: () => boolean,
-    isStale: () => boolean,
-  ): Promise<unknown> {
-    const lanes = new Map<string, KafkaMessage[]>();
-    for (const message of messages) {
-      const key = message.key?.toString('latin1') ?? '';
-      const lane = lanes.get(key);
-      if (lane) lane.push(message);
-      else lanes.set(key, [message]);
-    }
-    let failure: unknown;
-    const queue = [...lanes.values()];
-    const runLanes = async () => {
-      for (let lane = queue.shift(); lane; lane = queue.shift()) {
-        for (const message of lane) {
-          if (failure !== undefined || !isRunning() || isStale()) return;
-          await this.acquireSlot();
-          try {
-            await this.handle(topic, partition, message, heartbeat);
-          } catch (err) {
-            failure ??= err;
-            return;
-          } finally {
-            this.releaseSlot();
-          }
-          finished.add(message.offset);
-          await heartbeat().catch(() => undefined);
-        }
-      }
-    };
-    const workers = Math.min(queue.length, this.opts.keysConcurrently ?? 16);
-    await Promise.all(Array.from({ length: workers }, runLanes));
-    return failure;
   }
 
   /**
@@ -429,7 +309,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         if (cause instanceof ContractViolation || attempt >= maxAttempts) {
           this.logger.error(`${env.type} ${env.eventId} failed after ${attempt} attempt(s), dead-lettered: ${reason}`);
           const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
-          await this.deadLetter(source, message.value, message.headers, reason, attempt);
+          await this.deadLetters.send(source, message.value, message.headers, reason, attempt);
           finished.add(message.offset);
           pending = pending.filter((i) => i !== failed);
           continue;
@@ -441,21 +321,6 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  private acquireSlot(): Promise<void> {
-    if (this.inFlight < (this.opts.maxInFlight ?? 32)) {
-      this.inFlight += 1;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.slotWaiters.push(resolve));
-  }
-
-  /** Hands the slot straight to the next waiter, or frees it. */
-  private releaseSlot(): void {
-    const next = this.slotWaiters.shift();
-    if (next) next();
-    else this.inFlight -= 1;
-  }
-
   private async handle(
     topic: string,
     partition: number,
@@ -465,7 +330,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const parsed = this.parsed.get(message) ?? parseEnvelope(message.value);
     const source = { topic, partition, offset: message.offset, key: message.key?.toString() ?? null };
     if (parsed.kind === 'invalid') {
-      await this.deadLetter(source, message.value, message.headers, `invalid envelope: ${parsed.reason}`, 0);
+      await this.deadLetters.send(source, message.value, message.headers, `invalid envelope: ${parsed.reason}`, 0);
       return;
     }
     const env = parsed.envelope;
@@ -476,10 +341,16 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       header(message.headers, ReplyHeaders.replyTopic),
       this.opts.kafka.topicPrefix,
     );
-    if (refused) return refused.answer && this.reply(env, message.headers, refused.answer);
+    if (refused) return refused.answer && replyToRequest(this.replies, env, message.headers, refused.answer);
     const handler = this.getHandlerByPattern(env.type);
     if (!handler) {
-      await this.deadLetter(source, message.value, message.headers, `no handler for message type "${env.type}"`, 0);
+      await this.deadLetters.send(
+        source,
+        message.value,
+        message.headers,
+        `no handler for message type "${env.type}"`,
+        0,
+      );
       return;
     }
     const ctx = new KafkaMessageContext([
@@ -495,7 +366,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         const result = await lastValueFrom(this.transformToObservable(await handler(env, ctx)), {
           defaultValue: undefined,
         });
-        await this.reply(env, message.headers, result);
+        await replyToRequest(this.replies, env, message.headers, result);
         if (outage > 0) this.logger.log(`${env.type} ${env.eventId} handled after an outage of ${outage} tries`);
         return;
       } catch (err) {
@@ -514,7 +385,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         }
         if (err instanceof ContractViolation || attempt >= maxAttempts) {
           this.logger.error(`${env.type} ${env.eventId} failed after ${attempt} attempt(s), dead-lettered: ${reason}`);
-          await this.deadLetter(source, message.value, message.headers, reason, attempt);
+          await this.deadLetters.send(source, message.value, message.headers, reason, attempt);
           return;
         }
         // Shutting down: leave the offset uncommitted, the message comes back after the restart.
@@ -524,68 +395,5 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         attempt++;
       }
     }
-  }
-
-  /**
-   * Sends the handler's answer to the request's `reply-topic`, or gives it up (ReplySender): a
-   * requester that is gone, or a reply topic that is not one of ours, never holds up the message.
-   */
-  private async reply(request: Envelope, headers: IHeaders | undefined, result: unknown): Promise<void> {
-    const replyTo = header(headers, ReplyHeaders.replyTopic);
-    if (!replyTo || result === undefined) return;
-    const replyBy = Number(header(headers, ReplyHeaders.replyBy));
-    const deadline =
-      Number.isFinite(replyBy) && replyBy > 0 ? replyBy : Date.parse(request.occurredAt) + DEFAULT_REPLY_TTL_MS;
-    const response = envelope({
-      type: `${request.type}.reply`,
-      payload: result,
-      occurredAt: new Date(),
-      causedBy: request,
-    });
-    await this.replies.send(
-      replyTo,
-      {
-        key: request.eventId,
-        value: JSON.stringify(response),
-        headers: { [ReplyHeaders.correlationId]: request.eventId },
-      },
-      deadline,
-      `${request.type} ${request.eventId}`,
-    );
-  }
-
-  private async deadLetter(
-    source: { topic: string; partition: number; offset: string; key: string | null },
-    value: Buffer | null,
-    headers: IHeaders | undefined,
-    error: string,
-    attempts: number,
-  ): Promise<void> {
-    // If this send fails the handler throws, the offset is not committed and the message comes back.
-    const topic = dlqTopic(source.topic);
-    const producer = await this.deadLetters!.get(topic);
-    await this.deadLetterHealth.track(
-      producer.send({
-        topic,
-        acks: -1,
-        messages: [
-          {
-            key: source.key,
-            value,
-            headers: {
-              ...(headers ?? {}),
-              'dlq-error': error.slice(0, 2000),
-              'dlq-original-topic': unprefixed(this.opts.kafka, source.topic),
-              'dlq-original-partition': String(source.partition),
-              'dlq-original-offset': source.offset,
-              'dlq-consumer-group': this.opts.groupId,
-              'dlq-attempts': String(attempts),
-              'dlq-at': new Date().toISOString(),
-            },
-          },
-        ],
-      }),
-      [topic],
-    );
   }
 }
