@@ -163,7 +163,7 @@ BEGIN
 END $$;
 
 -- Operators administer the merchants' companies, shops and API keys, which stay the gateway's
--- (decision 261, an interim step until the gateway answers operator commands over Kafka): the
+-- (decision 300, an interim step until the gateway answers operator commands over Kafka): the
 -- backoffice's role may read and change those rows, add shops.settings snapshots to the gateway's
 -- outbox, and forget an erased card's token in the idempotency records; nothing else of the
 -- gateway's schema, and it creates nothing there.
@@ -197,28 +197,38 @@ BEGIN
   GRANT SELECT (token, bin, last4, erased_at), UPDATE ON TABLE card_vault.cards TO payments_backoffice;
 END $$;
 
--- The reconciliation (decision 106): the backoffice reads the other services' tables through
--- RECONCILIATION_DATABASE_URL as payments_reconciliation, which may SELECT exactly the tables of
--- reconciliationReads() (apps/backoffice/src/reconciliation/reconciliation.reads.ts; a test compares
--- the two lists) and nothing else. The tables are the services' own, made by their migrations:
--- the ones missing yet (a first deployment) are named in a NOTICE; run the Job again once the
--- services have started (and after a release whose migration adds a table to that list).
+-- The reconciliation and the overview (decisions 106, 300): the backoffice reads the other services'
+-- data through RECONCILIATION_DATABASE_URL as payments_reconciliation, which may SELECT exactly the
+-- operator views of reconciliationReads() (apps/backoffice/src/reconciliation/reconciliation.reads.ts;
+-- a test compares the two lists) and no table. Each view is its service's: made by its migration,
+-- owned by its role, which reads the table and grants the view (a view runs with its owner's rights),
+-- and which shows only the columns the backoffice uses. Granted here again, so that the order in
+-- which roles, services and this Job come does not matter; the views missing yet (a first deployment)
+-- are named in a NOTICE: run the Job again once the services have started. Everything else the role
+-- was granted in those schemas (the tables themselves, before decision 300) is revoked first, so
+-- running this again narrows it.
 DO $$
 DECLARE
   t text;
+  s text;
   reads text[] := ARRAY[
-    'orders.orders', 'orders.refunds', 'orders.provider_dispatches', 'orders.payment_attempts', 'orders.inbox',
-    'payouts.payouts', 'payouts.inbox', 'p2p.transactions', 'p2p.inbox',
-    'callbacks_ingest.provider_callbacks', 'merchant_callbacks.deliveries',
-    'gateway.outbox', 'orders.outbox', 'payouts.outbox', 'p2p.outbox', 'callbacks_ingest.outbox'
+    'orders.ops_orders', 'orders.ops_refunds', 'orders.ops_provider_dispatches', 'orders.ops_payment_attempts',
+    'orders.ops_inbox', 'payouts.ops_payouts', 'payouts.ops_provider_dispatches', 'payouts.ops_inbox',
+    'p2p.ops_transactions', 'p2p.ops_provider_dispatches', 'p2p.ops_inbox',
+    'callbacks_ingest.ops_provider_callbacks', 'merchant_callbacks.ops_deliveries',
+    'gateway.ops_outbox_unpublished', 'orders.ops_outbox_unpublished', 'payouts.ops_outbox_unpublished',
+    'p2p.ops_outbox_unpublished', 'callbacks_ingest.ops_outbox_unpublished'
   ];
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_reconciliation') THEN
     RAISE EXCEPTION 'role payments_reconciliation does not exist: create it first (k8s/infra/postgres.yaml managed.roles)';
   END IF;
   EXECUTE format('GRANT CONNECT ON DATABASE %I TO payments_reconciliation', current_database());
+  FOR s IN SELECT DISTINCT split_part(x, '.', 1) FROM unnest(reads) AS x LOOP
+    EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM payments_reconciliation', s);
+    EXECUTE format('GRANT USAGE ON SCHEMA %I TO payments_reconciliation', s);
+  END LOOP;
   FOREACH t IN ARRAY reads LOOP
-    EXECUTE format('GRANT USAGE ON SCHEMA %I TO payments_reconciliation', split_part(t, '.', 1));
     IF to_regclass(t) IS NULL THEN
       RAISE NOTICE 'reconciliation: % does not exist yet; run this again once its service has started', t;
     ELSE

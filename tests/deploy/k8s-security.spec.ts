@@ -140,7 +140,7 @@ describe('rolling out merchant-callbacks', () => {
 describe('the reconciliation in k8s', () => {
   const sql = read('infra/db-roles.sql');
 
-  it('when the roles are set up, then payments_reconciliation may SELECT exactly what reconciliationReads() lists', () => {
+  it('when the roles are set up, then payments_reconciliation may SELECT exactly the views reconciliationReads() lists', () => {
     const block = sql.slice(sql.indexOf('payments_reconciliation'));
     const granted = block
       .match(/reads text\[\] := ARRAY\[([^\]]*)\]/)![1]
@@ -148,6 +148,9 @@ describe('the reconciliation in k8s', () => {
       .map((t) => t.slice(1, -1));
     const { schemas } = readReconciliationConfig(new EnvReader({}), 'postgres://unused');
     expect(granted.sort()).toEqual(reconciliationReads(schemas).sort());
+    // the services' operator views (decision 300), never a table
+    for (const read of granted) expect(read).toMatch(/^\w+\.ops_\w+$/);
+    expect(block).toMatch(/REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM payments_reconciliation/);
     expect(block).toMatch(/GRANT SELECT ON TABLE %s TO payments_reconciliation/);
     expect(block).not.toMatch(/GRANT (INSERT|UPDATE|DELETE|ALL|CREATE)/);
     expect(read('infra/postgres.yaml')).toMatch(

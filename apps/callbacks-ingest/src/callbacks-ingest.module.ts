@@ -19,11 +19,8 @@ import {
   systemClock,
 } from '@payments/platform';
 import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from './config';
-import { Init1763700000000 } from './migrations/1763700000000-init';
-import { ReceivedAtIndex1765000000000 } from './migrations/1765000000000-received-at-index';
 import { ProviderCallbackRepository } from './receive-callback/provider-callback.repository';
-import { ClickTransactions1766000000000 } from './migrations/1766000000000-click-transactions';
-import { PaymeTransactions1766000000001 } from './migrations/1766000000001-payme-transactions';
+import { CALLBACKS_INGEST_MIGRATIONS } from './migrations';
 import { PaymeController } from './payme/payme.controller';
 import { PaymeTransactionRepository } from './payme/payme-transaction.repository';
 import { ClickController } from './click/click.controller';
@@ -43,12 +40,7 @@ export class CallbacksIngestModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [],
-      migrations: [
-        Init1763700000000,
-        ReceivedAtIndex1765000000000,
-        ClickTransactions1766000000000,
-        PaymeTransactions1766000000001,
-      ],
+      migrations: CALLBACKS_INGEST_MIGRATIONS,
     };
     return {
       module: CallbacksIngestModule,

@@ -23,8 +23,6 @@ import {
 } from '@payments/platform';
 import { MerchantAuthGuard } from './auth/merchant-auth.guard';
 import { GATEWAY_CONFIG, GatewayConfig } from './config';
-import { Init1763700000000 } from './migrations/1763700000000-init';
-import { ShopSettings1764000000000 } from './migrations/1764000000000-shop-settings';
 import { ShopSecretResealer } from './shops/shop-secret-resealer.service';
 import { OrdersController } from './orders/orders.controller';
 import { P2pController } from './p2p/p2p.controller';
@@ -43,13 +41,9 @@ import {
   ShopRepository,
   ShopSettingsPublisher,
 } from '@payments/merchant-admin';
-import { IdempotencyAndKeyUse1764200000000 } from './migrations/1764200000000-idempotency-and-key-use';
-import { PreviousCallbackSecret1764900000002 } from './migrations/1764900000002-previous-callback-secret';
-import { HostedIntegration1765200000001 } from './migrations/1765200000001-hosted-integration';
-import { PayoutViaPaymentPage1765300000001 } from './migrations/1765300000001-payout-via-payment-page';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurgeService } from './idempotency/idempotency-purge.service';
-import { IdempotencyCardTokens1765400000001 } from './migrations/1765400000001-idempotency-card-tokens';
+import { GATEWAY_MIGRATIONS } from './migrations';
 
 /** Closes the card vault's own connection pool with the application. */
 @Injectable()
@@ -68,15 +62,7 @@ export class GatewayModule {
       url: config.databaseUrl,
       schema: config.schema,
       entities: [CompanyEntity, ShopEntity, ApiKeyEntity],
-      migrations: [
-        Init1763700000000,
-        ShopSettings1764000000000,
-        IdempotencyAndKeyUse1764200000000,
-        PreviousCallbackSecret1764900000002,
-        HostedIntegration1765200000001,
-        PayoutViaPaymentPage1765300000001,
-        IdempotencyCardTokens1765400000001,
-      ],
+      migrations: GATEWAY_MIGRATIONS,
     };
     return {
       module: GatewayModule,

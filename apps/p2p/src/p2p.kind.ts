@@ -17,6 +17,7 @@ import { defineTransferKind } from '@payments/transfers';
 import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000001 } from './migrations/1764200000001-init';
 import { partyCardsMigration } from './migrations/1764900000001-party-cards';
+import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
 import { P2pEntity } from './p2p.entity';
 
 function party(key: 'sender' | 'recipient', value: P2pPartyCommand | null): Record<string, P2pPartyView> {
@@ -31,7 +32,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   service: 'p2p',
   noun: 'P2P transaction',
   entity: P2pEntity,
-  migrations: [Init1764200000001],
+  migrations: [Init1764200000001, OpsViews1766100000000],
   cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',

@@ -18,6 +18,7 @@ import { Init1764200000000 } from './migrations/1764200000000-init';
 import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
 import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
+import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
 import { PayoutEntity } from './payout.entity';
 import { PayoutLinkHandler, payoutLinkStatusOf } from './payout-link/payout-link.handler';
 import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
@@ -43,7 +44,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   service: 'payouts',
   noun: 'payout',
   entity: PayoutEntity,
-  migrations: [Init1764200000000, PayoutLink1765300000000, PayoutCancelled1765300000002],
+  migrations: [Init1764200000000, PayoutLink1765300000000, PayoutCancelled1765300000002, OpsViews1766100000000],
   extraControllers: [PayoutLinkHandler],
   extraProviders: [PayoutLinkExpirySweeper],
   cardMigrations: (vault) => [payeeCardsMigration(vault)],

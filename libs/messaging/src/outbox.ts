@@ -36,6 +36,22 @@ export function messagingTablesDdl(schema: string): string[] {
   ];
 }
 
+/**
+ * The operators' views of a service's outbox and inbox (decision 300), which its migration creates
+ * and grants: what the backoffice's reconciliation and overview read of them, and nothing else (no
+ * topic, key, envelope or header). Simple views, which the planner inlines: a count over
+ * `ops_outbox_unpublished` reads the partial index `outbox_unpublished` as the outbox itself would.
+ */
+export function opsMessagingViewsDdl(schema: string, views: { inbox: boolean }): string[] {
+  return [
+    `CREATE OR REPLACE VIEW "${schema}".ops_outbox_unpublished AS
+       SELECT id, created_at FROM "${schema}".outbox WHERE published_at IS NULL`,
+    ...(views.inbox
+      ? [`CREATE OR REPLACE VIEW "${schema}".ops_inbox AS SELECT consumer, event_id FROM "${schema}".inbox`]
+      : []),
+  ];
+}
+
 export function outboxChannel(schema: string): string {
   return `${schema}_outbox`;
 }

@@ -16,3 +16,4 @@ export * from './infrastructure-fault';
 export * from './prepared-query';
 export * from './health';
 export * from './shutdown-deadline';
+export * from './ops-views';

@@ -50,8 +50,9 @@ async function gaugeValues(name: string): Promise<Values> {
 
 /**
  * What the console's overview shows, read on demand: consumer lag and dead letters from the Kafka
- * collector's gauges (this process's registry), backlogs and transitions from the services' tables
- * through the reconciliation's read-only connection (decision 153). A sample every 15 s is kept in
+ * collector's gauges (this process's registry), backlogs and transitions from the operator views
+ * the services own and grant (decision 300) through the reconciliation's read-only connection
+ * (decision 153). A sample every 15 s is kept in
  * memory for the last 15 minutes' charts.
  */
 @Injectable()
@@ -108,8 +109,8 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * A payout's or P2P transaction's sends to its provider, oldest first, read from the service's
-   * dispatch queue through the same read-only connection (decision 198). Null when the table
-   * cannot be read.
+   * dispatch queue (its `ops_provider_dispatches` view, decision 300) through the same read-only
+   * connection (decision 198). Null when the view cannot be read.
    */
   async transferAttempts(kind: 'payouts' | 'p2p', id: string): Promise<TransferAttempt[] | null> {
     const s = this.config.reconciliation.schemas;
@@ -127,7 +128,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         updated_at: Date;
       }>(
         `SELECT dispatch_id, provider, status, sends, provider_payment_id, last_error, created_at, updated_at
-           FROM ${schema}.provider_dispatches WHERE ${reference} = $1 ORDER BY created_at, dispatch_id`,
+           FROM ${schema}.ops_provider_dispatches WHERE ${reference} = $1 ORDER BY created_at, dispatch_id`,
         [id],
       );
       return rows.map((r) => ({
@@ -178,7 +179,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
     }
     const s = this.config.reconciliation.schemas;
     const q = (schema: string) => `"${schema.replace(/"/g, '')}"`;
-    // A service's table that cannot be read (not deployed, not migrated yet) leaves its figure out.
+    // A service's view that cannot be read (not deployed, not migrated yet) leaves its figure out.
     const rows = <T>(sql: string): Promise<T[] | null> =>
       this.reads.query(sql).then(
         (r) => r.rows as T[],
@@ -195,7 +196,7 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
         s.outboxes.map(async (schema) => {
           const found = await rows<{ pending: number; oldest: number | null }>(
             `SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float AS oldest
-               FROM ${q(schema)}.outbox WHERE published_at IS NULL`,
+               FROM ${q(schema)}.ops_outbox_unpublished`,
           );
           return (
             found && { schema, pending: found[0].pending, oldestSeconds: Math.round(found[0].oldest ?? 0), last15m: [] }
@@ -204,14 +205,14 @@ export class OverviewService implements OnApplicationBootstrap, OnApplicationShu
       ),
       rows<{ pending: number; failed: number }>(
         `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed
-           FROM ${q(s.merchantCallbacks)}.deliveries WHERE status IN ('pending', 'failed')`,
+           FROM ${q(s.merchantCallbacks)}.ops_deliveries WHERE status IN ('pending', 'failed')`,
       ),
       Promise.all(
         (
           [
-            ['order', `${q(s.orders)}.orders`],
-            ['payout', `${q(s.payouts)}.payouts`],
-            ['p2p', `${q(s.p2p)}.transactions`],
+            ['order', `${q(s.orders)}.ops_orders`],
+            ['payout', `${q(s.payouts)}.ops_payouts`],
+            ['p2p', `${q(s.p2p)}.ops_transactions`],
           ] as const
         ).map(async ([objectType, table]) =>
           (

@@ -56,23 +56,27 @@ export interface CheckSettings {
 }
 
 /**
- * Everything the reconciliation reads, and nothing else: the one list a read-only database role
- * for it is granted SELECT on (decision 106). Kept beside the SQL so that the two cannot drift.
+ * Everything the reconciliation and the overview read, and nothing else: the operator views each
+ * service makes and grants in its own migration (`<schema>.ops_<name>`, decision 300), the one list
+ * their read-only role is granted SELECT on (decision 106), never a table. Kept beside the SQL so
+ * that the two cannot drift.
  */
 export function reconciliationReads(s: ReconciledSchemas): string[] {
   return [
-    `${s.orders}.orders`,
-    `${s.orders}.refunds`,
-    `${s.orders}.provider_dispatches`,
-    `${s.orders}.payment_attempts`,
-    `${s.orders}.inbox`,
-    `${s.payouts}.payouts`,
-    `${s.payouts}.inbox`,
-    `${s.p2p}.transactions`,
-    `${s.p2p}.inbox`,
-    `${s.callbacksIngest}.provider_callbacks`,
-    `${s.merchantCallbacks}.deliveries`,
-    ...s.outboxes.map((o) => `${o}.outbox`),
+    `${s.orders}.ops_orders`,
+    `${s.orders}.ops_refunds`,
+    `${s.orders}.ops_provider_dispatches`,
+    `${s.orders}.ops_payment_attempts`,
+    `${s.orders}.ops_inbox`,
+    `${s.payouts}.ops_payouts`,
+    `${s.payouts}.ops_provider_dispatches`,
+    `${s.payouts}.ops_inbox`,
+    `${s.p2p}.ops_transactions`,
+    `${s.p2p}.ops_provider_dispatches`,
+    `${s.p2p}.ops_inbox`,
+    `${s.callbacksIngest}.ops_provider_callbacks`,
+    `${s.merchantCallbacks}.ops_deliveries`,
+    ...s.outboxes.map((o) => `${o}.ops_outbox_unpublished`),
   ];
 }
 
@@ -93,8 +97,8 @@ async function refundsWithinAccepted(db: Pool, c: CheckSettings): Promise<CheckR
   const found = await rows(
     db,
     `SELECT o.id, trim_scale(o.amount)::text AS amount, o.currency, trim_scale(r.total)::text AS total, r.n, r.last, r.total > o.amount AS over
-       FROM (SELECT order_id, sum(amount) AS total, count(*)::int AS n, max(created_at) AS last FROM ${o}.refunds GROUP BY order_id) r
-       JOIN ${o}.orders o ON o.id = r.order_id`,
+       FROM (SELECT order_id, sum(amount) AS total, count(*)::int AS n, max(created_at) AS last FROM ${o}.ops_refunds GROUP BY order_id) r
+       JOIN ${o}.ops_orders o ON o.id = r.order_id`,
   );
   const breaches = found
     .filter((r) => r.over)
@@ -111,16 +115,21 @@ async function refundsWithinAccepted(db: Pool, c: CheckSettings): Promise<CheckR
 async function finalStatusCalledBack(db: Pool, c: CheckSettings): Promise<CheckResult> {
   const mc = q(c.schemas.merchantCallbacks);
   const objects = [
-    { type: 'order', table: `${q(c.schemas.orders)}.orders`, name: `${c.schemas.orders}.orders`, finals: FINAL_ORDER },
+    {
+      type: 'order',
+      table: `${q(c.schemas.orders)}.ops_orders`,
+      name: `${c.schemas.orders}.orders`,
+      finals: FINAL_ORDER,
+    },
     {
       type: 'payout',
-      table: `${q(c.schemas.payouts)}.payouts`,
+      table: `${q(c.schemas.payouts)}.ops_payouts`,
       name: `${c.schemas.payouts}.payouts`,
       finals: FINAL_TRANSFER,
     },
     {
       type: 'p2p',
-      table: `${q(c.schemas.p2p)}.transactions`,
+      table: `${q(c.schemas.p2p)}.ops_transactions`,
       name: `${c.schemas.p2p}.transactions`,
       finals: FINAL_TRANSFER,
     },
@@ -132,7 +141,7 @@ async function finalStatusCalledBack(db: Pool, c: CheckSettings): Promise<CheckR
       db,
       `SELECT x.id, x.status, x.sequence, x.updated_at, d.status AS delivery, d.window_started_at, d.last_error
          FROM ${obj.table} x
-         LEFT JOIN ${mc}.deliveries d ON d.object_type = $1 AND d.object_id = x.id AND d.sequence = x.sequence
+         LEFT JOIN ${mc}.ops_deliveries d ON d.object_type = $1 AND d.object_id = x.id AND d.sequence = x.sequence
         WHERE x.status = ANY($2) AND x.updated_at < now() - make_interval(secs => $3)
           AND x.updated_at >= now() - make_interval(days => $4)`,
       [obj.type, obj.finals, c.graceSeconds, c.lookbackDays],
@@ -168,15 +177,15 @@ async function providerCallbackApplied(db: Pool, c: CheckSettings): Promise<Chec
   const found = await rows(
     db,
     `SELECT pc.id, pc.provider_code, pc.provider_event_id, pc.reference, pc.received_at,
-            (EXISTS (SELECT 1 FROM ${q(s.orders)}.inbox i WHERE i.consumer = $3 AND i.event_id = pc.id OFFSET 0)
-             OR EXISTS (SELECT 1 FROM ${q(s.payouts)}.inbox i WHERE i.consumer = $4 AND i.event_id = pc.id OFFSET 0)
-             OR EXISTS (SELECT 1 FROM ${q(s.p2p)}.inbox i WHERE i.consumer = $5 AND i.event_id = pc.id OFFSET 0)) AS applied,
+            (EXISTS (SELECT 1 FROM ${q(s.orders)}.ops_inbox i WHERE i.consumer = $3 AND i.event_id = pc.id OFFSET 0)
+             OR EXISTS (SELECT 1 FROM ${q(s.payouts)}.ops_inbox i WHERE i.consumer = $4 AND i.event_id = pc.id OFFSET 0)
+             OR EXISTS (SELECT 1 FROM ${q(s.p2p)}.ops_inbox i WHERE i.consumer = $5 AND i.event_id = pc.id OFFSET 0)) AS applied,
             CASE WHEN pc.reference ~* '${UUID_PATTERN}' THEN
-              EXISTS (SELECT 1 FROM ${q(s.orders)}.orders o WHERE o.id = pc.reference::uuid OFFSET 0)
-              OR EXISTS (SELECT 1 FROM ${q(s.payouts)}.payouts p WHERE p.id = pc.reference::uuid OFFSET 0)
-              OR EXISTS (SELECT 1 FROM ${q(s.p2p)}.transactions t WHERE t.id = pc.reference::uuid OFFSET 0)
+              EXISTS (SELECT 1 FROM ${q(s.orders)}.ops_orders o WHERE o.id = pc.reference::uuid OFFSET 0)
+              OR EXISTS (SELECT 1 FROM ${q(s.payouts)}.ops_payouts p WHERE p.id = pc.reference::uuid OFFSET 0)
+              OR EXISTS (SELECT 1 FROM ${q(s.p2p)}.ops_transactions t WHERE t.id = pc.reference::uuid OFFSET 0)
             ELSE false END AS known
-       FROM ${q(s.callbacksIngest)}.provider_callbacks pc
+       FROM ${q(s.callbacksIngest)}.ops_provider_callbacks pc
       WHERE pc.received_at < now() - make_interval(secs => $1)
         AND pc.received_at >= now() - make_interval(days => $2)`,
     [c.graceSeconds, c.lookbackDays, s.consumers.orders, s.consumers.payouts, s.consumers.p2p],
@@ -199,11 +208,11 @@ async function outboxNotStuck(db: Pool, c: CheckSettings): Promise<CheckResult> 
   for (const schema of c.schemas.outboxes) {
     const [r] = await rows(
       db,
-      // Only the unpublished rows, through the partial index outbox_unpublished: never the whole outbox.
+      // The view holds only the unpublished rows; inlined, it reads the partial index outbox_unpublished.
       `SELECT count(*)::int AS waiting,
               count(*) FILTER (WHERE created_at < now() - make_interval(secs => $1))::int AS stuck,
               min(created_at) AS oldest
-         FROM ${q(schema)}.outbox WHERE published_at IS NULL`,
+         FROM ${q(schema)}.ops_outbox_unpublished`,
       [c.outboxMaxAgeSeconds],
     );
     checked += 1;
@@ -227,9 +236,9 @@ async function attemptAnswered(db: Pool, c: CheckSettings): Promise<CheckResult>
   const found = await rows(
     db,
     `SELECT d.payment_id, d.order_id, d.status, d.updated_at, o.status AS order_status,
-            EXISTS (SELECT 1 FROM ${o}.payment_attempts a WHERE a.order_id = d.order_id AND a.payment_id = d.payment_id
+            EXISTS (SELECT 1 FROM ${o}.ops_payment_attempts a WHERE a.order_id = d.order_id AND a.payment_id = d.payment_id
                      AND a.status IN ('success', 'failed')) AS answered
-       FROM ${o}.provider_dispatches d JOIN ${o}.orders o ON o.id = d.order_id
+       FROM ${o}.ops_provider_dispatches d JOIN ${o}.ops_orders o ON o.id = d.order_id
       WHERE d.sends > 0 AND d.updated_at < now() - make_interval(secs => $1)`,
     [c.graceSeconds],
   );
@@ -265,16 +274,16 @@ async function dailyTotalsMatch(db: Pool, c: CheckSettings): Promise<CheckResult
   const found = await rows(
     db,
     `WITH settled AS (
-       SELECT id, shop_id, created_at::date AS day, status, amount FROM ${o}.orders
+       SELECT id, shop_id, created_at::date AS day, status, amount FROM ${o}.ops_orders
         WHERE updated_at < now() - make_interval(secs => $1) AND created_at >= now() - make_interval(days => $2)
      ), ours AS (
        SELECT shop_id, day, status, count(*)::int AS n, sum(amount) AS total FROM settled GROUP BY 1, 2, 3
      ), last_event AS (
-       SELECT DISTINCT ON (d.object_id) d.object_id, d.body::jsonb AS body
-         FROM ${mc}.deliveries d WHERE d.object_type = 'order' AND d.object_id IN (SELECT id FROM settled)
+       SELECT DISTINCT ON (d.object_id) d.object_id, d.sent_status, d.sent_amount
+         FROM ${mc}.ops_deliveries d WHERE d.object_type = 'order' AND d.object_id IN (SELECT id FROM settled)
         ORDER BY d.object_id, d.sequence DESC
      ), sent AS (
-       SELECT s.shop_id, s.day, e.body->>'status' AS status, count(*)::int AS n, sum((e.body->'cost'->>'amount')::numeric) AS total
+       SELECT s.shop_id, s.day, e.sent_status AS status, count(*)::int AS n, sum(e.sent_amount::numeric) AS total
          FROM last_event e JOIN settled s ON s.id = e.object_id GROUP BY 1, 2, 3
      )
      SELECT COALESCE(ours.shop_id, sent.shop_id) AS shop_id, COALESCE(ours.day, sent.day)::text AS day,

@@ -7,6 +7,7 @@ import { OrderCallbackUrl1764200000000 } from './1764200000000-order-callback-ur
 import { NeedActionExplanation1764317200000 } from './1764317200000-need-action-explanation';
 import { OperatorOrderList1765100000002 } from './1765100000002-operator-order-list';
 import { HostedPage1765200000000 } from './1765200000000-hosted-page';
+import { OpsViews1766100000000 } from './1766100000000-ops-views';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const ORDERS_MIGRATIONS = [
   NeedActionExplanation1764317200000,
   OperatorOrderList1765100000002,
   HostedPage1765200000000,
+  OpsViews1766100000000,
 ];
