@@ -3,6 +3,7 @@
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 import {
+  asOperator,
   commandTopic,
   MethodQueryTypes,
   ResolvedPayoutMethod,
@@ -15,6 +16,9 @@ import { testBrokers, uniqueName } from '@payments/testing';
 import { TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { methodsStack } from '../support/methods-stack';
+
+/** Who creates the methods here: every command on an operator path carries its operator (decision 301). */
+const OPERATOR = { id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' } as const;
 
 describe('payment and payout methods per shop (spec 2.5, 4)', () => {
   const { started } = methodsStack();
@@ -93,13 +97,13 @@ describe('payment and payout methods per shop (spec 2.5, 4)', () => {
         commandTopic('methods', 'operator'),
         shop.shopId,
         MethodQueryTypes.create,
-        command,
+        asOperator(OPERATOR, command),
       );
       const second = await operators.request<{ id: string }>(
         commandTopic('methods', 'operator'),
         shop.shopId,
         MethodQueryTypes.create,
-        command,
+        asOperator(OPERATOR, command),
       );
       expect(first).toMatchObject({ ok: true, result: { id: command.methodId } });
       expect(second).toEqual(first);

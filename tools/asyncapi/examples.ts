@@ -135,6 +135,9 @@ const checkoutView = {
 };
 
 /** Each message type's example payload. */
+/** The operator the backoffice puts on every command of an operator path (decision 301). */
+const operator = { id: '4e1f0a9b-3c2d-4b5a-8e7f-6d5c4b3a2910', name: 'Alice Martin', role: 'operator' };
+
 export const payloadExamples: Record<string, unknown> = {
   'order.create': {
     orderId: ids.order,
@@ -158,14 +161,15 @@ export const payloadExamples: Record<string, unknown> = {
       masked: '986012******4444',
     },
   },
-  'order.get_for_operator': { orderId: ids.order },
-  'order.list_for_operator': { status: 'need_action', limit: 50 },
+  'order.get_for_operator': { orderId: ids.order, operator },
+  'order.list_for_operator': { status: 'need_action', limit: 50, operator },
   'order.get_by_merchant_id': { merchantOrderId: 'inv-2026-000123', shopId: ids.shop },
   'order.cancel': { orderId: ids.order, shopId: ids.shop },
   'order.resolve': {
     orderId: ids.order,
     action: 'accept_reported_amount',
     operatorNote: 'The payer sent 1450 UZS; accepted after a call',
+    operator,
   },
   'order.refund': {
     refundId: ids.refund,
@@ -202,8 +206,13 @@ export const payloadExamples: Record<string, unknown> = {
     },
   },
   'payout.get_by_merchant_id': { merchantPayoutId: 'payout-2026-000045', shopId: ids.shop },
-  'payout.list_for_operator': { shopId: ids.shop, status: 'need_action', limit: 50 },
-  'payout.resolve': { payoutId: ids.payout, action: 'complete', operatorNote: 'The provider confirmed it by phone' },
+  'payout.list_for_operator': { shopId: ids.shop, status: 'need_action', limit: 50, operator },
+  'payout.resolve': {
+    payoutId: ids.payout,
+    action: 'complete',
+    operatorNote: 'The provider confirmed it by phone',
+    operator,
+  },
   'ledger.reserve_payout': {
     payoutId: ids.payout,
     shopId: ids.shop,
@@ -226,8 +235,8 @@ export const payloadExamples: Record<string, unknown> = {
   },
   'p2p.get': { p2pId: ids.p2p, shopId: ids.shop },
   'p2p.get_by_merchant_id': { merchantP2pId: 'p2p-2026-000007', shopId: ids.shop },
-  'p2p.list_for_operator': { merchantId: 'p2p-2026-000007', limit: 50 },
-  'p2p.resolve': { p2pId: ids.p2p, action: 'fail', operatorNote: 'The provider never received it' },
+  'p2p.list_for_operator': { merchantId: 'p2p-2026-000007', limit: 50, operator },
+  'p2p.resolve': { p2pId: ids.p2p, action: 'fail', operatorNote: 'The provider never received it', operator },
   'method.payment.list': { shopId: ids.shop },
   'method.payout.list': { shopId: ids.shop, includeDisabled: true },
   'method.payout.fields': { shopId: ids.shop, method: 'uzcard-humo', currency: 'UZS' },
@@ -242,14 +251,15 @@ export const payloadExamples: Record<string, unknown> = {
     currencies: [{ currency: 'UZS', minAmount: '1000', maxAmount: '50000000' }],
     provider: 'sandbox',
     enabled: true,
+    operator,
   },
-  'method.update': { methodId: ids.method, shopId: ids.shop, direction: 'payout', enabled: false },
-  'method.delete': { methodId: ids.method, shopId: ids.shop, direction: 'payout' },
-  'callbacks.list': { shopId: ids.shop, status: 'failed', limit: 50 },
+  'method.update': { methodId: ids.method, shopId: ids.shop, direction: 'payout', enabled: false, operator },
+  'method.delete': { methodId: ids.method, shopId: ids.shop, direction: 'payout', operator },
+  'callbacks.list': { shopId: ids.shop, status: 'failed', limit: 50, operator },
   'callbacks.feed': { shopId: ids.shop, afterPosition: 41, limit: 100, objectType: 'order' },
-  'callbacks.get': { deliveryId: ids.delivery },
-  'callbacks.replay': { deliveryId: ids.delivery },
-  'callbacks.replay_many': { shopId: ids.shop, status: 'failed', since: '2026-11-24T00:00:00Z' },
+  'callbacks.get': { deliveryId: ids.delivery, operator },
+  'callbacks.replay': { deliveryId: ids.delivery, operator },
+  'callbacks.replay_many': { shopId: ids.shop, status: 'failed', since: '2026-11-24T00:00:00Z', operator },
   'provider.callback.received': {
     callbackId: 'a7b6c5d4-e3f2-4a1b-9c8d-7e6f5a4b3c2d',
     providerCode: 'sandbox',

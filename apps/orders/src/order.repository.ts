@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { OperatorIdentity } from '@payments/contracts';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { type OutboxItem, outboxCte } from '@payments/messaging';
 import { preparedQuery } from '@payments/platform';
@@ -75,6 +76,17 @@ export class OrderRepository {
       [id],
     );
     return rows.length === 0 ? null : orderFromRow(m, rows[0]);
+  }
+
+  /**
+   * Who resolved the locked order by hand (decision 301): the operator of its order.resolve, in the
+   * resolve's transaction. Not on the order's event nor its callbacks: merchants never see it.
+   */
+  async recordResolver(m: EntityManager, orderId: string, operator: OperatorIdentity): Promise<void> {
+    await m.query(`UPDATE "${this.config.schema}".orders SET resolved_by = $1 WHERE id = $2`, [
+      JSON.stringify(operator),
+      orderId,
+    ]);
   }
 
   /** Records the hosted link's one payment on the locked order. */

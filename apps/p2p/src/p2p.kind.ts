@@ -18,6 +18,7 @@ import { maskDetails } from '@payments/transfers-domain';
 import { Init1764200000001 } from './migrations/1764200000001-init';
 import { partyCardsMigration } from './migrations/1764900000001-party-cards';
 import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
+import { P2pResolvedBy1766200000303 } from './migrations/1766200000303-resolved-by';
 import { P2pEntity } from './p2p.entity';
 
 function party(key: 'sender' | 'recipient', value: P2pPartyCommand | null): Record<string, P2pPartyView> {
@@ -32,7 +33,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   service: 'p2p',
   noun: 'P2P transaction',
   entity: P2pEntity,
-  migrations: [Init1764200000001, OpsViews1766100000000],
+  migrations: [Init1764200000001, OpsViews1766100000000, P2pResolvedBy1766200000303],
   cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',
@@ -72,7 +73,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   },
   parseResolve(message) {
     const cmd = parsePayload(resolveP2pCommand, message.payload, message.type);
-    return { id: cmd.p2pId, action: cmd.action };
+    return { id: cmd.p2pId, action: cmd.action, operator: cmd.operator };
   },
   view: (p, parts) => ({
     ...parts.head,

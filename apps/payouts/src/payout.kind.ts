@@ -19,6 +19,7 @@ import { payeeCardsMigration } from './migrations/1764900000000-payee-cards';
 import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link';
 import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
 import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
+import { PayoutResolvedBy1766200000302 } from './migrations/1766200000302-resolved-by';
 import { PayoutEntity } from './payout.entity';
 import { PayoutLinkHandler, payoutLinkStatusOf } from './payout-link/payout-link.handler';
 import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
@@ -44,7 +45,13 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   service: 'payouts',
   noun: 'payout',
   entity: PayoutEntity,
-  migrations: [Init1764200000000, PayoutLink1765300000000, PayoutCancelled1765300000002, OpsViews1766100000000],
+  migrations: [
+    Init1764200000000,
+    PayoutLink1765300000000,
+    PayoutCancelled1765300000002,
+    OpsViews1766100000000,
+    PayoutResolvedBy1766200000302,
+  ],
   extraControllers: [PayoutLinkHandler],
   extraProviders: [PayoutLinkExpirySweeper],
   cardMigrations: (vault) => [payeeCardsMigration(vault)],
@@ -102,7 +109,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
   },
   parseResolve(message) {
     const cmd = parsePayload(resolvePayoutCommand, message.payload, message.type);
-    return { id: cmd.payoutId, action: cmd.action };
+    return { id: cmd.payoutId, action: cmd.action, operator: cmd.operator };
   },
   view: (p, parts) => ({
     ...parts.head,

@@ -16,3 +16,4 @@ export * from './catalog';
 export * from './payment-link';
 export * from './health';
 export * from './ledger';
+export * from './operator-identity';

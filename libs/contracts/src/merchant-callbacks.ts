@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { optional, uuid } from './schema';
+import { operatorMember } from './operator-identity';
 
 // merchant-callbacks reads orders.events, payouts.events, p2p.events and shops.settings with their
 // producers' own schemas (orders.ts, payouts.ts, p2p.ts, shops.ts): one contract, one schema.
@@ -31,11 +32,12 @@ export const listDeliveriesQuery = z
         .regex(/^[0-9]{1,19}$/, { error: 'must be a cursor from a previous page' })
         .describe('Opaque; the nextCursor of the previous page'),
     ),
+    ...operatorMember(),
   })
   .describe('Lists merchant-callback deliveries, newest first, a page at a time');
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuery>;
 
-export const deliveryRef = z.object({ deliveryId: uuid() }).describe('Names one delivery');
+export const deliveryRef = z.object({ deliveryId: uuid(), ...operatorMember() }).describe('Names one delivery');
 export type DeliveryRef = z.infer<typeof deliveryRef>;
 
 export const replayDeliveriesCommand = z
@@ -49,6 +51,7 @@ export const replayDeliveriesCommand = z
         .regex(/^\d{4}-\d{2}-\d{2}T/, { error: 'must be an ISO timestamp' })
         .describe('Deliveries queued at or after it'),
     ),
+    ...operatorMember(),
   })
   .describe('Replays the deliveries named by id, or those of a shop matching a status and/or a start time');
 export type ReplayDeliveriesCommand = z.infer<typeof replayDeliveriesCommand>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimal, optional, uuid } from './schema';
+import { operatorMember } from './operator-identity';
 
 /**
  * `methods.queries`: the gateway (and the payouts service) ask the methods service which payment
@@ -98,6 +99,7 @@ export const listMethodsQuery = z
   .object({
     shopId: uuid(),
     includeDisabled: optional(z.boolean().describe('Operators see disabled methods too; merchants never do')),
+    ...operatorMember(),
   })
   .describe("Lists a shop's payment or payout methods");
 export type ListMethodsQuery = z.infer<typeof listMethodsQuery>;
@@ -153,7 +155,7 @@ const methodRef = { methodId: uuid(), shopId: uuid(), direction };
 
 /** Created with the id the gateway assigned, so a resent command finds the method it made. */
 export const createMethodCommand = methodDefinition
-  .extend(methodRef)
+  .extend({ ...methodRef, ...operatorMember() })
   .describe('Creates a payment or payout method of a shop, with the id the gateway assigned');
 export type CreateMethodCommand = z.infer<typeof createMethodCommand>;
 
@@ -161,9 +163,11 @@ export type CreateMethodCommand = z.infer<typeof createMethodCommand>;
 export const updateMethodCommand = methodDefinition
   .omit({ instrumentType: true })
   .partial()
-  .extend(methodRef)
+  .extend({ ...methodRef, ...operatorMember() })
   .describe('Changes what is given of a method and keeps the rest');
 export type UpdateMethodCommand = z.infer<typeof updateMethodCommand>;
 
-export const deleteMethodCommand = z.object(methodRef).describe('Deletes a method of a shop');
+export const deleteMethodCommand = z
+  .object({ ...methodRef, ...operatorMember() })
+  .describe('Deletes a method of a shop');
 export type DeleteMethodCommand = z.infer<typeof deleteMethodCommand>;

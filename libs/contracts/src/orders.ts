@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimal, optional, uuid } from './schema';
+import { operatorIdentity, operatorMember } from './operator-identity';
 
 export const OrderStatuses = [
   'registered',
@@ -75,6 +76,7 @@ export const resolveOrderCommand = z
     orderId: uuid(),
     action: z.enum(['accept_reported_amount', 'fail']),
     operatorNote: optional(z.string().max(1024)),
+    operator: operatorIdentity,
   })
   .describe("An operator's decision on an order in need_action");
 export type ResolveOrderCommand = z.infer<typeof resolveOrderCommand>;
@@ -138,7 +140,7 @@ export const getOrderQuery = z.object({ orderId: uuid(), shopId: uuid() }).descr
 export type GetOrderQuery = z.infer<typeof getOrderQuery>;
 
 export const getOrderForOperatorQuery = z
-  .object({ orderId: uuid() })
+  .object({ orderId: uuid(), ...operatorMember() })
   .describe('Reads one order of any shop, for the operator API');
 export type GetOrderForOperatorQuery = z.infer<typeof getOrderForOperatorQuery>;
 export const getOrderByMerchantIdQuery = z
@@ -292,6 +294,7 @@ export const listOrdersForOperatorQuery = z
     limit: z.number().int().min(1).max(100),
     /** The nextCursor of the previous page. */
     cursor: optional(z.string().regex(/^[A-Za-z0-9_-]{1,200}$/)),
+    ...operatorMember(),
   })
   .describe("Lists any shop's orders for operators, newest first (the console's need_action queue and search)");
 export type ListOrdersForOperatorQuery = z.infer<typeof listOrdersForOperatorQuery>;

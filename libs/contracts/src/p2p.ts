@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cardRef } from './cards';
 import { optional, uuid } from './schema';
+import { operatorIdentity } from './operator-identity';
 import {
   perObjectCallbackUrl,
   previousTransferStatus,
@@ -123,6 +124,7 @@ export const resolveP2pCommand = z
     p2pId: uuid(),
     action: z.enum(['complete', 'fail']),
     operatorNote: optional(z.string().max(1024)),
+    operator: operatorIdentity,
   })
   .describe("An operator's decision on a P2P transaction in need_action, after checking with the provider");
 export type ResolveP2pCommand = z.infer<typeof resolveP2pCommand>;

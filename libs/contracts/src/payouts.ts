@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cardRef } from './cards';
 import { optional, uuid } from './schema';
+import { operatorIdentity } from './operator-identity';
 import { linkHash, PageLocales, redirectUrls } from './orders';
 import {
   perObjectCallbackUrl,
@@ -144,6 +145,7 @@ export const resolvePayoutCommand = z
     payoutId: uuid(),
     action: z.enum(['complete', 'fail']),
     operatorNote: optional(z.string().max(1024)),
+    operator: operatorIdentity,
   })
   .describe("An operator's decision on a payout in need_action, after checking with the provider");
 export type ResolvePayoutCommand = z.infer<typeof resolvePayoutCommand>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { costDto, CostDto } from './orders';
 import { optional, uuid } from './schema';
+import { operatorMember } from './operator-identity';
 
 /**
  * What payouts and P2P transactions share: money going out to someone, with one status set.
@@ -43,6 +44,7 @@ export const listTransfersForOperatorQuery = z
     limit: z.number().int().min(1).max(100),
     /** The nextCursor of the previous page. */
     cursor: optional(z.string().regex(/^[A-Za-z0-9_-]{1,200}$/)),
+    ...operatorMember(),
   })
   .describe(
     "Lists any shop's payouts or P2P transactions for operators, newest first (by id, status, shop, merchant id)",

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import {
   allowedOnTopic,
   Audiences,
+  commandTopicAudience,
   audienceReplyTopic,
   commandAudiences,
   CommandServices,
@@ -28,6 +29,8 @@ import {
   uniqueName,
 } from '@payments/testing';
 import { KafkaTransport } from './kafka-transport';
+
+const operator = { id: '4e1f0a9b-3c2d-4b5a-8e7f-6d5c4b3a2910', name: 'Alice Martin', role: 'operator' } as const;
 
 /**
  * Decision 263 against Kafka: one consumer takes every command topic of every domain service and
@@ -98,12 +101,24 @@ describe('Commands refused off their audience path (KafkaTransport against Kafka
     await db?.drop();
   });
 
-  async function send(type: string, topic: string, replyTopic: string, key = randomUUID()): Promise<string> {
-    const env = envelope({ type, payload: { probe: true }, occurredAt: new Date(), correlationId: randomUUID() });
+  async function send(
+    type: string,
+    topic: string,
+    replyTopic: string | undefined,
+    key = randomUUID(),
+    payload: Record<string, unknown> = { probe: true },
+  ): Promise<string> {
+    const env = envelope({ type, payload, occurredAt: new Date(), correlationId: randomUUID() });
     await producer!.send({
       topic: prefix + topic,
       acks: -1,
-      messages: [{ key, value: JSON.stringify(env), headers: { [ReplyHeaders.replyTopic]: prefix + replyTopic } }],
+      messages: [
+        {
+          key,
+          value: JSON.stringify(env),
+          headers: replyTopic ? { [ReplyHeaders.replyTopic]: prefix + replyTopic } : {},
+        },
+      ],
     });
     return env.eventId;
   }
@@ -159,11 +174,54 @@ describe('Commands refused off their audience path (KafkaTransport against Kafka
     expect(await count()).toBe(ids.length);
   }, 120_000);
 
+  it('when each operator command type comes through its operator path without a valid operator, then it is answered forbidden or dropped, nothing is written, and with its operator it is handled (decision 301)', async () => {
+    const refused = PaymentsMetrics.commandsRefused;
+    const noOperator = async () =>
+      (await refused.get()).values.filter((v) => v.labels.reason === 'no_operator').reduce((n, v) => n + v.value, 0);
+    const before = await noOperator();
+    const paths = commandTopics.flatMap((topic) =>
+      commandTopicAudience(topic)?.audience === 'operator'
+        ? types.filter((type) => allowedOnTopic(type, topic)).map((type) => ({ type, topic }))
+        : [],
+    );
+    expect(paths).toContainEqual({ type: 'order.resolve', topic: 'orders.ops-commands' });
+    expect(paths.length).toBeGreaterThanOrEqual(16);
+    const answered = new Set<string>();
+    const dropped: string[] = [];
+    const handled: string[] = [];
+    for (const { type, topic } of paths) {
+      // One key per type: the command with its operator comes after the refused ones, on one partition.
+      const key = randomUUID();
+      answered.add(await send(type, topic, ReplyTopics.backoffice, key, { probe: true }));
+      answered.add(await send(type, topic, ReplyTopics.backoffice, key, { operator: { ...operator, id: 'root' } }));
+      dropped.push(await send(type, topic, undefined, key, { operator: { ...operator, name: '' } }));
+      handled.push(await send(type, topic, ReplyTopics.backoffice, key, { operator }));
+    }
+    const replies = await reader!.waitFor(answered.size + handled.length, (m) =>
+      [...answered, ...handled].includes(m.headers[ReplyHeaders.correlationId]),
+    );
+    for (const reply of replies) {
+      const id = reply.headers[ReplyHeaders.correlationId];
+      expect(reply.topic).toBe(prefix + ReplyTopics.backoffice);
+      if (answered.has(id))
+        expect(reply.json).toMatchObject({
+          payload: { ok: false, error: { code: 'forbidden', detail: expect.stringContaining('without its operator') } },
+        });
+      else expect(reply.json).toMatchObject({ payload: { ok: true } });
+    }
+    const rows: { event_id: string }[] = await ds!.query(
+      `SELECT event_id FROM "${schema}".effects WHERE event_id = ANY($1)`,
+      [[...answered, ...dropped, ...handled]],
+    );
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...handled].sort());
+    expect((await noOperator()) - before).toBe(answered.size + dropped.length);
+  }, 120_000);
+
   it('when an allowed command asks for its reply on another audience reply topic, then it is dropped and not handled', async () => {
     // One key: one partition, so the second is handled after the first.
     const key = randomUUID();
     const eventId = await send('payout.list_for_operator', 'payouts.ops-commands', ReplyTopics.checkout, key);
-    const control = await send('payout.resolve', 'payouts.ops-commands', ReplyTopics.backoffice, key);
+    const control = await send('payout.resolve', 'payouts.ops-commands', ReplyTopics.backoffice, key, { operator });
     await reader!.waitFor(1, (m) => m.headers[ReplyHeaders.correlationId] === control);
     const rows: { event_id: string }[] = await ds!.query(
       `SELECT event_id FROM "${schema}".effects WHERE event_id = ANY($1)`,

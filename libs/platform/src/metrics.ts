@@ -157,7 +157,7 @@ export const PaymentsMetrics = {
   }),
   commandsRefused: new Counter<'topic' | 'reason' | 'outcome'>({
     name: 'payments_commands_refused_total',
-    help: 'Commands refused by their consumer because they did not come through their audience (decision 263), by command topic, reason (wrong_audience: a type not allowed on the topic; wrong_reply_topic: a reply topic of another audience) and outcome (answered with a refusal, or dropped).',
+    help: 'Commands refused by their consumer because they did not come through their audience (decision 263), by command topic, reason (wrong_audience: a type not allowed on the topic; wrong_reply_topic: a reply topic of another audience; no_operator: an operator-path command without a valid operator, decision 301) and outcome (answered with a refusal, or dropped).',
     labelNames: ['topic', 'reason', 'outcome'],
     registers: [metricsRegistry],
   }),

@@ -33,8 +33,9 @@ export class ResolveTransferHandler {
       if (result.kind === 'rejected')
         return errorReply({ code: 'conflict', detail: result.reason, extensions: { currentStatus: transfer.status } });
       await this.writes.transition(m, transfer, result, now, message);
+      await this.transfers.recordResolver(m, transfer.id, cmd.operator);
       this.logger.log(
-        `${this.kind.noun} ${transfer.id}: ${cmd.action} by an operator → ${result.status} ${result.statusCode}`,
+        `${this.kind.noun} ${transfer.id}: ${cmd.action} by operator ${cmd.operator.id} → ${result.status} ${result.statusCode}`,
       );
       return okReply(toTransferView(this.kind, transfer));
     });

@@ -1,6 +1,6 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { CardVault } from '@payments/card-vault';
-import type { Envelope, TransferCost } from '@payments/contracts';
+import type { Envelope, OperatorIdentity, TransferCost } from '@payments/contracts';
 import type { TransferKind } from '@payments/transfers-domain';
 import type { FundsSpec } from './transfer-funds';
 import type { TransferEntity } from './transfer.entity';
@@ -63,7 +63,8 @@ export interface TransferKindSpec<T extends TransferEntity = TransferEntity, V =
   parseCreate(message: Envelope, adapterProvider: string): NewTransfer<T>;
   parseGet(message: Envelope): { id: string; shopId: string };
   parseGetByMerchantId(message: Envelope): { merchantId: string; shopId: string };
-  parseResolve(message: Envelope): { id: string; action: 'complete' | 'fail' };
+  /** The resolve command: which transfer, what to do, and the operator who decided (decision 301). */
+  parseResolve(message: Envelope): { id: string; action: 'complete' | 'fail'; operator: OperatorIdentity };
   view(t: T, parts: TransferViewParts): V;
   /** The kind's own Kafka routes and jobs, beside the pipeline's (they may inject its providers). */
   extraControllers?: Type[];

@@ -4,6 +4,7 @@ import { DataSource, EntityManager, FindOptionsWhere, Repository } from 'typeorm
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { TRANSFER_CODES } from '@payments/transfers-domain';
 import { formatAmount } from '@payments/money';
+import type { OperatorIdentity } from '@payments/contracts';
 import { TransferEntity } from './transfer.entity';
 import type { NewTransfer, TransferKindSpec } from './transfer-kind';
 import { TRANSFER_KIND } from './tokens';
@@ -71,6 +72,16 @@ export class TransferRepository {
     if (f.after)
       q.andWhere('(t.createdAt, t.id) < (:createdAt, :afterId)', { createdAt: f.after.createdAt, afterId: f.after.id });
     return q.orderBy('t.createdAt', 'DESC').addOrderBy('t.id', 'DESC').limit(f.limit).getMany();
+  }
+
+  /**
+   * Who resolved the locked transfer by hand (decision 301): the operator of its resolve command, in
+   * the resolve's transaction. Not on the transfer's event nor its callbacks: merchants never see it.
+   */
+  async recordResolver(m: EntityManager, id: string, operator: OperatorIdentity): Promise<void> {
+    const meta = m.connection.getMetadata(this.kind.entity);
+    const table = meta.schema ? `"${meta.schema}"."${meta.tableName}"` : `"${meta.tableName}"`;
+    await m.query(`UPDATE ${table} SET resolved_by = $1 WHERE id = $2`, [JSON.stringify(operator), id]);
   }
 
   /** A new transfer in `registered`, not yet stored. */

@@ -22,13 +22,16 @@ import {
   MethodListView,
   MethodQueryTypes,
   MethodView,
+  OperatorIdentity,
   UpdateMethodCommand,
+  asOperator,
   commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { checkMethodDefinition } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
 import { ProblemException } from '@payments/platform';
+import { ActingOperator } from '../auth/acting-operator.decorator';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { Audited } from '../operators/audited.decorator';
 import { ask } from '@payments/merchant-admin';
@@ -82,7 +85,7 @@ abstract class OpsMethodsRoutes {
     if (!(await this.shops.exists(shopId))) throw new ProblemException('notFound', 'No such shop.');
   }
 
-  protected async doCreate(shopId: string, body: CreateMethodDto): Promise<MethodView> {
+  protected async doCreate(shopId: string, body: CreateMethodDto, operator: OperatorIdentity): Promise<MethodView> {
     await this.shopMustExist(shopId);
     const def: MethodDefinition = {
       code: body.code,
@@ -105,24 +108,41 @@ abstract class OpsMethodsRoutes {
         errors,
       );
     const command: CreateMethodCommand = { methodId: randomUUID(), shopId, direction: this.direction, ...def };
-    return ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.create, command);
+    return ask<MethodView>(
+      this.client,
+      commandTopic('methods', 'operator'),
+      shopId,
+      MethodQueryTypes.create,
+      asOperator(operator, command),
+    );
   }
 
   /** The method as it was, for the audit record's `before` (not a route). */
-  async methodBefore(shopId: string, methodId: string): Promise<MethodView | null> {
-    return (await this.doList(shopId)).methods.find((m) => m.id === methodId) ?? null;
+  async methodBefore(shopId: string, methodId: string, operator: OperatorIdentity): Promise<MethodView | null> {
+    return (await this.doList(shopId, operator)).methods.find((m) => m.id === methodId) ?? null;
   }
 
-  protected async doList(shopId: string): Promise<MethodListView> {
+  protected async doList(shopId: string, operator: OperatorIdentity): Promise<MethodListView> {
     await this.shopMustExist(shopId);
     const type = this.direction === 'payment' ? MethodQueryTypes.paymentList : MethodQueryTypes.payoutList;
-    return ask<MethodListView>(this.client, commandTopic('methods', 'operator'), shopId, type, {
+    return ask<MethodListView>(
+      this.client,
+      commandTopic('methods', 'operator'),
       shopId,
-      includeDisabled: true,
-    });
+      type,
+      asOperator(operator, {
+        shopId,
+        includeDisabled: true,
+      }),
+    );
   }
 
-  protected async doUpdate(shopId: string, methodId: string, body: UpdateMethodDto): Promise<MethodView> {
+  protected async doUpdate(
+    shopId: string,
+    methodId: string,
+    body: UpdateMethodDto,
+    operator: OperatorIdentity,
+  ): Promise<MethodView> {
     await this.shopMustExist(shopId);
     // A member sent as null is left as it is, like one left out: IsOptional lets null through,
     // and the methods contract has no null for these members.
@@ -138,13 +158,25 @@ abstract class OpsMethodsRoutes {
       ...(body.provider != null ? { provider: body.provider } : {}),
       ...(body.enabled != null ? { enabled: body.enabled } : {}),
     };
-    return ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.update, command);
+    return ask<MethodView>(
+      this.client,
+      commandTopic('methods', 'operator'),
+      shopId,
+      MethodQueryTypes.update,
+      asOperator(operator, command),
+    );
   }
 
-  protected async doDelete(shopId: string, methodId: string): Promise<void> {
+  protected async doDelete(shopId: string, methodId: string, operator: OperatorIdentity): Promise<void> {
     await this.shopMustExist(shopId);
     const command: DeleteMethodCommand = { methodId, shopId, direction: this.direction };
-    await ask<MethodView>(this.client, commandTopic('methods', 'operator'), shopId, MethodQueryTypes.delete, command);
+    await ask<MethodView>(
+      this.client,
+      commandTopic('methods', 'operator'),
+      shopId,
+      MethodQueryTypes.delete,
+      asOperator(operator, command),
+    );
   }
 }
 
@@ -169,8 +201,12 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
     response: { example: createdPaymentMethodExample, schema: METHOD_SCHEMA },
     problems: [404, 409, 503],
   })
-  create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
-    return this.doCreate(shopId, body);
+  create(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Body() body: CreateMethodDto,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<MethodView> {
+    return this.doCreate(shopId, body, operator);
   }
 
   @Get()
@@ -179,8 +215,11 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
     response: { example: opsPaymentMethodsExample, schema: METHOD_LIST_SCHEMA },
     problems: [404, 503],
   })
-  list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
-    return this.doList(shopId);
+  list(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<MethodListView> {
+    return this.doList(shopId, operator);
   }
 
   @Patch(':methodId')
@@ -201,8 +240,9 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
     @Param('shopId', uuid('shop')) shopId: string,
     @Param('methodId', uuid('payment method')) methodId: string,
     @Body() body: UpdateMethodDto,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<MethodView> {
-    return this.doUpdate(shopId, methodId, body);
+    return this.doUpdate(shopId, methodId, body, operator);
   }
 
   @Delete(':methodId')
@@ -222,8 +262,9 @@ export class OpsPaymentMethodsController extends OpsMethodsRoutes {
   remove(
     @Param('shopId', uuid('shop')) shopId: string,
     @Param('methodId', uuid('payment method')) methodId: string,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<void> {
-    return this.doDelete(shopId, methodId);
+    return this.doDelete(shopId, methodId, operator);
   }
 }
 
@@ -248,8 +289,12 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
     response: { example: createdPayoutMethodExample, schema: METHOD_SCHEMA },
     problems: [404, 409, 503],
   })
-  create(@Param('shopId', uuid('shop')) shopId: string, @Body() body: CreateMethodDto): Promise<MethodView> {
-    return this.doCreate(shopId, body);
+  create(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @Body() body: CreateMethodDto,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<MethodView> {
+    return this.doCreate(shopId, body, operator);
   }
 
   @Get()
@@ -258,8 +303,11 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
     response: { example: opsPayoutMethodsExample, schema: METHOD_LIST_SCHEMA },
     problems: [404, 503],
   })
-  list(@Param('shopId', uuid('shop')) shopId: string): Promise<MethodListView> {
-    return this.doList(shopId);
+  list(
+    @Param('shopId', uuid('shop')) shopId: string,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<MethodListView> {
+    return this.doList(shopId, operator);
   }
 
   @Patch(':methodId')
@@ -280,8 +328,9 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
     @Param('shopId', uuid('shop')) shopId: string,
     @Param('methodId', uuid('payout method')) methodId: string,
     @Body() body: UpdateMethodDto,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<MethodView> {
-    return this.doUpdate(shopId, methodId, body);
+    return this.doUpdate(shopId, methodId, body, operator);
   }
 
   @Delete(':methodId')
@@ -301,7 +350,8 @@ export class OpsPayoutMethodsController extends OpsMethodsRoutes {
   remove(
     @Param('shopId', uuid('shop')) shopId: string,
     @Param('methodId', uuid('payout method')) methodId: string,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<void> {
-    return this.doDelete(shopId, methodId);
+    return this.doDelete(shopId, methodId, operator);
   }
 }

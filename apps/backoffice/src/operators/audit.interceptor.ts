@@ -5,6 +5,7 @@ import { from, mergeMap, Observable } from 'rxjs';
 import { OpsRequest } from '../auth/ops-auth.guard';
 import { AuditRepository } from './audit.repository';
 import { AUDITED, AuditSpec } from './audited.decorator';
+import { Operator } from './operators';
 
 /** Members never written to the audit log: a created key, token or secret is shown once, to its creator. */
 const SECRET_MEMBERS = new Set(['apiKey', 'token', 'callbackSecret', 'previousCallbackSecret', 'secret']);
@@ -66,7 +67,7 @@ export class AuditInterceptor implements NestInterceptor {
     };
     if (spec.recordsItself) return next.handle();
     const params = request.params ?? {};
-    return from(this.read(spec, context, params)).pipe(
+    return from(this.read(spec, context, params, operator)).pipe(
       mergeMap((before) =>
         next.handle().pipe(
           mergeMap(async (after: unknown) => {
@@ -89,18 +90,24 @@ export class AuditInterceptor implements NestInterceptor {
   }
 
   /**
-   * The object before the action, through the controller's own read. Interceptors run before the
-   * route's pipes, so the parameters are not validated yet: every id here is a UUID, anything else
-   * is not read (the pipe answers 404 and nothing changes).
+   * The object before the action, through the controller's own read, called with the route
+   * parameters and then the acting operator (a read that asks a domain service sends it, decision
+   * 301). Interceptors run before the route's pipes, so the parameters are not validated yet: every
+   * id here is a UUID, anything else is not read (the pipe answers 404 and nothing changes).
    */
-  private async read(spec: AuditSpec, context: ExecutionContext, params: Record<string, string>): Promise<unknown> {
+  private async read(
+    spec: AuditSpec,
+    context: ExecutionContext,
+    params: Record<string, string>,
+    operator: Operator,
+  ): Promise<unknown> {
     if (!spec.read) return null;
     const args = spec.read.args.map((name) => params[name] ?? '');
     if (!args.every((a) => UUID.test(a))) return null;
     const controller = this.modules.get(context.getClass(), { strict: false }) as Record<string, unknown>;
-    const method = controller[spec.read.method] as (...a: string[]) => Promise<unknown>;
+    const method = controller[spec.read.method] as (...a: unknown[]) => Promise<unknown>;
     try {
-      return await method.apply(controller, args);
+      return await method.apply(controller, [...args, operator]);
     } catch (err) {
       if (!(err instanceof ProblemException && err.kind === 'notFound'))
         this.logger.warn(`audit: reading the object before ${spec.action} failed: ${String(err)}`);

@@ -18,8 +18,9 @@ export interface AuditSpec {
   recordsItself?: boolean;
   /**
    * The same controller's read of the object (a GET route's method, called with the route
-   * parameters named in `args`): read before the action for the record's `before`. Without it
-   * `before` is null (a creation, or an object the backoffice has no read for).
+   * parameters named in `args`, then the acting operator): read before the action for the
+   * record's `before`. Without it `before` is null (a creation, or an object the backoffice has no
+   * read for).
    */
   read?: { method: string; args: string[] };
 }

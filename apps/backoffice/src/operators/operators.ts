@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { OperatorIdentityRoles } from '@payments/contracts';
 
-export const OperatorRoles = ['viewer', 'operator', 'admin'] as const;
+// One list with the contract that carries an operator on its commands (decision 301).
+export const OperatorRoles = OperatorIdentityRoles;
 export type OperatorRole = (typeof OperatorRoles)[number];
 
 /** Who is acting: set on the request by OpsAuthGuard, read by the audit interceptor and the console. */

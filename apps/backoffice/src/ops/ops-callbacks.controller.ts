@@ -38,12 +38,15 @@ import {
   DeliveryView,
   ListDeliveriesQuery,
   MerchantCallbackCommandTypes,
+  OperatorIdentity,
   ReplayDeliveriesCommand,
   ReplayResult,
+  asOperator,
   commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
+import { ActingOperator } from '../auth/acting-operator.decorator';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { Audited } from '../operators/audited.decorator';
 import { ask } from '@payments/merchant-admin';
@@ -162,7 +165,7 @@ export class OpsCallbacksController {
     response: { ...deliveryAnswerShapes, example: deliveryPageExample },
     problems: [400, 503],
   })
-  list(@Query() q: ListDeliveriesDto): Promise<DeliveryPage> {
+  list(@Query() q: ListDeliveriesDto, @ActingOperator() operator: OperatorIdentity): Promise<DeliveryPage> {
     const query: ListDeliveriesQuery = {
       limit: q.limit ?? 50,
       ...(q.shopId ? { shopId: q.shopId } : {}),
@@ -175,7 +178,7 @@ export class OpsCallbacksController {
       commandTopic('merchant-callbacks', 'operator'),
       q.shopId ?? q.objectId ?? 'all',
       MerchantCallbackCommandTypes.list,
-      query,
+      asOperator(operator, query),
     );
   }
 
@@ -189,7 +192,7 @@ export class OpsCallbacksController {
     response: { ...deliveryAnswerShapes, example: replayResultExample },
     problems: [503],
   })
-  replayMany(@Body() body: ReplayDeliveriesDto): Promise<ReplayResult> {
+  replayMany(@Body() body: ReplayDeliveriesDto, @ActingOperator() operator: OperatorIdentity): Promise<ReplayResult> {
     const command: ReplayDeliveriesCommand = {
       ...(body.deliveryIds ? { deliveryIds: body.deliveryIds } : {}),
       ...(body.shopId ? { shopId: body.shopId } : {}),
@@ -201,7 +204,7 @@ export class OpsCallbacksController {
       commandTopic('merchant-callbacks', 'operator'),
       body.shopId ?? 'replay',
       MerchantCallbackCommandTypes.replayMany,
-      command,
+      asOperator(operator, command),
     );
   }
 
@@ -211,13 +214,16 @@ export class OpsCallbacksController {
     response: { ...deliveryAnswerShapes, example: deliveryDetailExample },
     problems: [404, 503],
   })
-  get(@Param('deliveryId', deliveryIdPipe) deliveryId: string): Promise<DeliveryDetailView> {
+  get(
+    @Param('deliveryId', deliveryIdPipe) deliveryId: string,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<DeliveryDetailView> {
     return ask<DeliveryDetailView>(
       this.client,
       commandTopic('merchant-callbacks', 'operator'),
       deliveryId,
       MerchantCallbackCommandTypes.get,
-      { deliveryId },
+      asOperator(operator, { deliveryId }),
     );
   }
 
@@ -239,6 +245,7 @@ export class OpsCallbacksController {
   replay(
     @Param('deliveryId', deliveryIdPipe) deliveryId: string,
     @Body() body: ReplayOneDto = {},
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<DeliveryView> {
     this.logger.log(
       `replay of delivery ${deliveryId} requested${body?.reason ? `: ${JSON.stringify(body.reason)}` : ''}`,
@@ -248,7 +255,7 @@ export class OpsCallbacksController {
       commandTopic('merchant-callbacks', 'operator'),
       deliveryId,
       MerchantCallbackCommandTypes.replay,
-      { deliveryId },
+      asOperator(operator, { deliveryId }),
     );
   }
 }

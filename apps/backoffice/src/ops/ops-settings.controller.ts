@@ -19,12 +19,15 @@ import {
   OrderCommandTypes,
   OrderPage,
   OrderView,
+  OperatorIdentity,
   ResolveOrderCommand,
   ShopSettingsSnapshot,
+  asOperator,
   commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
+import { ActingOperator } from '../auth/acting-operator.decorator';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { Audited } from '../operators/audited.decorator';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
@@ -164,7 +167,7 @@ export class OpsSettingsController {
     },
     problems: [400, 503],
   })
-  list(@Query() q: ListOrdersDto): Promise<OrderPage> {
+  list(@Query() q: ListOrdersDto, @ActingOperator() operator: OperatorIdentity): Promise<OrderPage> {
     const query: ListOrdersForOperatorQuery = {
       limit: q.limit ?? 50,
       ...(q.status ? { status: q.status } : {}),
@@ -177,7 +180,7 @@ export class OpsSettingsController {
       commandTopic('orders', 'operator'),
       q.shopId ?? 'list',
       OrderCommandTypes.listForOperator,
-      query,
+      asOperator(operator, query),
     );
   }
 
@@ -187,14 +190,17 @@ export class OpsSettingsController {
     response: { ...orderAnswerShapes, example: needActionOrderExample, description: 'The order' },
     problems: [404, 503],
   })
-  async order(@Param('orderId', uuid('order')) orderId: string): Promise<OrderView> {
+  async order(
+    @Param('orderId', uuid('order')) orderId: string,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<OrderView> {
     const query: GetOrderForOperatorQuery = { orderId };
     const view = await ask<OrderView>(
       this.client,
       commandTopic('orders', 'operator'),
       orderId,
       OrderCommandTypes.getForOperator,
-      query,
+      asOperator(operator, query),
     );
     return view;
   }
@@ -214,12 +220,16 @@ export class OpsSettingsController {
     response: { ...orderAnswerShapes, example: resolvedOrderExample, description: 'The order after the resolution' },
     problems: [404, 409, 503],
   })
-  resolve(@Param('orderId', uuid('order')) orderId: string, @Body() body: ResolveOrderDto): Promise<OrderView> {
-    const command: ResolveOrderCommand = {
+  resolve(
+    @Param('orderId', uuid('order')) orderId: string,
+    @Body() body: ResolveOrderDto,
+    @ActingOperator() operator: OperatorIdentity,
+  ): Promise<OrderView> {
+    const command: ResolveOrderCommand = asOperator(operator, {
       orderId,
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
-    };
+    });
     return ask<OrderView>(this.client, commandTopic('orders', 'operator'), orderId, OrderCommandTypes.resolve, command);
   }
 }

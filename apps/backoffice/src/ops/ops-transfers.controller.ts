@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import {
   ListTransfersForOperatorQuery,
+  OperatorIdentity,
   P2pCommandTypes,
   P2pPage,
   P2pView,
@@ -14,10 +15,12 @@ import {
   PayoutView,
   ResolveP2pCommand,
   ResolvePayoutCommand,
+  asOperator,
   commandTopic,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { ProblemException } from '@payments/platform';
+import { ActingOperator } from '../auth/acting-operator.decorator';
 import { OpsAuthGuard } from '../auth/ops-auth.guard';
 import { Audited } from '../operators/audited.decorator';
 import { ask } from '@payments/merchant-admin';
@@ -189,13 +192,13 @@ export class OpsTransfersController {
     response: page(payoutAnswerShapes, payoutExample),
     problems: [400, 503],
   })
-  listPayouts(@Query() q: ListTransfersDto): Promise<PayoutPage> {
+  listPayouts(@Query() q: ListTransfersDto, @ActingOperator() operator: OperatorIdentity): Promise<PayoutPage> {
     return ask<PayoutPage>(
       this.client,
       commandTopic('payouts', 'operator'),
       q.shopId ?? q.id ?? 'list',
       PayoutCommandTypes.listForOperator,
-      listQuery(q),
+      asOperator(operator, listQuery(q)),
     );
   }
 
@@ -205,26 +208,26 @@ export class OpsTransfersController {
     response: page(p2pAnswerShapes, p2pExample),
     problems: [400, 503],
   })
-  listP2p(@Query() q: ListTransfersDto): Promise<P2pPage> {
+  listP2p(@Query() q: ListTransfersDto, @ActingOperator() operator: OperatorIdentity): Promise<P2pPage> {
     return ask<P2pPage>(
       this.client,
       commandTopic('p2p', 'operator'),
       q.shopId ?? q.id ?? 'list',
       P2pCommandTypes.listForOperator,
-      listQuery(q),
+      asOperator(operator, listQuery(q)),
     );
   }
 
   /** The audit record's `before`: the payout as the console lists it (card numbers masked). */
-  async payoutBefore(payoutId: string): Promise<PayoutView> {
-    const found = (await this.listPayouts({ id: payoutId, limit: 1 })).items[0];
+  async payoutBefore(payoutId: string, operator: OperatorIdentity): Promise<PayoutView> {
+    const found = (await this.listPayouts({ id: payoutId, limit: 1 }, operator)).items[0];
     if (!found) throw new ProblemException('notFound', 'No such payout.');
     return found;
   }
 
   /** The audit record's `before`: the P2P transaction as the console lists it (card numbers masked). */
-  async p2pBefore(p2pId: string): Promise<P2pView> {
-    const found = (await this.listP2p({ id: p2pId, limit: 1 })).items[0];
+  async p2pBefore(p2pId: string, operator: OperatorIdentity): Promise<P2pView> {
+    const found = (await this.listP2p({ id: p2pId, limit: 1 }, operator)).items[0];
     if (!found) throw new ProblemException('notFound', 'No such P2P transaction.');
     return found;
   }
@@ -247,12 +250,13 @@ export class OpsTransfersController {
   resolvePayout(
     @Param('payoutId', uuid('payout')) payoutId: string,
     @Body() body: ResolveTransferDto,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<PayoutView> {
-    const command: ResolvePayoutCommand = {
+    const command: ResolvePayoutCommand = asOperator(operator, {
       payoutId,
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
-    };
+    });
     return ask<PayoutView>(
       this.client,
       commandTopic('payouts', 'operator'),
@@ -280,12 +284,13 @@ export class OpsTransfersController {
   resolveP2p(
     @Param('p2pId', uuid('P2P transaction')) p2pId: string,
     @Body() body: ResolveTransferDto,
+    @ActingOperator() operator: OperatorIdentity,
   ): Promise<P2pView> {
-    const command: ResolveP2pCommand = {
+    const command: ResolveP2pCommand = asOperator(operator, {
       p2pId,
       action: body.action,
       ...(body.note ? { operatorNote: body.note } : {}),
-    };
+    });
     return ask<P2pView>(this.client, commandTopic('p2p', 'operator'), p2pId, P2pCommandTypes.resolve, command);
   }
 }

@@ -8,6 +8,7 @@ import { NeedActionExplanation1764317200000 } from './1764317200000-need-action-
 import { OperatorOrderList1765100000002 } from './1765100000002-operator-order-list';
 import { HostedPage1765200000000 } from './1765200000000-hosted-page';
 import { OpsViews1766100000000 } from './1766100000000-ops-views';
+import { ResolvedBy1766200000301 } from './1766200000301-resolved-by';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const ORDERS_MIGRATIONS = [
   OperatorOrderList1765100000002,
   HostedPage1765200000000,
   OpsViews1766100000000,
+  ResolvedBy1766200000301,
 ];

@@ -44,6 +44,7 @@ export class ResolveOrderHandler {
           extensions: { orderId: order.id, currentStatus: order.status },
         });
       await applyTransition(this.outbox, m, order, result, now, message);
+      await this.orders.recordResolver(m, order.id, cmd.operator);
       return okReply(toOrderView(order, await this.orders.payments(m, order.id)));
     });
   }
