@@ -15,7 +15,7 @@ import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsUUID, ValidateNested } from 'class-validator';
 import { canonicalCurrency } from '@payments/money';
-import Decimal from 'decimal.js';
+import { methodFits } from '@payments/methods-domain';
 import {
   CancelOrderCommand,
   GetOrderByMerchantIdQuery,
@@ -226,9 +226,9 @@ export class OrdersController {
   }
 
   /**
-   * shop_hosted applies to an enabled instruction method of the shop that takes this currency and
-   * amount (and instrument type, when given); with none, the format is ignored and the standard
-   * flow runs (ARCHITECTURE.md section 8).
+   * shop_hosted applies to an instruction method of the shop that fits this payment (`methodFits`:
+   * enabled, the currency with its token standard, the amount) and the instrument type when given;
+   * with none, the format is ignored and the standard flow runs (ARCHITECTURE.md section 8).
    */
   private async instructionMethod(
     shopId: string,
@@ -238,18 +238,14 @@ export class OrdersController {
     const list = await ask<MethodListView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.paymentList, {
       shopId,
     });
-    const currency = canonicalCurrency(body.order.cost.currency);
-    const amount = new Decimal(body.order.cost.amount);
-    const found = list.methods.find((m) => {
-      if (!m.enabled || m.dataEntryMode !== 'instruction') return false;
-      if (body.instrumentType && m.instrumentType !== body.instrumentType) return false;
-      const c = m.currencies.find((x) => x.currency === currency);
-      return (
-        !!c &&
-        (c.minAmount === undefined || amount.greaterThanOrEqualTo(c.minAmount)) &&
-        (c.maxAmount === undefined || amount.lessThanOrEqualTo(c.maxAmount))
-      );
-    });
+    const cost = body.order.cost;
+    const terms = { currency: cost.currency, tokenStandard: cost.tokenStandard, amount: cost.amount };
+    const found = list.methods.find(
+      (m) =>
+        m.dataEntryMode === 'instruction' &&
+        (!body.instrumentType || m.instrumentType === body.instrumentType) &&
+        methodFits(m, terms),
+    );
     return found ? { method: found.code, expiresAt } : undefined;
   }
 

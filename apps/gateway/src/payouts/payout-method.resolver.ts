@@ -1,17 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Decimal from 'decimal.js';
 import {
   ListMethodsQuery,
   MethodListView,
   MethodQueryTypes,
-  MethodView,
   PayoutInstrumentType,
   ResolvedPayoutMethod,
   ResolvePayoutMethodQuery,
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { checkPayee } from '@payments/methods-domain';
+import { checkPayee, methodFits } from '@payments/methods-domain';
 import { canonicalCurrency } from '@payments/money';
 import { FieldError } from '@payments/platform';
 import { ask } from '@payments/merchant-admin';
@@ -29,23 +27,6 @@ export type PayoutCheck = { kind: 'ok'; route: PayoutRoute } | { kind: 'invalid'
 
 /** The method of a payout via payment page, chosen before the recipient gives the payee. */
 export type PagePayoutMethod = { kind: 'ok'; method: string; route: PayoutRoute } | { kind: 'none' };
-
-/** Whether a method offers this currency for this amount (its limits inclusive, decimal). */
-export function fitsAmount(
-  m: MethodView,
-  currency: string,
-  tokenStandard: string | undefined,
-  amount: string,
-): boolean {
-  if (!m.enabled) return false;
-  return m.currencies.some(
-    (c) =>
-      canonicalCurrency(c.currency) === currency &&
-      (c.tokenStandard ?? undefined) === tokenStandard &&
-      (c.minAmount === undefined || new Decimal(amount).gte(c.minAmount)) &&
-      (c.maxAmount === undefined || new Decimal(amount).lte(c.maxAmount)),
-  );
-}
 
 /**
  * Before a payout is stored or sent: its method must be one of the shop's, usable for its
@@ -65,13 +46,13 @@ export class PayoutMethodResolver {
   async forPage(shopId: string, body: CreatePayoutDto): Promise<PagePayoutMethod> {
     const named = body.paymentSettingsAlias ?? body.payout.method;
     const cost = body.payout.cost;
-    const currency = canonicalCurrency(cost.currency);
     let code = named;
     if (code === undefined) {
       const list = await ask<MethodListView>(this.client, Topics.methodsQueries, shopId, MethodQueryTypes.payoutList, {
         shopId,
       } satisfies ListMethodsQuery);
-      code = list.methods.find((m) => fitsAmount(m, currency, cost.tokenStandard, cost.amount))?.code;
+      const terms = { currency: cost.currency, tokenStandard: cost.tokenStandard, amount: cost.amount };
+      code = list.methods.find((m) => methodFits(m, terms))?.code;
       if (code === undefined) return { kind: 'none' };
     }
     const resolved = await this.resolve(shopId, body, code);
