@@ -23,6 +23,11 @@ import { OpsAuthGuard } from './auth/ops-auth.guard';
 import { backofficeDataSourceOptions, openBackofficeDatabase } from './backoffice.database';
 import { BACKOFFICE_CONFIG, BackofficeConfig, merchantAdminConfigOf } from './config';
 import { ConsoleSessionRepository } from './console/console-session.repository';
+import { ConsoleCallbacksController } from './console/console-callbacks.controller';
+import { ConsoleDeadLettersController } from './console/console-dead-letters.controller';
+import { ConsoleOrdersController } from './console/console-orders.controller';
+import { ConsolePageService } from './console/console-page.service';
+import { ConsoleTransfersController } from './console/console-transfers.controller';
 import { ConsoleController } from './console/console.controller';
 import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
@@ -90,6 +95,10 @@ export class BackofficeModule {
         OpsOverviewController,
         OpsDeadLettersController,
         ConsoleController,
+        ConsoleOrdersController,
+        ConsoleTransfersController,
+        ConsoleCallbacksController,
+        ConsoleDeadLettersController,
       ],
       providers: [
         OpsAuthGuard,
@@ -130,6 +139,7 @@ export class BackofficeModule {
         OperatorRepository,
         AuditRepository,
         ConsoleSessionRepository,
+        ConsolePageService,
         OverviewService,
         ServiceHealthCollector,
         DeadLetterRepository,
