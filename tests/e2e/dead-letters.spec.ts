@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { envelope } from '@payments/contracts';
 import { eventually, http, testKafka } from '@payments/testing';
-import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { aShop, TestShop } from '../support/merchant';
+import { anUnansweredOrder } from '../support/provider-events';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -72,30 +73,9 @@ describe('dead letters: listed, redriven once, discarded with a reason', () => {
 
   it('when a provider event was dead-lettered, then an operator redrives it and it is applied once; a second redrive is skipped; a viewer is refused', async () => {
     // An order the sandbox took and never answered (.99): in_progress, waiting for its provider event.
-    const created = await http('POST', `${stack.gateway!.url}/order`, {
-      token: shop.apiKey,
-      body: anOrderRequest({ amount: '100.99' }),
-    });
-    const read = async () =>
-      (await http('GET', `${stack.gateway!.url}/order/${created.body.id}`, { token: shop.apiKey })).body;
-    const waiting = await untilStatus(read, 'in_progress', 'order in_progress');
-    const event = envelope({
-      type: 'provider.event',
-      occurredAt: new Date(),
-      payload: {
-        providerCode: 'sandbox',
-        providerEventId: `sbx-dlq-${randomUUID()}`,
-        kind: 'payment',
-        reference: created.body.id,
-        paymentId: waiting.data.payments[0].paymentId,
-        status: 'success',
-        amount: '100.99',
-        currency: 'USD',
-        receivedAt: new Date().toISOString(),
-      },
-    });
-    await deadLetter('provider.events', created.body.id, JSON.stringify(event));
-    const letter = await openOf(created.body.id);
+    const { id, read, event } = await anUnansweredOrder(stack.gateway!.url, shop, '100.99');
+    await deadLetter('provider.events', id, JSON.stringify(event));
+    const letter = await openOf(id);
     const listed = (await ops('GET', `/dead-letters/${letter.id}`)).body;
     expect(listed).toMatchObject({
       topic: 'provider.events.dlq',
