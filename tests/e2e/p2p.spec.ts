@@ -175,6 +175,9 @@ describe('P2P transactions: from the merchant request to the provider callback a
         after: expect.objectContaining({ id: created.id, status: 'failed', statusCode: '1-07-07' }),
       }),
     ]);
+    // The operator of the p2p.resolve, on the service's own row (decision 301).
+    const row = await db.query('SELECT resolved_by FROM p2p.transactions WHERE id = $1', [created.id]);
+    expect(row.rows[0].resolved_by).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
     expect((await publishedCount(created.id, 4)).map((e) => e.payload.status)).toEqual([
       'registered',
       'in_progress',

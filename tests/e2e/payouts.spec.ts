@@ -236,6 +236,9 @@ describe('payouts: from the merchant request to the provider callback and the fi
         after: expect.objectContaining({ id: created.id, status: 'completed', statusCode: '1-07-06' }),
       }),
     ]);
+    // The operator of the payout.resolve, on the service's own row (decision 301).
+    const row = await db.query('SELECT resolved_by FROM payouts.payouts WHERE id = $1', [created.id]);
+    expect(row.rows[0].resolved_by).toEqual({ id: 'ops-token', name: 'OPS_TOKEN', role: 'admin' });
     const again = await http('POST', resolveUrl, { token: TEST_OPS_TOKEN, body: { action: 'fail' } });
     expect(again.status).toBe(409);
     expect(again.body.currentStatus).toBe('completed');
