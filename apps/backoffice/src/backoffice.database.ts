@@ -35,7 +35,7 @@ export async function migrateBackoffice(config: BackofficeConfig): Promise<void>
 /**
  * The backoffice's one connection pool. Its own tables are named with their schema in every
  * statement; the entities (companies, shops, API keys) are the gateway's, so the pool's default
- * schema is the gateway's (decision 261: an interim step until the gateway answers operator
+ * schema is the gateway's (decision 300: an interim step until the gateway answers operator
  * commands over Kafka). Nothing here creates or migrates the gateway's schema.
  */
 export function backofficeDataSourceOptions(config: BackofficeConfig) {

@@ -113,7 +113,7 @@ export class BackofficeModule {
             }),
         },
         { provide: BACKOFFICE_OUTBOX, useValue: new Outbox(config.schema) },
-        // shops.settings snapshots go out through the gateway's outbox, its relay publishes them (decision 261).
+        // shops.settings snapshots go out through the gateway's outbox, its relay publishes them (decision 300).
         { provide: MERCHANT_ADMIN_OUTBOX, useValue: new Outbox(config.gatewaySchema) },
         {
           provide: OUTBOX_RELAY_OPTIONS,

@@ -16,7 +16,7 @@ export interface BackofficeConfig extends CommonConfig {
   schema: string;
   /**
    * The gateway's schema: companies, shops, API keys and idempotency records, which operators
-   * administer (an interim step, decision 261).
+   * administer (an interim step, decision 300).
    */
   gatewaySchema: string;
   /** Names this instance's health group and request-reply instance; unique per running instance. */
@@ -66,7 +66,7 @@ export function loadBackofficeConfig(env = new EnvReader()): BackofficeConfig {
   return config;
 }
 
-/** What the shared merchant administration code reads: the gateway's schema (decision 261). */
+/** What the shared merchant administration code reads: the gateway's schema (decision 300). */
 export function merchantAdminConfigOf(config: BackofficeConfig): MerchantAdminConfig {
   return {
     schema: config.gatewaySchema,

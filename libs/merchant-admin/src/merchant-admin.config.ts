@@ -4,7 +4,7 @@ import type { CardVaultConfig } from '@payments/card-vault';
  * What the merchant administration code needs to know: the gateway's schema (where companies,
  * shops, API keys and idempotency records live), the callback-URL policy, and what payment links
  * are made from. The gateway provides its own config; the backoffice provides the gateway's schema
- * (decision 261).
+ * (decision 300).
  */
 export interface MerchantAdminConfig {
   schema: string;
