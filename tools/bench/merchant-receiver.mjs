@@ -1,0 +1,33 @@
+// The merchant's side of the bench: a server that takes the merchant callbacks and notes when
+// each order's `completed` one arrived.
+import http from 'node:http';
+
+/** The merchant's server: notes when each order's `completed` callback arrived. */
+export async function startMerchantReceiver() {
+  const completedAt = new Map();
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = process.hrtime.bigint();
+      received += 1;
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const id = body.objectId ?? body.orderId;
+        if (body.status === 'completed' && id && !completedAt.has(id)) completedAt.set(id, at);
+      } catch {
+        /* counted, not parsed */
+      }
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
+    completedAt,
+    received: () => received,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
