@@ -1,5 +1,7 @@
 import { http } from '@payments/testing';
+import type { TestShop } from './merchant';
 import { opsUrlOf, TEST_OPS_TOKEN } from './stack';
+import { untilStatus } from './wait';
 
 /** A TRON address (base58, 34 characters starting with T), as the crypto payout method asks. */
 export const TRON_ADDRESS = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
@@ -97,4 +99,24 @@ export function aP2pRequest(
     recipient: { name: 'John Roe', phone: '+998901234567', cardNumber: '8600123456789012' },
     ...(over.extra ?? {}),
   };
+}
+
+/**
+ * A merchant's payout routes as the payout specs call them: `post` and `get` as the shop (by
+ * default the spec's own), `create` a payout that must be taken, `until` it has a status.
+ */
+export function payoutsOf(gw: () => string, defaultShop: () => TestShop) {
+  const post = (body: unknown, s: TestShop = defaultShop(), path = '/payouts') =>
+    http('POST', `${gw()}${path}`, { token: s.apiKey, body });
+  const get = (id: string, s: TestShop = defaultShop()) => http('GET', `${gw()}/payouts/${id}`, { token: s.apiKey });
+
+  async function create(over: Parameters<typeof aPayoutRequest>[0] = {}): Promise<any> {
+    const res = await post(aPayoutRequest(over));
+    if (res.status !== 201) throw new Error(`payout not created: ${res.status} ${res.text}`);
+    return res.body;
+  }
+
+  const until = (id: string, status: string, timeoutMs?: number) =>
+    untilStatus(async () => (await get(id)).body, status, `payout ${id} ${status}`, timeoutMs);
+  return { post, get, create, until };
 }
