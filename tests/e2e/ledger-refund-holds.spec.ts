@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { checkBooks, loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
-import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
 import { aShop, anOrder, TestShop } from '../support/merchant';
-import { TEST_SANDBOX_SECRET, TestStack } from '../support/stack';
+import { TestStack } from '../support/stack';
+import { sandboxPaid } from '../support/provider';
 import { untilStatus } from '../support/wait';
 
 /**
@@ -56,23 +55,7 @@ describe('ledger: refunds the balance must cover', () => {
     );
 
   async function paid(orderId: string): Promise<void> {
-    const raw = JSON.stringify({
-      eventId: `evt-${randomUUID()}`,
-      kind: 'payment',
-      reference: orderId,
-      paymentId: 'p1',
-      status: 'success',
-      amount: '100.99',
-      currency: 'USD',
-    });
-    const res = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
-      rawBody: raw,
-      headers: {
-        'content-type': 'application/json',
-        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
-      },
-    });
-    expect(res.status).toBe(200);
+    await sandboxPaid(stack.ingest!.url, orderId);
     await untilStatus(
       async () => (await http('GET', `${gw()}/order/${orderId}`, { token: shop.apiKey })).body,
       'completed',

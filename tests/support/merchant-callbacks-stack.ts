@@ -4,16 +4,15 @@
 //
 // Amounts end in .99: the sandbox accepts such payments (in_progress) and never calls back, so
 // tests send the provider's success callback themselves.
-import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { Producer } from 'kafkajs';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
 import { verifySignature } from '@payments/callback-signature';
-import { sign } from '@payments/providers/sandbox';
 import { eventually, http, testKafka } from '@payments/testing';
 import { CallbackReceiver, ReceivedCallback } from './callback-receiver';
 import { anOrder as createOrder } from './merchant';
-import { opsUrlOf, TEST_OPS_TOKEN, TEST_SANDBOX_SECRET, TestStack } from './stack';
+import { sandboxPaid } from './provider';
+import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from './stack';
 
 export interface Shop {
   shopId: string;
@@ -84,24 +83,7 @@ export function merchantCallbacksStack() {
 
   /** The sandbox provider reports the payment of an order as a success. */
   async function paid(orderId: string): Promise<void> {
-    const providerEventId = `evt-${randomUUID()}`;
-    const raw = JSON.stringify({
-      eventId: providerEventId,
-      kind: 'payment',
-      reference: orderId,
-      paymentId: 'p1',
-      status: 'success',
-      amount: '100.99',
-      currency: 'USD',
-    });
-    const res = await http('POST', `${stack.ingest!.url}/callbacks/sandbox`, {
-      rawBody: raw,
-      headers: {
-        'content-type': 'application/json',
-        'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
-      },
-    });
-    expect(res.status).toBe(200);
+    const providerEventId = await sandboxPaid(stack.ingest!.url, orderId);
     expect(callbackEventId('sandbox', providerEventId)).toBeDefined();
   }
 

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { callbackEventId } from '@payments/apps/callbacks-ingest';
+import { sign } from '@payments/providers/sandbox';
 import { eventually, http } from '@payments/testing';
+import { TEST_SANDBOX_SECRET } from './stack';
 
 /** What is sent to the provider, and where each kind keeps its dispatch rows and its inbox. */
 export type DispatchKind = 'order' | 'payout' | 'p2p';
@@ -80,4 +83,30 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * The sandbox provider reports the payment of an order (100.99 USD) as a success: a signed
+ * callback to callbacks-ingest, taken with 200. Returns the provider's event id.
+ */
+export async function sandboxPaid(ingestUrl: string, orderId: string): Promise<string> {
+  const providerEventId = `evt-${randomUUID()}`;
+  const raw = JSON.stringify({
+    eventId: providerEventId,
+    kind: 'payment',
+    reference: orderId,
+    paymentId: 'p1',
+    status: 'success',
+    amount: '100.99',
+    currency: 'USD',
+  });
+  const res = await http('POST', `${ingestUrl}/callbacks/sandbox`, {
+    rawBody: raw,
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': sign(TEST_SANDBOX_SECRET, raw, Math.floor(Date.now() / 1000)),
+    },
+  });
+  expect(res.status).toBe(200);
+  return providerEventId;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Partitioners, Producer } from 'kafkajs';
+import { Producer } from 'kafkajs';
 import { Client } from 'pg';
 import {
   BalanceTransactionPage,
@@ -12,19 +12,9 @@ import {
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { EnvReader } from '@payments/platform';
-import {
-  createTestDatabase,
-  createTestTopics,
-  eventually,
-  testBrokers,
-  testKafka,
-  TopicReader,
-  uniqueName,
-} from '@payments/testing';
+import { eventually, TopicReader } from '@payments/testing';
 import { checkBooks } from './books/books-invariants';
-import { loadLedgerConfig } from './config';
-import { RunningLedger, startLedger } from './ledger.app';
+import { startTwoLedgers, TwoLedgers } from './two-ledgers.spec-support';
 
 /**
  * The ledger against real Kafka and PostgreSQL, two instances in one consumer group: order
@@ -32,52 +22,26 @@ import { RunningLedger, startLedger } from './ledger.app';
  * into suspense without one, and the settlement sweep shared by both instances.
  */
 describe('ledger: orders.events booked, settled by two instances', () => {
-  const prefix = `${uniqueName('ldg')}.`;
-  let db: { url: string; drop(): Promise<void> };
-  let topics: { deleteAll(): Promise<void> };
+  let two: TwoLedgers;
+  let prefix: string;
   let producer: Producer;
   let reader: TopicReader;
   let pg: Client;
   let gateway: KafkaRequestClient;
-  const ledgers: RunningLedger[] = [];
-
-  const config = () =>
-    loadLedgerConfig(
-      new EnvReader({
-        DATABASE_URL: db.url,
-        KAFKA_BROKERS: testBrokers().join(','),
-        KAFKA_TOPIC_PREFIX: prefix,
-        INSTANCE_ID: uniqueName('l'),
-        // The dead-letter test's ERROR line is the behaviour under test: silent unless TEST_LOG_LEVEL asks.
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-        LEDGER_SETTLEMENT_SWEEP_MS: '100',
-        LEDGER_SETTLEMENT_BATCH: '3',
-      }),
-    );
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    topics = await createTestTopics(prefix);
-    producer = testKafka('ledger-spec').producer({ createPartitioner: Partitioners.DefaultPartitioner });
-    await producer.connect();
+    two = await startTwoLedgers({
+      name: 'ldg',
+      requester: 'gateway',
+      env: { LEDGER_SETTLEMENT_SWEEP_MS: '100', LEDGER_SETTLEMENT_BATCH: '3' },
+    });
+    ({ prefix, producer, pg, requester: gateway } = two);
     reader = await TopicReader.start([prefix + dlqTopic(Topics.ordersEvents)]);
-    ledgers.push(await startLedger(config(), 0));
-    ledgers.push(await startLedger(config(), 0));
-    await Promise.all(ledgers.map((l) => l.transport.whenJoined()));
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-    gateway = new KafkaRequestClient(config().kafka, { requester: 'gateway', instanceId: uniqueName('gw') }, 15_000);
-    await gateway.start();
   });
 
   afterAll(async () => {
-    await gateway?.stop();
-    await Promise.all(ledgers.map((l) => l.close()));
-    await pg?.end();
     await reader?.stop();
-    await producer?.disconnect();
-    await topics?.deleteAll();
-    await db?.drop();
+    await two?.stop();
   });
 
   const send = (messages: Envelope[]) =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Partitioners, Producer } from 'kafkajs';
+import { Producer } from 'kafkajs';
 import { Client } from 'pg';
 import {
   envelope,
@@ -10,18 +10,9 @@ import {
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { EnvReader } from '@payments/platform';
-import {
-  createTestDatabase,
-  createTestTopics,
-  eventually,
-  testBrokers,
-  testKafka,
-  uniqueName,
-} from '@payments/testing';
+import { eventually } from '@payments/testing';
 import { checkBooks } from '../books/books-invariants';
-import { loadLedgerConfig } from '../config';
-import { RunningLedger, startLedger } from '../ledger.app';
+import { startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
 
 /**
  * Decision 277: a hold whose payout or refund never came to be (its requester crashed between the
@@ -29,49 +20,28 @@ import { RunningLedger, startLedger } from '../ledger.app';
  * once; a hold whose payout exists stays.
  */
 describe('ledger: orphan holds voided after a bounded time, by two instances', () => {
-  const prefix = `${uniqueName('orph')}.`;
-  let db: { url: string; drop(): Promise<void> };
-  let topics: { deleteAll(): Promise<void> };
+  const shop = randomUUID();
+  let two: TwoLedgers;
+  let prefix: string;
   let producer: Producer;
   let pg: Client;
   let requester: KafkaRequestClient;
-  const ledgers: RunningLedger[] = [];
-  const shop = randomUUID();
 
-  const config = () =>
-    loadLedgerConfig(
-      new EnvReader({
-        DATABASE_URL: db.url,
-        KAFKA_BROKERS: testBrokers().join(','),
-        KAFKA_TOPIC_PREFIX: prefix,
-        INSTANCE_ID: uniqueName('l'),
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  beforeAll(async () => {
+    two = await startTwoLedgers({
+      name: 'orph',
+      requester: 'payouts',
+      env: {
         LEDGER_SETTLEMENT_SWEEP_MS: '100',
         LEDGER_ORPHAN_SWEEP_MS: '100',
         LEDGER_ORPHAN_HOLD_AFTER_MS: '3000',
-      }),
-    );
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    topics = await createTestTopics(prefix);
-    producer = testKafka('orphan-spec').producer({ createPartitioner: Partitioners.DefaultPartitioner });
-    await producer.connect();
-    ledgers.push(await startLedger(config(), 0), await startLedger(config(), 0));
-    await Promise.all(ledgers.map((l) => l.transport.whenJoined()));
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-    requester = new KafkaRequestClient(config().kafka, { requester: 'payouts', instanceId: uniqueName('p') }, 15_000);
-    await requester.start();
+      },
+    });
+    ({ prefix, producer, pg, requester } = two);
   });
 
   afterAll(async () => {
-    await requester?.stop();
-    await Promise.all(ledgers.map((l) => l.close()));
-    await pg?.end();
-    await producer?.disconnect();
-    await topics?.deleteAll();
-    await db?.drop();
+    await two?.stop();
   });
 
   const send = (topic: string, key: string, type: string, payload: unknown) =>
