@@ -126,8 +126,9 @@ END $$;
 -- logs in as (PostgreSQL lets a schema's owner drop any table in it, and a table's owner grant
 -- itself anything back). The backoffice's role may only INSERT and SELECT (and draw ids from the
 -- sequence); a grantee without the grant option can neither widen that nor drop the table. Made
--- here, before the backoffice first starts (its migration then finds it and creates nothing), with
--- the columns of apps/backoffice/src/operators/audit-log.ddl.ts.
+-- here, before the backoffice first starts (its migration then finds it and creates nothing). These
+-- columns are the only copy: where nobody ran this file the migration makes the table with them
+-- (apps/backoffice/src/operators/audit-log.columns.generated.ts, generated from here; its spec says how).
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_audit') THEN
