@@ -4,7 +4,7 @@ import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/ap
 import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
 import { clickEnv, startClick } from '../support/click';
-import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -62,19 +62,8 @@ describe('hosted page: a payer pays with Click', () => {
   });
 
   /** A hosted order's link, on the checkout that knows the Click shops. */
-  async function hostedOrder(
-    s: TestShop,
-    amount = '125000.00',
-    currency = 'UZS',
-  ): Promise<{ id: string; link: string }> {
-    const res = await http('POST', `${stack.gateway!.url}/order`, {
-      token: s.apiKey,
-      body: { ...anOrderRequest({ amount, currency }), paymentPageDesign: { format: 'hosted' } },
-    });
-    expect(res.status).toBe(201);
-    const link = new URL(res.body.data.paymentLink);
-    return { id: res.body.id, link: `${checkout.url}${link.pathname}` };
-  }
+  const hostedOrder = (s: TestShop, amount = '125000.00', currency = 'UZS') =>
+    aHostedOrder(stack.gateway!.url, checkout.url, s, amount, currency);
 
   it('when the shop takes Click, then the page has "Pay with Click" with its deeplink, and paying in Click completes the order', async () => {
     const { id, link } = await hostedOrder(shop);

@@ -4,7 +4,7 @@ import { loadCallbacksIngestConfig, startCallbacksIngest } from '@payments/apps/
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import { paymeAuthorization } from '@payments/providers/payme';
 import { eventually, http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
-import { aShop, anOrderRequest, TestShop } from '../support/merchant';
+import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -53,19 +53,9 @@ describe('hosted page: a payer pays with Payme', () => {
     await stack?.stop();
   });
 
-  async function hostedOrder(
-    s: TestShop,
-    amount = '125000.50',
-    currency = 'UZS',
-  ): Promise<{ id: string; link: string }> {
-    const res = await http('POST', `${stack.gateway!.url}/order`, {
-      token: s.apiKey,
-      body: { ...anOrderRequest({ amount, currency }), paymentPageDesign: { format: 'hosted' } },
-    });
-    expect(res.status).toBe(201);
-    const link = new URL(res.body.data.paymentLink);
-    return { id: res.body.id, link: `${checkout.url}${link.pathname}` };
-  }
+  /** A hosted order's link, on the checkout that knows the Payme shops. */
+  const hostedOrder = (s: TestShop, amount = '125000.50', currency = 'UZS') =>
+    aHostedOrder(stack.gateway!.url, checkout.url, s, amount, currency);
 
   /** Plays Payme: what its app does once the payer confirms, from the link's parameters. */
   async function payAsPayme(params: Record<string, string>): Promise<void> {

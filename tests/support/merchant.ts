@@ -59,3 +59,23 @@ export async function anOrder(
   expect(res.status).toBe(201);
   return res.body;
 }
+
+/**
+ * An order with a hosted payment page, and its page on the given checkout (the one started with the
+ * shop's provider accounts): `link` is the payment link's path on that checkout.
+ */
+export async function aHostedOrder(
+  gatewayUrl: string,
+  checkoutUrl: string,
+  shop: TestShop,
+  amount: string,
+  currency: string,
+): Promise<{ id: string; link: string }> {
+  const res = await http('POST', `${gatewayUrl}/order`, {
+    token: shop.apiKey,
+    body: { ...anOrderRequest({ amount, currency }), paymentPageDesign: { format: 'hosted' } },
+  });
+  expect(res.status).toBe(201);
+  const link = new URL(res.body.data.paymentLink);
+  return { id: res.body.id, link: `${checkoutUrl}${link.pathname}` };
+}
