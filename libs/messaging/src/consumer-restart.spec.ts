@@ -47,14 +47,14 @@ describe('restartAfterCrash: a consumer kafkajs gives up on is started again', (
     const lines: string[] = [];
     let stopping = false;
     const start = jest.fn(async () => void c.calls.push('start'));
-    const cancel = restartAfterCrash(c.consumer, {
+    const restarts = restartAfterCrash(c.consumer, {
       start,
       stopping: () => stopping,
       log: (l) => lines.push(l),
       initialDelayMs: 1000,
       maxDelayMs: 4000,
     });
-    return { ...c, lines, start, cancel, stop: () => (stopping = true) };
+    return { ...c, lines, start, restarts, stop: () => (stopping = true) };
   }
 
   it('when kafkajs crashes it for good, then after the delay it is connected and started again, and the line says why', async () => {
@@ -112,12 +112,39 @@ describe('restartAfterCrash: a consumer kafkajs gives up on is started again', (
   it('when the owner is stopping, then a crash is left alone, and a restart already scheduled is cancelled', async () => {
     const t = setUp();
     t.crash(false);
-    t.cancel();
+    await t.restarts.cancel();
     t.stop();
     t.crash(false);
     await jest.advanceTimersByTimeAsync(60_000);
     expect(t.calls).toEqual([]);
     expect(t.lines).toHaveLength(1);
+  });
+
+  it('when the owner begins its shutdown while a restart waits for the broker, then it disconnects instead of starting, and cancel waited for it', async () => {
+    const c = aConsumer();
+    let stopping = false;
+    let connected!: () => void;
+    (c.consumer.connect as jest.Mock).mockImplementationOnce(
+      () => new Promise<void>((r) => (connected = () => (c.calls.push('connect'), r()))),
+    );
+    const start = jest.fn(async () => void c.calls.push('start'));
+    const restarts = restartAfterCrash(c.consumer, { start, stopping: () => stopping, log: () => undefined });
+    c.crash(false);
+    await jest.advanceTimersByTimeAsync(1000); // the restart is under way, connect waiting
+    stopping = true;
+    const cancelled = restarts.cancel();
+    connected();
+    await cancelled;
+    expect(c.calls).toEqual(['connect', 'disconnect']);
+    expect(start).not.toHaveBeenCalled();
+  });
+
+  it('when a first start failed before kafkajs ran the consumer, then now() starts it again like a crash', async () => {
+    const t = setUp();
+    t.restarts.now('Connection error: connect ECONNREFUSED');
+    expect(t.lines[0]).toMatch(/ECONNREFUSED\); starting it again in 1000 ms$/);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(t.calls).toEqual(['connect', 'start']);
   });
 
   it('when ConsumerHealth watches a consumer restarted this way, then such a crash reads as restarting, not wedged, and ready again once it joins', () => {

@@ -16,6 +16,21 @@ export interface RestartAfterCrashOptions {
   maxDelayMs?: number;
 }
 
+/** How long a shutdown waits for a restart under way to finish joining before it disconnects. */
+export const RESTART_CANCEL_WAIT_MS = 5000;
+
+/** What the owner of a consumer restarted this way may do. */
+export interface ConsumerRestarts {
+  /** Starts it again as after a crash: for a first start that failed before kafkajs ran it. */
+  now(why: string): void;
+  /**
+   * Nothing restarts from now on: a restart not yet begun is cancelled, and one under way is waited
+   * for (up to RESTART_CANCEL_WAIT_MS) so that the owner's disconnect comes after it; one that
+   * finishes later finds its owner stopping and disconnects by itself. Await it before disconnecting.
+   */
+  cancel(): Promise<void>;
+}
+
 /**
  * kafkajs starts a crashed consumer again only after a retriable error. After any other it leaves
  * the consumer stopped until the process restarts — and the broker away longer than the group
@@ -26,29 +41,35 @@ export interface RestartAfterCrashOptions {
  * `maxDelayMs`) while the start fails or crashes again, and back to the first once the consumer
  * has joined its group. ConsumerHealth shows it restarting meanwhile, not wedged; liveness still
  * fails if it stays out of its group while a fresh client would get in.
- *
- * Returns a function that cancels a restart not yet begun (for shutdown).
  */
-export function restartAfterCrash(consumer: Consumer, opts: RestartAfterCrashOptions): () => void {
+export function restartAfterCrash(consumer: Consumer, opts: RestartAfterCrashOptions): ConsumerRestarts {
   const initial = opts.initialDelayMs ?? RESTART_INITIAL_DELAY_MS;
   const max = opts.maxDelayMs ?? RESTART_MAX_DELAY_MS;
   let delay = initial;
   let timer: NodeJS.Timeout | undefined;
+  let underWay: Promise<void> | undefined;
+  let cancelled = false;
+  const stopping = () => cancelled || opts.stopping();
 
   const schedule = (why: string): void => {
-    if (timer || opts.stopping()) return;
+    if (timer || stopping()) return;
     opts.log(`consumer stopped by kafkajs for good (${why}); starting it again in ${delay} ms`);
-    timer = setTimeout(() => void attempt(), delay);
+    timer = setTimeout(() => {
+      timer = undefined;
+      underWay = attempt().finally(() => (underWay = undefined));
+    }, delay);
     delay = Math.min(delay * 2, max);
   };
 
   const attempt = async (): Promise<void> => {
-    timer = undefined;
-    if (opts.stopping()) return;
+    if (stopping()) return;
     try {
       await consumer.connect();
+      // The owner may have begun its shutdown while connect waited for the broker.
+      if (stopping()) return void (await consumer.disconnect().catch(() => undefined));
       // run() reports a failure to join as another CRASH, which schedules the next attempt.
       await opts.start();
+      if (stopping()) await consumer.disconnect().catch(() => undefined);
     } catch (err) {
       await consumer.disconnect().catch(() => undefined);
       schedule(`starting it again failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -61,8 +82,16 @@ export function restartAfterCrash(consumer: Consumer, opts: RestartAfterCrashOpt
   consumer.on(consumer.events.CRASH, (e) => {
     if (!e.payload.restart) schedule(e.payload.error.message);
   });
-  return () => {
-    clearTimeout(timer);
-    timer = undefined;
+  return {
+    now: (why) => schedule(why),
+    cancel: async () => {
+      cancelled = true;
+      clearTimeout(timer);
+      timer = undefined;
+      if (!underWay) return;
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([underWay, new Promise<void>((r) => (wait = setTimeout(r, RESTART_CANCEL_WAIT_MS)))]);
+      clearTimeout(wait);
+    },
   };
 }

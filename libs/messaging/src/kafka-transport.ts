@@ -6,7 +6,7 @@ import type { HealthComponent, KafkaConfig } from '@payments/platform';
 import { lastValueFrom } from 'rxjs';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
-import { restartAfterCrash } from './consumer-restart';
+import { ConsumerRestarts, restartAfterCrash } from './consumer-restart';
 import { ReplySender } from './reply-sender';
 import { refusal } from './audience-guard';
 import { OffsetCommitter, SHUTDOWN_COMMIT_MS, through } from './offset-committer';
@@ -64,7 +64,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly slots: InFlightSlots;
   private joined?: Promise<void>;
   private stopping = false;
-  private cancelRestart?: () => void;
+  private restarts?: ConsumerRestarts;
   /** Each message's envelope, parsed once when its batch is cut into runs. */
   private readonly parsed = new WeakMap<KafkaMessage, EnvelopeParse>();
   /** Finished offsets, committed once per interval (KAFKA_COMMIT_INTERVAL_MS), not per batch. */
@@ -138,7 +138,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           eachBatch: (payload) => this.handleBatch(payload),
         });
       };
-      this.cancelRestart = restartAfterCrash(consumer, {
+      this.restarts = restartAfterCrash(consumer, {
         start,
         stopping: () => this.stopping,
         log: (line) => this.logger.warn(line),
@@ -156,7 +156,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.stopping = true;
-    this.cancelRestart?.();
+    await this.restarts?.cancel();
     this.offsets.stop();
     // What was finished so far; a batch still running commits its own when it ends (stopping).
     if (this.consumer) await this.offsets.commitBefore(through(this.consumer), SHUTDOWN_COMMIT_MS);

@@ -16,7 +16,7 @@ import { BatchingSender } from './batching-sender';
 import { bestEffort } from './best-effort';
 import { freshClientCheck } from './broker-probe';
 import { ConsumerHealth, ProducerHealth } from './client-health';
-import { restartAfterCrash } from './consumer-restart';
+import { ConsumerRestarts, restartAfterCrash } from './consumer-restart';
 import { consumerConfig, createKafka, createTopicsAndWait, prefixed } from './kafka';
 
 /** How often, at most, a request client checks whether its reply topic is still there. */
@@ -61,7 +61,7 @@ export class KafkaRequestClient {
   private producer?: Producer;
   private readonly sender = new BatchingSender(() => this.producer);
   private consumer?: Consumer;
-  private cancelRestart?: () => void;
+  private restarts?: ConsumerRestarts;
   private stopping = false;
   private admin?: Admin;
   private readonly logger = new Logger('KafkaRequestClient');
@@ -144,9 +144,10 @@ export class KafkaRequestClient {
       await this.runReplyConsumer(consumer);
     };
     // The broker away longer than the coordinator lookup's retries: kafkajs gives up, we do not.
-    this.cancelRestart = restartAfterCrash(consumer, {
+    this.restarts = restartAfterCrash(consumer, {
       start: run,
-      stopping: () => this.stopping,
+      // Per consumer: a start after a stop makes a new one, and the old one's restarts stay stopped.
+      stopping: () => this.stopping || this.consumer !== consumer,
       log: (line) => this.logger.warn(`replies: ${line}`),
     });
     await consumer.connect();
@@ -217,7 +218,7 @@ export class KafkaRequestClient {
   async stop(): Promise<void> {
     if (!this.producer) return;
     this.stopping = true;
-    this.cancelRestart?.();
+    await this.restarts?.cancel();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new Error('gateway is shutting down'));

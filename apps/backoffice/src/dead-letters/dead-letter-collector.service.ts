@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { parseEnvelope, topicSpecs } from '@payments/contracts';
 import { cardNumbersIn } from '@payments/methods-domain';
-import { consumerConfig, createKafka, prefixed, restartAfterCrash, unprefixed } from '@payments/messaging';
+import {
+  ConsumerRestarts,
+  consumerConfig,
+  createKafka,
+  prefixed,
+  restartAfterCrash,
+  unprefixed,
+} from '@payments/messaging';
 import type { Consumer, IHeaders } from 'kafkajs';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
 import { DeadLetterRepository } from './dead-letter.repository';
@@ -44,7 +51,7 @@ function maskCards(text: string): { text: string; masked: boolean } {
 export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DeadLetters');
   private consumer?: Consumer;
-  private cancelRestart?: () => void;
+  private restarts?: ConsumerRestarts;
 
   constructor(
     @Inject(BACKOFFICE_CONFIG) private readonly config: BackofficeConfig,
@@ -71,7 +78,7 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
       await consumer.subscribe({ topics, fromBeginning: true });
       await this.run(consumer);
     };
-    this.cancelRestart = restartAfterCrash(consumer, {
+    this.restarts = restartAfterCrash(consumer, {
       start,
       stopping: () => this.consumer !== consumer,
       log: (line) => this.logger.warn(`dead-letter consumer: ${line}`),
@@ -117,7 +124,7 @@ export class DeadLetterCollector implements OnApplicationBootstrap, OnApplicatio
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.cancelRestart?.();
+    await this.restarts?.cancel();
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.disconnect().catch(() => undefined);

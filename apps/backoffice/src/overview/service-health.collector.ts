@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Admin, Consumer } from 'kafkajs';
 import { healthTopicSpec, parseEnvelope, ServiceHealthReport, serviceHealthReport } from '@payments/contracts';
-import { bestEffort, consumerConfig, createKafka, restartAfterCrash } from '@payments/messaging';
+import { bestEffort, ConsumerRestarts, consumerConfig, createKafka, restartAfterCrash } from '@payments/messaging';
 import { BACKOFFICE_CONFIG, BackofficeConfig } from '../config';
 
 /** One instance of a service as the overview shows it. */
@@ -30,7 +30,7 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
   private readonly logger = new Logger('ServiceHealth');
   private readonly reports = new Map<string, ServiceHealthReport>();
   private consumer?: Consumer;
-  private cancelRestart?: () => void;
+  private restarts?: ConsumerRestarts;
   private admin?: Admin;
   private readonly group: string;
 
@@ -58,7 +58,7 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
       await consumer.subscribe({ topic: healthTopicSpec(kafka.topicPrefix).name, fromBeginning: true });
       await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.take(message) });
     };
-    this.cancelRestart = restartAfterCrash(consumer, {
+    this.restarts = restartAfterCrash(consumer, {
       start,
       stopping: () => this.consumer !== consumer,
       log: (line) => this.logger.warn(`health reader: ${line}`),
@@ -68,12 +68,16 @@ export class ServiceHealthCollector implements OnApplicationBootstrap, OnApplica
       await consumer.connect();
       await start();
     } catch (err) {
-      this.logger.warn(`health reports unreadable: ${err instanceof Error ? err.message : err}`);
+      const why = err instanceof Error ? err.message : String(err);
+      this.logger.warn(`health reports unreadable: ${why}`);
+      // Started again like a consumer kafkajs gave up on, until the broker answers.
+      await consumer.disconnect().catch(() => undefined);
+      this.restarts.now(why);
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.cancelRestart?.();
+    await this.restarts?.cancel();
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.disconnect().catch(() => undefined);
