@@ -1,13 +1,15 @@
-// node:test — the local broker's storage formatting against Kafka's own StorageTool (the jars
-// `npm test` resolves before it runs this file).
+// node:test — the local broker's storage formatting against Kafka's own StorageTool, from the
+// Maven-resolved jars (resolved here when missing: a run that reuses a broker it did not start,
+// or one given by KAFKA_BROKERS, never resolved them).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_ROOT_DIR, formatStorage, kafkaPaths, serverProperties } from './kafka.mjs';
+import { DEFAULT_ROOT_DIR, formatStorage, kafkaPaths, resolveKafkaJars, serverProperties } from './kafka.mjs';
 
-test('when the new cluster id starts with "-", then the storage is still formatted with it', () => {
+test('when the new cluster id starts with "-", then the storage is still formatted with it', async () => {
+  await resolveKafkaJars({ log: () => undefined });
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-format-'));
   try {
     const paths = kafkaPaths(DEFAULT_ROOT_DIR, runDir);
