@@ -139,6 +139,19 @@ export const PaymentsMetrics = {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metricsRegistry],
   }),
+  providerSends: new Counter<'provider' | 'kind' | 'outcome'>({
+    name: 'payments_provider_sends_total',
+    help: 'Requests the dispatchers sent to a provider, by provider code, kind (payment, payout, p2p) and outcome: accepted; refused (the provider will not take it, a 4xx); unavailable (certainly not taken: down, 5xx, 429; sent again); timed_out (no answer in time, never sent again); error (the adapter failed). Success rate: accepted over all.',
+    labelNames: ['provider', 'kind', 'outcome'],
+    registers: [metricsRegistry],
+  }),
+  providerSendDuration: new Histogram<'provider' | 'kind'>({
+    name: 'payments_provider_send_duration_seconds',
+    help: "How long one request to a provider took until its answer or the send's timeout, by provider code and kind.",
+    labelNames: ['provider', 'kind'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [metricsRegistry],
+  }),
   requestReplyTimeouts: new Counter<'topic'>({
     name: 'payments_request_reply_timeouts_total',
     help: 'Requests over Kafka that got no reply in time, by request topic.',

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase, uniqueName } from '@payments/testing';
+import { PaymentsMetrics } from '@payments/platform';
 import { dispatchQueueDdl, DispatchQueue } from './dispatch-queue';
 import { DispatchHandler, ProviderDispatcher } from './provider-dispatcher';
 
@@ -67,6 +68,7 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
     };
     const dispatcher = new ProviderDispatcher({
       name: 'spec dispatcher',
+      kind: 'payment',
       dataSource: ds,
       databaseUrl: db.url,
       queue,
@@ -111,6 +113,26 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
     expect(await h.state()).toMatchObject({ status: 'accepted', sends: 1, claim_token: null, thing: 'in_progress' });
     expect(h.sends).toHaveLength(1);
     expect(h.records).toEqual(['failed', 'failed', 'recorded']);
+  });
+
+  it('when a send is answered, then it is counted by provider, kind and outcome, and its duration observed', async () => {
+    const count = async () =>
+      (await PaymentsMetrics.providerSends.get()).values.find(
+        (v) => v.labels.provider === 'sandbox' && v.labels.kind === 'payment' && v.labels.outcome === 'accepted',
+      )?.value ?? 0;
+    const observed = async () =>
+      (await PaymentsMetrics.providerSendDuration.get()).values.find(
+        (v) =>
+          v.metricName === 'payments_provider_send_duration_seconds_count' &&
+          v.labels.provider === 'sandbox' &&
+          v.labels.kind === 'payment',
+      )?.value ?? 0;
+    const [before, durationsBefore] = [await count(), await observed()];
+    const h = await aDispatcher(() => undefined);
+    await h.dispatcher.dispatchDue();
+    expect(h.sends).toHaveLength(1);
+    expect(await count()).toBe(before + 1);
+    expect(await observed()).toBe(durationsBefore + 1);
   });
 
   it('when recording fails for a reason that is not the infrastructure, then it is not retried: the row stays claimed until its lease ends', async () => {

@@ -2,7 +2,8 @@ import { LoggerService } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureFault, QueueWorker, workerInstanceId } from '@payments/messaging';
 import { ClaimedDispatch, DispatchQueue, DispatchStatus } from './dispatch-queue';
-import type { ProviderAnswer } from './provider-answer';
+import { PaymentsMetrics } from '@payments/platform';
+import type { ProviderAnswer, ProviderRequest } from './provider-answer';
 import { RetryPolicy, retryDelayMs } from './retry-policy';
 
 export interface DispatcherOptions {
@@ -65,6 +66,8 @@ export interface DispatchHandler {
 
 export interface ProviderDispatcherDeps {
   name: string;
+  /** What it sends, for the provider metrics' `kind` label. */
+  kind: ProviderRequest['kind'];
   dataSource: DataSource;
   databaseUrl: string;
   /** @deprecated unused: the queue names its own tables and wake-up channel. Kept so callers compile unchanged. */
@@ -136,11 +139,26 @@ export class ProviderDispatcher {
         this.d.logger.debug?.(`${row.dispatchId} of ${row.referenceId} not sent: it is ${row.aggregateStatus}`);
         return;
       }
-      const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
+      const answer = await this.sendMeasured(row);
       await this.recordUntilLeaseEnds(row, claimToken, answer);
     } catch (err) {
       // The row stays claimed; it comes back when its lease runs out.
       this.d.logger.error(`${row.dispatchId} of ${row.referenceId}: ${(err as Error).message}`);
+    }
+  }
+
+  /** The handler's send, counted and timed per provider, kind and outcome (each provider's success rate and latency). */
+  private async sendMeasured(row: ClaimedDispatch): Promise<ProviderAnswer> {
+    const labels = { provider: row.provider, kind: this.d.kind };
+    const started = process.hrtime.bigint();
+    let outcome: ProviderAnswer['kind'] | 'error' = 'error';
+    try {
+      const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
+      outcome = answer.kind;
+      return answer;
+    } finally {
+      PaymentsMetrics.providerSends.inc({ ...labels, outcome });
+      PaymentsMetrics.providerSendDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
 

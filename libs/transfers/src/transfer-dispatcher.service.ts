@@ -58,6 +58,7 @@ export class TransferDispatcher implements OnApplicationBootstrap, BeforeApplica
   ) {
     this.dispatcher = new ProviderDispatcher({
       name: `${kind.kind} dispatching`,
+      kind: kind.kind,
       dataSource,
       databaseUrl: config.databaseUrl,
       schema: config.schema,

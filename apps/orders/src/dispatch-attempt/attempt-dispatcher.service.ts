@@ -67,6 +67,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     };
     this.dispatcher = new ProviderDispatcher({
       name: 'dispatching',
+      kind: 'payment',
       dataSource,
       databaseUrl: config.databaseUrl,
       schema: config.schema,
