@@ -309,6 +309,28 @@ export const payloadExamples: Record<string, unknown> = {
     statusDescription: 'Paid',
     cost: { amount: '120000', currency: 'UZS' },
   },
+  'ledger.set_fee': {
+    shopId: ids.shop,
+    method: 'card',
+    currency: 'USD',
+    percent: '2.5',
+    fixed: '0.30',
+    minimum: '1.00',
+    operator,
+  },
+  'ledger.list_fees': { shopId: ids.shop, operator },
+  'ledger.delete_fee': { shopId: ids.shop, method: 'card', currency: 'USD', operator },
+  'ledger.set_settlement': { shopId: ids.shop, settlementDelaySeconds: 0, operator },
+  'ledger.get_settlement': { shopId: ids.shop, operator },
+  'ledger.set_rate': {
+    base: 'USD',
+    quote: 'USDT-TRC20',
+    rate: '0.998',
+    validFrom: '2026-11-24T00:00:00.000Z',
+    validTo: '2026-11-25T00:00:00.000Z',
+    operator,
+  },
+  'ledger.list_rates': { base: 'USD', quote: 'USDT-TRC20', operator },
   'shop.settings': {
     shopId: ids.shop,
     companyId: ids.company,
@@ -323,6 +345,26 @@ export const payloadExamples: Record<string, unknown> = {
     payoutViaPaymentPage: true,
     callbackSecret: 'whsec_example_not_a_real_secret',
   },
+};
+
+const feeLine = {
+  shopId: ids.shop,
+  method: 'card',
+  currency: 'USD',
+  percent: '2.5',
+  fixed: '0.3',
+  minimum: '1',
+  updatedAt: at,
+};
+const rateLine = {
+  id: '42',
+  base: 'USD',
+  quote: 'USDT-TRC20',
+  rate: '0.998',
+  source: `operator:${operator.id}`,
+  validFrom: '2026-11-24T00:00:00.000Z',
+  validTo: '2026-11-25T00:00:00.000Z',
+  createdAt: at,
 };
 
 /** Each request's example reply result. */
@@ -459,6 +501,13 @@ export const resultExamples: Record<string, unknown> = {
   },
   'callbacks.replay': { ...deliveryView, status: 'pending', nextAttemptAt: later },
   'callbacks.replay_many': { replayed: 1, deliveryIds: [ids.delivery] },
+  'ledger.set_fee': feeLine,
+  'ledger.list_fees': { shopId: ids.shop, fees: [feeLine] },
+  'ledger.delete_fee': { deleted: true },
+  'ledger.set_settlement': { shopId: ids.shop, settlementDelaySeconds: 0, default: false },
+  'ledger.get_settlement': { shopId: ids.shop, settlementDelaySeconds: 86400, default: true },
+  'ledger.set_rate': rateLine,
+  'ledger.list_rates': { rates: [rateLine] },
 };
 
 /** An example of the refusal a reply can carry, shown on every reply message. */
@@ -484,6 +533,12 @@ const merchantKeyExamples: Record<string, string> = {
   [Topics.shopsSettings]: ids.shop,
 };
 
+/** The topics of a service with no merchants' path, keyed by what they are about. */
+const operatorOnlyKeyExamples: Record<string, string> = {
+  // A fee or settlement is keyed by its shop, a rate by its pair (USD/USDT-TRC20).
+  [commandTopic('ledger', 'operator')]: ids.shop,
+};
+
 export const keyExamples: Record<string, string> = {
   ...merchantKeyExamples,
   ...Object.fromEntries(
@@ -491,4 +546,5 @@ export const keyExamples: Record<string, string> = {
       serviceCommandTopics(s).map((t) => [t, merchantKeyExamples[commandTopic(s, 'merchant')]]),
     ),
   ),
+  ...operatorOnlyKeyExamples,
 };

@@ -1,3 +1,4 @@
+import { LedgerOpsCommandTypes } from './ledger';
 import { MerchantCallbackCommandTypes } from './merchant-callbacks';
 import { MethodQueryTypes } from './methods';
 import { OrderCommandTypes } from './orders';
@@ -22,7 +23,7 @@ export const audienceRequester = {
 } as const satisfies Record<Audience, keyof typeof ReplyTopics>;
 
 /** The domain services that take commands by audience. */
-export const CommandServices = ['orders', 'payouts', 'p2p', 'merchant-callbacks', 'methods'] as const;
+export const CommandServices = ['orders', 'payouts', 'p2p', 'merchant-callbacks', 'methods', 'ledger'] as const;
 export type CommandService = (typeof CommandServices)[number];
 
 /**
@@ -35,6 +36,9 @@ const merchantTopics = (): Record<CommandService, string> => ({
   p2p: Topics.p2pCommands,
   'merchant-callbacks': Topics.merchantCallbacksCommands,
   methods: Topics.methodsQueries,
+  // The ledger takes no merchant command by audience: `ledger.commands` carries the other
+  // services' requests (holds, the gateway's balance reads) and is no audience path.
+  ledger: Topics.ledgerCommands,
 });
 
 const audienceSuffix: Record<Exclude<Audience, 'merchant'>, string> = {
@@ -92,6 +96,14 @@ export const commandAudiences: Readonly<
   [MethodQueryTypes.create]: { service: 'methods', audiences: [O] },
   [MethodQueryTypes.update]: { service: 'methods', audiences: [O] },
   [MethodQueryTypes.delete]: { service: 'methods', audiences: [O] },
+  // Operators' settings of the books (decision 303): `ledger.ops-commands`.
+  [LedgerOpsCommandTypes.setFee]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.listFees]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.deleteFee]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.setSettlement]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.getSettlement]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.setRate]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.listRates]: { service: 'ledger', audiences: [O] },
 };
 
 /** Where `audience` sends commands to `service` (contract name, without prefix). */

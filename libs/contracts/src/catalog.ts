@@ -85,6 +85,20 @@ import {
   payoutReservation,
   releasePayoutCommand,
   reservePayoutCommand,
+  LedgerOpsCommandTypes,
+  setFeeCommand,
+  feeScheduleView,
+  listFeesQuery,
+  feeListView,
+  deleteFeeCommand,
+  deletedFee,
+  setSettlementCommand,
+  settlementView,
+  getSettlementQuery,
+  setRateCommand,
+  rateView,
+  listRatesQuery,
+  rateListView,
 } from './ledger';
 import { TopicName, Topics } from './topics';
 import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
@@ -313,6 +327,39 @@ const serviceContracts: readonly TopicContract[] = [
         listBalanceTransactionsQuery,
         balanceTransactionPage,
       ),
+    ],
+  },
+  {
+    topic: commandTopic('ledger', 'operator'),
+    description:
+      "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; each answered on the reply topic it names.",
+    key: 'The shop id; the pair (`USD/USDT-TRC20`) for a rate',
+    keySchema: z.string().min(1).max(64),
+    publishedBy: ['backoffice'],
+    consumedBy: ['ledger'],
+    messages: [
+      request(
+        LedgerOpsCommandTypes.setFee,
+        "Set a shop's fee for a method and currency",
+        setFeeCommand,
+        feeScheduleView,
+      ),
+      request(LedgerOpsCommandTypes.listFees, "List a shop's fee lines", listFeesQuery, feeListView),
+      request(LedgerOpsCommandTypes.deleteFee, "Delete a shop's fee line", deleteFeeCommand, deletedFee),
+      request(
+        LedgerOpsCommandTypes.setSettlement,
+        "Set a shop's settlement delay",
+        setSettlementCommand,
+        settlementView,
+      ),
+      request(
+        LedgerOpsCommandTypes.getSettlement,
+        "Read a shop's settlement delay",
+        getSettlementQuery,
+        settlementView,
+      ),
+      request(LedgerOpsCommandTypes.setRate, "Add a pair's rate with its validity", setRateCommand, rateView),
+      request(LedgerOpsCommandTypes.listRates, 'List rates, newest validity first', listRatesQuery, rateListView),
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { costDto } from './orders';
+import { operatorMember } from './operator-identity';
 import { decimal, optional, uuid } from './schema';
 
 /** Requests on `ledger.commands` (request-reply: the payouts service, the gateway). */
@@ -134,3 +135,124 @@ export const balanceTransactionPage = z
   .object({ items: z.array(balanceTransactionView), nextCursor: z.string().nullable() })
   .describe("A page of a shop's ledger transactions, newest first");
 export type BalanceTransactionPage = z.infer<typeof balanceTransactionPage>;
+
+/**
+ * Operators' settings of the books (issue 29 items 3 and 4, decision 303): sent by the backoffice
+ * on the operator path `ledger.ops-commands` (decision 263), each with its `operator` (decision 301).
+ */
+export const LedgerOpsCommandTypes = {
+  setFee: 'ledger.set_fee',
+  listFees: 'ledger.list_fees',
+  deleteFee: 'ledger.delete_fee',
+  setSettlement: 'ledger.set_settlement',
+  getSettlement: 'ledger.get_settlement',
+  setRate: 'ledger.set_rate',
+  listRates: 'ledger.list_rates',
+} as const;
+
+/** A method code of a fee line: the order's or payout's method, or `*` for every method of the shop. */
+const feeMethod = () => z.string().regex(/^(\*|[a-z0-9][a-z0-9_-]{0,63})$/, { error: 'must be a method code or *' });
+/** A books currency: its registry code, with the token standard of a token (`USD`, `USDT-TRC20`). */
+const bookCurrencyCode = () =>
+  z.string().regex(/^[A-Z0-9]{2,16}(-[A-Z0-9]{2,16})?$/, { error: 'must be a currency code (USD, USDT-TRC20)' });
+
+export const feeScheduleView = z
+  .object({
+    shopId: z.string(),
+    method: z.string().describe('The method code, or `*` for the methods without a line of their own'),
+    currency: z.string().describe("The operation's currency, with its token standard"),
+    percent: decimal().describe('Percent of the amount, 0–100'),
+    fixed: decimal().describe('Added to the percentage, in `currency`'),
+    minimum: decimal().describe('The least fee, in `currency`'),
+    updatedAt: z.string(),
+  })
+  .describe("A shop's fee for one method and currency");
+export type FeeScheduleView = z.infer<typeof feeScheduleView>;
+
+export const setFeeCommand = z
+  .object({
+    shopId: uuid(),
+    method: feeMethod(),
+    currency: bookCurrencyCode(),
+    percent: decimal(),
+    fixed: decimal(),
+    minimum: decimal(),
+    ...operatorMember(),
+  })
+  .describe("Sets (creates or replaces) a shop's fee for a method and currency");
+export type SetFeeCommand = z.infer<typeof setFeeCommand>;
+
+export const listFeesQuery = z.object({ shopId: uuid(), ...operatorMember() }).describe("Lists a shop's fee lines");
+export type ListFeesQuery = z.infer<typeof listFeesQuery>;
+
+export const feeListView = z
+  .object({ shopId: z.string(), fees: z.array(feeScheduleView) })
+  .describe("A shop's fee lines; an operation with none is charged no fee");
+export type FeeListView = z.infer<typeof feeListView>;
+
+export const deleteFeeCommand = z
+  .object({ shopId: uuid(), method: feeMethod(), currency: bookCurrencyCode(), ...operatorMember() })
+  .describe("Deletes a shop's fee line for a method and currency");
+export type DeleteFeeCommand = z.infer<typeof deleteFeeCommand>;
+
+export const deletedFee = z
+  .object({ deleted: z.boolean().describe('false: there was no such line') })
+  .describe("The answer to a fee line's deletion");
+export type DeletedFee = z.infer<typeof deletedFee>;
+
+export const settlementView = z
+  .object({
+    shopId: z.string(),
+    settlementDelaySeconds: z.number().int().min(0).describe('How long a credit stays pending'),
+    default: z.boolean().describe('true: never set, the default of one day applies'),
+  })
+  .describe("A shop's settlement delay");
+export type SettlementView = z.infer<typeof settlementView>;
+
+export const setSettlementCommand = z
+  .object({
+    shopId: uuid(),
+    settlementDelaySeconds: z.number().int().min(0).max(31_536_000),
+    ...operatorMember(),
+  })
+  .describe("Sets a shop's settlement delay (applies to credits booked from now on)");
+export type SetSettlementCommand = z.infer<typeof setSettlementCommand>;
+
+export const getSettlementQuery = z
+  .object({ shopId: uuid(), ...operatorMember() })
+  .describe("Reads a shop's settlement delay");
+export type GetSettlementQuery = z.infer<typeof getSettlementQuery>;
+
+export const rateView = z
+  .object({
+    id: z.string(),
+    base: z.string(),
+    quote: z.string(),
+    rate: decimal().describe('1 base = rate quote'),
+    source: z.string().describe('`operator:<operator id>` for one an operator set'),
+    validFrom: z.string(),
+    validTo: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .describe('A rate of a currency pair with its validity');
+export type RateView = z.infer<typeof rateView>;
+
+export const setRateCommand = z
+  .object({
+    base: bookCurrencyCode(),
+    quote: bookCurrencyCode(),
+    rate: decimal(),
+    validFrom: z.iso.datetime({ offset: true }),
+    validTo: optional(z.iso.datetime({ offset: true })),
+    ...operatorMember(),
+  })
+  .describe('Adds a rate of a pair with its validity (the latest started one in force wins)');
+export type SetRateCommand = z.infer<typeof setRateCommand>;
+
+export const listRatesQuery = z
+  .object({ base: optional(bookCurrencyCode()), quote: optional(bookCurrencyCode()), ...operatorMember() })
+  .describe('Lists rates, newest validity first (at most 100)');
+export type ListRatesQuery = z.infer<typeof listRatesQuery>;
+
+export const rateListView = z.object({ rates: z.array(rateView) }).describe('Rates, newest validity first');
+export type RateListView = z.infer<typeof rateListView>;

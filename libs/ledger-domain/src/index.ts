@@ -7,3 +7,4 @@ export * from './refund';
 export * from './settlement';
 export * from './holds';
 export * from './refund-hold';
+export * from './settings';
