@@ -91,4 +91,18 @@ describe('command topics per audience in k8s (decision 263)', () => {
       }
     }
   });
+  it("when operators set the ledger's fees, rates and delays, then only the backoffice writes ledger.ops-commands, the ledger reads it and answers on backoffice.replies (decision 303)", () => {
+    expect(serviceCommandTopics('ledger')).toEqual(['ledger.ops-commands']);
+    const acls = (user: string) => manifest('infra/kafka-users.yaml', 'KafkaUser', user).spec.authorization!.acls;
+    const writers = users.filter((u) =>
+      acls(u.metadata.name).some((a) => a.resource.name === 'ledger.ops-commands' && a.operations.includes('Write')),
+    );
+    expect(writers.map((u) => u.metadata.name)).toEqual(['backoffice']);
+    expect(acls('ledger')).toContainEqual(
+      expect.objectContaining({
+        resource: expect.objectContaining({ name: 'backoffice.replies' }),
+        operations: ['Write', 'Describe'],
+      }),
+    );
+  });
 });
