@@ -1,4 +1,4 @@
-import { ReplyTopics, Topics } from '@payments/contracts';
+import { ReplyTopics, serviceCommandTopics, Topics } from '@payments/contracts';
 import { KafkaTransport, listenWithKafka } from '@payments/messaging';
 import { boundPort, createHttpApp, createLogger } from '@payments/platform';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,7 +14,8 @@ export interface RunningLedger {
 
 /**
  * Starts the ledger: migrations, the `orders.events` and `payouts.events` consumers, the payouts
- * service's hold requests on `ledger.commands`, the settlement sweep and /health.
+ * service's hold requests on `ledger.commands`, operators' settings on `ledger.ops-commands`, the
+ * settlement sweep and /health.
  */
 export async function startLedger(
   config: LedgerConfig,
@@ -33,8 +34,9 @@ export async function startLedger(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands],
-      replyTopics: [ReplyTopics.payouts, ReplyTopics.orders, ReplyTopics.gateway],
+      topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands, ...serviceCommandTopics('ledger')],
+      // The backoffice's: operators' settings on ledger.ops-commands (decision 303).
+      replyTopics: [ReplyTopics.payouts, ReplyTopics.orders, ReplyTopics.gateway, ReplyTopics.backoffice],
     },
     httpPort,
     host,

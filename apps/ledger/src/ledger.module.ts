@@ -16,6 +16,7 @@ import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
 import { RefundHoldRepository } from './hold-refunds/refund-hold.repository';
 import { RefundHolds } from './hold-refunds/refund-holds';
 import { ReserveRefundHandler } from './hold-refunds/reserve-refund.handler';
+import { LedgerSettingsHandler } from './ops-settings/ledger-settings.handler';
 import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
@@ -50,6 +51,7 @@ export class LedgerModule {
         ReservePayoutHandler,
         ReserveRefundHandler,
         ReadBalanceHandler,
+        LedgerSettingsHandler,
       ],
       providers: [
         LedgerRepository,
