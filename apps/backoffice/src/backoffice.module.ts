@@ -31,6 +31,7 @@ import { ConsoleTransfersController } from './console/console-transfers.controll
 import { ConsoleController } from './console/console.controller';
 import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
+import { OpsLedgerSettingsController } from './ledger/ops-ledger-settings.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { AuditInterceptor } from './operators/audit.interceptor';
 import { AuditRepository } from './operators/audit.repository';
@@ -85,6 +86,7 @@ export class BackofficeModule {
         OpsSettingsController,
         OpsPaymentMethodsController,
         OpsPayoutMethodsController,
+        OpsLedgerSettingsController,
         OpsApiKeysController,
         OpsCallbacksController,
         OpsTransfersController,

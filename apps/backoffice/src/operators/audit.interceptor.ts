@@ -93,7 +93,8 @@ export class AuditInterceptor implements NestInterceptor {
    * The object before the action, through the controller's own read, called with the route
    * parameters and then the acting operator (a read that asks a domain service sends it, decision
    * 301). Interceptors run before the route's pipes, so the parameters are not validated yet: every
-   * id here is a UUID, anything else is not read (the pipe answers 404 and nothing changes).
+   * id here is a UUID, anything else is not read (the pipe answers 404 and nothing changes), but
+   * for the parameters the read checks itself (`checkedByRead`).
    */
   private async read(
     spec: AuditSpec,
@@ -103,7 +104,8 @@ export class AuditInterceptor implements NestInterceptor {
   ): Promise<unknown> {
     if (!spec.read) return null;
     const args = spec.read.args.map((name) => params[name] ?? '');
-    if (!args.every((a) => UUID.test(a))) return null;
+    const checked = spec.read.checkedByRead ?? [];
+    if (!args.every((a, i) => UUID.test(a) || checked.includes(spec.read!.args[i]))) return null;
     const controller = this.modules.get(context.getClass(), { strict: false }) as Record<string, unknown>;
     const method = controller[spec.read.method] as (...a: unknown[]) => Promise<unknown>;
     try {

@@ -22,7 +22,12 @@ export interface AuditSpec {
    * record's `before`. Without it `before` is null (a creation, or an object the backoffice has no
    * read for).
    */
-  read?: { method: string; args: string[] };
+  read?: {
+    method: string;
+    args: string[];
+    /** Of `args`, the ones that are no ids (a fee line's method and currency): the read checks them itself. */
+    checkedByRead?: string[];
+  };
 }
 
 /** Every state-changing operator route carries this: the AuditInterceptor writes the record. */
