@@ -269,7 +269,7 @@ export class OpsLedgerSettingsController {
   @OpsEndpoint({
     summary: 'Rates, newest validity first (at most 100), of a pair or of all',
     response: { example: rateListExample, nullable: ['validTo'] },
-    problems: [503],
+    problems: [400, 503],
   })
   async listRates(@Query() q: ListRatesDto, @ActingOperator() operator: OperatorIdentity): Promise<RateListView> {
     return ask<RateListView>(
