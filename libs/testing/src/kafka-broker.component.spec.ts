@@ -37,11 +37,7 @@ describe('kafkajs against the pinned Kafka broker', () => {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
     expect(topics[0].partitions).toHaveLength(3);
     // Leadership reaches the partition a moment after the metadata names it: ask until it answers.
-    const offsets = await eventually(
-      () => admin.fetchTopicOffsets(topic),
-      15000,
-      'offsets of the new topic',
-    );
+    const offsets = await eventually(() => admin.fetchTopicOffsets(topic), 15000, 'offsets of the new topic');
     expect(offsets.map((o) => [o.partition, o.low, o.high]).sort()).toEqual([
       [0, '0', '0'],
       [1, '0', '0'],
