@@ -78,6 +78,11 @@ export class OpsLedgerSettingsController {
     @Inject(REQUEST_CLIENT) private readonly client: KafkaRequestClient,
   ) {}
 
+  /** One operator command to the ledger on its operator path, keyed by `key`, with the acting operator. */
+  private askLedger<T>(key: string, type: string, operator: OperatorIdentity, payload: object): Promise<T> {
+    return ask<T>(this.client, LEDGER(), key, type, asOperator(operator, payload));
+  }
+
   private async shopMustExist(shopId: string): Promise<void> {
     if (!(await this.shops.exists(shopId))) throw new ProblemException('notFound', 'No such shop.');
   }
@@ -93,13 +98,7 @@ export class OpsLedgerSettingsController {
     @ActingOperator() operator: OperatorIdentity,
   ): Promise<FeeListView> {
     await this.shopMustExist(shopId);
-    return ask<FeeListView>(
-      this.client,
-      LEDGER(),
-      shopId,
-      LedgerOpsCommandTypes.listFees,
-      asOperator(operator, { shopId }),
-    );
+    return this.askLedger<FeeListView>(shopId, LedgerOpsCommandTypes.listFees, operator, { shopId });
   }
 
   /** The line as it was, for the audit record's `before` (not a route). */
@@ -141,13 +140,12 @@ export class OpsLedgerSettingsController {
     const fee = { percent: body.percent, fixed: body.fixed, minimum: body.minimum };
     assertValid([...methodErrors(method), ...feeScheduleErrors({ currency, ...fee })]);
     await this.shopMustExist(shopId);
-    return ask<FeeScheduleView>(
-      this.client,
-      LEDGER(),
+    return this.askLedger<FeeScheduleView>(shopId, LedgerOpsCommandTypes.setFee, operator, {
       shopId,
-      LedgerOpsCommandTypes.setFee,
-      asOperator(operator, { shopId, method, currency, ...fee }),
-    );
+      method,
+      currency,
+      ...fee,
+    });
   }
 
   @Delete('shops/:shopId/fees/:method/:currency')
@@ -174,13 +172,11 @@ export class OpsLedgerSettingsController {
   ): Promise<void> {
     assertValid([...methodErrors(method), ...currencyErrors(currency)]);
     await this.shopMustExist(shopId);
-    const r = await ask<DeletedFee>(
-      this.client,
-      LEDGER(),
+    const r = await this.askLedger<DeletedFee>(shopId, LedgerOpsCommandTypes.deleteFee, operator, {
       shopId,
-      LedgerOpsCommandTypes.deleteFee,
-      asOperator(operator, { shopId, method, currency }),
-    );
+      method,
+      currency,
+    });
     if (!r.deleted) throw new ProblemException('notFound', 'No such fee line.');
   }
 
@@ -195,13 +191,7 @@ export class OpsLedgerSettingsController {
     @ActingOperator() operator: OperatorIdentity,
   ): Promise<SettlementView> {
     await this.shopMustExist(shopId);
-    return ask<SettlementView>(
-      this.client,
-      LEDGER(),
-      shopId,
-      LedgerOpsCommandTypes.getSettlement,
-      asOperator(operator, { shopId }),
-    );
+    return this.askLedger<SettlementView>(shopId, LedgerOpsCommandTypes.getSettlement, operator, { shopId });
   }
 
   @Put('shops/:shopId/settlement')
@@ -225,13 +215,10 @@ export class OpsLedgerSettingsController {
     @ActingOperator() operator: OperatorIdentity,
   ): Promise<SettlementView> {
     await this.shopMustExist(shopId);
-    return ask<SettlementView>(
-      this.client,
-      LEDGER(),
+    return this.askLedger<SettlementView>(shopId, LedgerOpsCommandTypes.setSettlement, operator, {
       shopId,
-      LedgerOpsCommandTypes.setSettlement,
-      asOperator(operator, { shopId, settlementDelaySeconds: body.settlementDelaySeconds }),
-    );
+      settlementDelaySeconds: body.settlementDelaySeconds,
+    });
   }
 
   @Post('rates')
@@ -256,13 +243,7 @@ export class OpsLedgerSettingsController {
       validFrom: new Date(body.validFrom).toISOString(),
       ...(body.validTo ? { validTo: new Date(body.validTo).toISOString() } : {}),
     };
-    return ask<RateView>(
-      this.client,
-      LEDGER(),
-      `${body.base}/${body.quote}`,
-      LedgerOpsCommandTypes.setRate,
-      asOperator(operator, rate),
-    );
+    return this.askLedger<RateView>(`${body.base}/${body.quote}`, LedgerOpsCommandTypes.setRate, operator, rate);
   }
 
   @Get('rates')
@@ -272,12 +253,11 @@ export class OpsLedgerSettingsController {
     problems: [400, 503],
   })
   async listRates(@Query() q: ListRatesDto, @ActingOperator() operator: OperatorIdentity): Promise<RateListView> {
-    return ask<RateListView>(
-      this.client,
-      LEDGER(),
+    return this.askLedger<RateListView>(
       `${q.base ?? '*'}/${q.quote ?? '*'}`,
       LedgerOpsCommandTypes.listRates,
-      asOperator(operator, { ...(q.base ? { base: q.base } : {}), ...(q.quote ? { quote: q.quote } : {}) }),
+      operator,
+      { ...(q.base ? { base: q.base } : {}), ...(q.quote ? { quote: q.quote } : {}) },
     );
   }
 }
