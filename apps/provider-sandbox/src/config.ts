@@ -1,5 +1,6 @@
 import { EnvReader, LogConfig, readLogConfig } from '@payments/platform';
 import { parseClickSecretKeys } from '@payments/providers/click';
+import { parsePaymeKeys } from '@payments/providers/payme';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 
 export interface SandboxConfig extends LogConfig {
@@ -13,12 +14,18 @@ export interface SandboxConfig extends LogConfig {
   clickCallbacksUrl: string;
   /** The SECRET_KEY of each Click service it plays: the same as callbacks-ingest's CLICK_SECRET_KEYS. */
   clickSecretKeys: Record<string, string>;
+  /** Where the Payme simulator posts its JSON-RPC (`<base>/<merchant id>`). */
+  paymeCallbacksUrl: string;
+  /** The key of each Payme cashbox it plays (merchant id → key): the same as callbacks-ingest's PAYME_KEYS. */
+  paymeKeys: Record<string, string>;
 }
 
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
   const callbacksUrl = env.string('SANDBOX_CALLBACKS_URL', 'http://127.0.0.1:3001/callbacks/sandbox');
   const keys = parseClickSecretKeys(env.string('CLICK_SECRET_KEYS', '{}'));
   if (!keys.ok) env.fail(`CLICK_SECRET_KEYS ${keys.error}`);
+  const paymeKeys = parsePaymeKeys(env.string('PAYME_KEYS', '{}'));
+  if (!paymeKeys.ok) env.fail(`PAYME_KEYS ${paymeKeys.error}`);
   const config: SandboxConfig = {
     callbacksUrl,
     secret: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS),
@@ -29,6 +36,8 @@ export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
     // Beside the sandbox's own callbacks, on the same callbacks-ingest, unless told otherwise.
     clickCallbacksUrl: env.string('CLICK_CALLBACKS_URL', new URL('/callbacks/click', callbacksUrl).toString()),
     clickSecretKeys: keys.ok ? keys.value : {},
+    paymeCallbacksUrl: env.string('PAYME_CALLBACKS_URL', new URL('/callbacks/payme', callbacksUrl).toString()),
+    paymeKeys: paymeKeys.ok ? paymeKeys.value : {},
   };
   env.done('provider-sandbox');
   return config;

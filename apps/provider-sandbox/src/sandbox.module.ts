@@ -4,6 +4,8 @@ import { CallbackSender } from './callback-sender';
 import { ClickAppController } from './click/click-app.controller';
 import { ClickSimulatorController } from './click/click-simulator.controller';
 import { SANDBOX_CONFIG, SandboxConfig } from './config';
+import { PaymeCheckoutController } from './payme/payme-checkout.controller';
+import { PaymeSimulatorController } from './payme/payme-simulator.controller';
 import { SandboxController } from './sandbox.controller';
 import { SandboxPayments } from './sandbox-payments';
 
@@ -12,9 +14,17 @@ export class SandboxModule {
   static register(config: SandboxConfig): DynamicModule {
     return {
       module: SandboxModule,
-      controllers: [SandboxController, BankAppController, ClickSimulatorController, ClickAppController],
+      controllers: [
+        SandboxController,
+        BankAppController,
+        ClickSimulatorController,
+        ClickAppController,
+        PaymeSimulatorController,
+        PaymeCheckoutController,
+      ],
       providers: [
         ClickSimulatorController,
+        PaymeSimulatorController,
         CallbackSender,
         SandboxPayments,
         { provide: SANDBOX_CONFIG, useValue: config },

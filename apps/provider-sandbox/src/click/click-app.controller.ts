@@ -1,21 +1,11 @@
 import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { backToShop, esc, sendSimulatorPage, SimulatorLook } from '../simulator-page';
 import { ClickSimulatorController } from './click-simulator.controller';
 
-function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-const CSS = `body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#00a1e4;color:#fff}
-main{max-width:24rem;margin:0 auto;padding:2rem 1rem}h1{font-size:1.25rem}.amount{font-size:2rem;font-weight:700}
-button,a.btn{display:block;width:100%;box-sizing:border-box;text-align:center;font-size:1.1rem;padding:.8rem;border:0;border-radius:8px;margin-top:1rem;cursor:pointer;text-decoration:none}
-.ok{background:#fff;color:#00618a}.no{background:#00618a;color:#fff}button:focus,a:focus{outline:3px solid #ffd54f}`;
-
-function page(body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Click (sandbox)</title><style>${CSS}</style></head><body><main><h1>Click <small>(sandbox)</small></h1>${body}</main></body></html>`;
-}
+/** Click's blue. */
+const CLICK: SimulatorLook = { name: 'Click', background: '#00a1e4', strong: '#00618a' };
 
 interface PayQuery {
   service_id?: string;
@@ -55,18 +45,11 @@ export class ClickAppController {
     const last = steps[steps.length - 1]?.answer;
     const ok = steps.length === 2 && last?.error === 0;
     const note = typeof last?.error_note === 'string' ? last.error_note : 'Click could not reach the shop';
-    const back =
-      q?.return_url && /^https?:\/\//.test(q.return_url)
-        ? `<a class="btn no" id="back" href="${esc(q.return_url)}">Back to the shop</a>`
-        : '';
+    const back = backToShop(q?.return_url);
     this.send(reply, `<p role="status" id="outcome">${ok ? 'Paid.' : `Not paid: ${esc(note)}.`}</p>${back}`);
   }
 
   private send(reply: FastifyReply, body: string): void {
-    void reply.header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    );
-    void reply.status(200).type('text/html; charset=utf-8').send(page(body));
+    sendSimulatorPage(reply, CLICK, body);
   }
 }

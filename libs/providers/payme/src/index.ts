@@ -6,3 +6,5 @@ export * from './payme-transactions';
 export * from './payme-settings';
 export * from './definition';
 export * from './payme-checkout';
+export * from './simulator/payme-checkout-link';
+export * from './simulator/payme-simulator';

@@ -66,3 +66,24 @@ export function parsePaymeConfig(
   if (missing) return { ok: false, error: `PAYME_KEYS has no key for merchant ${missing.merchantId} of PAYME_SHOPS` };
   return { ok: true, shops: s.value, keys: k.data };
 }
+
+/** `PAYME_KEYS` alone (the sandbox's simulator signs with them): merchant id → key; an error never shows a key. */
+export function parsePaymeKeys(
+  keysJson: string,
+): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
+  let keys: unknown;
+  try {
+    keys = JSON.parse(keysJson);
+  } catch {
+    return { ok: false, error: 'must be JSON: {"<merchant id>": "<key>", …}' };
+  }
+  const k = z
+    .record(
+      z.string().regex(/^[0-9a-f]{24}$/, { error: 'must be the 24 hex digits of a Payme merchant id' }),
+      z.string().min(8, { error: 'must be at least 8 characters' }),
+    )
+    .safeParse(keys);
+  if (!k.success)
+    return { ok: false, error: `${k.error.issues[0].path.join('.') || '(keys)'} ${k.error.issues[0].message}` };
+  return { ok: true, value: k.data };
+}
