@@ -18,6 +18,7 @@ import {
 } from './common.mjs';
 import { stopChild } from '../infra/process.mjs';
 import { localCardVaultEnv } from './card-vault-keys.mjs';
+import { demoProviderOrders, demoProviders, demoProviderSteps, PROVIDER_SHOP_READERS } from './demo-providers.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -104,6 +105,34 @@ async function shutdown(code = 0) {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
+const providers = demoProviders(`http://127.0.0.1:${ports.sandbox}`);
+/**
+ * Starts one service; `shopId` (the demo shop) for those that read its Click and Payme accounts.
+ * @param {string} name
+ * @param {string} [shopId]
+ */
+function launch(name, shopId) {
+  const say = logger(name, 90);
+  const child = /** @type {import('node:child_process').ChildProcess} */ (
+    startService(
+      name,
+      { ...env, ...providers.envFor(name, shopId) },
+      {
+        logFile: logFile(name),
+        echo: followLogs ? (line) => following && say(line) : undefined,
+      },
+    )
+  );
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      const file = path.relative(ROOT, logFile(name));
+      log(`${name} exited (${signal ?? code}); the end of ${file}:\n${lastLines(logFile(name))}`);
+      log('stopping everything');
+      void shutdown(1);
+    }
+  });
+  children.push(child);
+}
 [
   'orders',
   'callbacks-ingest',
@@ -116,24 +145,9 @@ process.on('SIGTERM', () => void shutdown(0));
   'p2p',
   'checkout',
   'ledger',
-].forEach((name) => {
-  const say = logger(name, 90);
-  const child = /** @type {import('node:child_process').ChildProcess} */ (
-    startService(name, env, {
-      logFile: logFile(name),
-      echo: followLogs ? (line) => following && say(line) : undefined,
-    })
-  );
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      const file = path.relative(ROOT, logFile(name));
-      log(`${name} exited (${signal ?? code}); the end of ${file}:\n${lastLines(logFile(name))}`);
-      log('stopping everything');
-      void shutdown(1);
-    }
-  });
-  children.push(child);
-});
+]
+  .filter((name) => !PROVIDER_SHOP_READERS.includes(name))
+  .forEach((name) => launch(name));
 
 const gateway = `http://127.0.0.1:${ports.gateway}`;
 const opsApi = `http://127.0.0.1:${ports.backoffice}`;
@@ -168,27 +182,34 @@ async function readiness(port) {
   }
 }
 
-/** Each service ready (its /health/ready 200), or after a minute the reason it is not, and its log's end. */
-try {
-  await Promise.all(
-    health.map(async ([name, port]) => {
-      const service = String(name).split(' ')[0];
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const r = await readiness(Number(port));
-        if (r.ready) return;
-        if (Date.now() > deadline)
-          throw new Error(
-            `${name} is not ready after 60 s: ${r.why}; the end of ${path.relative(ROOT, logFile(service))}:\n${lastLines(logFile(service))}`,
-          );
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }),
-  );
-} catch (err) {
-  log(err instanceof Error ? err.message : String(err));
-  await shutdown(1);
+/**
+ * Each service of `list` ready (its /health/ready 200), or after a minute the reason it is not, and its log's end.
+ * @param {(string | number)[][]} list
+ */
+async function untilReady(list) {
+  try {
+    await Promise.all(
+      list.map(async ([name, port]) => {
+        const service = String(name).split(' ')[0];
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          const r = await readiness(Number(port));
+          if (r.ready) return;
+          if (Date.now() > deadline)
+            throw new Error(
+              `${name} is not ready after 60 s: ${r.why}; the end of ${path.relative(ROOT, logFile(service))}:\n${lastLines(logFile(service))}`,
+            );
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }),
+    );
+  } catch (err) {
+    log(err instanceof Error ? err.message : String(err));
+    await shutdown(1);
+  }
 }
+const isLate = (/** @type {(string | number)[]} */ [name]) => PROVIDER_SHOP_READERS.includes(String(name));
+await untilReady(health.filter((h) => !isLate(h)));
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
 async function seedDemo() {
@@ -338,6 +359,10 @@ async function settleDemoAtOnce(shopId) {
   }
 }
 await settleDemoAtOnce(demo.shopId);
+// Now that the demo shop exists: the services that read which shop takes Click and Payme.
+PROVIDER_SHOP_READERS.forEach((name) => launch(name, demo.shopId));
+await untilReady(health.filter(isLate));
+const providerOrders = await demoProviderOrders(gateway, demo.apiKey);
 const relLog = (name) => path.relative(ROOT, logFile(name));
 /** The summary's service lines: name, URL, what else is there (one entry, one line). */
 const serviceLines = [
@@ -426,6 +451,8 @@ ${logsHint}
      -H 'Content-Type: application/json' \\
      -d '{"payout":{"merchantPayoutId":"demo-link-'$(date +%s)'","cost":{"amount":"250000.00","currency":"UZS"}},"paymentPageDesign":{"locale":"en"}}' \\
      | grep -o '"payoutLink":"[^"]*"'
+
+${demoProviderSteps(providerOrders, gateway, demo.apiKey)}
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${opsApi}/docs (Bearer <operator token>).
