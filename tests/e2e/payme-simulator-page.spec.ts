@@ -3,7 +3,7 @@ import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { paymeCheckoutLink } from '@payments/providers/payme';
-import { http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
+import { eventually, http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
 import { paymeEnv, startPayme } from '../support/payme';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
@@ -93,6 +93,21 @@ describe('hosted page: a payer pays with Payme in the sandbox', () => {
     await screenshots(page, 'payme-sim-paid');
     const paid = await untilStatus(() => order(id), 'completed', 'order paid with Payme in the sandbox');
     expect(paid.data.payments).toEqual([expect.objectContaining({ provider: 'payme', status: 'success' })]);
+    // Back on the hosted page, the payer sees it paid (the page's live view may lag, decision 223).
+    const hosted = await browser.newPage();
+    await hosted.setViewport({ width: 1280, height: 900 });
+    const title = await eventually(
+      async () => {
+        await hosted.goto(`${link}?lang=en`, { waitUntil: 'load' });
+        const h1 = await hosted.$eval('#msg', (e) => e.textContent).catch(() => undefined);
+        return h1 === 'Payment complete' ? h1 : undefined;
+      },
+      15_000,
+      'the hosted page says the payment is complete',
+    );
+    expect(title).toBe('Payment complete');
+    await screenshots(hosted, 'payme-sim-hosted-paid');
+    await hosted.close();
 
     await press(page, '#refund');
     expect(await outcome(page)).toBe('Refunded.');
