@@ -1,4 +1,5 @@
 import { CommonConfig, EnvReader, readCommonConfig } from '@payments/platform';
+import { parseSandboxRates, SandboxRate } from './convert-rates/sandbox-rates';
 
 export interface LedgerConfig extends CommonConfig {
   schema: string;
@@ -11,6 +12,14 @@ export interface LedgerConfig extends CommonConfig {
   orphanSweepMs: number;
   /** How old an unconfirmed hold must be before the orphan sweep voids it. */
   orphanHoldAfterMs: number;
+  /** How often the conversion sweep converts the credits waiting for a rate that now has one; decision 304. */
+  rateConversionMs: number;
+  /** The sandbox rates feed (decision 305): the pairs it keeps in force, none (off) unless set. */
+  sandboxRates: SandboxRate[];
+  /** How often the sandbox feed refreshes its rates. */
+  sandboxRatesMs: number;
+  /** How often the ledger checks its books (decision 306); 0 turns the check off. */
+  booksCheckMs: number;
 }
 
 export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
@@ -22,6 +31,12 @@ export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
     settlementBatch: env.int('LEDGER_SETTLEMENT_BATCH', 200, { min: 1, max: 10_000 }),
     orphanSweepMs: env.int('LEDGER_ORPHAN_SWEEP_MS', 60_000, { min: 100, max: 3_600_000 }),
     orphanHoldAfterMs: env.int('LEDGER_ORPHAN_HOLD_AFTER_MS', 900_000, { min: 1000, max: 86_400_000 }),
+    rateConversionMs: env.int('LEDGER_RATE_CONVERSION_MS', 10_000, { min: 100, max: 3_600_000 }),
+    sandboxRates: env.optionalString('LEDGER_SANDBOX_RATES')
+      ? (env.parsed('LEDGER_SANDBOX_RATES', parseSandboxRates) ?? [])
+      : [],
+    sandboxRatesMs: env.int('LEDGER_SANDBOX_RATES_MS', 60_000, { min: 100, max: 86_400_000 }),
+    booksCheckMs: env.int('LEDGER_BOOKS_CHECK_MS', 60_000, { min: 0, max: 86_400_000 }),
   };
   env.done('ledger');
   return config;

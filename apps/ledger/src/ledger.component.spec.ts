@@ -5,7 +5,6 @@ import {
   BalanceTransactionPage,
   BalanceView,
   dlqTopic,
-  envelope,
   Envelope,
   LedgerCommandTypes,
   OrderStatusChanged,
@@ -13,8 +12,8 @@ import {
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { eventually, TopicReader } from '@payments/testing';
-import { checkBooks } from './books/books-invariants';
-import { startTwoLedgers, TwoLedgers } from './two-ledgers.spec-support';
+import { checkBooks } from '@payments/ledger-domain';
+import { orderStatusChange, startTwoLedgers, TwoLedgers } from './two-ledgers.spec-support';
 
 /**
  * The ledger against real Kafka and PostgreSQL, two instances in one consumer group: order
@@ -50,23 +49,7 @@ describe('ledger: orders.events booked, settled by two instances', () => {
       messages: messages.map((e) => ({ key: (e.payload as OrderStatusChanged).orderId, value: JSON.stringify(e) })),
     });
 
-  const change = (shopId: string, orderId: string, over: Partial<OrderStatusChanged> = {}): Envelope =>
-    envelope({
-      type: 'order.status_changed',
-      occurredAt: new Date(),
-      payload: {
-        orderId,
-        shopId,
-        merchantOrderId: `m-${orderId.slice(0, 8)}`,
-        sequence: 3,
-        status: 'completed',
-        previousStatus: 'in_progress',
-        cost: { amount: '100.00', currency: 'USD' },
-        provider: 'sandbox',
-        method: 'card',
-        ...over,
-      } satisfies OrderStatusChanged,
-    });
+  const change = orderStatusChange;
 
   const balances = async (shopId: string): Promise<Record<string, string>> => {
     const { rows } = await pg.query<{ kind: string; currency: string; balance: string }>(
@@ -249,7 +232,7 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     // and the check finds a balance that no longer matches its postings
     await pg.query(`UPDATE ledger.accounts SET balance = balance + 1 WHERE key = 'fee_revenue:USD'`);
     expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([
-      { check: 'balance_differs_from_postings', subject: 'fee_revenue:USD', detail: expect.any(String) },
+      { check: 'balance_differs_from_postings', subject: 'account fee_revenue:USD', detail: expect.any(String) },
     ]);
   });
 });

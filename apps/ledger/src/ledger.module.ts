@@ -7,6 +7,10 @@ import { LedgerRepository } from './books/ledger.repository';
 import { OrderBooker } from './book-orders/order-booker';
 import { OrderEventsConsumer } from './book-orders/order-events.consumer';
 import { LedgerConfig } from './config';
+import { BooksMonitor } from './books/books-monitor';
+import { AwaitingRateRepository } from './convert-rates/awaiting-rate.repository';
+import { SandboxRateFeed } from './convert-rates/sandbox-rate-feed';
+import { SuspenseConversionSweeper } from './convert-rates/suspense-conversion.sweeper';
 import { LEDGER_MIGRATIONS } from './migrations';
 import { SettlementSweeper } from './settle/settlement.sweeper';
 import { HoldRepository } from './hold-payouts/hold.repository';
@@ -63,6 +67,10 @@ export class LedgerModule {
         BalanceReads,
         SettlementSweeper,
         OrphanHoldSweeper,
+        AwaitingRateRepository,
+        SuspenseConversionSweeper,
+        SandboxRateFeed,
+        BooksMonitor,
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         {

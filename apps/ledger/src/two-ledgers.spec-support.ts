@@ -1,5 +1,6 @@
 import { Partitioners, Producer } from 'kafkajs';
 import { Client } from 'pg';
+import { envelope, Envelope, OrderStatusChanged } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { EnvReader } from '@payments/platform';
 import { createTestDatabase, createTestTopics, testBrokers, testKafka, uniqueName } from '@payments/testing';
@@ -75,3 +76,22 @@ export async function startTwoLedgers(o: {
   }
   return { prefix, db, pg, producer, requester, ledgers, config, stop };
 }
+
+/** An order's status change as the orders service publishes it: by default a completion of 100.00 USD by card through the sandbox. */
+export const orderStatusChange = (shopId: string, orderId: string, over: Partial<OrderStatusChanged> = {}): Envelope =>
+  envelope({
+    type: 'order.status_changed',
+    occurredAt: new Date(),
+    payload: {
+      orderId,
+      shopId,
+      merchantOrderId: `m-${orderId.slice(0, 8)}`,
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '100.00', currency: 'USD' },
+      provider: 'sandbox',
+      method: 'card',
+      ...over,
+    } satisfies OrderStatusChanged,
+  });

@@ -116,6 +116,7 @@ export const balanceTransactionView = z.object({
     'payout_voided',
     'refund_reserved',
     'refund_voided',
+    'suspense_converted',
   ]),
   status: z.enum(['posted', 'awaiting_rate']),
   source: z.object({ type: z.enum(['order', 'payout']), id: z.string() }).describe('The object it books'),

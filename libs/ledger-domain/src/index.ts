@@ -8,3 +8,5 @@ export * from './settlement';
 export * from './holds';
 export * from './refund-hold';
 export * from './settings';
+export * from './conversion';
+export * from './books-checks';

@@ -15,6 +15,7 @@ import {
 import { LedgerRepository, LockedBalances, NewTransaction, ZERO } from '../books/ledger.repository';
 import { RefundHold, RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { refundHoldAccounts, RefundHolds } from '../hold-refunds/refund-holds';
+import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
 import { OrderBooking, UnbookableEvent } from './order-event';
 
 /** Provider clearing for a completion no provider reported (an operator accepted it): booked, and visible. */
@@ -34,6 +35,7 @@ export class OrderBooker {
     @Inject(LedgerRepository) private readonly books: LedgerRepository,
     private readonly refundHoldRows: RefundHoldRepository,
     private readonly refundHolds: RefundHolds,
+    private readonly awaiting: AwaitingRateRepository,
   ) {}
 
   async book(m: EntityManager, events: readonly OrderBooking[]): Promise<void> {
@@ -102,11 +104,22 @@ export class OrderBooker {
       availableOn: waits ? null : availableOn(e.occurredAt, delayS),
     };
     if (!(await this.post(m, tx, plan.postings, locked, e))) return;
-    if (waits)
+    if (waits) {
       this.logger.warn(
         `order ${e.orderId}: no ${e.orderCurrency.code}/${e.balanceCurrency.code} rate in force; ${plan.net.toFixed()} ${e.orderCurrency.code} held in suspense`,
       );
-    else if (credited.greaterThan(0))
+      // Converted by the conversion sweep once the pair has a rate (decision 304).
+      if (plan.net.greaterThan(0))
+        await this.awaiting.enqueue(m, {
+          transactionId: tx.id,
+          shopId: e.shopId,
+          orderId: e.orderId,
+          orderCurrency: e.orderCurrency.code,
+          balanceCurrency: e.balanceCurrency.code,
+          amount: plan.net,
+          createdAt: e.occurredAt,
+        });
+    } else if (credited.greaterThan(0))
       await this.books.scheduleSettlement(m, tx.id, e.shopId, e.balanceCurrency.code, credited, tx.availableOn!);
   }
 

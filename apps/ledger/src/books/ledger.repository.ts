@@ -13,7 +13,8 @@ export type TransactionKind =
   | 'payout_posted'
   | 'payout_voided'
   | 'refund_reserved'
-  | 'refund_voided';
+  | 'refund_voided'
+  | 'suspense_converted';
 
 export interface NewTransaction {
   id: string;
@@ -185,6 +186,10 @@ export class LedgerRepository {
     return r ? { rate: amountOf(r.rate), source: r.source, validFrom: r.valid_from } : null;
   }
 
+  /**
+   * The credit of a completed order as a refund needs it: once a credit that waited for a rate is
+   * converted (decision 304), it is the converted credit (balance currency, the conversion's rate).
+   */
   async originalCredit(m: EntityManager, orderId: string): Promise<OriginalCredit | null> {
     const rows: {
       shop_id: string;
@@ -193,22 +198,29 @@ export class LedgerRepository {
       status: OriginalCredit['status'];
       balance_currency: string;
       rate: string | null;
+      converted_currency: string | null;
+      converted_rate: string | null;
     }[] = await m.query(
-      `SELECT shop_id, operation_currency, provider, status, balance_currency, rate::text FROM "${this.s}".transactions
-         WHERE source_id = $1 AND kind = 'order_completed'`,
+      `SELECT c.shop_id, c.operation_currency, c.provider, c.status, c.balance_currency, c.rate::text,
+              v.balance_currency AS converted_currency, v.rate::text AS converted_rate
+         FROM "${this.s}".transactions c
+         LEFT JOIN LATERAL (SELECT balance_currency, rate FROM "${this.s}".transactions v
+                             WHERE v.source_id = c.source_id AND v.kind = 'suspense_converted'
+                             ORDER BY v.created_at DESC LIMIT 1) v ON true
+        WHERE c.source_id = $1 AND c.kind = 'order_completed'`,
       [orderId],
     );
     const r = rows[0];
-    return r
-      ? {
-          shopId: r.shop_id,
-          orderCurrency: r.operation_currency,
-          provider: r.provider,
-          status: r.status,
-          balanceCurrency: r.balance_currency,
-          rate: r.rate ? amountOf(r.rate) : null,
-        }
-      : null;
+    if (!r) return null;
+    const converted = r.status === 'awaiting_rate' && r.converted_currency !== null;
+    return {
+      shopId: r.shop_id,
+      orderCurrency: r.operation_currency,
+      provider: r.provider,
+      status: converted ? 'posted' : r.status,
+      balanceCurrency: converted ? r.converted_currency! : r.balance_currency,
+      rate: converted ? amountOf(r.converted_rate!) : r.rate ? amountOf(r.rate) : null,
+    };
   }
 
   async scheduleSettlement(

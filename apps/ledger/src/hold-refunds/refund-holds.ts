@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { AccountRef, postRefundHold, shopAccount, voidRefundHold } from '@payments/ledger-domain';
 import { LedgerRepository, LockedBalances, ZERO } from '../books/ledger.repository';
+import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
 
@@ -27,6 +28,7 @@ export class RefundHolds {
   constructor(
     private readonly books: LedgerRepository,
     private readonly holds: RefundHoldRepository,
+    private readonly awaiting: AwaitingRateRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -94,6 +96,8 @@ export class RefundHolds {
       await this.books.lock(m, refundHoldAccounts(hold)),
     );
     await this.holds.finish(m, refundId, 'voided', now);
+    // Money back in suspense of a credit converted meanwhile is converted by the next sweep (decision 304).
+    if (hold.source === 'suspense') await this.awaiting.enqueueAgain(m, hold.orderId);
     return { ...hold, status: 'voided' };
   }
 }

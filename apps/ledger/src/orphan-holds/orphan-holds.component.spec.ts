@@ -11,7 +11,7 @@ import {
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
 import { eventually } from '@payments/testing';
-import { checkBooks } from '../books/books-invariants';
+import { checkBooks } from '@payments/ledger-domain';
 import { startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
 
 /**
