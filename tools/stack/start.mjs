@@ -82,6 +82,17 @@ const env = {
   P2P_HTTP_PORT: String(ports.p2p),
   CHECKOUT_HTTP_PORT: String(ports.checkout),
   LEDGER_HTTP_PORT: String(ports.ledger),
+  // The sandbox rates feed (decision 305): local runs convert across currencies without an operator.
+  LEDGER_SANDBOX_RATES:
+    process.env.LEDGER_SANDBOX_RATES ??
+    JSON.stringify({
+      'USD/USDT-TRC20': '0.998',
+      'USD/EUR': '0.92',
+      'EUR/USD': '1.08',
+      'EUR/USDT-TRC20': '1.077',
+      'UZS/USD': '0.0000785',
+      'USD/UZS': '12700',
+    }),
   // Where payers open hosted payment links (data.paymentLink).
   CHECKOUT_PUBLIC_URL: process.env.CHECKOUT_PUBLIC_URL ?? checkout,
   SANDBOX_CALLBACKS_URL: process.env.SANDBOX_CALLBACKS_URL ?? `http://127.0.0.1:${ports.ingest}/callbacks/sandbox`,

@@ -195,6 +195,21 @@ export const PaymentsMetrics = {
     help: 'Reconciliation runs of this gateway that failed (a table it cannot read, the database away); the error is in its log.',
     registers: [metricsRegistry],
   }),
+  ledgerBooksViolations: new ScrapedGauge<'check'>({
+    name: 'payments_ledger_books_violations',
+    help: "Violations of the books' invariants the ledger's last check found, per check (0 when it holds); the ledger logs each at error level.",
+    labelNames: ['check'],
+  }),
+  ledgerBooksLastCheck: new ScrapedGauge<never>({
+    name: 'payments_ledger_books_last_check_timestamp_seconds',
+    help: 'When the ledger last finished a check of its books (Unix seconds). A check that cannot run records nothing, so this stops advancing.',
+    labelNames: [],
+  }),
+  ledgerAwaitingRate: new ScrapedGauge<never>({
+    name: 'payments_ledger_awaiting_rate_credits',
+    help: 'Credits held in suspense until their currency pair has a rate (converted by the ledger once it has one).',
+    labelNames: [],
+  }),
   idempotencyReplays: new Counter<never>({
     name: 'payments_idempotency_replays_total',
     help: 'Merchant requests answered with the stored answer of an earlier request with the same Idempotency-Key.',
