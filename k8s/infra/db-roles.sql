@@ -218,7 +218,9 @@ DECLARE
     'p2p.ops_transactions', 'p2p.ops_provider_dispatches', 'p2p.ops_inbox',
     'callbacks_ingest.ops_provider_callbacks', 'merchant_callbacks.ops_deliveries',
     'gateway.ops_outbox_unpublished', 'orders.ops_outbox_unpublished', 'payouts.ops_outbox_unpublished',
-    'p2p.ops_outbox_unpublished', 'callbacks_ingest.ops_outbox_unpublished'
+    'p2p.ops_outbox_unpublished', 'callbacks_ingest.ops_outbox_unpublished',
+    'ledger.ops_accounts', 'ledger.ops_postings', 'ledger.ops_transactions', 'ledger.ops_holds',
+    'ledger.ops_awaiting_rates'
   ];
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_reconciliation') THEN

@@ -14,6 +14,7 @@ import {
 } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
 import { CALLBACKS_INGEST_MIGRATIONS } from '../../apps/callbacks-ingest/src/migrations';
 import { GATEWAY_MIGRATIONS } from '../../apps/gateway/src/migrations';
+import { LEDGER_MIGRATIONS } from '../../apps/ledger/src/migrations';
 import { MERCHANT_CALLBACKS_MIGRATIONS } from '../../apps/merchant-callbacks/src/migrations';
 import { ORDERS_MIGRATIONS } from '../../apps/orders/src/migrations';
 import { p2pKind } from '../../apps/p2p/src/p2p.kind';
@@ -40,6 +41,7 @@ describe('the reconciliation reads the services through the views they own and g
     { role: 'payments_p2p', schema: 'p2p', migrations: p2pKind.migrations },
     { role: 'payments_callbacks_ingest', schema: 'callbacks_ingest', migrations: CALLBACKS_INGEST_MIGRATIONS },
     { role: 'payments_merchant_callbacks', schema: 'merchant_callbacks', migrations: MERCHANT_CALLBACKS_MIGRATIONS },
+    { role: 'payments_ledger', schema: 'ledger', migrations: LEDGER_MIGRATIONS },
   ];
 
   /** The tables under the views, as PostgreSQL records them (what each view reads with its owner's rights). */
@@ -153,6 +155,19 @@ describe('the reconciliation reads the services through the views they own and g
         'sent_amount',
       ],
       'gateway.ops_outbox_unpublished': outbox,
+      'ledger.ops_accounts': ['key', 'kind', 'balance'],
+      'ledger.ops_postings': ['transaction_id', 'account_key', 'currency', 'amount'],
+      'ledger.ops_transactions': ['id', 'kind', 'source_id', 'gross', 'created_at'],
+      'ledger.ops_holds': ['payout_id', 'status'],
+      'ledger.ops_awaiting_rates': [
+        'transaction_id',
+        'shop_id',
+        'order_id',
+        'order_currency',
+        'balance_currency',
+        'amount',
+        'created_at',
+      ],
     });
   });
 

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { CheckResult, CheckSettings, INVARIANTS, runChecks } from './reconciliation.reads';
+import { LEDGER_CHECKED } from './ledger.reads';
 import { Query, ReconciliationRepository } from './reconciliation.repository';
 
 export interface ReconciliationRun {
@@ -37,6 +38,7 @@ const WHAT: Record<(typeof INVARIANTS)[number], string> = {
   outbox_not_stuck: 'outboxes',
   attempt_answered: 'attempts sent',
   daily_totals_match: 'shop-day-status totals',
+  ...LEDGER_CHECKED,
 };
 
 /** The report a person reads: a clean run says so with what it checked; a breach says what, where, since when. */

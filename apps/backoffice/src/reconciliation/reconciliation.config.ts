@@ -26,6 +26,7 @@ export function readReconciliationConfig(env: EnvReader, databaseUrl: string): R
       p2p: env.string('P2P_DB_SCHEMA', 'p2p'),
       callbacksIngest: env.string('CALLBACKS_INGEST_DB_SCHEMA', 'callbacks_ingest'),
       merchantCallbacks: env.string('MERCHANT_CALLBACKS_DB_SCHEMA', 'merchant_callbacks'),
+      ledger: env.string('LEDGER_DB_SCHEMA', 'ledger'),
       outboxes: env
         .string('RECONCILIATION_OUTBOX_SCHEMAS', 'gateway,orders,payouts,p2p,callbacks_ingest')
         .split(',')

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { LEDGER_INVARIANTS, LEDGER_VIEWS, runLedgerChecks } from './ledger.reads';
 
 /** The invariants a finance team relies on (issue 17 item 4), one label value each on the metric. */
 export const INVARIANTS = [
@@ -8,6 +9,8 @@ export const INVARIANTS = [
   'outbox_not_stuck',
   'attempt_answered',
   'daily_totals_match',
+  // The books (issue 29, decisions 306, 307): ledger.reads.ts.
+  ...LEDGER_INVARIANTS,
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
@@ -35,6 +38,7 @@ export interface ReconciledSchemas {
   p2p: string;
   callbacksIngest: string;
   merchantCallbacks: string;
+  ledger: string;
   /** Every schema with an outbox. */
   outboxes: string[];
   /** The inbox consumer of orders, payouts and p2p (their *_CONSUMER_GROUP): half of the inbox key. */
@@ -76,6 +80,7 @@ export function reconciliationReads(s: ReconciledSchemas): string[] {
     `${s.p2p}.ops_inbox`,
     `${s.callbacksIngest}.ops_provider_callbacks`,
     `${s.merchantCallbacks}.ops_deliveries`,
+    ...LEDGER_VIEWS.map((v) => `${s.ledger}.${v}`),
     ...s.outboxes.map((o) => `${o}.ops_outbox_unpublished`),
   ];
 }
@@ -320,5 +325,6 @@ export async function runChecks(db: Pool, settings: CheckSettings): Promise<Chec
   ];
   const results: CheckResult[] = [];
   for (const check of checks) results.push(await check(db, settings));
+  results.push(...(await runLedgerChecks(db, settings)));
   return results;
 }
