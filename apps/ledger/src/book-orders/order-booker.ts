@@ -45,6 +45,8 @@ export class OrderBooker {
     const holds = new Map<string, RefundHold>();
     for (const e of events) {
       if (e.kind !== 'refunded') continue;
+      // A conversion in progress is waited for: the refund then takes the converted credit (decision 304).
+      if (!originals.has(e.orderId)) await this.awaiting.lockWaiting(m, e.orderId);
       if (!originals.has(e.orderId))
         originals.set(e.orderId, (await this.books.originalCredit(m, e.orderId))?.provider ?? null);
       const hold = e.refundId ? await this.refundHoldRows.findForUpdate(m, e.refundId) : null;

@@ -38,6 +38,15 @@ export class AwaitingRateRepository {
   }
 
   /**
+   * Locks the order's credit while it waits (its queue row), before a refund decides whether to take
+   * it from suspense: a conversion in progress is waited for (and then read as done), and the
+   * sweep skips a credit a refund is deciding on. Both take the row before the accounts.
+   */
+  async lockWaiting(m: EntityManager, orderId: string): Promise<void> {
+    await m.query(`SELECT 1 FROM "${this.s}".awaiting_rates WHERE order_id = $1 FOR UPDATE`, [orderId]);
+  }
+
+  /**
    * Queues a converted credit again when money came back to its suspense afterwards (a refund's
    * hold from suspense voided after the conversion), so that the next sweep converts that too.
    */

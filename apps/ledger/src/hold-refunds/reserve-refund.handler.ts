@@ -20,6 +20,7 @@ import { amountOf } from '@payments/money';
 import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { UNATTRIBUTED_PROVIDER } from '../book-orders/order-booker';
+import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
 import { RefundHolds } from './refund-holds';
@@ -59,6 +60,7 @@ export class ReserveRefundHandler {
     private readonly books: LedgerRepository,
     private readonly holds: RefundHoldRepository,
     private readonly refundHolds: RefundHolds,
+    private readonly awaiting: AwaitingRateRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -68,6 +70,7 @@ export class ReserveRefundHandler {
     const amount = amountOf(cmd.amount);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
+      await this.awaiting.lockWaiting(m, cmd.orderId);
       const credit = await this.books.originalCredit(m, cmd.orderId);
       if (!credit || credit.shopId.toLowerCase() !== cmd.shopId.toLowerCase())
         return refused(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);

@@ -2,10 +2,12 @@ import { LedgerInit1765500000000 } from './1765500000000-init';
 import { LedgerRefundHolds1765600000000 } from './1765600000000-refund-holds';
 import { LedgerHoldConfirmed1765700000000 } from './1765700000000-hold-confirmed';
 import { LedgerRateConversion1765800000000 } from './1765800000000-rate-conversion';
+import { LedgerAwaitingRatesOrder1765800000001 } from './1765800000001-awaiting-rates-order';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
   LedgerRefundHolds1765600000000,
   LedgerHoldConfirmed1765700000000,
   LedgerRateConversion1765800000000,
+  LedgerAwaitingRatesOrder1765800000001,
 ];
