@@ -96,6 +96,24 @@ describe('hosted page: a payer pays with Click', () => {
     await page.close();
   });
 
+  it('when Click refuses the payment, then its page shows the error, the order and the amount', async () => {
+    const { id } = await hostedOrder(shop);
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844 });
+    const pay = new URL('/services/pay', click.url);
+    const query = { service_id: '70002', merchant_id: '30002', amount: '125001.00', transaction_param: id };
+    for (const [k, v] of Object.entries(query)) pay.searchParams.set(k, v);
+    await page.goto(pay.toString(), { waitUntil: 'load' });
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('#confirm')]);
+    expect(await page.$eval('#outcome', (e) => e.textContent)).toBe('Not paid: Incorrect parameter amount.');
+    expect(await page.$eval('main', (e) => e.textContent)).toContain(`Order ${id.slice(0, 8)}…, 125001.00 UZS`);
+    await saveScreenshot(page, 'click-app-refused-phone');
+    expect((await http('GET', `${stack.gateway!.url}/order/${id}`, { token: shop.apiKey })).body.status).toBe(
+      'registered',
+    );
+    await page.close();
+  });
+
   it.each([
     ['ru', 'Оплатить через Click'],
     ['uz', 'Click orqali toʻlash'],

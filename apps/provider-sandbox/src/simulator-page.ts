@@ -42,3 +42,15 @@ export function backToShop(returnUrl: string | undefined): string {
     ? `<a class="btn no" id="back" href="${esc(returnUrl)}">Back to the shop</a>`
     : '';
 }
+
+/** Which order and how much, under every outcome. */
+export function orderSummary(orderId: string, amountInSums: string): string {
+  return `<p>Order ${esc(orderId.slice(0, 8))}…, ${esc(amountInSums)} UZS</p>`;
+}
+
+/** The outcome line: a status when it went through, an alert (boxed, readable) when it did not. */
+export function outcomeLine(ok: boolean, text: string): string {
+  return ok
+    ? `<p role="status" id="outcome">${esc(text)}</p>`
+    : `<p role="alert" class="error" id="outcome">${esc(text)}</p>`;
+}

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { backToShop, esc, sendSimulatorPage, SimulatorLook } from '../simulator-page';
+import { backToShop, esc, orderSummary, outcomeLine, sendSimulatorPage, SimulatorLook } from '../simulator-page';
 import { ClickSimulatorController } from './click-simulator.controller';
 
 /** Click's blue. */
@@ -45,8 +45,8 @@ export class ClickAppController {
     const last = steps[steps.length - 1]?.answer;
     const ok = steps.length === 2 && last?.error === 0;
     const note = typeof last?.error_note === 'string' ? last.error_note : 'Click could not reach the shop';
-    const back = backToShop(q?.return_url);
-    this.send(reply, `<p role="status" id="outcome">${ok ? 'Paid.' : `Not paid: ${esc(note)}.`}</p>${back}`);
+    const outcome = outcomeLine(ok, ok ? 'Paid.' : `Not paid: ${note}.`);
+    this.send(reply, `${outcome}${orderSummary(terms.orderId, terms.amount)}${backToShop(q?.return_url)}`);
   }
 
   private send(reply: FastifyReply, body: string): void {

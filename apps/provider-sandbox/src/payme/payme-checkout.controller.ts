@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodePaymeCheckout, fromTiyin, PaymeCheckoutParams, PaymeStep, PaymeTerms } from '@payments/providers/payme';
-import { backToShop, esc, sendSimulatorPage, SimulatorLook } from '../simulator-page';
+import { backToShop, esc, orderSummary, outcomeLine, sendSimulatorPage, SimulatorLook } from '../simulator-page';
 import { PaymeSimulatorController } from './payme-simulator.controller';
 
 /** Payme's teal, dark enough for white text. */
@@ -33,11 +33,6 @@ function stepsList(steps: PaymeStep[], open: boolean): string {
   return steps.length
     ? `<details${open ? ' open' : ''}><summary>What Payme sent the shop</summary><ol>${steps.map(line).join('')}</ol></details>`
     : '';
-}
-
-/** Which order and how much, under every outcome. */
-function summary(p: PaymeCheckoutParams): string {
-  return `<p>Order ${esc(p.orderId.slice(0, 8))}…, ${esc(fromTiyin(p.amount))} UZS</p>`;
 }
 
 /**
@@ -75,16 +70,14 @@ export class PaymeCheckoutController {
     if (!link) return;
     const action = form?.action;
     if (action !== 'pay' && action !== 'cancel' && action !== 'refund')
-      return this.send(reply, '<p role="alert" class="error" id="outcome">Choose Pay or Cancel.</p>', 400);
+      return this.send(reply, outcomeLine(false, 'Choose Pay or Cancel.'), 400);
     if (action === 'refund' && !/^[0-9a-f]{24}$/.test(form?.transaction ?? ''))
-      return this.send(reply, '<p role="alert" class="error" id="outcome">No transaction to refund.</p>', 400);
+      return this.send(reply, outcomeLine(false, 'No transaction to refund.'), 400);
     const terms = action === 'refund' ? { ...link.terms, transactionId: form!.transaction! } : link.terms;
     const steps = await this.payme.run(action, terms);
     const last = steps[steps.length - 1];
     const ok = steps.length === (action === 'refund' ? 1 : 3) && !!last?.answer && 'result' in last.answer;
-    const outcome = ok
-      ? `<p role="status" id="outcome">${DONE[action].yes}</p>`
-      : `<p role="alert" class="error" id="outcome">${DONE[action].no}: ${esc(refusal(last))}.</p>`;
+    const outcome = outcomeLine(ok, ok ? DONE[action].yes : `${DONE[action].no}: ${refusal(last)}.`);
     const transaction =
       ok && action === 'pay' ? String((last.answer!.result as { transaction?: unknown }).transaction) : '';
     const refund = transaction
@@ -96,7 +89,7 @@ export class PaymeCheckoutController {
       ok && action !== 'cancel' ? '' : `<a class="btn ok" id="again" href="${esc(link.path)}">Back to the payment</a>`;
     this.send(
       reply,
-      `${outcome}${summary(link.params)}${refund}${again}${backToShop(link.params.returnUrl)}${stepsList(steps, !ok)}`,
+      `${outcome}${orderSummary(link.params.orderId, fromTiyin(link.params.amount))}${refund}${again}${backToShop(link.params.returnUrl)}${stepsList(steps, !ok)}`,
     );
   }
 
@@ -108,11 +101,7 @@ export class PaymeCheckoutController {
     const encoded = (req.params as Record<string, string | undefined>)['*'] ?? '';
     const decoded = decodePaymeCheckout(encoded);
     if (!decoded.ok) {
-      this.send(
-        reply,
-        `<p role="alert" class="error" id="outcome">This Payme link cannot be paid: ${esc(decoded.error)}.</p>`,
-        400,
-      );
+      this.send(reply, outcomeLine(false, `This Payme link cannot be paid: ${decoded.error}.`), 400);
       return null;
     }
     const p = decoded.value;
@@ -122,7 +111,7 @@ export class PaymeCheckoutController {
     } catch {
       this.send(
         reply,
-        `<p role="alert" class="error" id="outcome">Payme does not know the cashbox ${esc(p.merchantId)} (not in the sandbox's PAYME_KEYS).</p>`,
+        outcomeLine(false, `Payme does not know the cashbox ${p.merchantId} (not in the sandbox's PAYME_KEYS).`),
         404,
       );
       return null;

@@ -25,7 +25,7 @@ export type ClickSend = (endpoint: ClickEndpoint, form: Record<string, string>) 
  * (already_paid after pay, order_busy on an order in progress, order_cancelled on a cancelled one).
  */
 export const CLICK_SCENARIOS = {
-  pay: 'Prepare, then Complete with error 0: the order is paid (error 0 twice)',
+  pay: 'Prepare, then Complete with error 0: the order is paid (error 0 twice); a Prepare error ends it',
   pay_repeated: 'Prepare twice, Complete twice, same ids: the same answers, one payment',
   forged_sign: 'Prepare signed with another key: -1',
   wrong_amount: 'Prepare for 1 sum more than the order: -2',
@@ -86,6 +86,8 @@ export async function playClickScenario(
   switch (name) {
     case 'pay': {
       const p = await prepare();
+      // Click completes only what the shop prepared: after a Prepare error it stops and shows it.
+      if (p.answer?.error !== 0) return [p];
       return [p, await complete(prepareIdOf(p))];
     }
     case 'pay_repeated': {
