@@ -16,6 +16,9 @@ describe('the provider callback secret of callbacks-ingest', () => {
 
   it('when SANDBOX_CALLBACK_SECRET is set, then callbacks are verified with it', () => {
     const env = new EnvReader({ ...base, SANDBOX_CALLBACK_SECRET: 'a-secret-of-this-deployment' });
-    expect(loadCallbacksIngestConfig(env).providerSecrets).toEqual({ sandbox: 'a-secret-of-this-deployment' });
+    expect(loadCallbacksIngestConfig(env).providerSecrets).toEqual({
+      sandbox: 'a-secret-of-this-deployment',
+      'sandbox-b': 'a-secret-of-this-deployment',
+    });
   });
 });

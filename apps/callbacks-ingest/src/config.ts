@@ -8,6 +8,7 @@ import {
 import { ClickShop, parseClickSecretKeys, parseClickShops } from '@payments/providers/click';
 import { parsePaymeConfig, PaymeShop } from '@payments/providers/payme';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
+import { SANDBOX_B_PROVIDER_CODE } from '@payments/providers/sandbox-b';
 
 export interface CallbacksIngestConfig extends CommonConfig {
   schema: string;
@@ -41,12 +42,23 @@ export function readClickConfig(env: EnvReader): Omit<ClickConfig, 'orderTimeout
   return value;
 }
 
+/**
+ * The sandbox acquirers' callback secrets: the sandbox's, and the second acquirer's (decision
+ * 323), which the same simulator signs with the same secret unless SANDBOX_B_CALLBACK_SECRET says otherwise.
+ */
+function sandboxSecrets(env: EnvReader): Record<string, string> {
+  const sandbox = env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS);
+  const b = env.optionalString('SANDBOX_B_CALLBACK_SECRET') ?? sandbox;
+  if (PUBLIC_SANDBOX_SECRETS.includes(b)) env.fail('SANDBOX_B_CALLBACK_SECRET must not be a public value');
+  return { sandbox, [SANDBOX_B_PROVIDER_CODE]: b };
+}
+
 export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksIngestConfig {
   const config: CallbacksIngestConfig = {
     ...readCommonConfig(env, 'callbacks-ingest'),
     schema: env.string('CALLBACKS_INGEST_DB_SCHEMA', 'callbacks_ingest'),
     authThrottle: readAuthThrottleConfig(env),
-    providerSecrets: { sandbox: env.secret('SANDBOX_CALLBACK_SECRET', PUBLIC_SANDBOX_SECRETS) },
+    providerSecrets: sandboxSecrets(env),
     click: {
       ...readClickConfig(env),
       orderTimeoutMs: env.int('CLICK_ORDER_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),

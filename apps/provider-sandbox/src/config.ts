@@ -1,7 +1,9 @@
 import { EnvReader, LogConfig, readLogConfig } from '@payments/platform';
 import { parseClickSecretKeys } from '@payments/providers/click';
 import { parsePaymeKeys } from '@payments/providers/payme';
-import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
+import { PUBLIC_SANDBOX_SECRETS, SANDBOX_PROVIDER_CODE } from '@payments/providers/sandbox';
+import { SANDBOX_B_PROVIDER_CODE } from '@payments/providers/sandbox-b';
+import { AcquirerProfile, BinRange, parseBinRanges } from './acquirers/acquirer-profile';
 
 export interface SandboxConfig extends LogConfig {
   callbacksUrl: string;
@@ -18,6 +20,17 @@ export interface SandboxConfig extends LogConfig {
   paymeCallbacksUrl: string;
   /** The key of each Payme cashbox it plays (merchant id → key): the same as callbacks-ingest's PAYME_KEYS. */
   paymeKeys: Record<string, string>;
+  /** The BINs the sandbox acquirer refuses before taking a card payment (decision 323). */
+  profile: AcquirerProfile;
+  /** The second sandbox acquirer, served under `/sandbox-b`: where its callbacks go, its own BINs. */
+  sandboxB: { callbacksUrl: string; profile: AcquirerProfile };
+}
+
+/** A list of BIN ranges from the environment; a bad entry stops the start naming the variable. */
+function binRanges(env: EnvReader, name: string, fallback: string): BinRange[] {
+  const r = parseBinRanges(env.string(name, fallback));
+  if ('problem' in r) env.fail(`${name} ${r.problem}`);
+  return 'value' in r ? r.value : [];
 }
 
 export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
@@ -38,6 +51,20 @@ export function loadSandboxConfig(env = new EnvReader()): SandboxConfig {
     clickSecretKeys: keys.ok ? keys.value : {},
     paymeCallbacksUrl: env.string('PAYME_CALLBACKS_URL', new URL('/callbacks/payme', callbacksUrl).toString()),
     paymeKeys: paymeKeys.ok ? paymeKeys.value : {},
+    // Two acquirers configured differently, so that failover plays locally (decision 323).
+    profile: {
+      code: SANDBOX_PROVIDER_CODE,
+      unavailable: binRanges(env, 'SANDBOX_UNAVAILABLE_BINS', '450000-450099'),
+      declined: binRanges(env, 'SANDBOX_DECLINE_BINS', '450100-450199'),
+    },
+    sandboxB: {
+      callbacksUrl: env.string('SANDBOX_B_CALLBACKS_URL', new URL(SANDBOX_B_PROVIDER_CODE, callbacksUrl).toString()),
+      profile: {
+        code: SANDBOX_B_PROVIDER_CODE,
+        unavailable: binRanges(env, 'SANDBOX_B_UNAVAILABLE_BINS', 'none'),
+        declined: binRanges(env, 'SANDBOX_B_DECLINE_BINS', '450190-450199'),
+      },
+    },
   };
   env.done('provider-sandbox');
   return config;

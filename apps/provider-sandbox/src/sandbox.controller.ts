@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   IsBoolean,
@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { isCardNumber } from '@payments/methods-domain';
 import { ProblemException } from '@payments/platform';
+import { ACQUIRER_PROFILE, AcquirerProfile, refusalOf } from './acquirers/acquirer-profile';
 import { CallbackSender } from './callback-sender';
 import { PaymentAnswer, PaymentKind, PaymentRecord, SandboxPayments } from './sandbox-payments';
 
@@ -63,6 +64,7 @@ export class SandboxController {
   constructor(
     private readonly sender: CallbackSender,
     private readonly payments: SandboxPayments,
+    @Inject(ACQUIRER_PROFILE) private readonly profile: AcquirerProfile,
   ) {}
 
   /**
@@ -73,6 +75,9 @@ export class SandboxController {
   @HttpCode(202)
   @ApiOperation({ summary: "Start a payment (called by our services); the amount's cents choose the scenario" })
   async pay(@Body() body: StartPaymentDto): Promise<PaymentAnswer> {
+    // Some BINs are refused before the payment is taken (decision 323): orders fails over.
+    const refusal = refusalOf(this.profile, body);
+    if (refusal) throw new ProblemException(refusal.status === 503 ? 'unavailable' : 'unprocessable', refusal.detail);
     const request: StartPaymentDto = { ...body };
     delete request.cards; // never stored: the record below outlives the request
     const result = await this.payments.start({ ...request, kind: request.kind ?? 'payment' });

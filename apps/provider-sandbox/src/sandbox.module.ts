@@ -8,6 +8,8 @@ import { PaymeCheckoutController } from './payme/payme-checkout.controller';
 import { PaymeSimulatorController } from './payme/payme-simulator.controller';
 import { SandboxController } from './sandbox.controller';
 import { SandboxPayments } from './sandbox-payments';
+import { ACQUIRER_PROFILE } from './acquirers/acquirer-profile';
+import { SandboxBController, sandboxBProviders } from './acquirers/sandbox-b.controller';
 
 @Module({})
 export class SandboxModule {
@@ -16,6 +18,7 @@ export class SandboxModule {
       module: SandboxModule,
       controllers: [
         SandboxController,
+        SandboxBController,
         BankAppController,
         ClickSimulatorController,
         ClickAppController,
@@ -28,6 +31,8 @@ export class SandboxModule {
         CallbackSender,
         SandboxPayments,
         { provide: SANDBOX_CONFIG, useValue: config },
+        { provide: ACQUIRER_PROFILE, useValue: config.profile },
+        ...sandboxBProviders(config),
       ],
     };
   }

@@ -34,7 +34,15 @@ export type ProviderAnswer =
   | { kind: 'accepted'; providerPaymentId?: string }
   | { kind: 'timed_out'; reason: string }
   | { kind: 'unavailable'; reason: string }
-  | { kind: 'refused'; reason: string };
+  | {
+      kind: 'refused';
+      reason: string;
+      /**
+       * Our status code of the refusal when the adapter knows better than the default (`2-07-01`,
+       * declined): its `retryAllowed` in the catalogue says whether another provider may try (decision 322).
+       */
+      statusCode?: string;
+    };
 
 /** A provider adapter: our request into the provider's API call, its answer into ours. */
 export interface ProviderClient {

@@ -89,6 +89,6 @@ describe.each(every)('provider %s conforms', (code, p) => {
 
 describe('the registry', () => {
   it('when a code is not registered, then the failure names it and the codes there are', () => {
-    expect(() => providerOf('nope')).toThrow(/unknown provider "nope"; registered: sandbox, click, payme/);
+    expect(() => providerOf('nope')).toThrow(/unknown provider "nope"; registered: sandbox, sandbox-b, click, payme/);
   });
 });

@@ -2,13 +2,14 @@ import type { ProviderClient, ProviderDefinition } from '@payments/providers/cor
 import { clickProvider } from '@payments/providers/click';
 import { paymeProvider } from '@payments/providers/payme';
 import { sandboxProvider } from '@payments/providers/sandbox';
+import { sandboxBProvider } from '@payments/providers/sandbox-b';
 
 /**
  * Every provider, by its code: the one list the dispatchers, callbacks-ingest and the conformance
  * run read. Adding a provider is its folder under libs/providers and one line here.
  */
 export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map(
-  [sandboxProvider, clickProvider, paymeProvider].map((p) => [p.code, p]),
+  [sandboxProvider, sandboxBProvider, clickProvider, paymeProvider].map((p) => [p.code, p]),
 );
 
 /** The provider of a code, or a failure that names it and the codes there are. */

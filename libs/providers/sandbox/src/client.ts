@@ -31,10 +31,13 @@ function excerpt(text: string): string {
  * dispatch is the same operation there.
  */
 export class SandboxProviderClient implements ProviderClient {
-  readonly code = SANDBOX_PROVIDER_CODE;
   private readonly url: string;
 
-  constructor(baseUrl: string) {
+  /** `code`: which sandbox acquirer this is (`sandbox`, `sandbox-b`; decision 323). */
+  constructor(
+    baseUrl: string,
+    readonly code: string = SANDBOX_PROVIDER_CODE,
+  ) {
     this.url = `${baseUrl.replace(/\/+$/, '')}/payments`;
   }
 

@@ -32,8 +32,11 @@ const sandboxCallback = z.object({
 export type SandboxParse =
   { kind: 'ok'; event: Omit<ProviderEvent, 'receivedAt'> } | { kind: 'invalid'; reason: string };
 
-/** Parses a verified sandbox callback body into our provider event. */
-export function parseSandboxCallback(rawBody: string): SandboxParse {
+/**
+ * Parses a verified sandbox callback body into our provider event, under the code of the sandbox
+ * acquirer that sent it (`sandbox`, or a second one such as `sandbox-b`: decision 323).
+ */
+export function parseSandboxCallback(rawBody: string, providerCode: string = SANDBOX_PROVIDER_CODE): SandboxParse {
   let json: unknown;
   try {
     json = JSON.parse(rawBody);
@@ -46,7 +49,7 @@ export function parseSandboxCallback(rawBody: string): SandboxParse {
   return {
     kind: 'ok',
     event: {
-      providerCode: SANDBOX_PROVIDER_CODE,
+      providerCode,
       providerEventId: c.eventId,
       kind: c.kind,
       reference: c.reference,
