@@ -4,6 +4,7 @@ import { MethodQueryTypes } from './methods';
 import { OrderCommandTypes } from './orders';
 import { P2pCommandTypes } from './p2p';
 import { PayoutCommandTypes } from './payouts';
+import { RouteCommandTypes } from './routing';
 import { ReplyTopics, Topics } from './topics';
 
 /**
@@ -72,6 +73,10 @@ export const commandAudiences: Readonly<
   [OrderCommandTypes.resolve]: { service: 'orders', audiences: [O] },
   [OrderCommandTypes.getForCheckout]: { service: 'orders', audiences: [P] },
   [OrderCommandTypes.payHosted]: { service: 'orders', audiences: [P] },
+  // Operators' routing rules per shop and method (decision 320): `orders.ops-commands`.
+  [RouteCommandTypes.set]: { service: 'orders', audiences: [O] },
+  [RouteCommandTypes.get]: { service: 'orders', audiences: [O] },
+  [RouteCommandTypes.delete]: { service: 'orders', audiences: [O] },
   [PayoutCommandTypes.create]: { service: 'payouts', audiences: [M] },
   [PayoutCommandTypes.get]: { service: 'payouts', audiences: [M] },
   [PayoutCommandTypes.getByMerchantId]: { service: 'payouts', audiences: [M] },

@@ -100,6 +100,14 @@ import {
   listRatesQuery,
   rateListView,
 } from './ledger';
+import {
+  deletedRoute,
+  deleteRouteCommand,
+  getRouteQuery,
+  RouteCommandTypes,
+  routeView,
+  setRouteCommand,
+} from './routing';
 import { TopicName, Topics } from './topics';
 import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
 
@@ -144,7 +152,7 @@ const serviceContracts: readonly TopicContract[] = [
     topic: Topics.ordersCommands,
     description:
       'Requests from the gateway (and from the hosted pages of checkout) to the orders service, each answered on the reply topic it names.',
-    key: "The order id (the gateway assigns it before it asks to create the order); the shop id for a read by the merchant's own id",
+    key: "The order id (the gateway assigns it before it asks to create the order); the shop id for a read by the merchant's own id and for a shop's route",
     keySchema: uuid(),
     publishedBy: ['gateway', 'checkout'],
     consumedBy: ['orders'],
@@ -188,6 +196,14 @@ const serviceContracts: readonly TopicContract[] = [
         "The payer's one payment of a hosted link (checkout)",
         payHostedCommand,
         checkoutOrderView,
+      ),
+      request(RouteCommandTypes.set, "Set a shop's route for a method (operators)", setRouteCommand, routeView),
+      request(RouteCommandTypes.get, "Read a shop's route for a method (operators)", getRouteQuery, routeView),
+      request(
+        RouteCommandTypes.delete,
+        "Delete a shop's route for a method (operators)",
+        deleteRouteCommand,
+        deletedRoute,
       ),
     ],
   },

@@ -17,3 +17,4 @@ export * from './payment-link';
 export * from './health';
 export * from './ledger';
 export * from './operator-identity';
+export * from './routing';

@@ -4,3 +4,4 @@ export * from './need-action';
 export * from './processing-timeout';
 export * from './operator-actions';
 export * from './refund';
+export * from './routing';

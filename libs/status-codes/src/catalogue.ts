@@ -157,3 +157,8 @@ export function statusOf(code: StatusCode): { statusCode: StatusCode; statusDesc
   if (!entry) throw new Error(`status code ${code} is not in the catalogue`);
   return { statusCode: code, statusDescription: entry.description };
 }
+
+/** Whether the catalogue allows another try after this code: a failover to another provider asks it (decision 322). */
+export function retryAllowed(code: StatusCode): boolean {
+  return byCode.get(code)?.retryAllowed ?? false;
+}
