@@ -18,16 +18,23 @@ export interface OrdersConfig extends CommonConfig, ProviderConfig {
   ledgerHolds: boolean;
   /** How long a refund waits for the ledger's hold. */
   ledgerTimeoutMs: number;
+  /** Base URL of the second sandbox card acquirer, `sandbox-b` (decision 323); beside the sandbox by default. */
+  sandboxBProviderUrl: string;
 }
 
 export function loadOrdersConfig(env = new EnvReader()): OrdersConfig {
+  const providers = readProviderConfig(env);
   const config: OrdersConfig = {
     ...readCommonConfig(env, 'orders'),
     schema: env.string('ORDERS_DB_SCHEMA', 'orders'),
     consumerGroup: env.string('ORDERS_CONSUMER_GROUP', 'orders'),
     sweepIntervalMs: env.int('ORDERS_SWEEP_INTERVAL_MS', 60_000, { min: 0 }),
     settingsCacheMs: env.int('ORDERS_SHOP_SETTINGS_CACHE_MS', 1000, { min: 0, max: 60_000 }),
-    ...readProviderConfig(env),
+    ...providers,
+    sandboxBProviderUrl: env.httpUrl(
+      'SANDBOX_B_PROVIDER_URL',
+      `${providers.sandboxProviderUrl.replace(/\/+$/, '')}/sandbox-b`,
+    ),
     // Opens a card just before a provider call; never tokenizes (decision 259).
     cardVault: readCardVaultConfig(env, 'none'),
     ledgerHolds: env.bool('LEDGER_HOLDS', true),

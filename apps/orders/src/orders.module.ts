@@ -25,6 +25,8 @@ import { ProcessingTimeoutSweeper } from './processing-timeout/processing-timeou
 import { ResolveOrderHandler } from './resolve-order/resolve-order.handler';
 import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
 import { ShopSettingsRepository } from './shop-settings/shop-settings.repository';
+import { RouteOpsHandler } from './routing/route-ops.handler';
+import { RouteRepository } from './routing/route.repository';
 import { OrderEntity, PaymentAttemptEntity } from './order.entity';
 import { OrderRepository } from './order.repository';
 import { ProviderEventFoldRepository } from './apply-provider-event/provider-event-fold.repository';
@@ -72,11 +74,13 @@ export class OrdersModule {
         CheckoutHandler,
         ProviderEventConsumer,
         ShopSettingsConsumer,
+        RouteOpsHandler,
       ],
       providers: [
         OrderRepository,
         ProviderEventFoldRepository,
         ShopSettingsRepository,
+        RouteRepository,
         ProcessingTimeoutSweeper,
         OutboxRelayService,
         ...dispatchAttemptProviders(config, opts.dispatch),

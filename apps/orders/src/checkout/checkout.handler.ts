@@ -20,7 +20,13 @@ import { linkStatusOf, toCheckoutView } from '../order-view';
 import { ProviderDispatchRepository } from '../dispatch-attempt/provider-dispatch.repository';
 import { CLOCK, Clock } from '../tokens';
 import { formatInCurrency } from '@payments/money';
-import { PAYMENT_PROVIDER, PaymentProvider } from '../dispatch-attempt/payment-provider';
+import {
+  PAYMENT_PROVIDER,
+  PAYMENT_PROVIDERS,
+  PaymentProvider,
+  PaymentProviders,
+} from '../dispatch-attempt/payment-provider';
+import { firstProvider } from '../routing/route-choice';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 
 class NoAppError extends Error {}
@@ -45,6 +51,7 @@ export class CheckoutHandler {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly shopSettings: ShopSettingsRepository,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
+    @Inject(PAYMENT_PROVIDERS) private readonly adapters: PaymentProviders,
   ) {}
 
   @MessagePattern(OrderCommandTypes.getForCheckout)
@@ -95,14 +102,22 @@ export class CheckoutHandler {
           detail: 'card: required',
           errors: [{ path: 'card', message: 'required' }],
         });
-      const paymentId = await this.dispatches.enqueue(m, order, now);
+      // The provider by the shop's route for the page's method and the card's BIN (decision 321).
+      const settings = await this.shopSettings.forShop(m, order.shopId);
+      const provider = firstProvider(
+        settings,
+        { ...order, pageMethod: cmd.method, cardMasked: app ? null : (cmd.card?.masked ?? null) },
+        this.provider.code,
+      );
+      const adapter = this.adapters.get(provider) ?? this.provider;
+      const paymentId = await this.dispatches.enqueue(m, order, now, provider);
       const amount = formatInCurrency(order.amount, order.currency);
       const links = app
-        ? this.provider.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency })
+        ? adapter.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency })
         : undefined;
       if (app && !links)
         // Nothing was written: the transaction rolls back with the refusal.
-        throw new NoAppError(`the provider ${this.provider.code} has no app for method ${cmd.method}`);
+        throw new NoAppError(`the provider ${adapter.code} has no app for method ${cmd.method}`);
       order.linkUsedAt = now;
       order.pageMethod = cmd.method;
       order.cardToken = app ? null : (cmd.card?.token ?? null);

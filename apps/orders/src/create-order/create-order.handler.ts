@@ -16,7 +16,13 @@ import {
 } from '@payments/contracts';
 import { Outbox } from '@payments/messaging';
 import { findCurrency, formatAmount, formatInCurrency, isCrypto } from '@payments/money';
-import { PAYMENT_PROVIDER, PaymentProvider } from '../dispatch-attempt/payment-provider';
+import {
+  PAYMENT_PROVIDER,
+  PAYMENT_PROVIDERS,
+  PaymentProvider,
+  PaymentProviders,
+} from '../dispatch-attempt/payment-provider';
+import { firstProvider } from '../routing/route-choice';
 import { PayerIdentity } from '../customers/customer.repository';
 import { OrderEntity } from '../order.entity';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
@@ -110,6 +116,7 @@ export class CreateOrderHandler {
     private readonly shopSettings: ShopSettingsRepository,
     private readonly dispatches: ProviderDispatchRepository,
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
+    @Inject(PAYMENT_PROVIDERS) private readonly adapters: PaymentProviders,
     @Inject(ORDERS_CONFIG) config: OrdersConfig,
   ) {
     this.insert = new RegisteredOrderInsert(config.schema, dispatches.queue);
@@ -123,10 +130,12 @@ export class CreateOrderHandler {
     m: EntityManager,
     order: OrderEntity,
     shopHosted: { method: string; expiresAt: string },
-    paymentId: string,
+    attempt: { paymentId: string; provider: string },
   ): Promise<void> {
+    const { paymentId } = attempt;
     const amount = formatInCurrency(order.amount, order.currency);
-    const links = this.provider.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency });
+    const adapter = this.adapters.get(attempt.provider) ?? this.provider;
+    const links = adapter.deeplinks?.({ reference: order.id, paymentId, amount, currency: order.currency });
     if (!links) return; // no app at this provider: the standard flow, as for any other method
     order.pageMethod = shopHosted.method;
     order.instructions = {
@@ -159,8 +168,10 @@ export class CreateOrderHandler {
       const order = registeredOrder(cmd, payer, null, settings.timeouts, now);
       if (await this.insert.insert(m, order, (payer ?? {}) as PayerIdentity, randomUUID())) {
         // Sent to the provider after commit, off the merchant's request; a hosted order waits for its payer.
-        const paymentId = order.linkHash ? undefined : await this.dispatches.enqueue(m, order, now);
-        if (cmd.shopHosted && paymentId) await this.withInstructions(m, order, cmd.shopHosted, paymentId);
+        // The provider by the shop's route for the method (decision 321), else the method's.
+        const provider = firstProvider(settings, order, this.provider.code, cmd.shopHosted?.method ?? null);
+        const paymentId = order.linkHash ? undefined : await this.dispatches.enqueue(m, order, now, provider);
+        if (cmd.shopHosted && paymentId) await this.withInstructions(m, order, cmd.shopHosted, { paymentId, provider });
         await publishStatusChange(this.outbox, m, order, null, now, message);
         return okReply(toOrderView(order, []));
       }
@@ -195,7 +206,8 @@ export class CreateOrderHandler {
       ? null
       : {
           paymentId: newPaymentId(),
-          provider: this.provider.code,
+          // By the shop's route (read with its settings, decision 321), else the method's provider.
+          provider: firstProvider(settings, order, this.provider.code),
           amount: order.amount,
           currency: order.currency,
           tokenStandard: order.tokenStandard,

@@ -21,8 +21,10 @@ import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_CARD_VAULT, ORDERS_OUTBOX } from '../tokens';
-import { decideAttemptOutcome, shouldSend } from './attempt-outcome';
-import { PAYMENT_PROVIDER, PaymentProvider, ProviderAnswer } from './payment-provider';
+import { decideAttemptOutcome, mayFailOver, shouldSend } from './attempt-outcome';
+import { PAYMENT_PROVIDERS, PaymentProvider, PaymentProviders, ProviderAnswer } from './payment-provider';
+import { nextProvider } from '../routing/route-choice';
+import { triedProviders } from '../routing/route.repository';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 
@@ -31,6 +33,8 @@ export { defaultInstanceId } from '@payments/provider-dispatch';
 export interface AttemptDispatcherOptions extends DispatcherOptions {
   /** Replaces the provider adapter (the sandbox's, at `SANDBOX_PROVIDER_URL`). */
   provider?: PaymentProvider;
+  /** More adapters, for the providers routes name (decision 322); `sandbox-b` is always there. */
+  providers?: PaymentProvider[];
 }
 
 export const ATTEMPT_DISPATCHER_OPTIONS = Symbol('ATTEMPT_DISPATCHER_OPTIONS');
@@ -54,8 +58,8 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly orders: OrderRepository,
     @Inject(ORDERS_OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) clock: Clock,
-    @Inject(ORDERS_CONFIG) config: OrdersConfig,
-    @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    @Inject(PAYMENT_PROVIDERS) private readonly adapters: PaymentProviders,
     @Inject(ATTEMPT_DISPATCHER_OPTIONS) private readonly options: AttemptDispatcherOptions,
     private readonly shopSettings: ShopSettingsRepository,
     @Inject(ORDERS_CARD_VAULT) private readonly vault: CardVault,
@@ -108,9 +112,8 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
-    if (row.provider !== this.provider.code) {
-      return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
-    }
+    const adapter = this.adapters.get(row.provider);
+    if (!adapter) return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
     // A card typed on the hosted page: opened from the vault for this one request (section 10).
     // Both were read with the claim (ProviderDispatchRepository's aggregateColumns).
     const cardToken = (row.aggregate.cardToken as string | null | undefined) ?? null;
@@ -121,10 +124,15 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         cardNumber = await this.vault.detokenize(cardToken);
       } catch (err) {
         if (!(err instanceof CardVaultError) && !(err instanceof EnvelopeError)) throw err;
-        return { kind: 'refused', reason: `the card vault refused the payer's card: ${err.message}` };
+        // Invalid payment data (2-02-01, no retry): no other provider would get a card either (decision 322).
+        return {
+          kind: 'refused',
+          reason: `the card vault refused the payer's card: ${err.message}`,
+          statusCode: '2-02-01',
+        };
       }
     }
-    return this.provider.startPayment(
+    return adapter.startPayment(
       {
         paymentId: row.dispatchId,
         orderId: row.referenceId,
@@ -157,8 +165,13 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   ): Promise<DispatchDecision> {
     const order = (ctx.locked as OrderEntity | undefined) ?? (await this.orders.findForUpdate(m, row.referenceId));
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
-    const { rules } = await this.shopSettings.forShop(m, order.shopId);
-    const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy, rules);
+    const settings = await this.shopSettings.forShop(m, order.shopId);
+    // Failover (decision 322): only a card attempt refused before acceptance asks for the route's next provider.
+    const card = order.instrumentType === 'card' || order.cardToken !== null;
+    const next = mayFailOver(order, answer, ctx.sends, this.policy, card)
+      ? nextProvider(settings, order, await triedProviders(m, this.config.schema, order.id))
+      : null;
+    const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy, settings.rules, next);
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
     switch (outcome.kind) {
       case 'retry':
@@ -192,11 +205,15 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
           this.dispatches.queue.finishCte('f', row.dispatchId, outcome.dispatch, ctx.now, finishDetails(answer)),
         );
         if (transitioned) this.outbox.wake(m);
+        // A new attempt, with a new payment id, to the next provider; the order waits for it.
+        const failover = outcome.failover
+          ? await this.dispatches.enqueue(m, order, ctx.now, outcome.failover.provider)
+          : undefined;
         return {
           kind: 'finish',
           finished: true,
           status: outcome.dispatch,
-          summary: `${outcome.dispatch}${error ? ` (${error})` : ''}; order ${outcome.order ? `→ ${outcome.order.status} ${outcome.order.statusCode}` : `stays ${order.status}`}`,
+          summary: `${outcome.dispatch}${error ? ` (${error})` : ''}; order ${outcome.order ? `→ ${outcome.order.status} ${outcome.order.statusCode}` : `stays ${order.status}`}${failover ? `; failover to ${outcome.failover!.provider} as ${failover}` : ''}`,
         };
       }
       default:

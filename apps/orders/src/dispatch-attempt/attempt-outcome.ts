@@ -9,7 +9,7 @@ import {
   ShopRules,
   STRICT_RULES,
 } from '@payments/orders-domain';
-import type { StatusCode } from '@payments/status-codes';
+import { isKnownStatusCode, retryAllowed, type StatusCode } from '@payments/status-codes';
 import { DispatchStatus, RetryPolicy, retryDelayMs } from '@payments/provider-dispatch';
 import type { ProviderAnswer } from './payment-provider';
 
@@ -30,6 +30,11 @@ export type AttemptOutcome =
       dispatch: Exclude<DispatchStatus, 'pending' | 'skipped'>;
       attempt: { status: 'pending' | 'failed'; statusCode: StatusCode };
       order: OrderMove | null;
+      /**
+       * Failover (decision 322): a new attempt, with a new payment id, to this provider; the order
+       * stays as it is until that attempt answers.
+       */
+      failover?: { provider: string };
     }
   /** Send the same attempt again later. */
   | { kind: 'retry'; delayMs: number }
@@ -44,6 +49,30 @@ export function shouldSend(orderStatus: OrderStatus): boolean {
   return orderStatus === 'registered';
 }
 
+/** The code of a refusal: the adapter's when it names one of the catalogue, else declined (2-07-01). */
+export function refusalCode(answer: { statusCode?: string }): StatusCode {
+  return answer.statusCode && isKnownStatusCode(answer.statusCode) ? answer.statusCode : '2-07-01';
+}
+
+/**
+ * Whether this send ends its attempt in a way another provider may take over (decision 322): a
+ * card attempt of an order that still waits for it, which the provider refused before accepting
+ * it — unavailable after the last send (down, 5xx, 429), or refused with a code whose
+ * `retryAllowed` is true. Never an accepted or timed-out attempt: the money may have been taken.
+ */
+export function mayFailOver(
+  order: OrderFacts,
+  answer: ProviderAnswer,
+  sends: number,
+  policy: RetryPolicy,
+  card: boolean,
+): boolean {
+  if (!card || !shouldSend(order.status)) return false;
+  if (answer.kind === 'unavailable') return sends >= policy.maxSends;
+  if (answer.kind === 'refused') return retryAllowed(refusalCode(answer));
+  return false;
+}
+
 /**
  * What one send of an attempt means for the attempt and its order (the order as re-read under its
  * lock, after the send) and its shop's rules (for the explanation of a timeout). The order moves only from `registered`: if a callback got there first
@@ -56,8 +85,11 @@ export function decideAttemptOutcome(
   sends: number,
   policy: RetryPolicy,
   rules: ShopRules,
+  next: string | null = null,
 ): AttemptOutcome {
   const waiting = shouldSend(order.status);
+  // `next`: the route's next fitting provider, asked for only when mayFailOver (decision 322).
+  const failTo = next && waiting ? next : null;
   switch (answer.kind) {
     case 'accepted': {
       // The same rule as a provider's `pending` report: registered → in_progress (1-01-02).
@@ -104,15 +136,21 @@ export function decideAttemptOutcome(
         kind: 'record',
         dispatch: 'gave_up',
         attempt: { status: 'failed', statusCode: '2-01-01' },
-        order: { status: 'failed', statusCode: '2-01-01', needActionReason: null, needAction: null },
+        order: failTo ? null : { status: 'failed', statusCode: '2-01-01', needActionReason: null, needAction: null },
+        ...(failTo ? { failover: { provider: failTo } } : {}),
       };
-    case 'refused':
+    case 'refused': {
+      const code = refusalCode(answer);
+      const takeOver = retryAllowed(code) ? failTo : null;
+      const ends = waiting && !takeOver;
       return {
         kind: 'record',
         dispatch: 'refused',
-        attempt: { status: 'failed', statusCode: '2-07-01' },
-        order: waiting ? { status: 'failed', statusCode: '2-07-01', needActionReason: null, needAction: null } : null,
+        attempt: { status: 'failed', statusCode: code },
+        order: ends ? { status: 'failed', statusCode: code, needActionReason: null, needAction: null } : null,
+        ...(takeOver ? { failover: { provider: takeOver } } : {}),
       };
+    }
     default:
       return assertNever(answer);
   }

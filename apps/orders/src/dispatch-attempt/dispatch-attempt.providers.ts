@@ -9,7 +9,8 @@ import {
   DEFAULT_DISPATCHER_OPTIONS,
   defaultInstanceId,
 } from './attempt-dispatcher.service';
-import { PAYMENT_PROVIDER } from './payment-provider';
+import { PAYMENT_PROVIDER, PAYMENT_PROVIDERS, PaymentProvider } from './payment-provider';
+import { SANDBOX_B_PROVIDER_CODE } from '@payments/providers/sandbox-b';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
 import { SandboxPaymentProvider } from './sandbox-payment.provider';
 
@@ -29,6 +30,15 @@ export function dispatchAttemptProviders(
   opts: Partial<AttemptDispatcherOptions> = {},
 ): Provider[] {
   const options: AttemptDispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, instanceId: defaultInstanceId(), ...opts };
+  const main = options.provider ?? new SandboxPaymentProvider(config.sandboxProviderUrl);
+  // The routes' other providers (decision 322): the second sandbox acquirer, and a test's own.
+  const adapters = new Map<string, PaymentProvider>(
+    [
+      new SandboxPaymentProvider(config.sandboxBProviderUrl, SANDBOX_B_PROVIDER_CODE),
+      ...(options.providers ?? []),
+      main,
+    ].map((p) => [p.code, p]),
+  );
   return [
     ProviderDispatchRepository,
     AttemptDispatcher,
@@ -45,6 +55,7 @@ export function dispatchAttemptProviders(
       },
     },
     { provide: ATTEMPT_DISPATCHER_OPTIONS, useValue: options },
-    { provide: PAYMENT_PROVIDER, useValue: options.provider ?? new SandboxPaymentProvider(config.sandboxProviderUrl) },
+    { provide: PAYMENT_PROVIDER, useValue: main },
+    { provide: PAYMENT_PROVIDERS, useValue: adapters },
   ];
 }

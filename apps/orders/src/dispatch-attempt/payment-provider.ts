@@ -30,3 +30,7 @@ export interface PaymentProvider {
 }
 
 export const PAYMENT_PROVIDER = Symbol('PAYMENT_PROVIDER');
+
+/** Every adapter of this instance by provider code (decision 322): the default one and the routes' others. */
+export const PAYMENT_PROVIDERS = Symbol('PAYMENT_PROVIDERS');
+export type PaymentProviders = ReadonlyMap<string, PaymentProvider>;

@@ -32,17 +32,23 @@ export class ProviderDispatchRepository {
   }
 
   /**
-   * Queues the first payment attempt of a new order, in the transaction that creates it; the
-   * NOTIFY is delivered at commit. Returns our payment id of the attempt.
+   * Queues a payment attempt of an order — its first, in the transaction that creates it, or a
+   * failover's (decision 322) — to `provider` (the default adapter's when not named); the NOTIFY
+   * is delivered at commit. Returns our payment id of the attempt.
    */
-  async enqueue(m: EntityManager, order: OrderEntity, now: Date): Promise<string> {
+  async enqueue(
+    m: EntityManager,
+    order: OrderEntity,
+    now: Date,
+    provider: string = this.provider.code,
+  ): Promise<string> {
     const paymentId = newPaymentId();
     await this.queue.enqueue(
       m,
       {
         dispatchId: paymentId,
         referenceId: order.id,
-        provider: this.provider.code,
+        provider,
         amount: order.amount,
         currency: order.currency,
         tokenStandard: order.tokenStandard,

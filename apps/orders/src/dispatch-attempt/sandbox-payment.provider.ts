@@ -11,8 +11,12 @@ import { PaymentProvider, ProviderAnswer, StartPaymentRequest } from './payment-
 export class SandboxPaymentProvider implements PaymentProvider {
   private readonly client: ProviderClient;
 
-  constructor(private readonly baseUrl: string) {
-    this.client = clientOf(SANDBOX_PROVIDER_CODE, baseUrl);
+  /** `code`: the sandbox, or the second sandbox acquirer `sandbox-b` at its own base URL (decision 323). */
+  constructor(
+    private readonly baseUrl: string,
+    code: string = SANDBOX_PROVIDER_CODE,
+  ) {
+    this.client = clientOf(code, baseUrl);
   }
 
   deeplinks(p: { reference: string; paymentId: string; amount: string; currency: string }): AppDeeplinks {

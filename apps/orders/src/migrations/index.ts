@@ -9,6 +9,7 @@ import { OperatorOrderList1765100000002 } from './1765100000002-operator-order-l
 import { HostedPage1765200000000 } from './1765200000000-hosted-page';
 import { OpsViews1766100000000 } from './1766100000000-ops-views';
 import { ResolvedBy1766200000301 } from './1766200000301-resolved-by';
+import { ShopRoutes1766200000320 } from './1766200000320-shop-routes';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const ORDERS_MIGRATIONS = [
   HostedPage1765200000000,
   OpsViews1766100000000,
   ResolvedBy1766200000301,
+  ShopRoutes1766200000320,
 ];

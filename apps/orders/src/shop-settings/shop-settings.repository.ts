@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DEFAULT_PROCESSING_TIMEOUT_SECONDS, ShopSettingsSnapshot } from '@payments/contracts';
+import { DEFAULT_PROCESSING_TIMEOUT_SECONDS, RouteStep, ShopSettingsSnapshot } from '@payments/contracts';
 import { ShopRules, TimeoutSettings } from '@payments/orders-domain';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
 
@@ -8,6 +8,8 @@ export interface OrderShopSettings {
   rules: ShopRules;
   timeouts: TimeoutSettings;
   useCustomerDataAsPayer: boolean;
+  /** The shop's routes by method (decision 320), read with the settings: none, its methods' provider. */
+  routes: Readonly<Record<string, readonly RouteStep[]>>;
 }
 
 /** Until technical support configures a shop: no amount deviation, no auto-finalization, 7 days. */
@@ -15,6 +17,7 @@ export const DEFAULT_SHOP_SETTINGS: OrderShopSettings = {
   rules: { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false },
   timeouts: { defaultSeconds: DEFAULT_PROCESSING_TIMEOUT_SECONDS, byPaymentSetting: {} },
   useCustomerDataAsPayer: false,
+  routes: {},
 };
 
 function fromSnapshot(s: ShopSettingsSnapshot): OrderShopSettings {
@@ -22,6 +25,7 @@ function fromSnapshot(s: ShopSettingsSnapshot): OrderShopSettings {
     rules: { amountDeviation: s.amountDeviation, autoFinalizeNeedAction: s.autoFinalizeNeedAction },
     timeouts: s.processingTimeout,
     useCustomerDataAsPayer: s.useCustomerDataAsPayer,
+    routes: {},
   };
 }
 
@@ -60,11 +64,26 @@ export class ShopSettingsRepository {
     }
     if (missing.length === 0) return result;
     const generation = this.generation;
-    const rows: { shop_id: string; settings: ShopSettingsSnapshot }[] = await m.query(
-      `SELECT shop_id, settings FROM "${this.config.schema}".shop_settings WHERE shop_id = ANY($1::uuid[])`,
+    // The routes come with the settings in the same statement (decision 321): no round trip more.
+    const schema = `"${this.config.schema}"`;
+    const rows: {
+      shop_id: string;
+      settings: ShopSettingsSnapshot | null;
+      routes?: Record<string, RouteStep[]> | null;
+    }[] = await m.query(
+      `SELECT shop_id, settings, routes FROM (
+         SELECT k.shop_id, s.settings,
+                (SELECT jsonb_object_agg(r.method, r.providers) FROM ${schema}.shop_routes r WHERE r.shop_id = k.shop_id) AS routes
+           FROM unnest($1::uuid[]) AS k(shop_id) LEFT JOIN ${schema}.shop_settings s ON s.shop_id = k.shop_id) AS found
+        WHERE settings IS NOT NULL OR routes IS NOT NULL`,
       [missing],
     );
-    const found = new Map(rows.map((r) => [r.shop_id, fromSnapshot(r.settings)]));
+    const found = new Map(
+      rows.map((r) => {
+        const settings = r.settings ? fromSnapshot(r.settings) : DEFAULT_SHOP_SETTINGS;
+        return [r.shop_id, r.routes ? { ...settings, routes: r.routes } : settings];
+      }),
+    );
     for (const id of missing) {
       const settings = found.get(id) ?? DEFAULT_SHOP_SETTINGS;
       result.set(id, settings);
@@ -79,7 +98,7 @@ export class ShopSettingsRepository {
     this.cache.set(shopId, { readAt, settings });
   }
 
-  /** Forgets a shop's settings in memory: a newer snapshot is being stored, or has been. */
+  /** Forgets a shop's settings in memory: a newer snapshot or a route is being stored, or has been. */
   forget(shopId: string): void {
     this.generation++;
     this.cache.delete(shopId.toLowerCase());

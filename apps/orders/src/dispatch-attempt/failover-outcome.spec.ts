@@ -1,0 +1,98 @@
+import type { OrderStatus } from '@payments/contracts';
+import type { OrderFacts, ShopRules } from '@payments/orders-domain';
+import { decideAttemptOutcome, mayFailOver, RetryPolicy } from './attempt-outcome';
+import type { ProviderAnswer } from './payment-provider';
+
+const order = (status: OrderStatus = 'registered'): OrderFacts => ({
+  status,
+  amount: '100.00',
+  currency: 'USD',
+  tokenStandard: null,
+  needActionReason: null,
+});
+const rules: ShopRules = { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false };
+const policy: RetryPolicy = { maxSends: 3, backoffMs: 1000, maxBackoffMs: 5000 };
+const unavailable: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 503' };
+const declined: ProviderAnswer = { kind: 'refused', reason: 'HTTP 422' };
+const invalidData: ProviderAnswer = { kind: 'refused', reason: 'the vault refused', statusCode: '2-02-01' };
+const timedOut: ProviderAnswer = { kind: 'timed_out', reason: 'no answer within 5000 ms' };
+const accepted: ProviderAnswer = { kind: 'accepted' };
+
+/** Decision 322: which sends another provider may take over, and what is recorded then. */
+describe('failover of a card attempt', () => {
+  it.each<[string, ProviderAnswer, number, boolean]>([
+    ['unavailable on the last send', unavailable, 3, true],
+    ['unavailable before the last send (sent again to the same provider)', unavailable, 2, false],
+    ['refused with a code whose retryAllowed is true (2-07-01)', declined, 1, true],
+    ['refused with a code whose retryAllowed is false (2-02-01)', invalidData, 1, false],
+    ['timed out: the provider may have taken the money', timedOut, 1, false],
+    ['accepted', accepted, 1, false],
+  ])('when the attempt was %s, then failover is %s', (_case, answer, sends, expected) => {
+    expect(mayFailOver(order(), answer, sends, policy, true)).toBe(expected);
+  });
+
+  it('when the attempt is not a card attempt, then it never fails over', () => {
+    expect(mayFailOver(order(), declined, 1, policy, false)).toBe(false);
+    expect(mayFailOver(order(), unavailable, 3, policy, false)).toBe(false);
+  });
+
+  it.each<OrderStatus>(['in_progress', 'need_action', 'completed', 'failed', 'cancelled'])(
+    'when the order is already %s, then it does not fail over',
+    (status) => {
+      expect(mayFailOver(order(status), declined, 1, policy, true)).toBe(false);
+    },
+  );
+
+  it('when a declined attempt has a next provider, then it is recorded failed with its code, the order stays and a new attempt goes to the next', () => {
+    expect(decideAttemptOutcome(order(), declined, 1, policy, rules, 'sandbox-b')).toEqual({
+      kind: 'record',
+      dispatch: 'refused',
+      attempt: { status: 'failed', statusCode: '2-07-01' },
+      order: null,
+      failover: { provider: 'sandbox-b' },
+    });
+  });
+
+  it('when an unavailable attempt gives up with a next provider, then it is recorded 2-01-01 and fails over', () => {
+    expect(decideAttemptOutcome(order(), unavailable, 3, policy, rules, 'sandbox-b')).toEqual({
+      kind: 'record',
+      dispatch: 'gave_up',
+      attempt: { status: 'failed', statusCode: '2-01-01' },
+      order: null,
+      failover: { provider: 'sandbox-b' },
+    });
+  });
+
+  it('when no provider is left, then the order fails as without a route', () => {
+    expect(decideAttemptOutcome(order(), declined, 1, policy, rules, null)).toMatchObject({
+      attempt: { status: 'failed', statusCode: '2-07-01' },
+      order: { status: 'failed', statusCode: '2-07-01' },
+    });
+    expect(decideAttemptOutcome(order(), declined, 1, policy, rules, null)).not.toHaveProperty('failover');
+  });
+
+  it('when a refusal names a code without retry, then even with a next provider the order fails with that code', () => {
+    const outcome = decideAttemptOutcome(order(), invalidData, 1, policy, rules, 'sandbox-b');
+    expect(outcome).toMatchObject({
+      attempt: { status: 'failed', statusCode: '2-02-01' },
+      order: { status: 'failed', statusCode: '2-02-01' },
+    });
+    expect(outcome).not.toHaveProperty('failover');
+  });
+
+  it('when the attempt timed out, then a next provider changes nothing: need_action 1-07-02, never a new attempt', () => {
+    const outcome = decideAttemptOutcome(order(), timedOut, 1, policy, rules, 'sandbox-b');
+    expect(outcome).toMatchObject({
+      dispatch: 'timed_out',
+      attempt: { status: 'pending', statusCode: '1-07-02' },
+      order: { status: 'need_action', statusCode: '1-07-02' },
+    });
+    expect(outcome).not.toHaveProperty('failover');
+  });
+
+  it('when a refusal comes after a callback moved the order, then no failover and the order stays', () => {
+    const outcome = decideAttemptOutcome(order('in_progress'), declined, 1, policy, rules, 'sandbox-b');
+    expect(outcome).toMatchObject({ order: null });
+    expect(outcome).not.toHaveProperty('failover');
+  });
+});

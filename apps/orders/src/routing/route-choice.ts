@@ -1,0 +1,49 @@
+import { cardBrandOf, chooseProvider, RouteFacts, routeMethodOf } from '@payments/orders-domain';
+import type { OrderShopSettings } from '../shop-settings/shop-settings.repository';
+
+/** What an order shows a route's conditions (decision 321). */
+export interface RoutedOrder {
+  pageMethod: string | null;
+  instrumentType: string | null;
+  currency: string;
+  amount: string;
+  cardMasked: string | null;
+}
+
+function factsOf(order: RoutedOrder): RouteFacts {
+  return {
+    instrumentType: order.instrumentType,
+    brand: cardBrandOf(order.cardMasked),
+    currency: order.currency,
+    amount: order.amount,
+  };
+}
+
+/**
+ * The provider of an order's first attempt (decision 321): the first of its method's route that
+ * fits it; without a route, or with none fitting, its method's provider (`fallback`), as before
+ * routing. `method` overrides the order's own (a hosted page's method before it is stored).
+ */
+export function firstProvider(
+  settings: OrderShopSettings,
+  order: RoutedOrder,
+  fallback: string,
+  method: string | null = routeMethodOf(order),
+): string {
+  const route = method ? settings.routes[method] : undefined;
+  return chooseProvider(route, factsOf(order)) ?? fallback;
+}
+
+/**
+ * The provider a failed attempt fails over to (decision 322): the next of the route that fits
+ * the order and has not had an attempt of it; null without a route or when none is left.
+ */
+export function nextProvider(
+  settings: OrderShopSettings,
+  order: RoutedOrder,
+  tried: ReadonlySet<string>,
+): string | null {
+  const method = routeMethodOf(order);
+  const route = method ? settings.routes[method] : undefined;
+  return chooseProvider(route, factsOf(order), tried) ?? null;
+}
