@@ -32,6 +32,7 @@ import { ConsoleController } from './console/console.controller';
 import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
 import { OpsLedgerSettingsController } from './ledger/ops-ledger-settings.controller';
+import { OpsRoutesController } from './routing/ops-routes.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { AuditInterceptor } from './operators/audit.interceptor';
 import { AuditRepository } from './operators/audit.repository';
@@ -87,6 +88,7 @@ export class BackofficeModule {
         OpsPaymentMethodsController,
         OpsPayoutMethodsController,
         OpsLedgerSettingsController,
+        OpsRoutesController,
         OpsApiKeysController,
         OpsCallbacksController,
         OpsTransfersController,

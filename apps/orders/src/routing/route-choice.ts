@@ -12,7 +12,8 @@ export interface RoutedOrder {
 
 function factsOf(order: RoutedOrder): RouteFacts {
   return {
-    instrumentType: order.instrumentType,
+    // A hosted page's card payment is a card payment, whatever the merchant named (or did not).
+    instrumentType: order.instrumentType ?? (order.cardMasked ? 'card' : null),
     brand: cardBrandOf(order.cardMasked),
     currency: order.currency,
     amount: order.amount,

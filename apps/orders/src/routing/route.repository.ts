@@ -60,11 +60,12 @@ export class RouteRepository {
   }
 
   async delete(m: EntityManager, shopId: string, method: string): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `DELETE FROM ${this.table} WHERE shop_id = $1 AND method = $2 RETURNING shop_id`,
+    // Counted by a SELECT: TypeORM answers a bare DELETE with [rows, count], not its rows.
+    const rows: { n: number }[] = await m.query(
+      `WITH d AS (DELETE FROM ${this.table} WHERE shop_id = $1 AND method = $2 RETURNING 1) SELECT count(*)::int AS n FROM d`,
       [shopId, method],
     );
-    return rows.length > 0;
+    return rows[0].n > 0;
   }
 }
 
