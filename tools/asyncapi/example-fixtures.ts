@@ -140,6 +140,16 @@ export const feeLine = {
   minimum: '1',
   updatedAt: at,
 };
+/** A shop's route for its card method (decision 320): B first for mastercard in USD, then A. */
+export const routeSteps = [
+  {
+    provider: 'sandbox-b',
+    when: { brands: ['mastercard'], currencies: ['USD'], minAmount: '1.00', maxAmount: '5000.00' },
+  },
+  { provider: 'sandbox' },
+];
+export const routeLine = { shopId: ids.shop, method: 'cards', providers: routeSteps, updatedAt: at };
+
 export const rateLine = {
   id: '42',
   base: 'USD',

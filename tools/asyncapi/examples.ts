@@ -1,5 +1,5 @@
 import { commandTopic, CommandServices, serviceCommandTopics, Topics } from '@payments/contracts';
-import { cost, ids, later, linkHashExample, operator } from './example-fixtures';
+import { cost, ids, later, linkHashExample, operator, routeSteps } from './example-fixtures';
 
 /**
  * One realistic example per message of docs/asyncapi.yaml: the payload of each message type and the
@@ -202,6 +202,9 @@ export const payloadExamples: Record<string, unknown> = {
     operator,
   },
   'ledger.list_rates': { base: 'USD', quote: 'USDT-TRC20', operator },
+  'order.set_route': { shopId: ids.shop, method: 'cards', providers: routeSteps, operator },
+  'order.get_route': { shopId: ids.shop, method: 'cards', operator },
+  'order.delete_route': { shopId: ids.shop, method: 'cards', operator },
   'shop.settings': {
     shopId: ids.shop,
     companyId: ids.company,

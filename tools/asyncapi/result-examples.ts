@@ -11,6 +11,7 @@ import {
   payoutFields,
   payoutView,
   rateLine,
+  routeLine,
 } from './example-fixtures';
 
 /** Each request's example reply result. */
@@ -139,6 +140,9 @@ export const resultExamples: Record<string, unknown> = {
   'ledger.get_settlement': { shopId: ids.shop, settlementDelaySeconds: 86400, default: true },
   'ledger.set_rate': rateLine,
   'ledger.list_rates': { rates: [rateLine] },
+  'order.set_route': routeLine,
+  'order.get_route': routeLine,
+  'order.delete_route': { deleted: true },
 };
 
 /** An example of the refusal a reply can carry, shown on every reply message. */
