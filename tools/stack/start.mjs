@@ -19,6 +19,7 @@ import {
 import { stopChild } from '../infra/process.mjs';
 import { localCardVaultEnv } from './card-vault-keys.mjs';
 import { demoProviderOrders, demoProviders, demoProviderSteps, PROVIDER_SHOP_READERS } from './demo-providers.mjs';
+import { demoFailoverOrder, demoRoutingSteps, seedDemoRoute } from './demo-routing.mjs';
 
 const ports = {
   gateway: Number(process.env.GATEWAY_HTTP_PORT ?? 3000),
@@ -374,6 +375,8 @@ await settleDemoAtOnce(demo.shopId);
 PROVIDER_SHOP_READERS.forEach((name) => launch(name, demo.shopId));
 await untilReady(health.filter(isLate));
 const providerOrders = await demoProviderOrders(gateway, demo.apiKey);
+await seedDemoRoute(opsApi, opsToken, demo.shopId);
+const failoverOrder = await demoFailoverOrder(gateway, demo.apiKey);
 const relLog = (name) => path.relative(ROOT, logFile(name));
 /** The summary's service lines: name, URL, what else is there (one entry, one line). */
 const serviceLines = [
@@ -464,6 +467,8 @@ ${logsHint}
      | grep -o '"payoutLink":"[^"]*"'
 
 ${demoProviderSteps(providerOrders, gateway, demo.apiKey)}
+
+${demoRoutingSteps(failoverOrder, gateway, demo.apiKey)}
 
  Sandbox scenarios by the amount's cents (.13 decline, .21 other amount, .31 slow, …):
  apps/provider-sandbox/README.md. Operator API: ${opsApi}/docs (Bearer <operator token>).
