@@ -205,6 +205,16 @@ export const payloadExamples: Record<string, unknown> = {
   'order.set_route': { shopId: ids.shop, method: 'cards', providers: routeSteps, operator },
   'order.get_route': { shopId: ids.shop, method: 'cards', operator },
   'order.delete_route': { shopId: ids.shop, method: 'cards', operator },
+  'ledger.get_shop_balance': { shopId: ids.shop, operator },
+  'ledger.list_shop_transactions': { shopId: ids.shop, limit: 50, operator },
+  'ledger.adjust_balance': {
+    shopId: ids.shop,
+    idempotencyKey: 'adj-4411-1',
+    currency: 'USD',
+    amount: '-10.50',
+    reason: 'Chargeback fee of order 1001 the provider billed us',
+    operator: { ...operator, role: 'admin' },
+  },
   'shop.settings': {
     shopId: ids.shop,
     companyId: ids.company,

@@ -143,6 +143,44 @@ export const resultExamples: Record<string, unknown> = {
   'order.set_route': routeLine,
   'order.get_route': routeLine,
   'order.delete_route': { deleted: true },
+  'ledger.get_shop_balance': {
+    shopId: ids.shop,
+    balances: [{ currency: 'USD', available: '1240.9', pending: '97.2', reserved: '51' }],
+  },
+  'ledger.list_shop_transactions': {
+    items: [
+      {
+        id: '1c3e5a7b-9d2f-4b6a-8c0e-2a4b6c8d0e1f',
+        kind: 'manual_adjustment',
+        status: 'posted',
+        source: { type: 'adjustment', id: '9a2e4c1b-7d3f-4e5a-8b6c-0d1e2f3a4b5c' },
+        gross: '10.5',
+        fee: '0',
+        net: '10.5',
+        operationCurrency: 'USD',
+        amount: '-10.5',
+        currency: 'USD',
+        createdAt: '2026-11-27T10:20:00.000Z',
+        adjustment: {
+          reason: 'Chargeback fee of order 1001 the provider billed us',
+          operator: { id: '3b8f6a0e-9d2c-4e1a-8f7b-5c4d3e2a1b09', name: 'Ada Admin' },
+        },
+      },
+    ],
+    nextCursor: null,
+  },
+  'ledger.adjust_balance': {
+    id: '9a2e4c1b-7d3f-4e5a-8b6c-0d1e2f3a4b5c',
+    shopId: ids.shop,
+    currency: 'USD',
+    amount: '-10.5',
+    reason: 'Chargeback fee of order 1001 the provider billed us',
+    operator: { id: '3b8f6a0e-9d2c-4e1a-8f7b-5c4d3e2a1b09', name: 'Ada Admin' },
+    transactionId: '1c3e5a7b-9d2f-4b6a-8c0e-2a4b6c8d0e1f',
+    availableAfter: '1240.9',
+    createdAt: '2026-11-27T10:20:00.000Z',
+    replayed: false,
+  },
 };
 
 /** An example of the refusal a reply can carry, shown on every reply message. */

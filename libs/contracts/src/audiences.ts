@@ -109,6 +109,10 @@ export const commandAudiences: Readonly<
   [LedgerOpsCommandTypes.getSettlement]: { service: 'ledger', audiences: [O] },
   [LedgerOpsCommandTypes.setRate]: { service: 'ledger', audiences: [O] },
   [LedgerOpsCommandTypes.listRates]: { service: 'ledger', audiences: [O] },
+  // Operators' balances, statements and manual adjustments (decisions 308, 309).
+  [LedgerOpsCommandTypes.getShopBalance]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.listShopTransactions]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.adjustBalance]: { service: 'ledger', audiences: [O] },
 };
 
 /** Where `audience` sends commands to `service` (contract name, without prefix). */

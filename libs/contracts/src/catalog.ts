@@ -108,6 +108,13 @@ import {
   routeView,
   setRouteCommand,
 } from './routing';
+import {
+  adjustBalanceCommand,
+  adjustmentView,
+  getShopBalanceQuery,
+  listShopTransactionsQuery,
+  shopTransactionPage,
+} from './ledger-adjustments';
 import { TopicName, Topics } from './topics';
 import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
 
@@ -348,7 +355,7 @@ const serviceContracts: readonly TopicContract[] = [
   {
     topic: commandTopic('ledger', 'operator'),
     description:
-      "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; each answered on the reply topic it names.",
+      "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; a shop's balances and statement, and manual adjustments (decisions 308, 309); each answered on the reply topic it names.",
     key: 'The shop id; the pair (`USD/USDT-TRC20`) for a rate',
     keySchema: z.string().min(1).max(64),
     publishedBy: ['backoffice'],
@@ -376,6 +383,24 @@ const serviceContracts: readonly TopicContract[] = [
       ),
       request(LedgerOpsCommandTypes.setRate, "Add a pair's rate with its validity", setRateCommand, rateView),
       request(LedgerOpsCommandTypes.listRates, 'List rates, newest validity first', listRatesQuery, rateListView),
+      request(
+        LedgerOpsCommandTypes.getShopBalance,
+        "Read a shop's balances for an operator",
+        getShopBalanceQuery,
+        balanceView,
+      ),
+      request(
+        LedgerOpsCommandTypes.listShopTransactions,
+        "List a shop's ledger transactions for an operator, with who posted each adjustment and why",
+        listShopTransactionsQuery,
+        shopTransactionPage,
+      ),
+      request(
+        LedgerOpsCommandTypes.adjustBalance,
+        "Post a manual adjustment to a shop's available balance, or refuse a debit it cannot cover",
+        adjustBalanceCommand,
+        adjustmentView,
+      ),
     ],
   },
   {

@@ -16,5 +16,6 @@ export * from './catalog';
 export * from './payment-link';
 export * from './health';
 export * from './ledger';
+export * from './ledger-adjustments';
 export * from './operator-identity';
 export * from './routing';

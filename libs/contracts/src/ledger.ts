@@ -117,9 +117,12 @@ export const balanceTransactionView = z.object({
     'refund_reserved',
     'refund_voided',
     'suspense_converted',
+    'manual_adjustment',
   ]),
   status: z.enum(['posted', 'awaiting_rate']),
-  source: z.object({ type: z.enum(['order', 'payout']), id: z.string() }).describe('The object it books'),
+  source: z
+    .object({ type: z.enum(['order', 'payout', 'adjustment']), id: z.string() })
+    .describe("The object it books (an operator's manual adjustment: `adjustment`)"),
   gross: decimal(),
   fee: decimal(),
   net: decimal(),
@@ -149,6 +152,10 @@ export const LedgerOpsCommandTypes = {
   getSettlement: 'ledger.get_settlement',
   setRate: 'ledger.set_rate',
   listRates: 'ledger.list_rates',
+  // Operators' balances, statements and manual adjustments (decisions 308, 309): ledger-adjustments.ts.
+  getShopBalance: 'ledger.get_shop_balance',
+  listShopTransactions: 'ledger.list_shop_transactions',
+  adjustBalance: 'ledger.adjust_balance',
 } as const;
 
 /** A method code of a fee line: the order's or payout's method, or `*` for every method of the shop. */

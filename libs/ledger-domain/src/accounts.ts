@@ -1,6 +1,6 @@
 /**
  * The chart of accounts (docs/ledger.md). A shop's accounts hold what the service owes the shop and
- * never go below zero; the service's own accounts (provider clearing, fee revenue, FX) may.
+ * never go below zero; the service's own accounts (provider clearing, fee revenue, FX, adjustments) may.
  */
 export const ShopAccountKinds = ['pending', 'available', 'reserved', 'suspense', 'receivable'] as const;
 export type ShopAccountKind = (typeof ShopAccountKinds)[number];
@@ -12,7 +12,9 @@ export type AccountRef =
   | { owner: 'shop'; shopId: string; kind: ShopAccountKind; currency: string }
   | { owner: 'clearing'; provider: string; currency: string }
   | { owner: 'fee_revenue'; currency: string }
-  | { owner: 'fx'; currency: string };
+  | { owner: 'fx'; currency: string }
+  /** The counterpart of operators' manual adjustments (decision 308): negative while we credited more than we debited. */
+  | { owner: 'adjustments'; currency: string };
 
 /** The account's one key: unique, sortable (rows are locked in key order, so never in a cycle). */
 export function accountKey(a: AccountRef): string {
@@ -25,6 +27,8 @@ export function accountKey(a: AccountRef): string {
       return `fee_revenue:${a.currency}`;
     case 'fx':
       return `fx:${a.currency}`;
+    case 'adjustments':
+      return `adjustments:${a.currency}`;
   }
 }
 

@@ -10,3 +10,4 @@ export * from './refund-hold';
 export * from './settings';
 export * from './conversion';
 export * from './books-checks';
+export * from './adjustments';
