@@ -21,6 +21,9 @@ import { RefundHoldRepository } from './hold-refunds/refund-hold.repository';
 import { RefundHolds } from './hold-refunds/refund-holds';
 import { ReserveRefundHandler } from './hold-refunds/reserve-refund.handler';
 import { LedgerSettingsHandler } from './ops-settings/ledger-settings.handler';
+import { AdjustmentRepository } from './ops-books/adjustment.repository';
+import { AdjustBalanceHandler } from './ops-books/adjust-balance.handler';
+import { OpsBooksReadHandler } from './ops-books/ops-books-read.handler';
 import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
@@ -56,6 +59,8 @@ export class LedgerModule {
         ReserveRefundHandler,
         ReadBalanceHandler,
         LedgerSettingsHandler,
+        OpsBooksReadHandler,
+        AdjustBalanceHandler,
       ],
       providers: [
         LedgerRepository,
@@ -65,6 +70,7 @@ export class LedgerModule {
         RefundHoldRepository,
         RefundHolds,
         BalanceReads,
+        AdjustmentRepository,
         SettlementSweeper,
         OrphanHoldSweeper,
         AwaitingRateRepository,

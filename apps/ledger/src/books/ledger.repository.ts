@@ -14,7 +14,8 @@ export type TransactionKind =
   | 'payout_voided'
   | 'refund_reserved'
   | 'refund_voided'
-  | 'suspense_converted';
+  | 'suspense_converted'
+  | 'manual_adjustment';
 
 export interface NewTransaction {
   id: string;
@@ -23,7 +24,7 @@ export interface NewTransaction {
   kind: TransactionKind;
   status?: 'posted' | 'awaiting_rate';
   shopId: string;
-  sourceType: 'order' | 'payout';
+  sourceType: 'order' | 'payout' | 'adjustment';
   sourceId: string;
   provider: string | null;
   operationCurrency: string;

@@ -3,6 +3,7 @@ import { LedgerRefundHolds1765600000000 } from './1765600000000-refund-holds';
 import { LedgerHoldConfirmed1765700000000 } from './1765700000000-hold-confirmed';
 import { LedgerRateConversion1765800000000 } from './1765800000000-rate-conversion';
 import { LedgerAwaitingRatesOrder1765800000001 } from './1765800000001-awaiting-rates-order';
+import { LedgerManualAdjustments1765830800000 } from './1765830800000-manual-adjustments';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -10,4 +11,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerHoldConfirmed1765700000000,
   LedgerRateConversion1765800000000,
   LedgerAwaitingRatesOrder1765800000001,
+  LedgerManualAdjustments1765830800000,
 ];

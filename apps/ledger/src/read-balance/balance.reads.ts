@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { BalanceTransactionView, BalanceView } from '@payments/contracts';
+import {
+  BalanceTransactionPage,
+  BalanceTransactionView,
+  BalanceView,
+  errorReply,
+  okReply,
+  Reply,
+} from '@payments/contracts';
 import { formatAmount } from '@payments/money';
 import { LedgerConfig } from '../config';
 import { LEDGER_CONFIG } from '../tokens';
@@ -10,7 +17,7 @@ interface TransactionRow {
   id: string;
   kind: BalanceTransactionView['kind'];
   status: BalanceTransactionView['status'];
-  source_type: 'order' | 'payout';
+  source_type: BalanceTransactionView['source']['type'];
   source_id: string;
   gross: string;
   fee: string;
@@ -95,6 +102,23 @@ export class BalanceReads {
       nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
     };
   }
+}
+
+/** The page of a shop's statement after `cursor` (newest first), or the refusal of a cursor no page gave. */
+export async function transactionPage(
+  reads: Pick<BalanceReads, 'transactions'>,
+  shopId: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<Reply<BalanceTransactionPage>> {
+  const after = cursor ? decodeCursor(cursor) : null;
+  if (cursor && !after)
+    return errorReply({
+      code: 'invalid',
+      detail: 'cursor: must be the nextCursor of a previous page',
+      errors: [{ path: 'cursor', message: 'must be the nextCursor of a previous page' }],
+    });
+  return okReply(await reads.transactions(shopId, limit, after));
 }
 
 function toView(r: TransactionRow): BalanceTransactionView {

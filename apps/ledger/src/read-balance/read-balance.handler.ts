@@ -4,7 +4,6 @@ import {
   BalanceTransactionPage,
   BalanceView,
   Envelope,
-  errorReply,
   getBalanceQuery,
   LedgerCommandTypes,
   listBalanceTransactionsQuery,
@@ -12,7 +11,7 @@ import {
   parsePayload,
   Reply,
 } from '@payments/contracts';
-import { BalanceReads, decodeCursor } from './balance.reads';
+import { BalanceReads, transactionPage } from './balance.reads';
 
 /** The gateway's reads of a shop's books (GET /balance, GET /balance/transactions), by request-reply. */
 @Controller()
@@ -28,13 +27,6 @@ export class ReadBalanceHandler {
   @MessagePattern(LedgerCommandTypes.listTransactions)
   async transactions(@Payload() message: Envelope): Promise<Reply<BalanceTransactionPage>> {
     const q = parsePayload(listBalanceTransactionsQuery, message.payload, message.type);
-    const after = q.cursor ? decodeCursor(q.cursor) : null;
-    if (q.cursor && !after)
-      return errorReply({
-        code: 'invalid',
-        detail: 'cursor: must be the nextCursor of a previous page',
-        errors: [{ path: 'cursor', message: 'must be the nextCursor of a previous page' }],
-      });
-    return okReply(await this.reads.transactions(q.shopId, q.limit, after));
+    return transactionPage(this.reads, q.shopId, q.limit, q.cursor);
   }
 }
