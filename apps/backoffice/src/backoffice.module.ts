@@ -23,6 +23,7 @@ import { OpsAuthGuard } from './auth/ops-auth.guard';
 import { backofficeDataSourceOptions, openBackofficeDatabase } from './backoffice.database';
 import { BACKOFFICE_CONFIG, BackofficeConfig, merchantAdminConfigOf } from './config';
 import { ConsoleSessionRepository } from './console/console-session.repository';
+import { ConsoleBooksController } from './console/console-books.controller';
 import { ConsoleCallbacksController } from './console/console-callbacks.controller';
 import { ConsoleDeadLettersController } from './console/console-dead-letters.controller';
 import { ConsoleOrdersController } from './console/console-orders.controller';
@@ -31,6 +32,7 @@ import { ConsoleTransfersController } from './console/console-transfers.controll
 import { ConsoleController } from './console/console.controller';
 import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
+import { OpsLedgerBooksController } from './ledger/ops-ledger-books.controller';
 import { OpsLedgerSettingsController } from './ledger/ops-ledger-settings.controller';
 import { OpsRoutesController } from './routing/ops-routes.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
@@ -89,6 +91,7 @@ export class BackofficeModule {
         OpsPayoutMethodsController,
         OpsLedgerSettingsController,
         OpsRoutesController,
+        OpsLedgerBooksController,
         OpsApiKeysController,
         OpsCallbacksController,
         OpsTransfersController,
@@ -103,6 +106,7 @@ export class BackofficeModule {
         ConsoleTransfersController,
         ConsoleCallbacksController,
         ConsoleDeadLettersController,
+        ConsoleBooksController,
       ],
       providers: [
         OpsAuthGuard,
