@@ -14,15 +14,24 @@ export const CONSOLE_SCRIPT = `(() => {
       const alert = form.querySelector('[role="alert"]');
       const body = {};
       for (const [key, value] of new FormData(form)) {
+        const input = form.elements.namedItem(key);
         if (key.endsWith('[]')) (body[key.slice(0, -2)] ??= []).push(value);
-        else if (value !== '') body[key] = value;
+        else if (value !== '') body[key] = input instanceof HTMLInputElement && input.type === 'number' ? Number(value) : value;
       }
+      // A route with {names} in its path takes those fields there (a fee line's method and currency).
+      const api = form.dataset.api.replace(/\\{(\\w+)\\}/g, (_, name) => {
+        const value = String(body[name] ?? '');
+        delete body[name];
+        return encodeURIComponent(value).replace(/\\*/g, '%2A');
+      });
       const headers = { 'content-type': 'application/json', accept: 'application/json' };
       if (csrf) headers['x-csrf-token'] = csrf;
+      // A form that must not act twice carries the Idempotency-Key made with the page.
+      if (form.dataset.idempotencyKey) headers['idempotency-key'] = form.dataset.idempotencyKey;
       const button = form.querySelector('button[type="submit"]');
       if (button) button.disabled = true;
       try {
-        const res = await fetch(form.dataset.api, {
+        const res = await fetch(api, {
           method: form.dataset.method || 'POST',
           headers,
           body: JSON.stringify(body),
@@ -66,9 +75,9 @@ export const CONSOLE_STYLE = `
 * { box-sizing: border-box; }
 a { color: var(--accent); }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
-header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 20px; padding: 10px 20px; background: #fff; border-bottom: 1px solid var(--line); }
+header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 20px; background: #fff; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 600; }
-nav { display: flex; flex-wrap: wrap; gap: 4px 14px; flex: 1; }
+nav { display: flex; flex-wrap: wrap; gap: 4px 10px; flex: 1; }
 nav a { color: var(--accent); text-decoration: none; padding: 4px 0; }
 nav a[aria-current="page"] { color: var(--ink); font-weight: 600; border-bottom: 2px solid var(--accent); }
 .who { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 10px; }
@@ -112,6 +121,12 @@ button.small { padding: 3px 10px; font-size: 14px; }
 form.discard { display: flex; gap: 6px; flex-wrap: wrap; }
 form.discard input { width: 200px; padding: 4px 8px; }
 form.replay { margin-top: 12px; max-width: 480px; }
+form.settings { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: flex-end; margin-top: 8px; }
+form.settings > div { flex: 1 1 180px; min-width: 0; }
+form.settings > div:last-child { flex: 0 0 auto; }
+form.settings [role="alert"] { flex: 1 1 100%; order: 1; }
+input[type="number"] { font: inherit; width: 100%; padding: 8px 10px; border: 1px solid var(--line); border-radius: 6px; }
+section.card h3 { font-size: 15px; margin: 14px 0 4px; }
 form.replay > * + * { margin-top: 6px; }
 .order h2 { margin-bottom: 8px; }
 .order h3 { font-size: 15px; margin: 12px 0 4px; }

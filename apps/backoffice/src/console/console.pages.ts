@@ -9,3 +9,4 @@ export { callbackPage, callbacksPage } from './pages/callbacks.pages';
 export { deadLettersPage } from './pages/dead-letters.pages';
 export { transferPage, transfersPage } from './pages/transfers.pages';
 export type { TransferLike } from './pages/transfers.pages';
+export { booksPage, shopBooksPage, shopFeesPage } from './pages/books.pages';

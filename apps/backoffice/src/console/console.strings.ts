@@ -1,3 +1,5 @@
+import { booksEn } from './pages/books.strings';
+
 /** Every text the console shows, in one catalogue per language (house style 14); English only so far. */
 export const en = {
   product: 'Payments operations',
@@ -18,6 +20,7 @@ export const en = {
     callbacks: 'Callbacks',
     deadLetters: 'Dead letters',
     audit: 'Audit log',
+    books: 'Books',
     signOut: 'Sign out',
     signedInAs: 'Signed in as',
   },
@@ -212,6 +215,7 @@ export const en = {
     retry: 'Try again',
     sessionEnded: 'Your session has ended; sign in again.',
   },
+  books: booksEn,
 };
 
 export type Strings = typeof en;

@@ -5,7 +5,8 @@ import { en } from '../console.strings';
 // The frame every console page shares (the head, the navigation, who is signed in) and the formats they share.
 const t = en;
 
-export type Page = 'overview' | 'need-action' | 'orders' | 'payouts' | 'p2p' | 'callbacks' | 'dead-letters' | 'audit';
+export type Page =
+  'overview' | 'need-action' | 'orders' | 'payouts' | 'p2p' | 'callbacks' | 'dead-letters' | 'books' | 'audit';
 
 export interface Frame {
   nonce: string;
@@ -27,6 +28,7 @@ function nav(frame: Frame): string {
       ${link('p2p', '/ops/console/p2p', t.nav.p2p)}
       ${link('callbacks', '/ops/console/callbacks', t.nav.callbacks)}
       ${link('dead-letters', '/ops/console/dead-letters', t.nav.deadLetters)}
+      ${link('books', '/ops/console/books', t.nav.books)}
       ${link('audit', '/ops/console/audit', t.nav.audit)}
     </nav>
     <div class="who">

@@ -114,7 +114,7 @@ export function orderPage(frame: Frame, order: OrderView, history: StatusStep[],
   return layout(
     frame,
     `<h1>${esc(o.order)} <span class="mono">${esc(order.id)}</span></h1>
-<p class="lead"><a href="/ops/console/orders?shopId=${esc(order.shopId)}">${esc(o.shop)} ${esc(order.shopId)}</a></p>
+<p class="lead"><a href="/ops/console/orders?shopId=${esc(order.shopId)}">${esc(o.shop)} ${esc(order.shopId)}</a> · <a href="/ops/console/shops/${esc(order.shopId)}/books">${esc(t.books.booksLink)}</a></p>
 <section class="card">
 <dl>
   <dt>${esc(o.status)}</dt><dd><strong>${esc(order.status)}</strong> ${esc(order.statusCode ?? '')} ${esc(order.statusDescription ?? '')}</dd>

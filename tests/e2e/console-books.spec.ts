@@ -1,0 +1,195 @@
+import type { Browser, Page } from 'puppeteer-core';
+import { http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { aShop, TestShop } from '../support/merchant';
+import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+
+/**
+ * The books in the operators' console, in a real headless Chromium against the gateway, the
+ * backoffice and the ledger (issue 29 items 3, 4 and 6; decisions 303, 308, 309): from the
+ * navigation to a shop's balances and ledger transactions; an admin's manual adjustment from the
+ * page, and the refusal a person reads when the balance cannot cover a debit; fees, settlement
+ * delay and rates set from their pages; an operator sees no adjustment form. Each step leaves a
+ * screenshot, desktop and phone.
+ */
+describe('the operators console in a browser: balances, transactions, adjustments, fees and rates', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let shop: TestShop;
+  let admin: { id: string; token: string };
+  let operator: { id: string; token: string };
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ services: ['gateway', 'ledger'] });
+    shop = await aShop(stack.gateway!.url, 'Books Shop');
+    const create = async (name: string, role: string) => {
+      const res = await http('POST', `${stack.backoffice!.url}/ops/v1/operators`, {
+        token: TEST_OPS_TOKEN,
+        body: { name, role },
+      });
+      expect(res.status).toBe(201);
+      return res.body as { id: string; token: string };
+    };
+    admin = await create('Ada Admin', 'admin');
+    operator = await create('Dana Operator', 'operator');
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const url = (path = '') => `${stack.backoffice!.url}/ops/console${path}`;
+  const booksOf = () => url(`/shops/${shop.shopId}/books`);
+
+  async function signedIn(token: string): Promise<Page> {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(url('/sign-in'));
+    await page.type('#token', token);
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    return page;
+  }
+
+  const text = (page: Page, selector: string) => page.$eval(selector, (e) => (e as HTMLElement).innerText);
+
+  async function post(page: Page, form: string, fields: Record<string, string>): Promise<void> {
+    for (const [name, value] of Object.entries(fields)) {
+      await page.$eval(`${form} [name="${name}"]`, (e) => ((e as unknown as { value: string }).value = ''));
+      await page.type(`${form} [name="${name}"]`, value);
+    }
+    await Promise.all([page.waitForNavigation(), page.click(`${form} button[type="submit"]`)]);
+  }
+
+  it('when an admin opens a shop from Books and credits it, then the balance and the transaction show, with who and why, escaped', async () => {
+    const page = await signedIn(admin.token);
+    await page.click('nav a[href="/ops/console/books"]');
+    await page.waitForSelector('#shopId');
+    await page.type('#shopId', shop.shopId);
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type="submit"]')]);
+    expect(page.url()).toBe(booksOf());
+    expect(await text(page, '#balances')).toContain('No money was ever booked for this shop.');
+
+    await post(page, '#adjust', { currency: 'USD', amount: '125.50', reason: 'Goodwill <b>credit</b>, ticket 4411' });
+    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+125\.5\s+0\s+0/);
+    const row = await text(page, '#transactions tr[data-kind="manual_adjustment"]');
+    expect(row).toContain('Manual adjustment');
+    expect(row).toContain('by Ada Admin: Goodwill <b>credit</b>, ticket 4411');
+    expect(await page.$('#transactions b')).toBeNull();
+    await post(page, '#adjust', { amount: '-20.25', reason: 'Chargeback fee of order 1001' });
+    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+105\.25/);
+    expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(2);
+    await saveScreenshot(page, 'console-books-balances');
+
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.reload();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'console-books-balances-phone');
+    await page.close();
+
+    const audit = await http('GET', `${stack.backoffice!.url}/ops/v1/audit?action=ledger.adjustment.post`, {
+      token: TEST_OPS_TOKEN,
+    });
+    expect(
+      audit.body.items.map((a: { operator: { name: string }; reason: string }) => [a.operator.name, a.reason]),
+    ).toEqual([
+      ['Ada Admin', 'Chargeback fee of order 1001'],
+      ['Ada Admin', 'Goodwill <b>credit</b>, ticket 4411'],
+    ]);
+  });
+
+  it('when an admin debits more than is available, then the form says why in words and nothing is posted', async () => {
+    const page = await signedIn(admin.token);
+    await page.goto(booksOf());
+    await page.type('#adjust [name="amount"]', '-500');
+    await page.type('#adjust [name="reason"]', 'Reverse the duplicate credit');
+    await page.click('#adjust button[type="submit"]');
+    await page.waitForSelector('#adjust [role="alert"]:not([hidden])');
+    expect(await text(page, '#adjust [role="alert"]')).toBe(
+      'amount: the available balance 105.25 USD cannot cover a debit of 500 USD; nothing was posted',
+    );
+    await saveScreenshot(page, 'console-books-adjustment-refused');
+    // On a phone (the viewport change reloads the page), the same refusal under the form.
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.type('#adjust [name="amount"]', '-105.26');
+    await page.type('#adjust [name="reason"]', 'One cent too many');
+    await page.click('#adjust button[type="submit"]');
+    await page.waitForSelector('#adjust [role="alert"]:not([hidden])');
+    expect(await text(page, '#adjust [role="alert"]')).toContain('cannot cover a debit of 105.26 USD');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'console-books-adjustment-refused-phone');
+    await page.reload();
+    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+105\.25/);
+    expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(2);
+    await page.close();
+  });
+
+  it('when an operator opens the books, then there is no adjustment form; fees, the settlement delay and a rate are set from their pages', async () => {
+    const page = await signedIn(operator.token);
+    await page.goto(booksOf());
+    expect(await page.$('#adjust')).toBeNull();
+    expect(await text(page, '#adjustment')).toContain('Only an admin can post a manual adjustment.');
+
+    await page.click(`a[href="/ops/console/shops/${shop.shopId}/fees"]`);
+    await page.waitForSelector('#set-fee');
+    await post(page, '#set-fee', {
+      method: '*',
+      currency: 'USD',
+      percent: '2.5',
+      fixed: '0.30',
+      minimum: '1.00',
+      reason: 'Contract schedule B',
+    });
+    expect(await text(page, '#fees tr[data-fee="*/USD"]')).toMatch(/\*\s+USD\s+2\.5 %\s+0\.3\s+1/);
+    await post(page, '#set-fee', {
+      method: 'card',
+      currency: 'USDT-TRC20',
+      percent: '0',
+      fixed: '1',
+      minimum: '0',
+      reason: 'Token payouts',
+    });
+    await post(page, '#set-settlement', { settlementDelaySeconds: '3600', reason: 'One hour for this merchant' });
+    expect(await text(page, '#settlement')).toContain('3600 seconds (1 hour)');
+    await page.type('#fees tr[data-fee="card/USDT-TRC20"] input[name="reason"]', 'Not needed');
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click('#fees tr[data-fee="card/USDT-TRC20"] button[type="submit"]'),
+    ]);
+    expect(await page.$('#fees tr[data-fee="card/USDT-TRC20"]')).toBeNull();
+    await saveScreenshot(page, 'console-books-fees');
+    const fees = await http('GET', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/fees`, { token: admin.token });
+    expect(fees.body.fees.map((f: { method: string; currency: string }) => `${f.method}/${f.currency}`)).toEqual([
+      '*/USD',
+    ]);
+
+    // A fee the rules refuse: the page says which field.
+    await page.$eval('#set-fee [name="percent"]', (e) => ((e as unknown as { value: string }).value = ''));
+    await page.type('#set-fee [name="percent"]', '101');
+    await page.type('#set-fee [name="method"]', 'card');
+    await page.type('#set-fee [name="currency"]', 'USD');
+    await page.type('#set-fee [name="reason"]', 'Typo');
+    await page.click('#set-fee button[type="submit"]');
+    await page.waitForSelector('#set-fee [role="alert"]:not([hidden])');
+    expect(await text(page, '#set-fee [role="alert"]')).toContain('percent: must be between 0 and 100');
+
+    await page.click('nav a[href="/ops/console/books"]');
+    await page.waitForSelector('#add-rate');
+    await post(page, '#add-rate', {
+      base: 'USD',
+      quote: 'USDT-TRC20',
+      rate: '0.998',
+      validFrom: '2026-11-27T00:00:00Z',
+      reason: 'Treasury rate of the day',
+    });
+    expect(await text(page, '#rates tbody')).toMatch(
+      /USD → USDT-TRC20\s+0\.998\s+2026-11-27 00:00:00\s+open\s+operator:/,
+    );
+    await saveScreenshot(page, 'console-books-rates');
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.goto(url(`/shops/${shop.shopId}/fees`));
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await saveScreenshot(page, 'console-books-fees-phone');
+    await page.close();
+  });
+});
