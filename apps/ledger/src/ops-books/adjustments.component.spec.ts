@@ -8,8 +8,8 @@ import {
   OperatorIdentity,
   ShopTransactionPage,
 } from '@payments/contracts';
+import { checkBooks } from '@payments/ledger-domain';
 import { KafkaRequestClient } from '@payments/messaging';
-import { checkBooks } from '../books/books-invariants';
 import { startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
 
 /**
@@ -58,7 +58,7 @@ describe('ledger: operators’ manual adjustments on ledger.ops-commands, two in
       )
     ).rows;
   const booksSound = async () =>
-    expect(await checkBooks(async (sql) => (await pg.query(sql)).rows, 'ledger')).toEqual([]);
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
 
   it('when an operator credits then debits a shop, then available moves by each against the adjustments account', async () => {
     const shop = randomUUID();
