@@ -192,4 +192,28 @@ describe('the operators console in a browser: balances, transactions, adjustment
     await saveScreenshot(page, 'console-books-fees-phone');
     await page.close();
   });
+
+  it('when a shop has more than a page of transactions, then Older transactions pages on and Newest transactions comes back', async () => {
+    for (let i = 0; i < 50; i++) {
+      const credit = await http('POST', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/adjustments`, {
+        token: admin.token,
+        body: { currency: 'USD', amount: '0.01', reason: `Rounding ${i}` },
+      });
+      expect(credit.status).toBe(201);
+    }
+    const page = await signedIn(operator.token);
+    await page.goto(booksOf());
+    expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(50);
+    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+105\.75/);
+    await Promise.all([page.waitForNavigation(), page.click('#transactions a[href*="cursor="]')]);
+    const older = await page.$$eval('#transactions tbody tr', (rows) => rows.map((r) => (r as HTMLElement).innerText));
+    expect(older).toHaveLength(2);
+    expect(older.join('\n')).toContain('Goodwill <b>credit</b>, ticket 4411');
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click(`#transactions a[href="/ops/console/shops/${shop.shopId}/books"]`),
+    ]);
+    expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(50);
+    await page.close();
+  });
 });
