@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { PaymentsMetrics } from '@payments/platform';
 import { eventually, http } from '@payments/testing';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
@@ -192,6 +193,15 @@ describe('routing and failover between two sandbox acquirers', () => {
       { provider: 'sandbox', status: 'refused' },
       { provider: 'sandbox-b', status: 'refused' },
     ]);
+    // Operators see the failovers so far (this process's orders only): A down once, A declining twice.
+    const counted = (await PaymentsMetrics.paymentFailovers.get()).values.map((v) => [v.labels, v.value]);
+    expect(counted).toEqual(
+      expect.arrayContaining([
+        [{ from: 'sandbox', to: 'sandbox-b', reason: 'unavailable' }, 1],
+        [{ from: 'sandbox', to: 'sandbox-b', reason: 'refused' }, 2],
+      ]),
+    );
+    expect(counted).toHaveLength(2);
   });
 
   it('when the attempt at A times out, then it never fails over: need_action 1-07-02, and A’s late callback completes it', async () => {

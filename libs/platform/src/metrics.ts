@@ -145,6 +145,12 @@ export const PaymentsMetrics = {
     labelNames: ['provider', 'kind', 'outcome'],
     registers: [metricsRegistry],
   }),
+  paymentFailovers: new Counter<'from' | 'to' | 'reason'>({
+    name: 'payments_payment_failovers_total',
+    help: "Card payment attempts a provider refused before accepting them that went on to the next provider of the shop's route (decision 322), by provider codes and why: unavailable (after the last send) or refused (a code that allows retry).",
+    labelNames: ['from', 'to', 'reason'],
+    registers: [metricsRegistry],
+  }),
   providerSendDuration: new Histogram<'provider' | 'kind'>({
     name: 'payments_provider_send_duration_seconds',
     help: "How long one request to a provider took until its answer or the send's timeout, by provider code and kind.",

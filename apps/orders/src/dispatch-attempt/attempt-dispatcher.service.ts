@@ -5,6 +5,7 @@ import type { OrderStatus } from '@payments/contracts';
 import { Outbox, OutboxItem } from '@payments/messaging';
 import { CardVault, CardVaultError, EnvelopeError } from '@payments/card-vault';
 import { formatInCurrency } from '@payments/money';
+import { PaymentsMetrics } from '@payments/platform';
 import { assertNever } from '@payments/exhaustive';
 import {
   ClaimedDispatch,
@@ -209,6 +210,12 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         const failover = outcome.failover
           ? await this.dispatches.enqueue(m, order, ctx.now, outcome.failover.provider)
           : undefined;
+        if (outcome.failover)
+          PaymentsMetrics.paymentFailovers.inc({
+            from: row.provider,
+            to: outcome.failover.provider,
+            reason: answer.kind,
+          });
         return {
           kind: 'finish',
           finished: true,
