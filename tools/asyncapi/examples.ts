@@ -215,6 +215,19 @@ export const payloadExamples: Record<string, unknown> = {
     reason: 'Chargeback fee of order 1001 the provider billed us',
     operator: { ...operator, role: 'admin' },
   },
+  'ledger.balance_changed': {
+    shopId: ids.shop,
+    currency: 'USDT-TRC20',
+    available: '0',
+    pending: '97.0056',
+    reserved: '0',
+    transaction: {
+      id: '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182',
+      kind: 'order_completed',
+      source: { type: 'order', id: ids.order },
+      amount: '97.0056',
+    },
+  },
   'shop.settings': {
     shopId: ids.shop,
     companyId: ids.company,
@@ -245,6 +258,7 @@ const merchantKeyExamples: Record<string, string> = {
   [Topics.payoutsEvents]: ids.payout,
   [Topics.p2pEvents]: ids.p2p,
   [Topics.shopsSettings]: ids.shop,
+  [Topics.ledgerEvents]: ids.shop,
 };
 
 /** The topics of a service with no merchants' path, keyed by what they are about. */

@@ -13,7 +13,7 @@ export interface RunningLedger {
 }
 
 /**
- * Starts the ledger: migrations, the `orders.events` and `payouts.events` consumers, the payouts
+ * Starts the ledger: migrations, the `orders.events`, `payouts.events` and `p2p.events` consumers, the payouts
  * service's hold requests on `ledger.commands`, operators' settings on `ledger.ops-commands`, the
  * settlement sweep and /health.
  */
@@ -34,7 +34,14 @@ export async function startLedger(
       kafka: config.kafka,
       groupId: config.consumerGroup,
       stallMs: config.health.stallMs,
-      topics: [Topics.ordersEvents, Topics.payoutsEvents, Topics.ledgerCommands, ...serviceCommandTopics('ledger')],
+      topics: [
+        Topics.ordersEvents,
+        Topics.payoutsEvents,
+        // P2P fees (decision 312).
+        Topics.p2pEvents,
+        Topics.ledgerCommands,
+        ...serviceCommandTopics('ledger'),
+      ],
       // The backoffice's: operators' settings on ledger.ops-commands (decision 303).
       replyTopics: [ReplyTopics.payouts, ReplyTopics.orders, ReplyTopics.gateway, ReplyTopics.backoffice],
     },

@@ -1,11 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
-import { HealthReportingModule, Inbox } from '@payments/messaging';
+import {
+  HealthReportingModule,
+  Inbox,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  OutboxRelayServiceOptions,
+} from '@payments/messaging';
 import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { LedgerRepository } from './books/ledger.repository';
 import { OrderBooker } from './book-orders/order-booker';
 import { OrderEventsConsumer } from './book-orders/order-events.consumer';
+import { P2pEventsConsumer } from './book-p2p/p2p-events.consumer';
+import { P2pFeeBooker } from './book-p2p/p2p-fee.booker';
 import { LedgerConfig } from './config';
 import { BooksMonitor } from './books/books-monitor';
 import { AwaitingRateRepository } from './convert-rates/awaiting-rate.repository';
@@ -55,6 +63,7 @@ export class LedgerModule {
       controllers: [
         OrderEventsConsumer,
         PayoutEventsConsumer,
+        P2pEventsConsumer,
         ReservePayoutHandler,
         ReserveRefundHandler,
         ReadBalanceHandler,
@@ -65,6 +74,7 @@ export class LedgerModule {
       providers: [
         LedgerRepository,
         OrderBooker,
+        P2pFeeBooker,
         HoldRepository,
         PayoutHolds,
         RefundHoldRepository,
@@ -77,6 +87,18 @@ export class LedgerModule {
         SuspenseConversionSweeper,
         SandboxRateFeed,
         BooksMonitor,
+        // Balance events (decision 313): LedgerRepository.post writes them, the relay publishes them.
+        OutboxRelayService,
+        {
+          provide: OUTBOX_RELAY_OPTIONS,
+          useValue: {
+            databaseUrl: config.databaseUrl,
+            schema: config.schema,
+            kafka: config.kafka,
+            failpoint: config.failpoint,
+            stallMs: config.health.stallMs,
+          } satisfies OutboxRelayServiceOptions,
+        },
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
         {

@@ -19,3 +19,4 @@ export * from './ledger';
 export * from './ledger-adjustments';
 export * from './operator-identity';
 export * from './routing';
+export * from './ledger-events';

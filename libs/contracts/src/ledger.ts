@@ -118,11 +118,12 @@ export const balanceTransactionView = z.object({
     'refund_voided',
     'suspense_converted',
     'manual_adjustment',
+    'p2p_fee',
   ]),
   status: z.enum(['posted', 'awaiting_rate']),
   source: z
-    .object({ type: z.enum(['order', 'payout', 'adjustment']), id: z.string() })
-    .describe("The object it books (an operator's manual adjustment: `adjustment`)"),
+    .object({ type: z.enum(['order', 'payout', 'adjustment', 'p2p']), id: z.string() })
+    .describe("The object it books (an operator's manual adjustment: `adjustment`; a P2P fee: `p2p`)"),
   gross: decimal(),
   fee: decimal(),
   net: decimal(),

@@ -16,6 +16,8 @@ export const Topics = {
   p2pEvents: 'p2p.events',
   shopsSettings: 'shops.settings',
   ledgerCommands: 'ledger.commands',
+  // Balance changes, for the merchant's events feed (decision 313).
+  ledgerEvents: 'ledger.events',
   merchantCallbacksCommands: 'merchant-callbacks.commands',
 } as const;
 

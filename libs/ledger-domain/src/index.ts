@@ -11,3 +11,4 @@ export * from './settings';
 export * from './conversion';
 export * from './books-checks';
 export * from './adjustments';
+export * from './p2p-fee';

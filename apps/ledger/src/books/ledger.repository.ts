@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountRef, accountKey, FeeSchedule, NO_FEE, Posting, RateInForce } from '@payments/ledger-domain';
+import { Outbox } from '@payments/messaging';
 import { Amount, amountOf, MoneyDecimal } from '@payments/money';
 import { LedgerConfig } from '../config';
+import { balanceChangedItems, withMerchantBalances } from '../publish-balance/balance-events';
 import { LEDGER_CONFIG } from '../tokens';
 
 export type TransactionKind =
@@ -15,7 +17,8 @@ export type TransactionKind =
   | 'refund_reserved'
   | 'refund_voided'
   | 'suspense_converted'
-  | 'manual_adjustment';
+  | 'manual_adjustment'
+  | 'p2p_fee';
 
 export interface NewTransaction {
   id: string;
@@ -24,7 +27,7 @@ export interface NewTransaction {
   kind: TransactionKind;
   status?: 'posted' | 'awaiting_rate';
   shopId: string;
-  sourceType: 'order' | 'payout' | 'adjustment';
+  sourceType: 'order' | 'payout' | 'adjustment' | 'p2p';
   sourceId: string;
   provider: string | null;
   operationCurrency: string;
@@ -68,17 +71,21 @@ export interface OriginalCredit {
 @Injectable()
 export class LedgerRepository {
   private readonly s: string;
+  private readonly outbox: Outbox;
 
   constructor(@Inject(LEDGER_CONFIG) config: Pick<LedgerConfig, 'schema'>) {
     this.s = config.schema;
+    this.outbox = new Outbox(config.schema);
   }
 
   /**
    * Opens the accounts that do not exist yet and locks them all in key order (so two
-   * transactions never wait for each other in a cycle); answers their balances.
+   * transactions never wait for each other in a cycle); answers their balances. With every shop
+   * account come the shop's available, pending and reserved of its currency, which its balance
+   * event carries (decision 313).
    */
   async lock(m: EntityManager, refs: readonly AccountRef[]): Promise<LockedBalances> {
-    const unique = new Map(refs.map((r) => [accountKey(r), r]));
+    const unique = new Map(withMerchantBalances(refs).map((r) => [accountKey(r), r]));
     const rows = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     await m.query(
       `INSERT INTO "${this.s}".accounts (key, owner, shop_id, kind, provider, currency)
@@ -101,14 +108,16 @@ export class LedgerRepository {
   }
 
   /**
-   * Posts a transaction: its row, its postings and the balances they move, or nothing when its
-   * idempotency key (or the one credit of an order) is already there. Answers whether it posted.
+   * Posts a transaction: its row, its postings and the balances they move, and the shop's balance
+   * events in the outbox (decision 313), or nothing when its idempotency key (or the one credit of
+   * an order, the one fee of a P2P transaction) is already there. `books` are the balances the
+   * caller locked (`lock`), every account of `postings` among them. Answers whether it posted.
    */
   async post(
     m: EntityManager,
     tx: NewTransaction,
     postings: readonly Posting[],
-    books?: LockedBalances,
+    books: LockedBalances,
   ): Promise<boolean> {
     const inserted: unknown[] = await m.query(
       `INSERT INTO "${this.s}".transactions (id, idempotency_key, kind, status, shop_id, source_type, source_id, provider,
@@ -152,7 +161,8 @@ export class LedgerRepository {
        FROM unnest($1::text[], $2::numeric[]) AS p(k, v) WHERE a.key = p.k`,
       [keys, amounts],
     );
-    books?.apply(postings);
+    books.apply(postings);
+    await this.outbox.add(m, balanceChangedItems(tx, postings, books));
     return true;
   }
 

@@ -22,7 +22,8 @@ export async function changeCheckValues(
   if (!rows[0]) throw new Error(`no constraint ${constraint} on ${schema}.${table}`);
   const now = [...rows[0].def.matchAll(/'([^']+)'/g)].map((m) => m[1]);
   const values = [...new Set([...now, ...(change.add ?? [])])].filter((v) => !change.remove?.includes(v));
-  if (values.some((v) => !/^[a-z_]+$/.test(v))) throw new Error(`unexpected value in ${constraint}: ${values.join()}`);
+  if (values.some((v) => !/^[a-z0-9_]+$/.test(v)))
+    throw new Error(`unexpected value in ${constraint}: ${values.join()}`);
   await q.query(`ALTER TABLE "${schema}".${table} DROP CONSTRAINT ${constraint}`);
   await q.query(
     `ALTER TABLE "${schema}".${table} ADD CONSTRAINT ${constraint} CHECK (${column} IN (${values.map((v) => `'${v}'`).join(', ')}))`,

@@ -4,6 +4,7 @@ import { LedgerHoldConfirmed1765700000000 } from './1765700000000-hold-confirmed
 import { LedgerRateConversion1765800000000 } from './1765800000000-rate-conversion';
 import { LedgerAwaitingRatesOrder1765800000001 } from './1765800000001-awaiting-rates-order';
 import { LedgerManualAdjustments1765830800000 } from './1765830800000-manual-adjustments';
+import { LedgerP2pFees1765800000312 } from './1765800000312-p2p-fees';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -12,4 +13,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerRateConversion1765800000000,
   LedgerAwaitingRatesOrder1765800000001,
   LedgerManualAdjustments1765830800000,
+  LedgerP2pFees1765800000312,
 ];

@@ -1,0 +1,107 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import {
+  AccountRef,
+  checkPostings,
+  ledgerCurrency,
+  LedgerCurrency,
+  P2P_FEE_METHOD,
+  planP2pFee,
+  shopAccount,
+} from '@payments/ledger-domain';
+import { Envelope, p2pStatusChanged, parsePayload } from '@payments/contracts';
+import { Amount, amountOf } from '@payments/money';
+import { LedgerRepository } from '../books/ledger.repository';
+import { UnbookableEvent } from '../book-orders/order-event';
+
+/** What the books take from a P2P transaction's status change: its completion. */
+export interface P2pCompletion {
+  eventId: string;
+  occurredAt: Date;
+  p2pId: string;
+  shopId: string;
+  currency: LedgerCurrency;
+  amount: Amount;
+}
+
+/** The completion a status change tells of, or null when it moves no money (every other status; need_action waits). */
+export function toP2pCompletion(message: Envelope): P2pCompletion | null {
+  const p = parsePayload(p2pStatusChanged, message.payload, message.type);
+  if (p.status !== 'completed' || p.previousStatus === 'completed') return null;
+  const c = ledgerCurrency(p.cost.currency, p.cost.tokenStandard);
+  if (c.kind === 'invalid') throw new UnbookableEvent(message.eventId, `p2p ${p.p2pId}: cost.currency: ${c.reason}`);
+  return {
+    eventId: message.eventId.toLowerCase(),
+    occurredAt: new Date(message.occurredAt),
+    p2pId: p.p2pId,
+    shopId: p.shopId,
+    currency: c.currency,
+    amount: amountOf(p.cost.amount),
+  };
+}
+
+/**
+ * Books the fees of a partition batch of P2P completions in the caller's transaction (decision
+ * 312): every account they can touch locked up front in key order, then each completion's fee
+ * taken from available, the rest owed (receivable), all of it to fee revenue. One `p2p_fee` per
+ * P2P transaction (a unique index), keyed by the event.
+ */
+@Injectable()
+export class P2pFeeBooker {
+  private readonly logger = new Logger(P2pFeeBooker.name);
+
+  constructor(private readonly books: LedgerRepository) {}
+
+  async book(m: EntityManager, completions: readonly P2pCompletion[]): Promise<void> {
+    if (completions.length === 0) return;
+    const locked = await this.books.lock(
+      m,
+      completions.flatMap((c): AccountRef[] => [
+        shopAccount(c.shopId, 'available', c.currency.code),
+        shopAccount(c.shopId, 'receivable', c.currency.code),
+        { owner: 'fee_revenue', currency: c.currency.code },
+      ]),
+    );
+    for (const c of completions) {
+      const plan = planP2pFee({
+        shopId: c.shopId,
+        gross: c.amount,
+        currency: c.currency,
+        fee: await this.books.feeSchedule(m, c.shopId, P2P_FEE_METHOD, c.currency.code),
+        available: locked.of(shopAccount(c.shopId, 'available', c.currency.code)),
+      });
+      if (plan.kind === 'rejected')
+        throw new UnbookableEvent(c.eventId, `p2p ${c.p2pId}: ${plan.field}: ${plan.reason}`);
+      if (plan.kind === 'none') continue;
+      const check = checkPostings(plan.postings, new Map([[c.currency.code, c.currency]]));
+      if (check.kind === 'unbalanced') throw new Error(`p2p ${c.p2pId}: ${check.reason}`);
+      const posted = await this.books.post(
+        m,
+        {
+          id: randomUUID(),
+          idempotencyKey: c.eventId,
+          kind: 'p2p_fee',
+          shopId: c.shopId,
+          sourceType: 'p2p',
+          sourceId: c.p2pId,
+          provider: null,
+          operationCurrency: c.currency.code,
+          gross: c.amount,
+          fee: plan.fee,
+          net: c.amount.minus(plan.fee),
+          balanceCurrency: c.currency.code,
+          balanceAmount: plan.fee.negated(),
+          createdAt: c.occurredAt,
+        },
+        plan.postings,
+        locked,
+      );
+      if (!posted) this.logger.log(`p2p ${c.p2pId}: fee already booked`);
+      else if (plan.owed.greaterThan(0))
+        this.logger.warn(
+          `p2p ${c.p2pId}: the available balance covered ${plan.fromAvailable.toFixed()} of the fee ${plan.fee.toFixed()} ${c.currency.code}; ${plan.owed.toFixed()} booked as the shop's debt`,
+        );
+    }
+  }
+}

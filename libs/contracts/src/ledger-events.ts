@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { balanceTransactionView } from './ledger';
+import { decimal, uuid } from './schema';
+
+/** Message types on `ledger.events` (decision 313). */
+export const LedgerEventTypes = { balanceChanged: 'ledger.balance_changed' } as const;
+
+/** A signed decimal string: what a balance moved by (`-9.98`, `97.0056`). */
+export const signedDecimal = () =>
+  z.string().regex(/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a signed decimal string' });
+
+export const balanceChanged = z
+  .object({
+    shopId: uuid(),
+    currency: z.string().describe('With its token standard: USD, USDT-TRC20'),
+    available: decimal().describe('After the transaction'),
+    pending: decimal().describe('After the transaction'),
+    reserved: decimal().describe('After the transaction'),
+    transaction: z
+      .object({
+        id: uuid(),
+        kind: balanceTransactionView.shape.kind,
+        source: balanceTransactionView.shape.source,
+        amount: signedDecimal().describe("What the shop's balance moved by, in `currency`"),
+      })
+      .describe('The ledger transaction that moved it, as GET /balance/transactions lists it'),
+  })
+  .describe(
+    "ledger.events, keyed by shopId: a shop's available, pending or reserved balance in one currency changed; merchant-callbacks shows it on the shop's events feed",
+  );
+export type BalanceChanged = z.infer<typeof balanceChanged>;
