@@ -49,8 +49,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the shop's events: every status change of its orders, payouts and P2P transactions, oldest first
-     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear.
+     * List the shop's events: every status change of its orders, payouts and P2P transactions and every change of its balance, oldest first
+     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the ledger transaction, as GET /balance/transactions lists it): its body carries the `currency`, the `available`, `pending` and `reserved` figures after it and the `transaction` (`id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
      */
     get: operations['EventsController_list[1]'];
     put?: never;
@@ -345,8 +345,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the shop's events: every status change of its orders, payouts and P2P transactions, oldest first
-     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear.
+     * List the shop's events: every status change of its orders, payouts and P2P transactions and every change of its balance, oldest first
+     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the ledger transaction, as GET /balance/transactions lists it): its body carries the `currency`, the `available`, `pending` and `reserved` figures after it and the `transaction` (`id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
      */
     get: operations['EventsController_list[0]'];
     put?: never;
@@ -1311,10 +1311,10 @@ export interface operations {
         after?: string;
         /** @description At most this many events. A page also stops once its events reach about 512 KB (at least one event is always given): it may hold fewer than `limit` with `hasMore` true; read on from `nextCursor`. */
         limit?: number;
-        /** @description Only status changes of this order, payout or P2P transaction. */
+        /** @description Only status changes of this order, payout or P2P transaction, or the balance change of this ledger transaction. */
         objectId?: string;
-        /** @description Only status changes of orders, payouts or P2P transactions. */
-        objectType?: 'order' | 'payout' | 'p2p';
+        /** @description Only status changes of orders, payouts or P2P transactions, or only the changes of the balance (`balance`). */
+        objectType?: 'order' | 'payout' | 'p2p' | 'balance';
       };
       header?: never;
       path?: never;
@@ -1350,9 +1350,19 @@ export interface operations {
            *           "sequence": 2,
            *           "body": "{\"eventId\":\"8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d\",\"type\":\"payout.status_changed\",\"objectType\":\"payout\",\"objectId\":\"3b9d6c1e-7a2f-4e58-9c0d-1f2e3d4c5b6a\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"merchantPayoutId\":\"po-1001\",\"sequence\":2,\"status\":\"in_progress\",\"previousStatus\":\"registered\",\"statusCode\":null,\"statusDescription\":null,\"cost\":{\"amount\":\"25.00\",\"currency\":\"USD\"},\"occurredAt\":\"2026-11-21T10:00:02.500Z\"}",
            *           "signature": "t=1795257000,v1=9df4d9cb7b2b9978d924885062945e27af2b4732743d1b86bc96cfc5d65e9032"
+           *         },
+           *         {
+           *           "cursor": "djEuMTA0Mw",
+           *           "eventId": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "type": "balance.updated",
+           *           "objectType": "balance",
+           *           "objectId": "6d5c4b3a-2918-4f7e-8d6c-5b4a39281706",
+           *           "sequence": 1,
+           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
+           *           "signature": "t=1795257000,v1=2e3b0c93cabc57decfa3a7e3e7aadf8380de4ebbb22697bd0dfbdc5748b41495"
            *         }
            *       ],
-           *       "nextCursor": "djEuMTA0Mg",
+           *       "nextCursor": "djEuMTA0Mw",
            *       "hasMore": false
            *     }
            */
@@ -4567,10 +4577,10 @@ export interface operations {
         after?: string;
         /** @description At most this many events. A page also stops once its events reach about 512 KB (at least one event is always given): it may hold fewer than `limit` with `hasMore` true; read on from `nextCursor`. */
         limit?: number;
-        /** @description Only status changes of this order, payout or P2P transaction. */
+        /** @description Only status changes of this order, payout or P2P transaction, or the balance change of this ledger transaction. */
         objectId?: string;
-        /** @description Only status changes of orders, payouts or P2P transactions. */
-        objectType?: 'order' | 'payout' | 'p2p';
+        /** @description Only status changes of orders, payouts or P2P transactions, or only the changes of the balance (`balance`). */
+        objectType?: 'order' | 'payout' | 'p2p' | 'balance';
       };
       header?: never;
       path?: never;
@@ -4606,9 +4616,19 @@ export interface operations {
            *           "sequence": 2,
            *           "body": "{\"eventId\":\"8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d\",\"type\":\"payout.status_changed\",\"objectType\":\"payout\",\"objectId\":\"3b9d6c1e-7a2f-4e58-9c0d-1f2e3d4c5b6a\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"merchantPayoutId\":\"po-1001\",\"sequence\":2,\"status\":\"in_progress\",\"previousStatus\":\"registered\",\"statusCode\":null,\"statusDescription\":null,\"cost\":{\"amount\":\"25.00\",\"currency\":\"USD\"},\"occurredAt\":\"2026-11-21T10:00:02.500Z\"}",
            *           "signature": "t=1795257000,v1=9df4d9cb7b2b9978d924885062945e27af2b4732743d1b86bc96cfc5d65e9032"
+           *         },
+           *         {
+           *           "cursor": "djEuMTA0Mw",
+           *           "eventId": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+           *           "type": "balance.updated",
+           *           "objectType": "balance",
+           *           "objectId": "6d5c4b3a-2918-4f7e-8d6c-5b4a39281706",
+           *           "sequence": 1,
+           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
+           *           "signature": "t=1795257000,v1=2e3b0c93cabc57decfa3a7e3e7aadf8380de4ebbb22697bd0dfbdc5748b41495"
            *         }
            *       ],
-           *       "nextCursor": "djEuMTA0Mg",
+           *       "nextCursor": "djEuMTA0Mw",
            *       "hasMore": false
            *     }
            */

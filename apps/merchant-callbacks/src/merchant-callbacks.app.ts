@@ -36,6 +36,8 @@ export async function startMerchantCallbacks(
         Topics.ordersEvents,
         Topics.payoutsEvents,
         Topics.p2pEvents,
+        // The ledger's balance changes, for the events feed only (decision 314).
+        Topics.ledgerEvents,
         Topics.shopsSettings,
         // One command topic per audience (decision 263): merchants' feed, operators' replays.
         ...serviceCommandTopics('merchant-callbacks'),

@@ -12,6 +12,7 @@ import { DeliveriesHandler } from './operate/deliveries.handler';
 import { FeedHandler } from './read-feed/feed.handler';
 import { FeedPurgeService } from './read-feed/feed-purge.service';
 import { StatusChangeConsumer } from './record-delivery/status-change.consumer';
+import { BalanceEventsConsumer } from './record-balance/balance-events.consumer';
 import { ShopSecretResealer } from './shop-settings/shop-secret-resealer.service';
 import { ShopCallbackSettingsRepository } from './shop-settings/shop-callback-settings.repository';
 import { ShopSettingsConsumer } from './shop-settings/shop-settings.consumer';
@@ -48,7 +49,7 @@ export class MerchantCallbacksModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [StatusChangeConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler],
+      controllers: [StatusChangeConsumer, BalanceEventsConsumer, ShopSettingsConsumer, DeliveriesHandler, FeedHandler],
       providers: [
         DeliveryRepository,
         DeliveryLogRepository,

@@ -97,8 +97,11 @@ export type DeliveryPage = z.infer<typeof deliveryPage>;
 export const replayResult = z.object({ replayed: z.int(), deliveryIds: z.array(z.string()) });
 export type ReplayResult = z.infer<typeof replayResult>;
 
-/** What the feed can be narrowed to: the kinds of object whose status changes it carries. */
-export const FeedObjectTypes = ['order', 'payout', 'p2p'] as const;
+/**
+ * What the feed can be narrowed to: the kinds of object whose status changes it carries, and the
+ * shop's balance (its changes, decision 314).
+ */
+export const FeedObjectTypes = ['order', 'payout', 'p2p', 'balance'] as const;
 export type FeedObjectType = (typeof FeedObjectTypes)[number];
 
 export const readFeedQuery = z
@@ -109,7 +112,7 @@ export const readFeedQuery = z
     objectType: optional(z.enum(FeedObjectTypes)),
     objectId: optional(uuid()),
   })
-  .describe("Reads a shop's status-change events after a position, oldest first");
+  .describe("Reads a shop's status-change and balance events after a position, oldest first");
 export type ReadFeedQuery = z.infer<typeof readFeedQuery>;
 
 export const feedEvent = z.object({
@@ -119,7 +122,9 @@ export const feedEvent = z.object({
   objectType: z.enum(FeedObjectTypes),
   objectId: z.string(),
   sequence: z.int(),
-  body: z.string().describe('The callback body, byte for byte as it is (or was) posted'),
+  body: z
+    .string()
+    .describe("The callback body, byte for byte as it is (or was) posted; a balance event's body is never posted"),
   signature: z.string().nullable().describe("X-Signature of the body, made now with the shop's current secret"),
 });
 export type FeedEvent = z.infer<typeof feedEvent>;

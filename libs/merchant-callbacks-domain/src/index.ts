@@ -1,3 +1,4 @@
 export * from './retry-policy';
 export * from './callback-url';
 export * from './callback-body';
+export * from './balance-body';

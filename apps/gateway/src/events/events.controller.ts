@@ -63,22 +63,28 @@ export class ReadEventsDto {
 
   @ApiPropertyOptional({
     enum: FeedObjectTypes,
-    description: 'Only status changes of orders, payouts or P2P transactions.',
+    description:
+      'Only status changes of orders, payouts or P2P transactions, or only the changes of the balance (`balance`).',
   })
   @IsOptional()
   @IsIn(FeedObjectTypes)
   objectType?: FeedObjectType;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only status changes of this order, payout or P2P transaction.' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Only status changes of this order, payout or P2P transaction, or the balance change of this ledger transaction.',
+  })
   @IsOptional()
-  @IsUUID('all', { message: 'must be an order, payout or P2P id (UUID)' })
+  @IsUUID('all', { message: 'must be an order, payout, P2P or ledger transaction id (UUID)' })
   objectId?: string;
 }
 
 /**
  * The shop's events feed: every status change of its orders, payouts and P2P transactions with the
- * body its callback carried, in one order per shop, paged by an opaque cursor. Callbacks for speed,
- * the feed for completeness (docs/merchant-contract.md). Answered by merchant-callbacks.
+ * body its callback carried, and every change of its balance (`balance.updated`, feed only:
+ * decision 314), in one order per shop, paged by an opaque cursor. Callbacks for speed, the feed
+ * for completeness (docs/merchant-contract.md). Answered by merchant-callbacks.
  */
 @ApiTags('events')
 @UseGuards(MerchantAuthGuard)
@@ -88,12 +94,16 @@ export class EventsController {
 
   @Get()
   @MerchantEndpoint({
-    summary: "List the shop's events: every status change of its orders, payouts and P2P transactions, oldest first",
+    summary:
+      "List the shop's events: every status change of its orders, payouts and P2P transactions and every change of its balance, oldest first",
     description:
       'Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style ' +
       "`signature` of it, made when the page is read with the shop's current callback secret (and, while a " +
       'rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an ' +
-      "empty page keeps the cursor. One total order per shop; another shop's events never appear.",
+      "empty page keeps the cursor. One total order per shop; another shop's events never appear. " +
+      'A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the ledger ' +
+      'transaction, as GET /balance/transactions lists it): its body carries the `currency`, the `available`, `pending` and ' +
+      '`reserved` figures after it and the `transaction` (`id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.',
     response: { ...feedAnswerShapes, example: feedPageExample, description: 'A page of events' },
     problems: [400, 503],
   })

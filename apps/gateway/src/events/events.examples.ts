@@ -4,7 +4,10 @@ import { orderExample } from '@payments/merchant-admin';
 import { payoutExample } from '@payments/merchant-admin';
 import { encodeFeedCursor } from './feed-cursor';
 
-/** Examples of `GET /events` in the OpenAPI document: two status changes as their callbacks carried them. */
+/**
+ * Examples of `GET /events` in the OpenAPI document: two status changes as their callbacks carried
+ * them, and a change of the shop's balance (feed only, decision 314).
+ */
 const SHOP_ID = orderExample.shopId;
 /** What the example signatures are made with; a shop's real secret is the one its operator gave it. */
 const EXAMPLE_SECRET = 'whsec_example';
@@ -41,6 +44,28 @@ const payoutInProgress = JSON.stringify({
   occurredAt: '2026-11-21T10:00:02.500Z',
 });
 
+/** The order above, completed, credited to the shop's USDT-TRC20 balance (docs/ledger.md's worked example). */
+const LEDGER_TRANSACTION_ID = '6d5c4b3a-2918-4f7e-8d6c-5b4a39281706';
+const balanceUpdated = JSON.stringify({
+  eventId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+  type: 'balance.updated',
+  objectType: 'balance',
+  objectId: LEDGER_TRANSACTION_ID,
+  shopId: SHOP_ID,
+  sequence: 1,
+  currency: 'USDT-TRC20',
+  available: '0',
+  pending: '97.0056',
+  reserved: '0',
+  transaction: {
+    id: LEDGER_TRANSACTION_ID,
+    kind: 'order_completed',
+    source: { type: 'order', id: orderExample.id },
+    amount: '97.0056',
+  },
+  occurredAt: '2026-11-21T10:00:01.000Z',
+});
+
 export const feedPageExample = {
   events: [
     {
@@ -63,8 +88,18 @@ export const feedPageExample = {
       body: payoutInProgress,
       signature: sign(EXAMPLE_SECRET, payoutInProgress, SIGNED_AT),
     },
+    {
+      cursor: encodeFeedCursor(1043),
+      eventId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+      type: 'balance.updated',
+      objectType: 'balance',
+      objectId: LEDGER_TRANSACTION_ID,
+      sequence: 1,
+      body: balanceUpdated,
+      signature: sign(EXAMPLE_SECRET, balanceUpdated, SIGNED_AT),
+    },
   ],
-  nextCursor: encodeFeedCursor(1042),
+  nextCursor: encodeFeedCursor(1043),
   hasMore: false,
 };
 

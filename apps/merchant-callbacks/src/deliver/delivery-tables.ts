@@ -23,6 +23,8 @@ export interface DeliveryTables {
   feedHeads: Sql;
   /** The shops' callback settings. */
   shops: Sql;
+  /** The feed's events that are not callbacks: balance changes (decision 314). */
+  feedEvents: Sql;
 }
 
 export function deliveryTables(schema: string): DeliveryTables {
@@ -32,5 +34,6 @@ export function deliveryTables(schema: string): DeliveryTables {
     heads: ident(schema, 'delivery_heads'),
     feedHeads: ident(schema, 'feed_heads'),
     shops: ident(schema, 'shops'),
+    feedEvents: ident(schema, 'feed_events'),
   };
 }

@@ -1,0 +1,44 @@
+import type { BalanceChanged } from '@payments/contracts';
+
+/** The type a balance event has on the merchant's events feed (decision 314). */
+export const BALANCE_UPDATED = 'balance.updated';
+
+/**
+ * A balance event as the merchant's feed shows it (decision 314), in the shape of a callback body:
+ * `objectType` `balance`, `objectId` the ledger transaction that moved it (each transaction is an
+ * object of one event, so `sequence` is 1), the balance's currency and its available, pending and
+ * reserved figures after the transaction. Built from named fields only, never by copying the
+ * message. Never sent as a callback: it is on the feed only.
+ */
+export interface BalanceBody {
+  eventId: string;
+  type: typeof BALANCE_UPDATED;
+  objectType: 'balance';
+  objectId: string;
+  shopId: string;
+  sequence: 1;
+  currency: string;
+  available: string;
+  pending: string;
+  reserved: string;
+  transaction: { id: string; kind: string; source: { type: string; id: string }; amount: string };
+  occurredAt: string;
+}
+
+export function toBalanceBody(eventId: string, occurredAt: string, change: BalanceChanged): BalanceBody {
+  const t = change.transaction;
+  return {
+    eventId,
+    type: BALANCE_UPDATED,
+    objectType: 'balance',
+    objectId: t.id,
+    shopId: change.shopId,
+    sequence: 1,
+    currency: change.currency,
+    available: change.available,
+    pending: change.pending,
+    reserved: change.reserved,
+    transaction: { id: t.id, kind: t.kind, source: { type: t.source.type, id: t.source.id }, amount: t.amount },
+    occurredAt,
+  };
+}
