@@ -115,7 +115,7 @@ import {
   listShopTransactionsQuery,
   shopTransactionPage,
 } from './ledger-adjustments';
-import { balanceChanged, LedgerEventTypes } from './ledger-events';
+import { ledgerEventsContract } from './ledger-events';
 import { TopicName, Topics } from './topics';
 import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
 
@@ -489,22 +489,7 @@ const serviceContracts: readonly TopicContract[] = [
       { type: P2pEventTypes.statusChanged, summary: 'A P2P transaction changed status', payload: p2pStatusChanged },
     ],
   },
-  {
-    topic: Topics.ledgerEvents,
-    description:
-      "Every change of a shop's available, pending or reserved balance, in commit order per shop (decision 313); merchant-callbacks shows them on the shop's events feed, never as callbacks.",
-    key: 'The shop id: all balance changes of a shop stay in order on one partition',
-    keySchema: uuid(),
-    publishedBy: ['ledger'],
-    consumedBy: ['merchant-callbacks'],
-    messages: [
-      {
-        type: LedgerEventTypes.balanceChanged,
-        summary: "A shop's balance in one currency changed",
-        payload: balanceChanged,
-      },
-    ],
-  },
+  ledgerEventsContract,
   {
     topic: Topics.shopsSettings,
     description:

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { balanceTransactionView } from './ledger';
 import { decimal, uuid } from './schema';
+import type { TopicContract } from './catalog';
+import { Topics } from './topics';
 
 /** Message types on `ledger.events` (decision 313). */
 export const LedgerEventTypes = { balanceChanged: 'ledger.balance_changed' } as const;
@@ -29,3 +31,21 @@ export const balanceChanged = z
     "ledger.events, keyed by shopId: a shop's available, pending or reserved balance in one currency changed; merchant-callbacks shows it on the shop's events feed",
   );
 export type BalanceChanged = z.infer<typeof balanceChanged>;
+
+/** The topic's entry in the catalogue (catalog.ts), kept beside its schema. */
+export const ledgerEventsContract: TopicContract = {
+  topic: Topics.ledgerEvents,
+  description:
+    "Every change of a shop's available, pending or reserved balance, in commit order per shop (decision 313); merchant-callbacks shows them on the shop's events feed, never as callbacks.",
+  key: 'The shop id: all balance changes of a shop stay in order on one partition',
+  keySchema: uuid(),
+  publishedBy: ['ledger'],
+  consumedBy: ['merchant-callbacks'],
+  messages: [
+    {
+      type: LedgerEventTypes.balanceChanged,
+      summary: "A shop's balance in one currency changed",
+      payload: balanceChanged,
+    },
+  ],
+};
