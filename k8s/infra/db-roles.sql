@@ -220,7 +220,7 @@ DECLARE
     'gateway.ops_outbox_unpublished', 'orders.ops_outbox_unpublished', 'payouts.ops_outbox_unpublished',
     'p2p.ops_outbox_unpublished', 'callbacks_ingest.ops_outbox_unpublished',
     'ledger.ops_accounts', 'ledger.ops_postings', 'ledger.ops_transactions', 'ledger.ops_holds',
-    'ledger.ops_awaiting_rates'
+    'ledger.ops_awaiting_rates', 'ledger.ops_outbox_unpublished'
   ];
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'payments_reconciliation') THEN

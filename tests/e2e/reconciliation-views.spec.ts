@@ -156,6 +156,7 @@ describe('the reconciliation reads the services through the views they own and g
       ],
       'gateway.ops_outbox_unpublished': outbox,
       'ledger.ops_accounts': ['key', 'kind', 'balance'],
+      'ledger.ops_outbox_unpublished': outbox,
       'ledger.ops_postings': ['transaction_id', 'account_key', 'currency', 'amount'],
       'ledger.ops_transactions': ['id', 'kind', 'source_id', 'gross', 'created_at'],
       'ledger.ops_holds': ['payout_id', 'status'],

@@ -28,7 +28,7 @@ export function readReconciliationConfig(env: EnvReader, databaseUrl: string): R
       merchantCallbacks: env.string('MERCHANT_CALLBACKS_DB_SCHEMA', 'merchant_callbacks'),
       ledger: env.string('LEDGER_DB_SCHEMA', 'ledger'),
       outboxes: env
-        .string('RECONCILIATION_OUTBOX_SCHEMAS', 'gateway,orders,payouts,p2p,callbacks_ingest')
+        .string('RECONCILIATION_OUTBOX_SCHEMAS', 'gateway,orders,payouts,p2p,callbacks_ingest,ledger')
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),

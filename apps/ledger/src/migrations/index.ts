@@ -5,6 +5,7 @@ import { LedgerRateConversion1765800000000 } from './1765800000000-rate-conversi
 import { LedgerAwaitingRatesOrder1765800000001 } from './1765800000001-awaiting-rates-order';
 import { LedgerManualAdjustments1765830800000 } from './1765830800000-manual-adjustments';
 import { LedgerP2pFees1765800000312 } from './1765800000312-p2p-fees';
+import { LedgerOpsOutboxView1765900000000 } from './1765900000000-ops-outbox-view';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -14,4 +15,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerAwaitingRatesOrder1765800000001,
   LedgerManualAdjustments1765830800000,
   LedgerP2pFees1765800000312,
+  LedgerOpsOutboxView1765900000000,
 ];
