@@ -31,16 +31,39 @@ function requestWithTimeout(agent, url, spec) {
 }
 
 /**
+ * The status code of a refusal the load expects (issue 29): a payout the shop's available balance
+ * cannot cover (1-06-02), a refund it cannot cover (1-06-03). The answer to that request for good
+ * (the gateway stores a 422 under its key), so it is counted, not retried.
+ */
+export const BALANCE_REFUSALS = ['1-06-02', '1-06-03'];
+
+/**
+ * The catalogue status code of a 422 the load expects (BALANCE_REFUSALS), else undefined.
+ * @param {{ status: number, body: string }} res
+ */
+export function balanceRefusal(res) {
+  if (res.status !== 422) return undefined;
+  try {
+    const code = JSON.parse(res.body).statusCode;
+    return BALANCE_REFUSALS.includes(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Sends until answered 2xx: a merchant (or provider) retries no answer, a timeout, a 5xx, a 409
- * (the same key still in progress) and a 429 with the same key; any other 4xx throws. `urlOf` gives
- * the URL of each try (the suite spreads them over the instances of a service, as a load balancer
- * would). `answers` counts what came back other than a 2xx, by status (or "no answer"). Null once
+ * (the same key still in progress) and a 429 with the same key; a balance refusal (`balanceRefusal`)
+ * is returned with `refused` set to its status code; any other 4xx throws. `urlOf` gives the URL of
+ * each try (the suite spreads them over the instances of a service, as a load balancer would).
+ * `answers` counts what came back other than a 2xx, by status (or "no answer"). Null once
  * `deadlineOf()` has passed.
  * @param {import('node:http').Agent} agent
  * @param {() => string} urlOf
  * @param {{ method?: string, headers?: Record<string, string>, body?: unknown }} spec
  * @param {() => number} deadlineOf
  * @param {Map<string, number>} answers
+ * @returns {Promise<{ status: number, body: string, refused?: string } | null>}
  */
 export async function untilAnswered(agent, urlOf, spec, deadlineOf, answers) {
   for (;;) {
@@ -49,6 +72,11 @@ export async function untilAnswered(agent, urlOf, spec, deadlineOf, answers) {
     try {
       const res = await requestWithTimeout(agent, url, spec);
       if (res.status >= 200 && res.status < 300) return res;
+      const refused = balanceRefusal(res);
+      if (refused) {
+        answers.set(`${res.status} ${refused}`, (answers.get(`${res.status} ${refused}`) ?? 0) + 1);
+        return { ...res, refused };
+      }
       if (res.status < 500 && res.status !== 409 && res.status !== 429)
         throw new Error(`${url} → ${res.status} ${res.body.slice(0, 200)}`);
       outcome = String(res.status);
@@ -117,19 +145,31 @@ export function createRequest(kind, merchantId) {
 }
 
 /**
- * The provider's signed success callback for one object (eventId `faults-<id>`).
+ * The merchant's refund of `amount` USD of a paid order (POST /order/refund; the ledger holds its
+ * debit before the orders service accepts it, decision 276).
+ * @param {string} orderId
+ * @param {string} amount
+ */
+export function refundRequest(orderId, amount) {
+  return { path: '/order/refund', body: { orderId, cost: { amount, currency: 'USD' } } };
+}
+
+/**
+ * The provider's signed success callback for one object (eventId `faults-<id>`), for the amount
+ * its create asked (`amount` where another: the funding order's).
  * @param {Kind} kind
  * @param {string} id
  * @param {string} secret
+ * @param {string} [amount]
  */
-export function providerCallback(kind, id, secret) {
+export function providerCallback(kind, id, secret, amount = createRequest(kind, 'x').amount) {
   const eventId = `faults-${id}`;
   const body = JSON.stringify({
     eventId,
     kind: KINDS[kind].providerKind,
     reference: id,
     status: 'success',
-    amount: createRequest(kind, 'x').amount,
+    amount,
     currency: 'USD',
   });
   return { eventId, body, headers: { 'x-signature': signSandbox(secret, body) } };
@@ -193,10 +233,11 @@ export async function seedMethods(agent, opsApi, ops, shopId) {
 
 /**
  * Every service answers: each endpoint's readiness is 200, and through each gateway a request
- * reaches each domain service (create an order → orders, a payout → methods and payouts, a P2P
- * transaction → p2p, GET payment-methods → methods; the last three where `transfers`: methods,
- * payouts and p2p run). Each probe is retried until it succeeds or `until` passes; the objects
- * created go into the journal, so the reconciler checks them too.
+ * reaches each domain service (create an order → orders, a payout → methods, payouts and the
+ * ledger's hold, a P2P transaction → p2p, GET payment-methods → methods; the last three where
+ * `transfers`: methods, payouts and p2p run; a payout refused for balance, 1-06-02, was answered).
+ * Each probe is retried until it succeeds or `until` passes; the objects created go into the
+ * journal, so the reconciler checks them too.
  * @param {{ agent: import('node:http').Agent, endpoints: Endpoint[], gateways: string[], shopId: string,
  *   auth: Record<string, string>, journal: import('./reconcile.mjs').Journal, until: number, transfers: boolean }} opts
  * @returns {Promise<Answering>}
@@ -225,6 +266,8 @@ export async function everyServiceAnswers({ agent, endpoints, gateways, shopId, 
           journal[kind].set(merchantId, JSON.parse(res.body).id);
           return null;
         }
+        // The payouts service asked the ledger, which answered: a refusal for balance is an answer.
+        if (balanceRefusal(res)) return null;
         return `POST ${gateway}${path}: ${briefly(res)}`;
       });
     }

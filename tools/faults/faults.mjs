@@ -29,21 +29,17 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { build, ensureContractTopics, ensureInfra, logger, ROOT } from '../stack/common.mjs';
-import { ALL_SERVICES, SERVICES, systemEnv } from '../stack/system.mjs';
+import { ALL_SERVICES, LEDGER_SERVICE, SERVICES, systemEnv } from '../stack/system.mjs';
 import { createDatabase } from '../infra/postgres.mjs';
 import { startRun } from '../infra/process.mjs';
 import { removeScratch, scratchNames, sweepLeftovers } from '../infra/scratch.mjs';
-import { request } from '../bench/load.mjs';
-import {
-  createRequest,
-  everyServiceAnswers,
-  loadPlan,
-  providerCallback,
-  seedMethods,
-  untilAnswered,
-} from './client.mjs';
+import { createRequest, everyServiceAnswers, loadPlan } from './client.mjs';
 import { startReceiver } from './merchant.mjs';
-import { objectsOf, reconcile } from './reconcile.mjs';
+import { newJournal, objectsOf, reconcile } from './reconcile.mjs';
+import { booksHold, checkTheBooks } from './books.mjs';
+import { newTally, oneObject } from './objects.mjs';
+import { fundingAmount, fundShop, openShop } from './shop.mjs';
+import { printTable } from './table.mjs';
 import { merchantLimitCheck, republishedCheck } from './checks.mjs';
 import { injectFault } from './inject.mjs';
 import { startOwnKafka, startOwnPostgres } from './own-infra.mjs';
@@ -67,6 +63,9 @@ const ORDERS = Number(process.env.FAULTS_ORDERS ?? (QUICK ? 80 : 150));
  */
 const transfersOf = (sc) => Number(process.env.FAULTS_TRANSFERS ?? (QUICK && !sc.ops ? 0 : Math.round(ORDERS / 3)));
 const WORKERS = Number(process.env.FAULTS_WORKERS ?? 6);
+/** Every REFUND_EVERY-th order of the load is refunded REFUND_AMOUNT once paid (0: none). */
+const REFUND_EVERY = Number(process.env.FAULTS_REFUND_EVERY ?? 10);
+const REFUND_AMOUNT = '1.00';
 const ONLY = process.env.FAULTS_ONLY?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -101,7 +100,8 @@ const BUILD = !process.argv.includes('--no-build');
 
 /**
  * @typedef {{ name: string, ok: string, callbacks: number, lost: number, duplicated: number,
- *   misordered: number, error?: string, firstOk?: string, settledIn?: string, answering?: string }} Result
+ *   misordered: number, error?: string, firstOk?: string, settledIn?: string, answering?: string,
+ *   refused?: number, refunds?: number, books?: import('./books.mjs').Books, seconds?: number }} Result
  */
 
 async function main() {
@@ -133,21 +133,14 @@ async function main() {
     if (run.finishing) break;
     results.push(await runScenario(sc, infra, logDir));
   }
-  console.log(
-    '\n| scenario | acknowledged orders / payouts / P2P | acknowledged callbacks | lost | duplicated | out of order | recovery: first success | recovery: settled | every service answering |',
-  );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of results)
-    console.log(
-      `| ${r.name} | ${r.ok} | ${r.callbacks} | ${r.lost} | ${r.duplicated} | ${r.misordered} | ${r.firstOk ?? '–'} | ${r.settledIn ?? '–'} | ${r.answering ?? '–'} |`,
-    );
+  printTable(results);
   const failed = results.filter((r) => r.lost || r.duplicated || r.misordered || r.error);
   const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (failed.length) {
     console.log(`\nFAILED (${took}): ${failed.map((r) => `${r.name}${r.error ? ` (${r.error})` : ''}`).join('; ')}`);
     return 1;
   }
-  console.log(`\nall ${results.length} scenarios: 0 lost, 0 duplicated, 0 out of order (${took})`);
+  console.log(`\nall ${results.length} scenarios: 0 lost, 0 duplicated, 0 out of order; the books hold (${took})`);
   return 0;
 }
 
@@ -183,8 +176,9 @@ async function runScenario(sc, infra, logDir) {
 
   // The processes: one of every service (two in j), each on ports of its own.
   const transfers = transfersOf(sc);
-  // Methods, payouts and P2P run where payouts and P2P flow, and in h-k, which check every service.
-  const services = transfers > 0 || sc.ops ? ALL_SERVICES : SERVICES;
+  // Methods, payouts and P2P run where payouts and P2P flow, and in h-k, which check every service;
+  // the ledger always (its books are checked after every scenario).
+  const services = transfers > 0 || sc.ops ? ALL_SERVICES : [...SERVICES, LEDGER_SERVICE];
   const all = services === ALL_SERVICES;
   const procs = await scenarioProcesses({ sc, services, logDir, run });
   const { the, base, start, ready, running, endpoints, spread } = procs;
@@ -227,7 +221,7 @@ async function runScenario(sc, infra, logDir) {
       instanceId: 'faults',
       metadataMaxAgeMs: METADATA_MAX_AGE_MS,
     }),
-    // Nine processes on a PostgreSQL others use too (eighteen in j, on one of the suite's own): smaller pools.
+    // Ten processes on a PostgreSQL others use too (twenty in j, on one of the suite's own): smaller pools.
     ...(all ? { DATABASE_POOL_MAX: sc.pairs ? '3' : '4' } : {}),
     ...(sc.pairs ? { MERCHANT_CALLBACKS_PER_SHOP_CONCURRENCY: String(PAIRS_PER_SHOP_CONCURRENCY) } : {}),
   };
@@ -281,34 +275,43 @@ async function runScenario(sc, infra, logDir) {
     log(`  ${running().length} processes ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const gateway = spread('gateway', '');
     const ingest = spread('callbacks-ingest', '/callbacks/sandbox');
-    const opsApi = base(the('backoffice'));
-    const ops = { authorization: `Bearer ${OPS_TOKEN}` };
-    const company = JSON.parse(
-      (
-        await request(agent, `${opsApi}/ops/v1/companies`, {
-          method: 'POST',
-          headers: ops,
-          body: { name: 'Faults Company' },
-        })
-      ).body,
-    );
-    const shop = JSON.parse(
-      (
-        await request(agent, `${opsApi}/ops/v1/companies/${company.id}/shops`, {
-          method: 'POST',
-          headers: ops,
-          body: { name: 'Faults Shop', callbackUrl: receiver.url },
-        })
-      ).body,
-    );
-    if (!shop.apiKey) throw new Error(`creating the shop failed: ${JSON.stringify(shop).slice(0, 300)}`);
-    if (all) await seedMethods(agent, opsApi, ops, shop.id);
+    const shop = await openShop({
+      agent,
+      opsApi: base(the('backoffice')),
+      opsToken: OPS_TOKEN,
+      callbackUrl: receiver.url,
+      methods: all,
+      ledger: true,
+    });
     const auth = { authorization: `Bearer ${shop.apiKey}` };
-
-    /** @type {import('./reconcile.mjs').Journal} */
-    const journal = { order: new Map(), payout: new Map(), p2p: new Map(), callbacks: new Map() };
+    const journal = newJournal();
     /** @type {Map<string, number>} */
     const answers = new Map();
+    const plan = loadPlan({ order: ORDERS, payout: transfers, p2p: transfers });
+    // Orders completed before the load: its payouts and refunds draw on a balance that covers them.
+    const refundsPlanned = REFUND_EVERY > 0 ? Math.ceil(ORDERS / REFUND_EVERY) : 0;
+    const amount = fundingAmount({
+      payouts: transfers,
+      payoutAmount: createRequest('payout', 'x').amount,
+      refunds: refundsPlanned,
+      refundAmount: REFUND_AMOUNT,
+    });
+    const fundingT = Date.now();
+    const funding = await fundShop({
+      agent,
+      gateway,
+      ingest,
+      auth,
+      amount,
+      sandboxSecret: SANDBOX_SECRET,
+      dbUrl,
+      shopId: shop.id,
+      journal,
+      answers,
+    });
+    log(
+      `  the shop funded: order ${funding.orderId} of ${amount} USD available after ${((Date.now() - fundingT) / 1000).toFixed(1)} s`,
+    );
     const loadStart = Date.now();
     // Every object must have been answered by LOAD_MS after the start; in h–k, LOAD_MS after the fault's end.
     const deadlineOf = () => {
@@ -316,17 +319,27 @@ async function runScenario(sc, infra, logDir) {
       if (faultAt && !faultEndedAt) return Infinity;
       return Math.max(loadStart, faultEndedAt ?? 0) + LOAD_MS;
     };
-    const plan = loadPlan({ order: ORDERS, payout: transfers, p2p: transfers });
     let next = 0;
-    /** What the load had answered 2xx, by kind, and how many of its objects never were. */
-    const acked = { order: 0, payout: 0, p2p: 0 };
-    let unanswered = 0;
-    /** Requests to the gateway sent and not answered yet (i: how many the fault caught). */
-    let inFlight = 0;
+    const tally = newTally();
+    const { acked } = tally;
     /** @type {number | null} */
     let firstOkAfterFault = null;
-    const noteOk = () => {
-      if (faultAt && !firstOkAfterFault) firstOkAfterFault = Date.now();
+    const objectCtx = {
+      agent,
+      gateway,
+      ingest,
+      auth,
+      deadlineOf,
+      answers,
+      journal,
+      tally,
+      copies: sc.copies ?? 1,
+      sandboxSecret: SANDBOX_SECRET,
+      refundEvery: REFUND_EVERY,
+      refundAmount: REFUND_AMOUNT,
+      noteOk: () => {
+        if (faultAt && !firstOkAfterFault) firstOkAfterFault = Date.now();
+      },
     };
     probeEverything = (until) =>
       everyServiceAnswers({
@@ -359,39 +372,7 @@ async function runScenario(sc, infra, logDir) {
           injected.catch(() => undefined); // awaited (and reported) after the load
         }
         const kind = plan[i % plan.length];
-        const merchantId = `faults-${kind}-${i}-${randomUUID().slice(0, 8)}`;
-        const { path: route, body } = createRequest(kind, merchantId);
-        inFlight += 1;
-        const res = await untilAnswered(
-          agent,
-          () => gateway() + route,
-          { method: 'POST', headers: { ...auth, 'idempotency-key': merchantId }, body },
-          deadlineOf,
-          answers,
-        ).finally(() => (inFlight -= 1));
-        if (!res) {
-          unanswered += 1;
-          continue;
-        }
-        const id = JSON.parse(res.body).id;
-        journal[kind].set(merchantId, id);
-        acked[kind] += 1;
-        noteOk();
-        const callback = providerCallback(kind, id, SANDBOX_SECRET);
-        const sent = Array.from({ length: sc.copies ?? 1 }, () =>
-          untilAnswered(
-            agent,
-            ingest,
-            { method: 'POST', headers: callback.headers, body: callback.body },
-            deadlineOf,
-            answers,
-          ),
-        );
-        const answered = await Promise.all(sent.sort(() => Math.random() - 0.5));
-        if (answered.some(Boolean)) {
-          journal.callbacks.set(id, callback.eventId);
-          noteOk();
-        }
+        await oneObject(objectCtx, kind, `faults-${kind}-${i}-${randomUUID().slice(0, 8)}`);
       }
     };
     const inject = async () => {
@@ -405,13 +386,14 @@ async function runScenario(sc, infra, logDir) {
         brokers: infraEnv.KAFKA_BROKERS,
         prefix,
         paused,
-        inFlight: () => inFlight,
+        inFlight: () => tally.inFlight,
         faultAt,
         log,
       });
     };
     await Promise.all(Array.from({ length: WORKERS }, worker));
-    unanswered += Math.max(0, plan.length - next);
+    tally.unanswered += Math.max(0, plan.length - next);
+    const { unanswered, refused } = tally;
     log(
       `  load: ${acked.order + acked.payout + acked.p2p + unanswered} object(s) in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`,
     );
@@ -463,6 +445,20 @@ async function runScenario(sc, infra, logDir) {
     Object.assign(result, { lost: rec.lost, duplicated: rec.duplicated, misordered: rec.misordered });
     result.ok = `${acked.order} / ${acked.payout} / ${acked.p2p}`;
     result.callbacks = journal.callbacks.size;
+    Object.assign(result, { refused, refunds: journal.refunds.size });
+    // The books: balances as the load's records imply, every posting once, the ledger's invariants.
+    const books = await checkTheBooks({ dbUrl, shopId: shop.id, journal });
+    result.books = books;
+    log(
+      `  books: ${['available', 'pending', 'reserved'].map((k) => `${k} ${books.balances[k]} (expected ${books.expected[k]})`).join(', ')} USD; ${Object.entries(
+        books.counts,
+      )
+        .map(([k, n]) => `${k} ${n}`)
+        .join(
+          ', ',
+        )}; postings lost ${books.lost}, doubled ${books.doubled}; invariants ${books.findings.length ? books.findings.slice(0, 3).join('; ') : 'hold'}`,
+    );
+    if (!booksHold(books)) errors.push(`the books do not hold: ${books.problems.slice(0, 4).join('; ')}`);
     // A service that never recovers loses nothing it acknowledged, but it is a failure all the same.
     if (unanswered)
       errors.push(
@@ -478,9 +474,9 @@ async function runScenario(sc, infra, logDir) {
     }
     if (errors.length) result.error = errors.join('; ');
     if (result.error) log(`  error: ${result.error}`);
-    for (const p of rec.problems.slice(0, 10)) log(`  ${p}`);
+    for (const p of [...rec.problems.slice(0, 10), ...books.problems.slice(0, 10)]) log(`  ${p}`);
     log(
-      `  acknowledged ${result.ok} orders / payouts / P2P, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}, out of order ${result.misordered}; ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+      `  acknowledged ${result.ok} orders / payouts / P2P, ${result.refunds} refunds, ${refused} refused for balance, ${result.callbacks} callbacks; lost ${result.lost}, duplicated ${result.duplicated}, out of order ${result.misordered}; ${((Date.now() - t0) / 1000).toFixed(0)} s`,
     );
   } catch (err) {
     result.error = [...errors, String(/** @type {Error} */ (err)?.message ?? err)].join('; ');
@@ -492,6 +488,7 @@ async function runScenario(sc, infra, logDir) {
     await answeringAgain?.catch(() => undefined);
     await cleanUp();
   }
+  result.seconds = Math.round((Date.now() - t0) / 1000);
   return result;
 }
 

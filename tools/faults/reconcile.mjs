@@ -60,10 +60,29 @@ function transferTransitions() {
  * @typedef {{ id: string, merchant_id: string, status: string, sequence: number }} Row
  * @typedef {{ eventId: string, objectType?: string, objectId: string, sequence: number, status: string,
  *   previousStatus?: string | null }} Delivery  as the merchant received them, in arrival order
- * @typedef {Record<Kind, Map<string, string>> & { callbacks: Map<string, string> }} Journal
+ * @typedef {Record<Kind, Map<string, string>> & { callbacks: Map<string, string>,
+ *   amounts: Map<string, string>, refunds: Map<string, string[]>, refused: Map<string, string> }} Journal
  *   per kind: merchant id → id of every create answered 2xx; callbacks: object id → eventId of
- *   every provider callback answered 200
+ *   every provider callback answered 200; amounts: object id → its amount where not its kind's
+ *   (the funding order); refunds: order id → the amount of each refund answered 200; refused:
+ *   merchant id → the status code of a create or refund refused for balance (1-06-02, 1-06-03)
  */
+
+/** An empty journal. */
+export function newJournal() {
+  return /** @type {Journal} */ ({
+    order: new Map(),
+    payout: new Map(),
+    p2p: new Map(),
+    callbacks: new Map(),
+    amounts: new Map(),
+    refunds: new Map(),
+    refused: new Map(),
+  });
+}
+
+/** What a paid object may be once its provider's success was taken: completed, or an order refunded since. */
+export const PAID = ['completed', 'partially_refunded', 'refunded'];
 
 /**
  * Every order, payout and P2P transaction of the shop in the scenario's database (none of a kind
@@ -164,7 +183,7 @@ export function reconcile({ journal, rows, deliveries }) {
   }
   for (const [objectId] of journal.callbacks) {
     const row = byId.get(objectId);
-    if (!row || row.status !== 'completed') {
+    if (!row || !(row.kind === 'order' ? PAID : ['completed']).includes(row.status)) {
       lost += 1;
       problems.push(`lost: callback for ${objectId} answered 200 but it is ${row?.status ?? 'missing'}`);
     }

@@ -1,9 +1,10 @@
 // node --test tools/faults/: the reconciler must see a loss, a duplicate and a callback out of order when there is one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { reconcile } from './reconcile.mjs';
+import { newJournal, reconcile } from './reconcile.mjs';
 
 const journal = () => ({
+  ...newJournal(),
   order: new Map([['m1', 'o1']]),
   payout: new Map(),
   p2p: new Map(),

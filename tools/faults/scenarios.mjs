@@ -12,7 +12,8 @@
 /** @type {Scenario[]} */
 export const SCENARIOS = [
   { id: 'd', name: 'd: every provider callback three times, concurrently, shuffled', copies: 3 },
-  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks'].map((s) => ({
+  // The ledger too (issue 29): a batch of postings killed half-way must post once after the restart.
+  ...['orders', 'gateway', 'callbacks-ingest', 'merchant-callbacks', 'ledger'].map((s) => ({
     id: `b-${s}`,
     name: `b: ${s} killed with SIGKILL mid-batch, restarted`,
     kill: s,

@@ -18,7 +18,7 @@ export const SERVICES = [
 
 /**
  * The rest of the system, which `npm start` runs too: payout and payment methods, payouts and P2P.
- * The fault suite runs them all (ALL_SERVICES); the bench runs SERVICES only.
+ * The fault suite runs them all (ALL_SERVICES); the bench runs SERVICES and the ledger.
  */
 export const TRANSFER_SERVICES = [
   ['methods', 'METHODS_HTTP_PORT'],
@@ -26,8 +26,15 @@ export const TRANSFER_SERVICES = [
   ['p2p', 'P2P_HTTP_PORT'],
 ];
 
+/**
+ * The books (issue 29): every completed order's credit, payouts' and refunds' holds. The bench and
+ * the fault suite run it with LEDGER_HOLDS on (`systemEnv`); the bench can leave it out
+ * (BENCH_LEDGER=0) to measure what it costs.
+ */
+export const LEDGER_SERVICE = ['ledger', 'LEDGER_HTTP_PORT'];
+
 /** Every service of the system, with the variable that sets its HTTP port. */
-export const ALL_SERVICES = [...SERVICES, ...TRANSFER_SERVICES];
+export const ALL_SERVICES = [...SERVICES, ...TRANSFER_SERVICES, LEDGER_SERVICE];
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -70,11 +77,15 @@ export function instanceEnv(instanceId) {
  * The environment every service of one isolated run gets, with card vault keys of its own. The
  * HTTP port of every service `ports` names (ALL_SERVICES). `metadataMaxAgeMs`, where given, is how
  * often the services' Kafka clients refresh their metadata (KAFKA_METADATA_MAX_AGE_MS): the fault
- * suite keeps it short, so that a scenario can wait past two refreshes.
+ * suite keeps it short, so that a scenario can wait past two refreshes. Where `ports` has a ledger,
+ * payouts and refunds ask it for their holds (LEDGER_HOLDS; decisions 273, 276) and its settlement
+ * sweep runs every half second (a shop whose settlement delay is 0 can pay out at once); without
+ * one they go ahead unheld.
  * @param {{ infraEnv: Record<string, string>, dbUrl: string, prefix: string, ports: Record<string, number>,
  *   opsToken: string, sandboxSecret: string, instanceId: string, metadataMaxAgeMs?: number }} opts
  */
 export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSecret, instanceId, metadataMaxAgeMs }) {
+  const ledger = ports.ledger !== undefined;
   return {
     ...infraEnv,
     DATABASE_URL: dbUrl,
@@ -90,8 +101,8 @@ export function systemEnv({ infraEnv, dbUrl, prefix, ports, opsToken, sandboxSec
     RATE_LIMIT_BURST: '1000000',
     CALLBACK_URL_ALLOW_INSECURE: 'true',
     AUTH_FAILURES_BURST: '1000000',
-    // The bench and the fault suite run no ledger yet (issue 29): payouts go ahead without a hold.
-    LEDGER_HOLDS: 'false',
+    LEDGER_HOLDS: String(ledger),
+    ...(ledger ? { LEDGER_SETTLEMENT_SWEEP_MS: '500' } : {}),
     ...newCardVaultEnv(),
     ...Object.fromEntries(
       ALL_SERVICES.filter(([name]) => ports[name] !== undefined).map(([name, variable]) => [

@@ -61,6 +61,7 @@ function step(name, cmd, args, { quiet = false } = {}) {
 /** The node:test files (dependency-free on purpose: the example is for merchants to copy). */
 const NODE_TESTS = [
   'tools/faults/reconcile.test.mjs',
+  'tools/faults/books.test.mjs',
   'tools/infra/kafka.test.mjs',
   'examples/merchant-callback-verify/verify.test.js',
 ];

@@ -1,0 +1,102 @@
+// node --test tools/faults/: the books check must see a credit lost or doubled, a hold left open and
+// a balance off by one minor unit when there is one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { booksHold, decimal, judgeBooks, units } from './books.mjs';
+import { newJournal } from './reconcile.mjs';
+
+/** A paid order o1 (10.99), the funding order f (100.99) refunded 1.00, a completed payout p1 (25.99) and one in flight p2. */
+const journal = () => {
+  const j = newJournal();
+  j.order.set('m1', 'o1');
+  j.order.set('mf', 'f');
+  j.amounts.set('f', '100.99');
+  j.refunds.set('f', ['1.00']);
+  j.payout.set('mp1', 'p1');
+  j.payout.set('mp2', 'p2');
+  return j;
+};
+const orders = new Map([
+  ['o1', 'completed'],
+  ['f', 'partially_refunded'],
+]);
+const payouts = new Map([
+  ['p1', 'completed'],
+  ['p2', 'in_progress'],
+]);
+const tx = (id, kind, source) => ({ id, kind, source_id: source });
+/** The ledger as it must be: 10.99 + 100.99 - 1.00 - 25.99 - 25.99 available, 25.99 reserved. */
+const sound = () => ({
+  accounts: [
+    { kind: 'available', currency: 'USD', balance: '59.000000000000000000' },
+    { kind: 'pending', currency: 'USD', balance: '0.000000000000000000' },
+    { kind: 'reserved', currency: 'USD', balance: '25.990000000000000000' },
+  ],
+  transactions: [
+    tx('c1', 'order_completed', 'o1'),
+    tx('s1', 'settlement', 'c1'),
+    tx('cf', 'order_completed', 'f'),
+    tx('sf', 'settlement', 'cf'),
+    tx('rr', 'refund_reserved', 'f'),
+    tx('rb', 'order_refunded', 'f'),
+    tx('h1', 'payout_reserved', 'p1'),
+    tx('q1', 'payout_posted', 'p1'),
+    tx('h2', 'payout_reserved', 'p2'),
+  ],
+  holds: [
+    { payout_id: 'p1', status: 'posted' },
+    { payout_id: 'p2', status: 'held' },
+  ],
+  refundHolds: [{ refund_id: 'r1', order_id: 'f', status: 'posted' }],
+  /** @type {{ check: string, subject: string, detail: string }[]} */
+  findings: [],
+});
+
+test('when every posting is there once and the balances are what the load implies, then the books hold', () => {
+  const b = judgeBooks({ journal: journal(), orders, payouts, ledger: sound() });
+  assert.deepEqual(b.problems, []);
+  assert.equal(booksHold(b), true);
+  assert.deepEqual(b.expected, { available: '59', pending: '0', reserved: '25.99', suspense: '0', receivable: '0' });
+});
+
+test("when a paid order's credit is missing, then it is lost and the balance is off", () => {
+  const ledger = sound();
+  ledger.transactions = ledger.transactions.filter((t) => t.id !== 'c1' && t.id !== 's1');
+  ledger.accounts[0].balance = '48.01';
+  const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
+  assert.equal(b.lost, 1);
+  assert.equal(booksHold(b), false);
+});
+
+test('when a payout was posted twice or a credit settled twice, then they are doubled', () => {
+  const ledger = sound();
+  ledger.transactions.push(tx('q2', 'payout_posted', 'p1'), tx('s2', 'settlement', 'c1'));
+  const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
+  assert.equal(b.doubled, 2);
+  assert.equal(booksHold(b), false);
+});
+
+test('when a final payout keeps its hold open, or a hold has no payout, then it is lost', () => {
+  const ledger = sound();
+  ledger.holds = [
+    { payout_id: 'p1', status: 'held' },
+    { payout_id: 'p2', status: 'held' },
+    { payout_id: 'px', status: 'held' },
+  ];
+  const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
+  assert.equal(b.lost, 2);
+});
+
+test('when a balance is off by one minor unit, or an invariant breaks, then the books do not hold', () => {
+  const ledger = sound();
+  ledger.accounts[0].balance = '59.01';
+  assert.equal(booksHold(judgeBooks({ journal: journal(), orders, payouts, ledger })), false);
+  const broken = sound();
+  broken.findings = [{ check: 'transaction_unbalanced', subject: 'x', detail: 'postings in USD sum to 1' }];
+  assert.equal(booksHold(judgeBooks({ journal: journal(), orders, payouts, ledger: broken })), false);
+});
+
+test('amounts are compared exactly, to 10^-18', () => {
+  assert.equal(decimal(units('0.000000000000000001') + units('10.99')), '10.990000000000000001');
+  assert.equal(decimal(units('-1.50')), '-1.5');
+});
