@@ -78,11 +78,11 @@ export async function oneObject(ctx, kind, merchantId) {
     amount: ctx.refundAmount,
     deadlineOf,
     answers,
+    refusals: (code) => {
+      journal.refused.set(`refund-${merchantId}`, code);
+      tally.refused += 1;
+    },
   });
   if (r === 'refunded') journal.refunds.set(id, [ctx.refundAmount]);
   else if (r === null) tally.unanswered += 1;
-  else {
-    journal.refused.set(`refund-${merchantId}`, r);
-    tally.refused += 1;
-  }
 }

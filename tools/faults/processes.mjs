@@ -93,10 +93,13 @@ export async function scenarioProcesses({ sc, services, logDir, run }) {
     const c = the(key).child;
     if (c) await stopChild(c, sig);
   };
-  /** Ready: its HTTP port's readiness answers 200. */
+  /**
+   * Ready: its HTTP port's readiness answers 200, within 180 s: j starts twenty-two processes at
+   * once, and on the shared 2-core machine the last of them once took 92 s to boot.
+   */
   const ready = async (/** @type {string} */ key) => {
     const inst = the(key);
-    const opts = { child: inst.child, label: key };
+    const opts = { child: inst.child, label: key, timeoutMs: 180_000 };
     await waitReady(base(inst), opts);
   };
   const running = () => [...instances.values()].filter((i) => !i.standby && !i.retired);
