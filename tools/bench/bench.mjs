@@ -5,6 +5,7 @@
 // order, and Kafka's own producer at full speed). Figures only: nothing here asserts a target.
 //
 //   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
+//   BENCH_LEDGER=0         without the ledger (and LEDGER_HOLDS off): what the books cost, by difference
 //   BENCH_WRITE_DOCS=0     do not update docs/performance.md
 //   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
 //   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
@@ -61,7 +62,7 @@ import {
 } from './report.mjs';
 import { startMerchantReceiver } from './merchant-receiver.mjs';
 import { kafkaAdmin, messagesPerOrderOf } from './topic-messages.mjs';
-import { freePorts, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
+import { freePorts, LEDGER_SERVICE, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
 
 const log = logger('bench', 1);
 /** --smoke: the smallest run that still goes through every step (the clean-up test runs it). */
@@ -91,6 +92,12 @@ const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300))
 const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined;
 const signSandbox = (body) => sign(SANDBOX_SECRET, body);
+/**
+ * The ledger runs (issue 29) unless BENCH_LEDGER=0: it books every completed order, and the bench's
+ * shop settles at once (delay 0), so an order's life includes its credit and its settlement.
+ */
+const LEDGER = process.env.BENCH_LEDGER !== '0';
+const BENCHED = LEDGER ? [...SERVICES, LEDGER_SERVICE] : SERVICES;
 
 async function json(url, init) {
   const r = await fetch(url, init);
@@ -133,7 +140,7 @@ async function main() {
   const receiver = await startMerchantReceiver();
   run.defer('close the merchant receiver', () => receiver.close());
 
-  const ports = await freePorts();
+  const ports = await freePorts(BENCHED);
   const logDir = path.join(ROOT, '.run', 'bench');
   mkdirSync(logDir, { recursive: true });
   const env = systemEnv({
@@ -151,11 +158,11 @@ async function main() {
   const queryDir = path.join(logDir, 'queries');
   resetQueryCounters(
     queryDir,
-    SERVICES.map(([name]) => name),
+    BENCHED.map(([name]) => name),
   );
   run.defer('stop the services', stopAll);
   const startAll = async (extraEnv = {}) => {
-    for (const [name] of SERVICES) {
+    for (const [name] of BENCHED) {
       const child = startService(
         name,
         {
@@ -203,7 +210,15 @@ async function main() {
       body: JSON.stringify({ name: 'Bench Shop', callbackUrl: receiver.url }),
     });
     const auth = { authorization: `Bearer ${shop.apiKey}` };
-    log(`stack up (${[...children.keys()].join(', ')}); database ${dbName}, topic prefix ${prefix}`);
+    if (LEDGER)
+      await json(`${opsApi}/ops/v1/shops/${shop.id}/settlement`, {
+        method: 'PUT',
+        headers: ops,
+        body: JSON.stringify({ settlementDelaySeconds: 0, reason: 'bench: credits settle within the level' }),
+      });
+    log(
+      `stack up (${[...children.keys()].join(', ')}${LEDGER ? '' : '; no ledger, BENCH_LEDGER=0'}); database ${dbName}, topic prefix ${prefix}`,
+    );
 
     let seq = 0;
     const createOrder = (created) => () => {
@@ -445,7 +460,18 @@ async function main() {
       else kafka = { error: 'BENCH_CEILINGS=postgres' };
     }
 
-    const report = renderReport({ rows, memory, pg, kafka, best, metricsCost, soak, roundTrip, seconds: SECONDS });
+    const report = renderReport({
+      rows,
+      memory,
+      pg,
+      kafka,
+      best,
+      metricsCost,
+      soak,
+      roundTrip,
+      seconds: SECONDS,
+      ledger: LEDGER,
+    });
     console.log('\n' + report.text);
     writeFileSync(path.join(logDir, 'latest.md'), report.markdown);
     if (WRITE_DOCS) updatePerformanceDoc(report.markdown, log);

@@ -56,9 +56,11 @@ export function machine() {
   return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
-export function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak, roundTrip, seconds }) {
+export function renderReport({ rows, memory, pg, kafka, best, metricsCost, soak, roundTrip, seconds, ledger = true }) {
   const lines = [];
-  lines.push(`Machine: ${machine()}. Run: ${new Date().toISOString()}, ${seconds} s per phase.`);
+  lines.push(
+    `Machine: ${machine()}. Run: ${new Date().toISOString()}, ${seconds} s per phase; ${ledger ? 'with the ledger (LEDGER_HOLDS on, settlement delay 0)' : 'without the ledger (BENCH_LEDGER=0)'}.`,
+  );
   lines.push('');
   lines.push(
     '| concurrency | orders/s | create p50 ms | create p99 ms | callbacks/s | callback p99 ms | callback → merchant p50 ms | p99 ms | merchant callbacks | backlog after orders / callbacks |',
