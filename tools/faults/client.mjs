@@ -74,7 +74,9 @@ export async function untilAnswered(agent, urlOf, spec, deadlineOf, answers) {
       if (res.status >= 200 && res.status < 300) return res;
       const refused = balanceRefusal(res);
       if (refused) {
-        answers.set(`${res.status} ${refused}`, (answers.get(`${res.status} ${refused}`) ?? 0) + 1);
+        // Counted with the start of its detail: why the ledger refused (the balance, or no credit yet).
+        const tag = `${res.status} ${refused} (${String(JSON.parse(res.body).detail ?? '').slice(0, 70)}…)`;
+        answers.set(tag, (answers.get(tag) ?? 0) + 1);
         return { ...res, refused };
       }
       if (res.status < 500 && res.status !== 409 && res.status !== 429)

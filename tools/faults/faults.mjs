@@ -18,7 +18,7 @@
 // b, d, e, f, g, h and i only kill, restart or duplicate what the suite itself started, so they run
 // on the shared infrastructure (KAFKA_BROKERS / DATABASE_URL). a, c and k stop a broker or a
 // PostgreSQL: each starts one of its own (.run/faults/kafka, .run/faults/pg) on ports of its own;
-// j's eighteen processes take too many connections for a shared PostgreSQL: it runs on one of its own too.
+// j's twenty-two processes take too many connections for a shared PostgreSQL: it runs on one of its own too.
 //
 // It exits when done, and stops and removes whatever it started or created — services, its own
 // broker and PostgreSQL, each scenario's database, topics and consumer groups — also on ^C or

@@ -91,7 +91,7 @@ export async function startOwnKafka(run, log) {
 /**
  * The suite's own embedded PostgreSQL; it can be stopped with -m immediate and restarted on the same
  * data. `durable`: synchronous_commit = on (c); j, which crashes no PostgreSQL, needs only its room
- * (max_connections 200: eighteen processes open some 80 connections).
+ * (max_connections 200: twenty-two processes open some 90 connections).
  */
 /**
  * @param {ReturnType<typeof import('../infra/process.mjs').startRun>} run
