@@ -19,6 +19,7 @@ import { Init1764200000001 } from './migrations/1764200000001-init';
 import { partyCardsMigration } from './migrations/1764900000001-party-cards';
 import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
 import { P2pResolvedBy1766200000303 } from './migrations/1766200000303-resolved-by';
+import { P2pProviderSends1766300000329 } from './migrations/1766300000329-provider-sends';
 import { P2pEntity } from './p2p.entity';
 
 function party(key: 'sender' | 'recipient', value: P2pPartyCommand | null): Record<string, P2pPartyView> {
@@ -33,7 +34,7 @@ export const p2pKind = defineTransferKind<P2pEntity, P2pView>({
   service: 'p2p',
   noun: 'P2P transaction',
   entity: P2pEntity,
-  migrations: [Init1764200000001, OpsViews1766100000000, P2pResolvedBy1766200000303],
+  migrations: [Init1764200000001, OpsViews1766100000000, P2pResolvedBy1766200000303, P2pProviderSends1766300000329],
   cardMigrations: (vault) => [partyCardsMigration(vault)],
   merchantIdField: 'merchantP2pId',
   idField: 'p2pId',

@@ -20,6 +20,7 @@ import { PayoutLink1765300000000 } from './migrations/1765300000000-payout-link'
 import { PayoutCancelled1765300000002 } from './migrations/1765300000002-payout-cancelled';
 import { OpsViews1766100000000 } from './migrations/1766100000000-ops-views';
 import { PayoutResolvedBy1766200000302 } from './migrations/1766200000302-resolved-by';
+import { PayoutProviderSends1766300000329 } from './migrations/1766300000329-provider-sends';
 import { PayoutEntity } from './payout.entity';
 import { PayoutLinkHandler, payoutLinkStatusOf } from './payout-link/payout-link.handler';
 import { PayoutLinkExpirySweeper } from './payout-link/payout-link-expiry.sweeper';
@@ -51,6 +52,7 @@ export const payoutKind = defineTransferKind<PayoutEntity, PayoutView>({
     PayoutCancelled1765300000002,
     OpsViews1766100000000,
     PayoutResolvedBy1766200000302,
+    PayoutProviderSends1766300000329,
   ],
   extraControllers: [PayoutLinkHandler],
   extraProviders: [PayoutLinkExpirySweeper],

@@ -41,7 +41,10 @@ export interface ClaimRequest {
   claimedBy: string;
 }
 
-/** Column values for an update; `undefined` leaves a column as it is, `null` clears it. */
+/**
+ * Column values for an update; `undefined` leaves a column as it is, `null` clears it, a libs/sql
+ * fragment is an expression over the row (`sql\`array_append(col, ${x})\``).
+ */
 export type ColumnValues = Record<string, unknown>;
 
 /**
@@ -162,13 +165,12 @@ export class WorkQueue<Row = Record<string, unknown>> {
     return sql`(${a}.status = 'pending' AND ${a}.claim_token IS NOT NULL AND ${a}.next_attempt_at > ${now})`;
   }
 
+  /** A value that is itself SQL (libs/sql) is an expression over the row, e.g. an `array_append`. */
   private async update(m: EntityManager, id: string, values: ColumnValues): Promise<void> {
     const entries = Object.entries(values).filter(([, v]) => v !== undefined);
-    const assignments = entries.map(([column], i) => `${column} = $${i + 2}`).join(', ');
-    await m.query(`UPDATE ${this.t.table} SET ${assignments} WHERE ${this.t.idColumn} = $1`, [
-      id,
-      ...entries.map(([, v]) => v),
-    ]);
+    const assignments = join(entries.map(([column, value]) => sql`${raw(column)} = ${value}`));
+    const statement = sql`UPDATE ${raw(this.t.table)} SET ${assignments} WHERE ${raw(this.t.idColumn)} = ${id}`;
+    await m.query(statement.text, statement.values);
   }
 }
 

@@ -83,6 +83,34 @@ export function dispatchQueueDdl(t: DispatchQueueTable): string[] {
   ];
 }
 
+/**
+ * The answer of one send as its dispatch row keeps it (decision 329): what the provider answered
+ * (`ProviderAnswer['kind']`) and how long the send took, in whole milliseconds.
+ */
+export interface SendRecord {
+  answer: 'accepted' | 'refused' | 'unavailable' | 'timed_out';
+  ms: number;
+}
+
+/** What a recorded send changes of a dispatch row: written by the statement that records the outcome. */
+export interface SendDetails {
+  providerPaymentId?: string;
+  error?: string;
+  /** The send this outcome answers; absent when nothing was sent (a skip, a drop). */
+  send?: SendRecord;
+}
+
+/** The assignments that append one send to its row (see `dispatchSendsDdl`). */
+function sendColumns(send: SendRecord | undefined, now: Date): Record<string, unknown> {
+  if (!send) return {};
+  return {
+    send_answers: sql`array_append(send_answers, ${send.answer}::text)`,
+    send_ms: sql`array_append(send_ms, ${Math.max(0, Math.round(send.ms))}::int)`,
+    last_sent_at: now,
+    last_error_at: send.answer === 'accepted' ? undefined : now,
+  };
+}
+
 interface ClaimedRow {
   provider: string;
   amount: string;
@@ -186,11 +214,12 @@ export class DispatchQueue {
     dispatchId: string,
     status: Exclude<DispatchStatus, 'pending'>,
     now: Date,
-    details: { providerPaymentId?: string; error?: string } = {},
+    details: SendDetails = {},
   ): Promise<void> {
     await this.work.finish(m, dispatchId, status, now, {
       provider_payment_id: details.providerPaymentId,
       last_error: details.error,
+      ...sendColumns(details.send, now),
     });
   }
 
@@ -203,11 +232,12 @@ export class DispatchQueue {
     dispatchId: string,
     status: Exclude<DispatchStatus, 'pending'>,
     now: Date,
-    details: { providerPaymentId?: string; error?: string },
+    details: SendDetails,
   ): Sql {
     return this.work.finishCte(name, dispatchId, status, now, {
       provider_payment_id: details.providerPaymentId,
       last_error: details.error,
+      ...sendColumns(details.send, now),
     });
   }
 
@@ -216,8 +246,15 @@ export class DispatchQueue {
     return this.work.finishIfClaimed(m, dispatchId, claimToken, 'skipped', now, { last_error: error });
   }
 
-  async reschedule(m: EntityManager, dispatchId: string, at: Date, error: string, now: Date): Promise<void> {
-    await this.work.retryAt(m, dispatchId, at, now, { last_error: error });
+  async reschedule(
+    m: EntityManager,
+    dispatchId: string,
+    at: Date,
+    error: string,
+    now: Date,
+    send?: SendRecord,
+  ): Promise<void> {
+    await this.work.retryAt(m, dispatchId, at, now, { last_error: error, ...sendColumns(send, now) });
   }
 
   /** When the next pending row falls due (claimed rows count at the end of their lease). */

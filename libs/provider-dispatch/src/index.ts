@@ -4,3 +4,4 @@ export * from './retry-policy';
 export * from './dispatch-queue';
 export * from './provider-dispatcher';
 export * from './provider-config';
+export * from './dispatch-sends';

@@ -4,7 +4,9 @@ import { DataSource } from 'typeorm';
 // Test infrastructure only; the boundary rule has no override for spec files yet.
 import { createTestDatabase, uniqueName } from '@payments/testing';
 import { PaymentsMetrics } from '@payments/platform';
+import type { ProviderAnswer } from './provider-answer';
 import { dispatchQueueDdl, DispatchQueue } from './dispatch-queue';
+import { dispatchSendsDdl } from './dispatch-sends';
 import { DispatchHandler, ProviderDispatcher } from './provider-dispatcher';
 
 /** What PostgreSQL says when every connection slot is taken (SQLSTATE 53300). */
@@ -29,8 +31,12 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
     await db?.drop();
   });
 
-  /** A queue of its own, one aggregate waiting, and a dispatcher whose handler fails `failures` records. */
-  async function aDispatcher(failures: () => Error | undefined) {
+  /**
+   * A queue of its own, one aggregate waiting, and a dispatcher whose handler fails `failures`
+   * records; the provider gives `answers` in turn (accepted once they run out), an unavailable one
+   * retried.
+   */
+  async function aDispatcher(failures: () => Error | undefined, answers: ProviderAnswer[] = []) {
     const schema = uniqueName('pd_');
     await ds.query(`CREATE SCHEMA "${schema}"`);
     await ds.query(`CREATE TABLE "${schema}".things (id uuid PRIMARY KEY, status text NOT NULL)`);
@@ -41,20 +47,23 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
       referenceColumn: 'thing_id',
       aggregateTable: 'things',
     };
-    for (const ddl of dispatchQueueDdl(table)) await ds.query(ddl);
+    for (const ddl of [...dispatchQueueDdl(table), ...dispatchSendsDdl(schema, table.table)]) await ds.query(ddl);
     const queue = new DispatchQueue(ds, table);
+    let shiftMs = 0;
+    const later = () => (shiftMs += 60_000);
     const sends: string[] = [];
     const records: string[] = [];
     const handler: DispatchHandler = {
       shouldSend: () => true,
       send: async (row) => {
         sends.push(row.dispatchId);
-        return { kind: 'accepted', providerPaymentId: `prov_${row.dispatchId}` };
+        return answers.shift() ?? { kind: 'accepted', providerPaymentId: `prov_${row.dispatchId}` };
       },
-      record: async (m, row) => {
+      record: async (m, row, answer) => {
         const failure = failures();
         records.push(failure ? 'failed' : 'recorded');
         if (failure) throw failure;
+        if (answer.kind === 'unavailable') return { kind: 'retry' };
         await m.query(`UPDATE "${schema}".things SET status = 'in_progress' WHERE id = $1`, [row.referenceId]);
         return { kind: 'finish', status: 'accepted', summary: 'accepted' };
       },
@@ -73,7 +82,8 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
       databaseUrl: db.url,
       queue,
       handler,
-      clock: { now: () => new Date() },
+      // Moved on by `later()`: a retry falls due without waiting for it.
+      clock: { now: () => new Date(Date.now() + shiftMs) },
       policy: { maxSends: 3, backoffMs: 100, maxBackoffMs: 1000 },
       providerTimeoutMs: 8000,
       options: { autoStart: false, pollIntervalMs: 60_000, batchSize: 4, instanceId: 'spec' },
@@ -102,7 +112,14 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
           `SELECT d.status, d.sends, d.claim_token, t.status AS thing FROM "${schema}".dispatches d JOIN "${schema}".things t ON t.id = d.thing_id`,
         )
       )[0];
-    return { dispatcher, sends, records, errors, state };
+    const sendColumns = async () =>
+      (
+        await ds.query(
+          `SELECT send_answers, send_ms, last_sent_at, last_error_at FROM "${schema}".dispatches WHERE thing_id = $1`,
+          [thingId],
+        )
+      )[0] as { send_answers: string[]; send_ms: number[]; last_sent_at: Date | null; last_error_at: Date | null };
+    return { dispatcher, sends, records, errors, state, later, sendColumns };
   }
 
   it('when the database has no free connection for the first two tries, then the answer is recorded on the third, at once, and the provider is asked once', async () => {
@@ -133,6 +150,25 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
     expect(h.sends).toHaveLength(1);
     expect(await count()).toBe(before + 1);
     expect(await observed()).toBe(durationsBefore + 1);
+  });
+
+  it('when a send is unavailable and the next accepted, then the row keeps both answers and durations, in order, and the error time (decision 329)', async () => {
+    const h = await aDispatcher(() => undefined, [{ kind: 'unavailable', reason: 'HTTP 503' }]);
+    expect(await h.sendColumns()).toEqual({ send_answers: [], send_ms: [], last_sent_at: null, last_error_at: null });
+    await h.dispatcher.dispatchDue();
+    const afterRetry = await h.sendColumns();
+    expect(afterRetry).toMatchObject({ send_answers: ['unavailable'], send_ms: [expect.any(Number)] });
+    expect(afterRetry.last_error_at).toEqual(afterRetry.last_sent_at);
+    h.later();
+    await h.dispatcher.dispatchDue();
+    expect(await h.state()).toMatchObject({ status: 'accepted', sends: 2 });
+    const done = await h.sendColumns();
+    expect(done.send_answers).toEqual(['unavailable', 'accepted']);
+    expect(done.send_ms).toHaveLength(2);
+    expect(done.send_ms.every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
+    // The accepted send moved the row's last send on, not its last error.
+    expect(done.last_error_at).toEqual(afterRetry.last_error_at);
+    expect(done.last_sent_at!.getTime()).toBeGreaterThan(afterRetry.last_sent_at!.getTime());
   });
 
   it('when recording fails for a reason that is not the infrastructure, then it is not retried: the row stays claimed until its lease ends', async () => {

@@ -1,7 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureFault, QueueWorker, workerInstanceId } from '@payments/messaging';
-import { ClaimedDispatch, DispatchQueue, DispatchStatus } from './dispatch-queue';
+import { ClaimedDispatch, DispatchQueue, DispatchStatus, SendDetails } from './dispatch-queue';
 import { PaymentsMetrics } from '@payments/platform';
 import type { ProviderAnswer, ProviderRequest } from './provider-answer';
 import { RetryPolicy, retryDelayMs } from './retry-policy';
@@ -22,6 +22,12 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'instanceId'> =
   pollIntervalMs: 500,
   batchSize: 20,
 };
+
+/**
+ * A provider's answer as the dispatcher hands it to the service: with how long the send took, so
+ * that the statement recording the outcome keeps both on the dispatch row (decision 329).
+ */
+export type MeasuredAnswer = ProviderAnswer & { sendMs: number };
 
 /** What the service decided, under its aggregate's lock, about one send. */
 export type DispatchDecision =
@@ -49,7 +55,7 @@ export interface DispatchHandler {
   record(
     m: EntityManager,
     row: ClaimedDispatch,
-    answer: ProviderAnswer,
+    answer: MeasuredAnswer,
     ctx: { sends: number; lastSend: boolean; now: Date; locked?: unknown },
   ): Promise<DispatchDecision>;
   /**
@@ -148,18 +154,23 @@ export class ProviderDispatcher {
   }
 
   /** The handler's send, counted and timed per provider, kind and outcome (each provider's success rate and latency). */
-  private async sendMeasured(row: ClaimedDispatch): Promise<ProviderAnswer> {
+  private async sendMeasured(row: ClaimedDispatch): Promise<MeasuredAnswer> {
     const labels = { provider: row.provider, kind: this.d.kind };
     const started = process.hrtime.bigint();
-    let outcome: ProviderAnswer['kind'] | 'error' = 'error';
-    try {
-      const answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
-      outcome = answer.kind;
-      return answer;
-    } finally {
+    const measure = (outcome: ProviderAnswer['kind'] | 'error'): number => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       PaymentsMetrics.providerSends.inc({ ...labels, outcome });
-      PaymentsMetrics.providerSendDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      PaymentsMetrics.providerSendDuration.observe(labels, seconds);
+      return seconds;
+    };
+    let answer: ProviderAnswer;
+    try {
+      answer = await this.d.handler.send(row, { timeoutMs: this.d.providerTimeoutMs });
+    } catch (err) {
+      measure('error');
+      throw err;
     }
+    return { ...answer, sendMs: measure(answer.kind) * 1000 };
   }
 
   /**
@@ -168,7 +179,7 @@ export class ProviderDispatcher {
    * the lease and sending again would only delay the aggregate by a provider timeout or more.
    * Anything else, or an outage that outlasts the lease, leaves the row to come back then.
    */
-  private async recordUntilLeaseEnds(row: ClaimedDispatch, claimToken: string, answer: ProviderAnswer): Promise<void> {
+  private async recordUntilLeaseEnds(row: ClaimedDispatch, claimToken: string, answer: MeasuredAnswer): Promise<void> {
     const giveUpAt = Date.now() + this.d.providerTimeoutMs;
     for (let pauseMs = 50; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
       try {
@@ -184,7 +195,7 @@ export class ProviderDispatcher {
   }
 
   /** One transaction: the dispatch row (only if still ours), then the service's own record. */
-  private async record(row: ClaimedDispatch, claimToken: string, answer: ProviderAnswer): Promise<void> {
+  private async record(row: ClaimedDispatch, claimToken: string, answer: MeasuredAnswer): Promise<void> {
     const now = this.d.clock.now();
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
     const summary = await this.d.dataSource.transaction(async (m) => {
@@ -201,7 +212,14 @@ export class ProviderDispatcher {
       switch (decision.kind) {
         case 'retry': {
           const delayMs = retryDelayMs(claim.sends, this.d.policy);
-          await this.d.queue.reschedule(m, row.dispatchId, new Date(now.getTime() + delayMs), error ?? '', now);
+          await this.d.queue.reschedule(
+            m,
+            row.dispatchId,
+            new Date(now.getTime() + delayMs),
+            error ?? '',
+            now,
+            sendRecord(answer),
+          );
           return `${answer.kind} (${error}); send ${claim.sends}/${this.d.policy.maxSends}, next in ${delayMs} ms`;
         }
         case 'drop':
@@ -221,11 +239,20 @@ export class ProviderDispatcher {
   }
 }
 
-/** What a finished row keeps of the provider's answer: its payment id when accepted, else the error. */
-export function finishDetails(answer: ProviderAnswer): { providerPaymentId?: string; error?: string } {
+/**
+ * What a finished row keeps of the provider's answer: its payment id when accepted, else the
+ * error; and the send itself (answer and duration, decision 329) when the answer was measured.
+ */
+export function finishDetails(answer: ProviderAnswer | MeasuredAnswer): SendDetails {
+  const send = sendRecord(answer);
+  const sent = send ? { send } : {};
   if (answer.kind === 'accepted')
-    return answer.providerPaymentId ? { providerPaymentId: answer.providerPaymentId } : {};
-  return answer.reason ? { error: answer.reason } : {};
+    return answer.providerPaymentId ? { providerPaymentId: answer.providerPaymentId, ...sent } : sent;
+  return answer.reason ? { error: answer.reason, ...sent } : sent;
+}
+
+function sendRecord(answer: ProviderAnswer | MeasuredAnswer): SendDetails['send'] {
+  return 'sendMs' in answer ? { answer: answer.kind, ms: answer.sendMs } : undefined;
 }
 
 export function defaultInstanceId(): string {

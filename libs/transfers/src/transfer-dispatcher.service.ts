@@ -11,6 +11,7 @@ import {
   DispatchHandler,
   DispatcherOptions,
   DispatchQueue,
+  MeasuredAnswer,
   ProviderAnswer,
   ProviderClient,
   ProviderDispatcher,
@@ -136,7 +137,7 @@ export class TransferDispatcher implements OnApplicationBootstrap, BeforeApplica
   async record(
     m: EntityManager,
     row: ClaimedDispatch,
-    answer: ProviderAnswer,
+    answer: MeasuredAnswer,
     ctx: { lastSend: boolean; now: Date },
   ): Promise<DispatchDecision> {
     const transfer = await this.transfers.findForUpdate(m, row.referenceId);

@@ -14,6 +14,7 @@ import {
   DispatchHandler,
   DispatcherOptions,
   finishDetails,
+  MeasuredAnswer,
   ProviderDispatcher,
   RetryPolicy,
 } from '@payments/provider-dispatch';
@@ -161,7 +162,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async record(
     m: EntityManager,
     row: ClaimedDispatch,
-    answer: ProviderAnswer,
+    answer: MeasuredAnswer,
     ctx: { sends: number; now: Date; locked?: unknown },
   ): Promise<DispatchDecision> {
     const order = (ctx.locked as OrderEntity | undefined) ?? (await this.orders.findForUpdate(m, row.referenceId));

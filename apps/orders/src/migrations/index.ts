@@ -10,6 +10,7 @@ import { HostedPage1765200000000 } from './1765200000000-hosted-page';
 import { OpsViews1766100000000 } from './1766100000000-ops-views';
 import { ResolvedBy1766200000301 } from './1766200000301-resolved-by';
 import { ShopRoutes1766200000320 } from './1766200000320-shop-routes';
+import { ProviderSends1766300000329 } from './1766300000329-provider-sends';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -25,4 +26,5 @@ export const ORDERS_MIGRATIONS = [
   OpsViews1766100000000,
   ResolvedBy1766200000301,
   ShopRoutes1766200000320,
+  ProviderSends1766300000329,
 ];
