@@ -214,7 +214,7 @@ DECLARE
   s text;
   reads text[] := ARRAY[
     'orders.ops_orders', 'orders.ops_refunds', 'orders.ops_provider_dispatches', 'orders.ops_payment_attempts',
-    'orders.ops_inbox', 'payouts.ops_payouts', 'payouts.ops_provider_dispatches', 'payouts.ops_inbox',
+    'orders.ops_shop_routes', 'orders.ops_inbox', 'payouts.ops_payouts', 'payouts.ops_provider_dispatches', 'payouts.ops_inbox',
     'p2p.ops_transactions', 'p2p.ops_provider_dispatches', 'p2p.ops_inbox',
     'callbacks_ingest.ops_provider_callbacks', 'merchant_callbacks.ops_deliveries',
     'gateway.ops_outbox_unpublished', 'orders.ops_outbox_unpublished', 'payouts.ops_outbox_unpublished',

@@ -5,6 +5,7 @@ import { EnvReader, openServiceDatabase } from '@payments/platform';
 import { asRole, createTestDatabase, DB_ROLES_SQL, ensureDbRoles, runSql } from '@payments/testing';
 import type { BackofficeConfig } from '../../apps/backoffice/src/config';
 import { OverviewService } from '../../apps/backoffice/src/overview/overview.service';
+import { ProvidersService } from '../../apps/backoffice/src/overview/providers.service';
 import type { ServiceHealthCollector } from '../../apps/backoffice/src/overview/service-health.collector';
 import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
 import {
@@ -120,20 +121,32 @@ describe('the reconciliation reads the services through the views they own and g
         GROUP BY 1`,
     );
     const dispatch = ['provider', 'status', 'sends', 'provider_payment_id', 'last_error', 'created_at', 'updated_at'];
+    // Each send's answer and duration, for the Providers panel (decision 329).
+    const sends = ['send_answers', 'send_ms', 'last_sent_at', 'last_error_at'];
     const outbox = ['id', 'created_at'];
     expect(Object.fromEntries(columns.map((c) => [c.view, c.columns]))).toEqual({
       'orders.ops_orders': ['id', 'shop_id', 'status', 'amount', 'currency', 'sequence', 'created_at', 'updated_at'],
       'orders.ops_refunds': ['order_id', 'amount', 'created_at'],
-      'orders.ops_provider_dispatches': ['payment_id', 'order_id', 'status', 'sends', 'updated_at'],
-      'orders.ops_payment_attempts': ['order_id', 'payment_id', 'status'],
+      'orders.ops_provider_dispatches': [
+        'payment_id',
+        'order_id',
+        'status',
+        'sends',
+        'updated_at',
+        'provider',
+        'created_at',
+        ...sends,
+      ],
+      'orders.ops_payment_attempts': ['order_id', 'payment_id', 'status', 'provider', 'created_at', 'updated_at'],
+      'orders.ops_shop_routes': ['shop_id', 'method', 'providers', 'updated_at'],
       'orders.ops_inbox': ['consumer', 'event_id'],
       'orders.ops_outbox_unpublished': outbox,
       'payouts.ops_payouts': ['id', 'status', 'sequence', 'updated_at'],
-      'payouts.ops_provider_dispatches': ['dispatch_id', 'payout_id', ...dispatch],
+      'payouts.ops_provider_dispatches': ['dispatch_id', 'payout_id', ...dispatch, ...sends],
       'payouts.ops_inbox': ['consumer', 'event_id'],
       'payouts.ops_outbox_unpublished': outbox,
       'p2p.ops_transactions': ['id', 'status', 'sequence', 'updated_at'],
-      'p2p.ops_provider_dispatches': ['dispatch_id', 'p2p_id', ...dispatch],
+      'p2p.ops_provider_dispatches': ['dispatch_id', 'p2p_id', ...dispatch, ...sends],
       'p2p.ops_inbox': ['consumer', 'event_id'],
       'p2p.ops_outbox_unpublished': outbox,
       'callbacks_ingest.ops_provider_callbacks': [
@@ -194,6 +207,8 @@ describe('the reconciliation reads the services through the views they own and g
       expect(o.merchantCallbacks).toEqual({ pending: 0, failed: 0, last15m: [0] });
       expect(await overview.transferAttempts('payouts', randomUUID())).toEqual([]);
       expect(await overview.transferAttempts('p2p', randomUUID())).toEqual([]);
+      const providers = await new ProvidersService(config).report();
+      expect(providers).toMatchObject({ unavailable: [], routesUnavailable: false });
       expect(warn).not.toHaveBeenCalled(); // no figure left out
     } finally {
       warn.mockRestore();

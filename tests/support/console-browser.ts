@@ -25,8 +25,14 @@ export class ConsoleBrowser {
     readonly receiver: CallbackReceiver | undefined,
   ) {}
 
-  static async start(o: { shopName: string; extraEnv: Record<string, string>; callbacks?: boolean }) {
-    const stack = await TestStack.start({ extraEnv: o.extraEnv });
+  /** `checkout`: the stack serves hosted pages too (card payments on the page). */
+  static async start(o: {
+    shopName: string;
+    extraEnv: Record<string, string>;
+    callbacks?: boolean;
+    checkout?: boolean;
+  }) {
+    const stack = await TestStack.start({ extraEnv: o.extraEnv, ...(o.checkout ? { checkout: true } : {}) });
     let receiver: CallbackReceiver | undefined;
     try {
       const shop = await aShop(stack.gateway!.url, o.shopName);

@@ -27,6 +27,7 @@ import { ConsoleBooksController } from './console/console-books.controller';
 import { ConsoleCallbacksController } from './console/console-callbacks.controller';
 import { ConsoleDeadLettersController } from './console/console-dead-letters.controller';
 import { ConsoleOrdersController } from './console/console-orders.controller';
+import { ConsoleProvidersController } from './console/console-providers.controller';
 import { ConsolePageService } from './console/console-page.service';
 import { ConsoleTransfersController } from './console/console-transfers.controller';
 import { ConsoleController } from './console/console.controller';
@@ -51,6 +52,8 @@ import { OpsSettingsController } from './ops/ops-settings.controller';
 import { OpsShopsController } from './ops/ops-shops.controller';
 import { OpsTransfersController } from './ops/ops-transfers.controller';
 import { OverviewService } from './overview/overview.service';
+import { ProvidersService } from './overview/providers.service';
+import { OpsProvidersController } from './ops/ops-providers.controller';
 import { ServiceHealthCollector } from './overview/service-health.collector';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { BACKOFFICE_OUTBOX, CARD_VAULT, REQUEST_CLIENT } from './tokens';
@@ -92,6 +95,7 @@ export class BackofficeModule {
         OpsLedgerSettingsController,
         OpsRoutesController,
         OpsLedgerBooksController,
+        OpsProvidersController,
         OpsApiKeysController,
         OpsCallbacksController,
         OpsTransfersController,
@@ -107,6 +111,7 @@ export class BackofficeModule {
         ConsoleCallbacksController,
         ConsoleDeadLettersController,
         ConsoleBooksController,
+        ConsoleProvidersController,
       ],
       providers: [
         OpsAuthGuard,
@@ -149,6 +154,7 @@ export class BackofficeModule {
         ConsoleSessionRepository,
         ConsolePageService,
         OverviewService,
+        ProvidersService,
         ServiceHealthCollector,
         DeadLetterRepository,
         DeadLetterCollector,

@@ -133,7 +133,7 @@ form.replay > * + * { margin-top: 6px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
 dt { color: var(--muted); }
 dd { margin: 0; min-width: 0; }
-ol.events { margin: 0; padding-left: 20px; }
+ol.events, ol.route { margin: 0; padding-left: 20px; }
 .actions { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; margin-top: 14px; border-top: 1px solid var(--line); padding-top: 12px; }
 .actions form > * + * { margin-top: 6px; }
 button.danger { background: var(--bad); border-color: var(--bad); }

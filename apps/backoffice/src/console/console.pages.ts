@@ -10,3 +10,4 @@ export { deadLettersPage } from './pages/dead-letters.pages';
 export { transferPage, transfersPage } from './pages/transfers.pages';
 export type { TransferLike } from './pages/transfers.pages';
 export { booksPage, shopBooksPage, shopFeesPage } from './pages/books.pages';
+export { providersPage } from './pages/providers.pages';

@@ -1,4 +1,5 @@
 import { booksEn } from './pages/books.strings';
+import { providersEn } from './pages/providers.strings';
 
 /** Every text the console shows, in one catalogue per language (house style 14); English only so far. */
 export const en = {
@@ -21,6 +22,7 @@ export const en = {
     deadLetters: 'Dead letters',
     audit: 'Audit log',
     books: 'Books',
+    providers: 'Providers',
     signOut: 'Sign out',
     signedInAs: 'Signed in as',
   },
@@ -216,6 +218,7 @@ export const en = {
     sessionEnded: 'Your session has ended; sign in again.',
   },
   books: booksEn,
+  providers: providersEn,
 };
 
 export type Strings = typeof en;

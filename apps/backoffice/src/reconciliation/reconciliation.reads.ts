@@ -71,6 +71,8 @@ export function reconciliationReads(s: ReconciledSchemas): string[] {
     `${s.orders}.ops_refunds`,
     `${s.orders}.ops_provider_dispatches`,
     `${s.orders}.ops_payment_attempts`,
+    // The Providers panel (decision 331): each shop's routes, read-only.
+    `${s.orders}.ops_shop_routes`,
     `${s.orders}.ops_inbox`,
     `${s.payouts}.ops_payouts`,
     `${s.payouts}.ops_provider_dispatches`,

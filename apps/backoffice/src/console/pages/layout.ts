@@ -6,7 +6,16 @@ import { en } from '../console.strings';
 const t = en;
 
 export type Page =
-  'overview' | 'need-action' | 'orders' | 'payouts' | 'p2p' | 'callbacks' | 'dead-letters' | 'books' | 'audit';
+  | 'overview'
+  | 'need-action'
+  | 'orders'
+  | 'payouts'
+  | 'p2p'
+  | 'callbacks'
+  | 'dead-letters'
+  | 'books'
+  | 'audit'
+  | 'providers';
 
 export interface Frame {
   nonce: string;
@@ -26,6 +35,7 @@ function nav(frame: Frame): string {
       ${link('orders', '/ops/console/orders', t.nav.orders)}
       ${link('payouts', '/ops/console/payouts', t.nav.payouts)}
       ${link('p2p', '/ops/console/p2p', t.nav.p2p)}
+      ${link('providers', '/ops/console/providers', t.nav.providers)}
       ${link('callbacks', '/ops/console/callbacks', t.nav.callbacks)}
       ${link('dead-letters', '/ops/console/dead-letters', t.nav.deadLetters)}
       ${link('books', '/ops/console/books', t.nav.books)}
