@@ -181,6 +181,7 @@ describe('the reconciliation reads the services through the views they own and g
         'balance_currency',
         'amount',
         'created_at',
+        'parked',
       ],
     });
   });

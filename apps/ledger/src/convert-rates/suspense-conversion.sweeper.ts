@@ -8,7 +8,7 @@ import { IntervalJob } from '@payments/platform';
 import { LedgerRepository, LockedBalances, ZERO } from '../books/ledger.repository';
 import { LedgerConfig } from '../config';
 import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
-import { AwaitingCredit, AwaitingRateRepository } from './awaiting-rate.repository';
+import { AwaitingCredit, AwaitingRateRepository, REFUND_HOLD } from './awaiting-rate.repository';
 
 const BATCH = 100;
 const DEFAULT_SETTLEMENT_DELAY_S = 86_400;
@@ -30,7 +30,9 @@ function touched(c: AwaitingCredit): AccountRef[] {
  * through the FX accounts to the shop's pending, as a `suspense_converted` transaction keyed by
  * the credit (`convert:<credit id>`), and is queued for settlement like any credit. The waiting
  * credits are taken off their queue with FOR UPDATE SKIP LOCKED in the transaction that converts
- * them, so several instances share the work and none converts a credit twice.
+ * them, so several instances share the work and none converts a credit twice. Each credit is
+ * converted under its own savepoint: one that fails is parked (its row kept with the error, which
+ * the take skips and the reconciliation's finding shows) and the rest of the batch goes on.
  */
 @Injectable()
 export class SuspenseConversionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -68,9 +70,22 @@ export class SuspenseConversionSweeper implements OnApplicationBootstrap, OnAppl
       const taken = await this.dataSource.transaction(async (m) => {
         const due = await this.awaiting.takeConvertible(m, now, BATCH);
         if (due.length === 0) return 0;
-        const locked = await this.books.lock(m, due.flatMap(touched));
+        let locked = await this.books.lock(m, due.flatMap(touched));
         const delays = await this.books.settlementDelays(m, [...new Set(due.map((c) => c.shopId))]);
-        for (const c of due) await this.convert(m, c, now, locked, delays.get(c.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
+        for (const c of due) {
+          // One credit's failure parks that credit, not the batch (decision 304).
+          await m.query('SAVEPOINT convert_credit');
+          try {
+            await this.convert(m, c, now, locked, delays.get(c.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
+            await m.query('RELEASE SAVEPOINT convert_credit');
+          } catch (err) {
+            await m.query('ROLLBACK TO SAVEPOINT convert_credit');
+            locked = await this.books.lock(m, due.flatMap(touched));
+            const reason = `conversion failed: ${err instanceof Error ? err.message : String(err)}`;
+            await this.awaiting.park(m, c, reason, now);
+            this.logger.error(`order ${c.orderId}: credit ${c.transactionId} parked in suspense, ${reason}`);
+          }
+        }
         return due.length;
       });
       total += taken;
@@ -98,7 +113,11 @@ export class SuspenseConversionSweeper implements OnApplicationBootstrap, OnAppl
       rate,
     });
     if (plan.kind === 'nothing') {
-      this.logger.log(`order ${c.orderId}: nothing left in suspense to convert (refunded meanwhile)`);
+      // A refund's hold that took it all may yet be voided back to suspense: the credit stays queued, parked.
+      if (await this.awaiting.refundHeld(m, c.orderId)) {
+        await this.awaiting.park(m, c, REFUND_HOLD, now);
+        this.logger.log(`order ${c.orderId}: nothing left in suspense to convert while a refund holds it; parked`);
+      } else this.logger.log(`order ${c.orderId}: nothing left in suspense to convert (refunded meanwhile)`);
       return;
     }
     const before = await this.awaiting.conversions(m, c.orderId);

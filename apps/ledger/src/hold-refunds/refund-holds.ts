@@ -42,6 +42,8 @@ export class RefundHolds {
   ): Promise<RefundHold | null> {
     const hold = await this.holds.findForUpdate(m, refundId);
     if (!hold || hold.status !== 'held') return null;
+    // The credit's queue row before the accounts, as the sweep takes them (decision 304).
+    if (hold.source === 'suspense' && !locked) await this.awaiting.lockWaiting(m, hold.orderId);
     const held = locked ?? (await this.books.lock(m, refundHoldAccounts(hold)));
     await this.books.post(
       m,
@@ -66,6 +68,8 @@ export class RefundHolds {
       held,
     );
     await this.holds.finish(m, refundId, 'posted', this.clock.now());
+    // A credit parked for this hold is decided again by the next sweep (decision 304).
+    if (hold.source === 'suspense') await this.awaiting.unpark(m, hold.orderId);
     return { ...hold, status: 'posted' };
   }
 
@@ -74,6 +78,8 @@ export class RefundHolds {
     const hold = await this.holds.findForUpdate(m, refundId);
     if (!hold || hold.status !== 'held') return null;
     const now = this.clock.now();
+    // The credit's queue row before the accounts, as the sweep takes them (decision 304).
+    if (hold.source === 'suspense') await this.awaiting.lockWaiting(m, hold.orderId);
     await this.books.post(
       m,
       {
@@ -96,8 +102,12 @@ export class RefundHolds {
       await this.books.lock(m, refundHoldAccounts(hold)),
     );
     await this.holds.finish(m, refundId, 'voided', now);
-    // Money back in suspense of a credit converted meanwhile is converted by the next sweep (decision 304).
-    if (hold.source === 'suspense') await this.awaiting.enqueueAgain(m, hold.orderId);
+    // Money back in suspense is converted by the next sweep (decision 304): the credit parked for
+    // this hold is un-parked, one converted meanwhile is queued again for what came back.
+    if (hold.source === 'suspense') {
+      await this.awaiting.unpark(m, hold.orderId);
+      await this.awaiting.enqueueAgain(m, hold.orderId, hold.debit);
+    }
     return { ...hold, status: 'voided' };
   }
 }

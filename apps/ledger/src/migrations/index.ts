@@ -6,6 +6,7 @@ import { LedgerAwaitingRatesOrder1765800000001 } from './1765800000001-awaiting-
 import { LedgerManualAdjustments1765830800000 } from './1765830800000-manual-adjustments';
 import { LedgerP2pFees1765800000312 } from './1765800000312-p2p-fees';
 import { LedgerOpsOutboxView1765900000000 } from './1765900000000-ops-outbox-view';
+import { LedgerAwaitingRatesParked1765900000001 } from './1765900000001-awaiting-rates-parked';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -16,4 +17,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerManualAdjustments1765830800000,
   LedgerP2pFees1765800000312,
   LedgerOpsOutboxView1765900000000,
+  LedgerAwaitingRatesParked1765900000001,
 ];
