@@ -80,14 +80,20 @@ async function orderCredited(db: Pool, c: CheckSettings): Promise<CheckResult> {
   return { invariant: 'ledger_order_credited', checked: rows.length, breaches };
 }
 
-/** Every refund an order accepted is debited in the ledger: per order, the refunds add up to what the ledger booked. */
+/**
+ * Every refund an order accepted is debited in the ledger: per order with a refund in the look-back
+ * window, all of its refunds (older ones too) add up to all the ledger booked for it.
+ */
 async function refundDebited(db: Pool, c: CheckSettings): Promise<CheckResult> {
   const { orders, ledger } = c.schemas;
   const { rows } = await db.query(
     `SELECT r.order_id, r.n, r.last, trim_scale(r.total)::text AS total, trim_scale(b.booked)::text AS booked,
             b.booked <> r.total AS differs
        FROM (SELECT order_id, sum(amount) AS total, count(*)::int AS n, max(created_at) AS last
-               FROM ${q(orders)}.ops_refunds WHERE created_at >= now() - make_interval(days => $2) GROUP BY order_id) r
+               FROM ${q(orders)}.ops_refunds
+              WHERE order_id IN (SELECT order_id FROM ${q(orders)}.ops_refunds
+                                  WHERE created_at >= now() - make_interval(days => $2))
+              GROUP BY order_id) r
        CROSS JOIN LATERAL (SELECT coalesce(sum(t.gross), 0) AS booked FROM ${q(ledger)}.ops_transactions t
                             WHERE t.source_id = r.order_id::text AND t.kind = 'order_refunded' OFFSET 0) b
       WHERE r.last < now() - make_interval(secs => $1)`,
@@ -125,6 +131,18 @@ async function payoutHoldFinished(db: Pool, c: CheckSettings): Promise<CheckResu
   return { invariant: 'ledger_payout_hold_finished', checked: rows.length, breaches };
 }
 
+/** What an operator reads of a credit waiting for a rate, parked or not (decision 304). */
+function awaitingDetail(r: Record<string, string | null>): string {
+  const what = `${r.amount} ${r.order_currency} of order ${r.order_id} (shop ${r.shop_id})`;
+  if (r.parked === 'refund hold')
+    return `${what} is held in suspense by an open refund hold; converted once the hold is voided, if it is`;
+  if (r.parked)
+    return `${what} waits in suspense, parked: ${r.parked}; fix the cause, then un-park it (set parked to null) and the ledger converts it`;
+  return r.balance_currency
+    ? `${what} waits in suspense for a ${r.order_currency}/${r.balance_currency} rate: set one (POST /ops/v1/rates) and the ledger converts it`
+    : `${what} waits in suspense; its balance currency was not recorded (booked before decision 304): an operator moves it`;
+}
+
 /**
  * Every credit still waiting for a rate past the grace period (decision 307): its net sits in the
  * shop's suspense until an operator sets the pair's rate (POST /ops/v1/rates); the ledger then
@@ -133,7 +151,8 @@ async function payoutHoldFinished(db: Pool, c: CheckSettings): Promise<CheckResu
 async function awaitingRate(db: Pool, c: CheckSettings): Promise<CheckResult> {
   const { rows } = await db.query(
     `SELECT transaction_id, shop_id, order_id, order_currency, balance_currency, trim_scale(amount)::text AS amount,
-            created_at, created_at < now() - make_interval(secs => $1) AS overdue
+            created_at, parked,
+            created_at < now() - make_interval(secs => $1) OR parked LIKE 'conversion failed%' AS overdue
        FROM ${q(c.schemas.ledger)}.ops_awaiting_rates`,
     [c.graceSeconds],
   );
@@ -142,9 +161,7 @@ async function awaitingRate(db: Pool, c: CheckSettings): Promise<CheckResult> {
     .map((r) => ({
       invariant: 'ledger_awaiting_rate',
       subject: `${c.schemas.ledger}.transactions ${r.transaction_id}`,
-      detail: r.balance_currency
-        ? `${r.amount} ${r.order_currency} of order ${r.order_id} (shop ${r.shop_id}) waits in suspense for a ${r.order_currency}/${r.balance_currency} rate: set one (POST /ops/v1/rates) and the ledger converts it`
-        : `${r.amount} ${r.order_currency} of order ${r.order_id} (shop ${r.shop_id}) waits in suspense; its balance currency was not recorded (booked before decision 304): an operator moves it`,
+      detail: awaitingDetail(r),
       since: r.created_at,
     }));
   return { invariant: 'ledger_awaiting_rate', checked: rows.length, breaches };
