@@ -30,7 +30,8 @@ export function decodePaymeCheckout(
   if (!/^[0-9a-f]{24}$/.test(m)) return { ok: false, error: 'm must be the 24 hex digits of a Payme merchant id' };
   if (orderId.length < 1 || orderId.length > 128)
     return { ok: false, error: 'ac.order_id must be 1 to 128 characters' };
-  if (!/^[1-9][0-9]{0,15}$/.test(a)) return { ok: false, error: 'a must be the amount in tiyin, a positive integer' };
+  if (!/^[1-9][0-9]{0,15}$/.test(a) || !Number.isSafeInteger(Number(a)))
+    return { ok: false, error: 'a must be the amount in tiyin, a positive integer of at most 2^53 - 1' };
   const c = params.get('c');
   return { ok: true, value: { merchantId: m, orderId, amount: Number(a), ...(c ? { returnUrl: c } : {}) } };
 }

@@ -30,6 +30,11 @@ describe("the Payme simulator's checkout link", () => {
     ['no merchant', Buffer.from(`ac.order_id=${ORDER};a=100`).toString('base64'), 'm must be'],
     ['no order', Buffer.from(`m=${M};a=100`).toString('base64'), 'ac.order_id must be'],
     ['an amount in sums', Buffer.from(`m=${M};ac.order_id=${ORDER};a=1.5`).toString('base64'), 'a must be'],
+    [
+      'an amount past the safe integers',
+      Buffer.from(`m=${M};ac.order_id=${ORDER};a=9007199254740993`).toString('base64'),
+      'a must be',
+    ],
   ])('when the link is %s, then the error names it', (_c, encoded, error) => {
     const r = decodePaymeCheckout(encoded);
     expect(r.ok).toBe(false);
