@@ -208,7 +208,7 @@ export const PaymentsMetrics = {
   }),
   ledgerBooksLastCheck: new ScrapedGauge<never>({
     name: 'payments_ledger_books_last_check_timestamp_seconds',
-    help: 'When the ledger last finished a check of its books (Unix seconds). A check that cannot run records nothing, so this stops advancing.',
+    help: 'When the ledger last finished a check of its books (Unix seconds; its start until one finished). A check that cannot run records nothing, so this stops advancing.',
     labelNames: [],
   }),
   ledgerAwaitingRate: new ScrapedGauge<never>({

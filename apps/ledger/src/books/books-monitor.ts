@@ -13,14 +13,17 @@ const NAMED = 5;
  * Checks the books continuously (decision 306): every LEDGER_BOOKS_CHECK_MS the invariants of
  * `runBooksChecks` run over the ledger's own views; what they find is
  * `payments_ledger_books_violations{check}` (0 when a check holds) beside the time of the last
- * check, and each violation not seen by the previous check is logged at error level, naming its
- * check. Read-only: every instance may run it.
+ * check (the instance's start until one succeeded, so that `LedgerBooksNotChecked` fires when no
+ * check ever does), and each violation not seen by the previous check is logged at error level,
+ * naming its check. The first check runs at start. Read-only: every instance may run it.
  */
 @Injectable()
 export class BooksMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BooksCheck');
   private readonly job: IntervalJob;
   private last?: { at: Date; results: BooksCheckResult[] };
+  /** Until a check succeeds, the last-check gauge says the instance's start: one that never checks alerts too. */
+  private startedAt?: Date;
   private seen = new Set<string>();
   private readonly removeSources: (() => void)[] = [];
 
@@ -38,6 +41,7 @@ export class BooksMonitor implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationBootstrap(): void {
+    this.startedAt = this.clock.now();
     this.removeSources.push(
       PaymentsMetrics.ledgerBooksViolations.add(async () =>
         this.last
@@ -47,9 +51,9 @@ export class BooksMonitor implements OnApplicationBootstrap, OnApplicationShutdo
             }))
           : [],
       ),
-      PaymentsMetrics.ledgerBooksLastCheck.add(async () =>
-        this.last ? [{ labels: {}, value: this.last.at.getTime() / 1000 }] : [],
-      ),
+      PaymentsMetrics.ledgerBooksLastCheck.add(async () => [
+        { labels: {}, value: (this.last?.at ?? this.startedAt!).getTime() / 1000 },
+      ]),
       PaymentsMetrics.ledgerAwaitingRate.add(async () => {
         const [r] = await this.dataSource.query(
           `SELECT count(*)::int AS n FROM "${this.config.schema}".awaiting_rates`,
@@ -58,6 +62,10 @@ export class BooksMonitor implements OnApplicationBootstrap, OnApplicationShutdo
       }),
     );
     this.job.start();
+    // The first check at start, not one interval later.
+    this.check().catch((err: unknown) =>
+      this.logger.warn(`books check failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
