@@ -84,6 +84,7 @@ const env = {
   CHECKOUT_HTTP_PORT: String(ports.checkout),
   LEDGER_HTTP_PORT: String(ports.ledger),
   // The sandbox rates feed (decision 305): local runs convert across currencies without an operator.
+  LEDGER_SANDBOX_ENVIRONMENT: 'true',
   LEDGER_SANDBOX_RATES:
     process.env.LEDGER_SANDBOX_RATES ??
     JSON.stringify({
@@ -91,7 +92,7 @@ const env = {
       'USD/EUR': '0.92',
       'EUR/USD': '1.08',
       'EUR/USDT-TRC20': '1.077',
-      'UZS/USD': '0.0000785',
+      'UZS/USD': '0.0000787402', // 1 / 12700, as USD/UZS below
       'USD/UZS': '12700',
     }),
   // Where payers open hosted payment links (data.paymentLink).

@@ -22,6 +22,23 @@ export interface LedgerConfig extends CommonConfig {
   booksCheckMs: number;
 }
 
+/**
+ * The sandbox rates feed (decision 305), refused unless LEDGER_SANDBOX_ENVIRONMENT=true says this
+ * is a local or sandbox system: a production ledger must never book at made-up rates because a
+ * variable leaked into its environment.
+ */
+function readSandboxRates(env: EnvReader): SandboxRate[] {
+  const sandbox = env.bool('LEDGER_SANDBOX_ENVIRONMENT', false);
+  if (!env.optionalString('LEDGER_SANDBOX_RATES')) return [];
+  if (!sandbox) {
+    env.fail(
+      'LEDGER_SANDBOX_RATES needs LEDGER_SANDBOX_ENVIRONMENT=true: the sandbox rates feed runs only in a local or sandbox system',
+    );
+    return [];
+  }
+  return env.parsed('LEDGER_SANDBOX_RATES', parseSandboxRates) ?? [];
+}
+
 export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
   const config: LedgerConfig = {
     ...readCommonConfig(env, 'ledger'),
@@ -32,9 +49,7 @@ export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
     orphanSweepMs: env.int('LEDGER_ORPHAN_SWEEP_MS', 60_000, { min: 100, max: 3_600_000 }),
     orphanHoldAfterMs: env.int('LEDGER_ORPHAN_HOLD_AFTER_MS', 900_000, { min: 1000, max: 86_400_000 }),
     rateConversionMs: env.int('LEDGER_RATE_CONVERSION_MS', 10_000, { min: 100, max: 3_600_000 }),
-    sandboxRates: env.optionalString('LEDGER_SANDBOX_RATES')
-      ? (env.parsed('LEDGER_SANDBOX_RATES', parseSandboxRates) ?? [])
-      : [],
+    sandboxRates: readSandboxRates(env),
     sandboxRatesMs: env.int('LEDGER_SANDBOX_RATES_MS', 60_000, { min: 100, max: 86_400_000 }),
     booksCheckMs: env.int('LEDGER_BOOKS_CHECK_MS', 60_000, { min: 0, max: 86_400_000 }),
   };
