@@ -4,6 +4,7 @@ import { AccountRef, accountKey, FeeSchedule, NO_FEE, Posting, RateInForce } fro
 import { Outbox } from '@payments/messaging';
 import { Amount, amountOf, MoneyDecimal } from '@payments/money';
 import { LedgerConfig } from '../config';
+import { SANDBOX_FEED_SOURCE } from '../convert-rates/sandbox-rate-feed';
 import { balanceChangedItems, withMerchantBalances } from '../publish-balance/balance-events';
 import { LEDGER_CONFIG } from '../tokens';
 
@@ -185,13 +186,16 @@ export class LedgerRepository {
     return r ? { percent: amountOf(r.percent), fixed: amountOf(r.fixed), minimum: amountOf(r.minimum) } : NO_FEE;
   }
 
-  /** The rate of the pair in force at `at`: the latest that started by then and has not ended. */
+  /**
+   * The rate of the pair in force at `at`: the latest that started by then and has not ended, an
+   * operator's before the sandbox feed's (decision 305: the feed steps aside for any other rate).
+   */
   async rateInForce(m: EntityManager, base: string, quote: string, at: Date): Promise<RateInForce | null> {
     const rows: { rate: string; source: string; valid_from: Date }[] = await m.query(
       `SELECT rate::text, source, valid_from FROM "${this.s}".rates
        WHERE base = $1 AND quote = $2 AND valid_from <= $3 AND (valid_to IS NULL OR valid_to > $3)
-       ORDER BY valid_from DESC, id DESC LIMIT 1`,
-      [base, quote, at],
+       ORDER BY source = $4, valid_from DESC, id DESC LIMIT 1`,
+      [base, quote, at, SANDBOX_FEED_SOURCE],
     );
     const r = rows[0];
     return r ? { rate: amountOf(r.rate), source: r.source, validFrom: r.valid_from } : null;

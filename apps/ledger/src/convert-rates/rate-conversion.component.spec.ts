@@ -35,7 +35,8 @@ describe('ledger: credits waiting for a rate converted once it exists, by two in
         LEDGER_SETTLEMENT_SWEEP_MS: '100',
         LEDGER_RATE_CONVERSION_MS: '100',
         LEDGER_BOOKS_CHECK_MS: '200',
-        LEDGER_SANDBOX_RATES: '{"USD/EUR": "0.92"}',
+        LEDGER_SANDBOX_ENVIRONMENT: 'true',
+        LEDGER_SANDBOX_RATES: '{"USD/EUR": "0.92", "USD/USDC-TRC20": "0.999"}',
         LEDGER_SANDBOX_RATES_MS: '200',
       },
     });
@@ -212,6 +213,7 @@ describe('ledger: credits waiting for a rate converted once it exists, by two in
   });
 
   it('when the sandbox feed is on, then its rate is in force once, a completion converts at it, and an operator rate is not overridden', async () => {
+    await two.ledgers[0].app.get(SandboxRateFeed).refresh();
     const { rows: feed } = await pg.query(
       `SELECT trim_scale(rate)::text AS rate FROM ledger.rates WHERE base = 'USD' AND quote = 'EUR' AND source = 'sandbox-feed'`,
     );
@@ -233,6 +235,29 @@ describe('ledger: credits waiting for a rate converted once it exists, by two in
     await aRate('USD', 'EUR', '0.95', '0 seconds');
     const feeds = two.ledgers.map((l) => l.app.get(SandboxRateFeed));
     expect(await Promise.all(feeds.map((f) => f.refresh()))).toEqual([0, 0]);
+  });
+
+  it("when an operator sets a back-dated rate after the feed's, then the feed steps aside: a completion converts at the operator's", async () => {
+    const feed = two.ledgers[0].app.get(SandboxRateFeed);
+    await feed.refresh();
+    // From a day ago, open-ended: it covers now, though the feed's rate started later.
+    await aRate('USD', 'USDC-TRC20', '1.001', '1 day');
+    const shop = randomUUID();
+    const order = randomUUID();
+    await delay(shop, 3600);
+    await send([
+      event(shop, order, {
+        cost: { amount: '10.00', currency: 'USD' },
+        merchantBalance: { currency: 'USDC', tokenStandard: 'TRC20' },
+      }),
+    ]);
+    await eventually(async () => ((await balances(shop))['pending:USDC-TRC20'] === '10.01' ? true : undefined), 30_000);
+    const { rows } = await pg.query(
+      `SELECT rate_source FROM ledger.transactions WHERE source_id = $1 AND kind = 'order_completed'`,
+      [order],
+    );
+    expect(rows).toEqual([{ rate_source: 'operator:ops-1' }]);
+    expect(await feed.refresh()).toBe(0);
   });
 
   it('when a posting is corrupted behind the books, then the books metric turns red and the check is logged as an error', async () => {

@@ -12,8 +12,10 @@ export const SANDBOX_FEED_SOURCE = 'sandbox-feed';
  * The sandbox rates feed for local runs (decision 305): `LEDGER_SANDBOX_RATES` names pairs and
  * rates, and every `LEDGER_SANDBOX_RATES_MS` (and at start) the feed appends, with source
  * `sandbox-feed`, the rate of each pair that has none in force now or whose rate in force is an
- * older one of the feed's: an operator's rate in force is never overridden. Off (no pairs) unless
- * set; `npm start` sets it. One instance appends at a time (a transaction-scoped advisory lock).
+ * older one of the feed's. It steps aside whenever any other rate (an operator's) covers now, a
+ * back-dated one too: the books prefer any other source's rate in force to the feed's
+ * (`rateInForce`), and the feed then appends nothing. Off (no pairs) unless set, and refused
+ * unless LEDGER_SANDBOX_ENVIRONMENT=true; `npm start` sets both. One instance appends at a time (a transaction-scoped advisory lock).
  */
 @Injectable()
 export class SandboxRateFeed implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -61,7 +63,7 @@ export class SandboxRateFeed implements OnApplicationBootstrap, OnApplicationShu
             SELECT 1 FROM (SELECT r.rate, r.source FROM "${s}".rates r
                             WHERE r.base = p.base AND r.quote = p.quote AND r.valid_from <= $5
                               AND (r.valid_to IS NULL OR r.valid_to > $5)
-                            ORDER BY r.valid_from DESC, r.id DESC LIMIT 1) current
+                            ORDER BY r.source = $4, r.valid_from DESC, r.id DESC LIMIT 1) current
              WHERE current.source <> $4 OR current.rate = p.rate)
          RETURNING base, quote, rate::text`,
         [pairs.map((p) => p.base), pairs.map((p) => p.quote), pairs.map((p) => p.rate), SANDBOX_FEED_SOURCE, now],
