@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { messagingTablesDdl, opsMessagingViewsDdl } from '@payments/messaging';
-import { EnvReader, metricsRegistry } from '@payments/platform';
+import { metricsRegistry } from '@payments/platform';
 import { eventually, http } from '@payments/testing';
-import { formatReport, reconcile, ReconciliationRun } from '../../apps/backoffice/src/reconciliation/reconcile';
-import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
-import { Invariant, INVARIANTS } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
-import { ReconciliationRepository } from '../../apps/backoffice/src/reconciliation/reconciliation.repository';
+import { formatReport } from '../../apps/backoffice/src/reconciliation/reconcile';
+import { INVARIANTS } from '../../apps/backoffice/src/reconciliation/reconciliation.reads';
 import { ReconciliationService } from '../../apps/backoffice/src/reconciliation/reconciliation.service';
 import type { BackofficeConfig } from '../../apps/backoffice/src/config';
+import { reconciliationFixture } from '../support/reconciliation';
 import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
 /**
@@ -18,108 +16,15 @@ import { opsUrlOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
  * of breach and sees it reported, in the report, the ops route and the metric.
  */
 describe('reconciliation: the invariants a finance team relies on, across services', () => {
-  let stack: TestStack;
-  let db: Pool;
-  const shopId = randomUUID();
   // A schema of its own whose outbox no relay drains: a stuck outbox without a running service publishing it.
   const STUCK = 'reconciliation_test_outbox';
-
-  beforeAll(async () => {
-    stack = await TestStack.start({
-      services: ['gateway', 'orders', 'callbacks-ingest', 'merchant-callbacks', 'payouts', 'p2p', 'ledger'],
-      extraEnv: { RECONCILIATION_INTERVAL_MS: '0', ORDERS_SWEEP_INTERVAL_MS: '0' },
-    });
-    db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
-    await db.query(`CREATE SCHEMA ${STUCK}`);
-    // and its view, as a service's migration makes it (decision 300): the reconciliation reads that
-    for (const sql of [...messagingTablesDdl(STUCK), ...opsMessagingViewsDdl(STUCK, { inbox: false })])
-      await db.query(sql);
+  const f = reconciliationFixture(STUCK);
+  const { shopId, settings, run, breachesOf, aConsistentOrder, aDelivery } = f;
+  let stack: TestStack;
+  let db: Pool;
+  beforeAll(() => {
+    ({ stack, db } = f);
   });
-
-  afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-  }, 120_000);
-
-  const settings = () =>
-    readReconciliationConfig(
-      new EnvReader({ RECONCILIATION_OUTBOX_SCHEMAS: `gateway,orders,payouts,p2p,callbacks_ingest,${STUCK}` }),
-      stack.databaseUrl,
-    );
-
-  async function run(): Promise<ReconciliationRun> {
-    const repository = new ReconciliationRepository('backoffice');
-    const result = await reconcile(
-      db,
-      async (work) => {
-        const client = await db.connect();
-        try {
-          await client.query('BEGIN');
-          const out = await work(async (sql, params) => (await client.query(sql, params)).rows);
-          await client.query('COMMIT');
-          return out;
-        } finally {
-          client.release();
-        }
-      },
-      repository,
-      settings(),
-      () => new Date(),
-    );
-    if (!result) throw new Error('the reconciliation lock was held');
-    return result;
-  }
-
-  const breachesOf = (r: ReconciliationRun, invariant: Invariant) =>
-    r.results.find((x) => x.invariant === invariant)!.breaches;
-
-  /** A completed order, its callback delivered with the same status and amount, its credit in the ledger: consistent. */
-  async function aConsistentOrder(amount = '100.00', status = 'completed'): Promise<string> {
-    const id = await anUncreditedOrder(amount, status);
-    await aLedgerTransaction('order_completed', id, amount);
-    return id;
-  }
-
-  /** A completed order and its callback, but no credit in the ledger. */
-  async function anUncreditedOrder(amount: string, status = 'completed'): Promise<string> {
-    const id = randomUUID();
-    await db.query(
-      `INSERT INTO orders.orders (id, shop_id, merchant_order_id, status, amount, original_amount, currency, sequence, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $5, 'USD', 2, now() - interval '1 hour', now() - interval '1 hour')`,
-      [id, shopId, `m-${id}`, status, amount],
-    );
-    await aDelivery(id, 2, status, amount, 'delivered');
-    return id;
-  }
-
-  /** A ledger transaction of an order, as the ledger books it (no postings: balanced by definition). */
-  async function aLedgerTransaction(kind: string, orderId: string, amount: string, status = 'posted'): Promise<string> {
-    const id = randomUUID();
-    await db.query(
-      `INSERT INTO ledger.transactions (id, idempotency_key, kind, status, shop_id, source_type, source_id, operation_currency, gross, net, balance_currency, balance_amount, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'order', $6, 'USD', $7, $7, 'USD', $7, now() - interval '1 hour')`,
-      [id, `seeded:${id}`, kind, status, shopId, orderId, amount],
-    );
-    return id;
-  }
-
-  async function aDelivery(orderId: string, sequence: number, status: string, amount: string, state: string) {
-    const body = { type: 'order.status_changed', objectType: 'order', objectId: orderId, shopId, sequence, status };
-    await db.query(
-      `INSERT INTO merchant_callbacks.deliveries (id, event_id, type, object_type, object_id, shop_id, sequence, body, status, window_started_at, created_at, updated_at, feed_position)
-       VALUES ($1, $2, 'order.status_changed', 'order', $3, $4, $5, $6, $7, now() - interval '1 hour', now() - interval '1 hour', now() - interval '1 hour',
-               (SELECT COALESCE(max(feed_position), 0) + 1 FROM merchant_callbacks.deliveries WHERE shop_id = $4))`,
-      [
-        randomUUID(),
-        randomUUID(),
-        orderId,
-        shopId,
-        sequence,
-        JSON.stringify({ ...body, cost: { amount, currency: 'USD' } }),
-        state,
-      ],
-    );
-  }
 
   it('when 10,000 consistent orders are seeded, then a run reports no breach and says what it checked', async () => {
     const started = Date.now();
@@ -319,90 +224,6 @@ describe('reconciliation: the invariants a finance team relies on, across servic
         detail: expect.stringMatching(/^orders: 1 for 100(\.0+)?; events sent: 1 for 90(\.0+)?$/),
       }),
     ]);
-  });
-
-  it('when a credit waits for a rate, an order has no credit, a refund no debit, a final payout an open hold, or a posting is corrupted, then each is a ledger finding', async () => {
-    // A credit in suspense for an hour, past the grace period: an operator must set the rate.
-    const waiting = randomUUID();
-    const credit = await aLedgerTransaction('order_completed', waiting, '50.00', 'awaiting_rate');
-    await db.query(
-      `INSERT INTO ledger.awaiting_rates (transaction_id, shop_id, order_id, order_currency, balance_currency, amount, created_at)
-       VALUES ($1, $2, $3, 'EUR', 'USDT-TRC20', 50, now() - interval '1 hour')`,
-      [credit, shopId, waiting],
-    );
-    const uncredited = await anUncreditedOrder('12.00');
-    const undebited = await aConsistentOrder('20.00', 'partially_refunded');
-    await db.query(
-      `INSERT INTO orders.refunds (id, order_id, amount, currency, created_at) VALUES ($1, $2, 5, 'USD', now() - interval '30 minutes')`,
-      [randomUUID(), undebited],
-    );
-    const payout = randomUUID();
-    await db.query(
-      `INSERT INTO payouts.payouts (id, shop_id, merchant_payout_id, method, provider, status, amount, currency, payee, sequence, created_at, updated_at)
-       VALUES ($1, $2, $3, 'card_payout', 'sandbox', 'completed', 10, 'USD', '{}', 3, now() - interval '1 hour', now() - interval '1 hour')`,
-      [payout, shopId, `p-${payout}`],
-    );
-    await db.query(
-      `INSERT INTO ledger.holds (payout_id, shop_id, provider, currency, amount, fee, status, created_at)
-       VALUES ($1, $2, 'sandbox', 'USD', 10, 0, 'held', now() - interval '1 hour')`,
-      [payout, shopId],
-    );
-    // A posting no code path can write (the ledger's trigger refuses it): written around the triggers.
-    const corrupted = await aLedgerTransaction('order_completed', randomUUID(), '1.00');
-    const client = await db.connect();
-    try {
-      await client.query(
-        `INSERT INTO ledger.accounts (key, owner, currency) VALUES ('fee_revenue:XTS', 'fee_revenue', 'XTS') ON CONFLICT DO NOTHING`,
-      );
-      await client.query(`SET session_replication_role = replica`);
-      await client.query(
-        `INSERT INTO ledger.postings (transaction_id, account_key, currency, amount) VALUES ($1, 'fee_revenue:XTS', 'XTS', 1)`,
-        [corrupted],
-      );
-    } finally {
-      await client.query(`RESET session_replication_role`);
-      client.release();
-    }
-
-    const result = await run();
-    expect(breachesOf(result, 'ledger_awaiting_rate')).toEqual([
-      {
-        invariant: 'ledger_awaiting_rate',
-        subject: `ledger.transactions ${credit}`,
-        detail: `50 EUR of order ${waiting} (shop ${shopId}) waits in suspense for a EUR/USDT-TRC20 rate: set one (POST /ops/v1/rates) and the ledger converts it`,
-        since: expect.any(Date),
-      },
-    ]);
-    expect(breachesOf(result, 'ledger_order_credited').map((b) => b.subject)).toContain(`orders.orders ${uncredited}`);
-    expect(
-      breachesOf(result, 'ledger_refund_debited').filter((b) => b.subject === `orders.orders ${undebited}`),
-    ).toEqual([
-      expect.objectContaining({
-        subject: `orders.orders ${undebited}`,
-        detail: '1 refund(s) add up to 5, the ledger debited 0 for them',
-      }),
-    ]);
-    expect(breachesOf(result, 'ledger_payout_hold_finished')).toEqual([
-      expect.objectContaining({
-        subject: `payouts.payouts ${payout}`,
-        detail: 'payout is completed but its ledger hold is held',
-      }),
-    ]);
-    expect(breachesOf(result, 'ledger_transaction_unbalanced')).toEqual([
-      expect.objectContaining({
-        subject: `ledger transaction ${corrupted}`,
-        detail: 'order_completed: postings in XTS sum to 1.000000000000000000, not zero',
-      }),
-    ]);
-    expect(breachesOf(result, 'ledger_balance_differs_from_postings').map((b) => b.subject)).toEqual([
-      'ledger account fee_revenue:XTS',
-    ]);
-    // npm run reconcile's report lists them, and Prometheus reads them on the metric.
-    expect(formatReport(result)).toMatch(
-      /BREACH ledger_awaiting_rate +\d+ credits awaiting a rate checked, 1 breach\(es\)/,
-    );
-    const metrics = await http('GET', `${stack.backoffice!.url}/metrics`);
-    expect(metrics.text).toMatch(/payments_reconciliation_breaches\{invariant="ledger_awaiting_rate"\} 1\b/);
   });
 
   it('when a breach is no longer found, then the next run resolves it and the report says which invariants still fail', async () => {
