@@ -91,7 +91,7 @@ export interface paths {
     };
     /**
      * Retrieve Order
-     * @description An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout), the expected and reported money, the allowed range in force and its bounds, and what resolves it.
+     * @description An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout, duplicate_payment), the expected and reported money, the allowed range in force and its bounds, and what resolves it.
      */
     get: operations['OrdersController_get[1]'];
     put?: never;
@@ -438,7 +438,7 @@ export interface paths {
     };
     /**
      * Retrieve Order
-     * @description An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout), the expected and reported money, the allowed range in force and its bounds, and what resolves it.
+     * @description An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout, duplicate_payment), the expected and reported money, the allowed range in force and its bounds, and what resolves it.
      */
     get: operations['OrdersController_get[0]'];
     put?: never;

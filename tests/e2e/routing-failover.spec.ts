@@ -3,6 +3,7 @@ import { PaymentsMetrics } from '@payments/platform';
 import { eventually, http } from '@payments/testing';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
+import { sandboxCallback } from '../support/provider';
 import { untilStatus } from '../support/wait';
 
 /** Luhn-valid visa numbers in the sandbox acquirers' BIN profiles (apps/provider-sandbox README). */
@@ -211,6 +212,67 @@ describe('routing and failover between two sandbox acquirers', () => {
     const completed = await untilStatus(() => orderOf(id), 'completed', `order ${id} completed by A`, 30000);
     expect(completed.data.payments).toEqual([expect.objectContaining({ provider: 'sandbox' })]);
     expect(await dispatches(id)).toEqual([{ provider: 'sandbox', status: 'timed_out' }]);
+  });
+
+  /** A's 503 fails over to B, which takes it and never calls back (.99): the order waits for B. */
+  async function failedOverToSilentB(): Promise<{ id: string; a: string; b: string }> {
+    const id = await paidByCard(CARDS.aDown, '100.99');
+    const waiting = await untilStatus(() => orderOf(id), 'in_progress', `order ${id} in_progress with B`, 30000);
+    expect(await dispatches(id)).toEqual([
+      { provider: 'sandbox', status: 'gave_up' },
+      { provider: 'sandbox-b', status: 'accepted' },
+    ]);
+    const idOf = (provider: string) =>
+      waiting.data.payments.find((p: { provider: string }) => p.provider === provider).paymentId as string;
+    return { id, a: idOf('sandbox'), b: idOf('sandbox-b') };
+  }
+  const report = (id: string, paymentId: string, status: 'success' | 'failed') => ({
+    reference: id,
+    paymentId,
+    status,
+    amount: '100.99',
+    currency: 'USD',
+  });
+  /** The attempt `paymentId` of order `id` once it reads `statusCode` (a consumed callback). */
+  const attemptReads = (id: string, paymentId: string, statusCode: string) =>
+    eventually(
+      async () => {
+        const order = await orderOf(id);
+        const p = order.data.payments.find((x: { paymentId: string }) => x.paymentId === paymentId);
+        return p?.statusCode === statusCode ? { order, attempt: p } : undefined;
+      },
+      15000,
+      `attempt ${paymentId} of ${id} at ${statusCode}`,
+    );
+
+  it('when A’s late failed arrives for its replaced attempt after failover, then only that attempt changes and B’s success completes the order', async () => {
+    const { id, a, b } = await failedOverToSilentB();
+    await sandboxCallback(stack.ingest!.url, report(id, a, 'failed'));
+    const { order, attempt } = await attemptReads(id, a, '2-07-01');
+    expect(attempt).toMatchObject({ provider: 'sandbox', status: 'failed' });
+    expect(order).toMatchObject({ status: 'in_progress', statusCode: '1-01-02' });
+    await sandboxCallback(stack.ingest!.url, report(id, b, 'success'), 'sandbox-b');
+    const completed = await untilStatus(() => orderOf(id), 'completed', `order ${id} completed by B`);
+    expect(completed.statusCode).toBe('0-01-00');
+  });
+
+  it('when A’s late success arrives for its replaced attempt while B has it, then need_action duplicate_payment 2-07-07 and B’s success does not complete it', async () => {
+    const { id, a, b } = await failedOverToSilentB();
+    await sandboxCallback(stack.ingest!.url, report(id, a, 'success'));
+    const dup = await untilStatus(() => orderOf(id), 'need_action', `order ${id} need_action`);
+    expect(dup).toMatchObject({
+      statusCode: '2-07-07',
+      needAction: { rule: 'duplicate_payment', resolution: { resolvedBy: 'operator' } },
+    });
+    expect(dup.data.payments).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ paymentId: a, provider: 'sandbox', status: 'success', statusCode: '2-07-07' }),
+      ]),
+    );
+    // B's success shows on its attempt; the order waits for the operator who refunds one payment.
+    await sandboxCallback(stack.ingest!.url, report(id, b, 'success'), 'sandbox-b');
+    const { order } = await attemptReads(id, b, '2-07-07');
+    expect(order).toMatchObject({ status: 'need_action', statusCode: '2-07-07' });
   });
 
   it('when a route sends mastercards to B first, then a mastercard goes to B and a visa to A', async () => {

@@ -85,22 +85,23 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
+/** What a sandbox acquirer's callback says of one attempt. */
+export interface SandboxReport {
+  reference: string;
+  paymentId: string;
+  status: 'pending' | 'success' | 'failed';
+  amount: string;
+  currency: string;
+}
+
 /**
- * The sandbox provider reports the payment of an order (100.99 USD) as a success: a signed
- * callback to callbacks-ingest, taken with 200. Returns the provider's event id.
+ * A sandbox acquirer (`sandbox`, `sandbox-b`) reports an attempt: a callback signed as the sandbox
+ * signs it, to callbacks-ingest, taken with 200. Returns the provider's event id.
  */
-export async function sandboxPaid(ingestUrl: string, orderId: string): Promise<string> {
+export async function sandboxCallback(ingestUrl: string, report: SandboxReport, provider = 'sandbox'): Promise<string> {
   const providerEventId = `evt-${randomUUID()}`;
-  const raw = JSON.stringify({
-    eventId: providerEventId,
-    kind: 'payment',
-    reference: orderId,
-    paymentId: 'p1',
-    status: 'success',
-    amount: '100.99',
-    currency: 'USD',
-  });
-  const res = await http('POST', `${ingestUrl}/callbacks/sandbox`, {
+  const raw = JSON.stringify({ eventId: providerEventId, kind: 'payment', ...report });
+  const res = await http('POST', `${ingestUrl}/callbacks/${provider}`, {
     rawBody: raw,
     headers: {
       'content-type': 'application/json',
@@ -109,4 +110,18 @@ export async function sandboxPaid(ingestUrl: string, orderId: string): Promise<s
   });
   expect(res.status).toBe(200);
   return providerEventId;
+}
+
+/**
+ * The sandbox provider reports the payment of an order (100.99 USD) as a success: a signed
+ * callback to callbacks-ingest, taken with 200. Returns the provider's event id.
+ */
+export function sandboxPaid(ingestUrl: string, orderId: string): Promise<string> {
+  return sandboxCallback(ingestUrl, {
+    reference: orderId,
+    paymentId: 'p1',
+    status: 'success',
+    amount: '100.99',
+    currency: 'USD',
+  });
 }

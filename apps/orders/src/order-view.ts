@@ -42,6 +42,7 @@ export function toNeedActionView(n: NeedAction, statusCode: string | null): Need
   switch (n.rule) {
     case 'amount_outside_range':
     case 'currency_differs':
+    case 'duplicate_payment':
       return { rule: n.rule, ...common, reported: cost(n.reported) };
     case 'provider_timeout':
       return { rule: n.rule, ...common };

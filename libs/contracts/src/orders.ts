@@ -192,7 +192,12 @@ const needActionCommon = {
   resolution: needActionResolutionView,
 };
 
-export const NeedActionRules = ['amount_outside_range', 'currency_differs', 'provider_timeout'] as const;
+export const NeedActionRules = [
+  'amount_outside_range',
+  'currency_differs',
+  'provider_timeout',
+  'duplicate_payment',
+] as const;
 
 /** Why an order waits in need_action (issue 17): the rule that fired and what resolves it. */
 export const needActionView = z
@@ -200,6 +205,7 @@ export const needActionView = z
     z.object({ rule: z.literal('amount_outside_range'), reported: costDto, ...needActionCommon }),
     z.object({ rule: z.literal('currency_differs'), reported: costDto, ...needActionCommon }),
     z.object({ rule: z.literal('provider_timeout'), ...needActionCommon }),
+    z.object({ rule: z.literal('duplicate_payment'), reported: costDto, ...needActionCommon }),
   ])
   .describe('Why the order needs action: the rule that fired, expected and reported money, and what resolves it');
 export type NeedActionView = z.infer<typeof needActionView>;

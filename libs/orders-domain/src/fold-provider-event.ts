@@ -3,9 +3,9 @@ import { amountOf, currencyIdentity } from '@payments/money';
 import type { StatusCode } from '@payments/status-codes';
 import { assertNever } from '@payments/exhaustive';
 import { isFinal } from './order-status';
-import { allowedRange, explainMismatch, NeedAction } from './need-action';
+import { allowedRange, explainDuplicate, explainMismatch, NeedAction } from './need-action';
 
-export type NeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout';
+export type NeedActionReason = 'amount_mismatch' | 'currency_mismatch' | 'provider_timeout' | 'duplicate_payment';
 
 /** What the fold needs to know of an order. */
 export interface OrderFacts {
@@ -60,7 +60,9 @@ export type NoopReason =
   /** The order waits in need_action for an operator (auto-finalization is off, or nothing new came). */
   | 'awaiting_operator'
   /** Another report with the same mismatch. */
-  | 'still_mismatched';
+  | 'still_mismatched'
+  /** A `pending` or `failed` report on an attempt a failover replaced: it moves the attempt only (decision 322). */
+  | 'superseded_attempt';
 
 type Match =
   | { kind: 'exact' }
@@ -117,6 +119,9 @@ function needAction(
 export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rules: ShopRules): FoldResult {
   // A stale or late event never moves a final order, whatever it says.
   if (isFinal(order.status)) return { kind: 'noop', reason: 'order_final' };
+  // Two attempts may both have taken the money (decision 322): only an operator settles it.
+  if (order.status === 'need_action' && order.needActionReason === 'duplicate_payment')
+    return { kind: 'noop', reason: 'awaiting_operator' };
   const waitsForMismatch =
     order.status === 'need_action' &&
     (order.needActionReason === 'amount_mismatch' || order.needActionReason === 'currency_mismatch');
@@ -185,4 +190,33 @@ export function foldProviderEvent(order: OrderFacts, report: ProviderReport, rul
     default:
       return assertNever(report.status);
   }
+}
+
+/**
+ * Folds one provider event about one attempt of an order (decision 322). An attempt a failover
+ * replaced (`superseded`: the order has a newer attempt) never moves the order by `pending` or
+ * `failed`: the newer attempt is the one the order waits for. Its `success` means the payer may
+ * have paid twice: an order that still waits (or waits in need_action) goes to need_action
+ * `duplicate_payment` (2-07-07) for an operator; a final order stays final (decision 9's "a late
+ * event never moves a final order"), and the caller records the attempt as the duplicate it is.
+ */
+export function foldAttemptEvent(
+  order: OrderFacts,
+  report: ProviderReport,
+  rules: ShopRules,
+  attempt: { superseded: boolean },
+): FoldResult {
+  if (!attempt.superseded) return foldProviderEvent(order, report, rules);
+  if (isFinal(order.status)) return { kind: 'noop', reason: 'order_final' };
+  if (report.status !== 'success') return { kind: 'noop', reason: 'superseded_attempt' };
+  if (order.status === 'need_action' && order.needActionReason === 'duplicate_payment')
+    return { kind: 'noop', reason: 'awaiting_operator' };
+  return {
+    kind: 'transition',
+    status: 'need_action',
+    statusCode: '2-07-07',
+    needActionReason: 'duplicate_payment',
+    needAction: explainDuplicate(order, report, rules),
+    reportedAmount: report.amount,
+  };
 }

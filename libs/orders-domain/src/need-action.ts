@@ -37,7 +37,8 @@ interface Common {
 export type NeedAction =
   | (Common & { rule: 'amount_outside_range'; reported: MoneyFacts })
   | (Common & { rule: 'currency_differs'; reported: MoneyFacts })
-  | (Common & { rule: 'provider_timeout' });
+  | (Common & { rule: 'provider_timeout' })
+  | (Common & { rule: 'duplicate_payment'; reported: MoneyFacts });
 
 export type NeedActionRule = NeedAction['rule'];
 
@@ -88,6 +89,13 @@ function resolution(rule: NeedActionRule, autoFinalization: boolean): NeedAction
         description:
           'The provider did not answer in time and may have the payment: its late answer resolves the order; an operator may fail it.',
       };
+    case 'duplicate_payment':
+      return {
+        autoFinalization,
+        resolvedBy: 'operator',
+        description:
+          'An attempt replaced by a failover to another provider reported a payment while the newer attempt is still open: the payer may be charged twice. An operator checks both providers, refunds one payment and settles the order; no provider callback moves it meanwhile.',
+      };
     default:
       return assertNever(rule);
   }
@@ -122,5 +130,16 @@ export function explainTimeout(order: MoneyFacts, rules: ExplainRules): NeedActi
     expected: money(order),
     allowedRange: allowedRange(order.amount, rules),
     resolution: resolution('provider_timeout', rules.autoFinalizeNeedAction),
+  };
+}
+
+/** The explanation of a payment reported by an attempt a failover replaced (decision 322). */
+export function explainDuplicate(order: MoneyFacts, reported: MoneyFacts, rules: ExplainRules): NeedAction {
+  return {
+    rule: 'duplicate_payment',
+    expected: money(order),
+    reported: money(reported),
+    allowedRange: allowedRange(order.amount, rules),
+    resolution: resolution('duplicate_payment', rules.autoFinalizeNeedAction),
   };
 }

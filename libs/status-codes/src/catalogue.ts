@@ -49,6 +49,13 @@ const entries = [
       'The provider reported an amount outside the allowed range, or a different currency; action is needed.',
     retryAllowed: false,
   },
+  // Decision 322: a late success of an attempt a failover replaced; the payer may have paid twice.
+  {
+    code: '2-07-07',
+    description:
+      'A provider reported a payment for an attempt that was replaced by a failover to another provider: the payer may be charged twice; an operator must check and refund one.',
+    retryAllowed: false,
+  },
   // Scenarios an acquirer integration reports beyond the order lifecycle (validation, payment
   // method, 3-D Secure, antifraud, limits, participant actions). retryAllowed says whether a new
   // attempt with the same data can succeed; false means the merchant or payer must change something.

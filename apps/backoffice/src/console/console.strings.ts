@@ -93,6 +93,7 @@ export const en = {
       amount_outside_range: 'The paid amount is outside the allowed range',
       currency_differs: 'The provider paid in another currency',
       provider_timeout: 'The provider did not answer in time',
+      duplicate_payment: 'A replaced attempt also took the payment: the payer may be charged twice',
     } as Record<string, string>,
   },
   orders: {

@@ -257,7 +257,7 @@ export class OrdersController {
   @MerchantEndpoint({
     summary: 'Retrieve Order',
     description:
-      'An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout), the expected and reported money, the allowed range in force and its bounds, and what resolves it.',
+      'An order in need_action carries `needAction`: the rule that fired (amount_outside_range, currency_differs, provider_timeout, duplicate_payment), the expected and reported money, the allowed range in force and its bounds, and what resolves it.',
     response: {
       ...orderAnswerShapes,
       example: needActionOrderExample,

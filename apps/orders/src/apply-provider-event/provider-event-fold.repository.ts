@@ -22,22 +22,31 @@ export class ProviderEventFoldRepository {
    * A provider-event batch's first statement: its inbox ids (`inbox`, a CTE named `fresh`) and the
    * orders it names, locked in id order. Returns the event ids seen for the first time and the
    * locked orders. The orders of repeated events are locked too (a repeat is rare; deciding first
-   * would take a round trip more).
+   * would take a round trip more). With each order, the payment ids of the attempts we dispatched
+   * for it, newest first (decision 322: a callback about an older one is about a superseded attempt).
    */
   async lockForEvents(
     m: EntityManager,
     inbox: Sql,
     orderIds: string[],
-  ): Promise<{ fresh: Set<string>; orders: Map<string, OrderEntity> }> {
+  ): Promise<{ fresh: Set<string>; orders: Map<string, OrderEntity>; attempts: Map<string, string[]> }> {
+    const schema = ident(this.config.schema);
     const statement = sql`WITH ${inbox},
-            locked AS MATERIALIZED (SELECT * FROM ${ident(this.config.schema)}.orders WHERE id = ANY(${orderIds}::uuid[]) ORDER BY id FOR UPDATE)
-       SELECT (SELECT array_agg(event_id::text) FROM fresh) AS "inbox.fresh", l.*
+            locked AS MATERIALIZED (SELECT * FROM ${schema}.orders WHERE id = ANY(${orderIds}::uuid[]) ORDER BY id FOR UPDATE)
+       SELECT (SELECT array_agg(event_id::text) FROM fresh) AS "inbox.fresh",
+              (SELECT array_agg(d.payment_id ORDER BY d.created_at DESC, d.payment_id DESC)
+                 FROM ${schema}.provider_dispatches d WHERE d.order_id = l.id) AS "dispatch.payment_ids", l.*
          FROM (SELECT 1) AS one LEFT JOIN locked AS l ON true`;
     const rows = await preparedQuery<Record<string, unknown>>(m, statement.text, statement.values);
     const fresh = new Set((rows[0]?.['inbox.fresh'] as string[] | null) ?? []);
     const orders = new Map<string, OrderEntity>();
-    for (const r of rows) if (r.id) orders.set(r.id as string, orderFromRow(m, r));
-    return { fresh, orders };
+    const attempts = new Map<string, string[]>();
+    for (const r of rows) {
+      if (!r.id) continue;
+      orders.set(r.id as string, orderFromRow(m, r));
+      attempts.set(r.id as string, (r['dispatch.payment_ids'] as string[] | null) ?? []);
+    }
+    return { fresh, orders, attempts };
   }
 
   /**

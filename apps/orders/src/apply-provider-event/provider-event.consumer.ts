@@ -13,7 +13,7 @@ import {
 import { BATCH_HANDLER, BatchMessageFailure, Inbox, Outbox, OutboxItem } from '@payments/messaging';
 import { PaymentsMetrics } from '@payments/platform';
 import { formatAmount } from '@payments/money';
-import { FoldResult, foldProviderEvent } from '@payments/orders-domain';
+import { foldAttemptEvent, FoldResult } from '@payments/orders-domain';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { ProviderEventFoldRepository } from './provider-event-fold.repository';
@@ -96,8 +96,22 @@ export class ProviderEventConsumer {
       const outboxItems: OutboxItem[] = [];
       for (const { message, event, orderId } of todo) {
         const order = orders.get(orderId)!;
-        const result = foldProviderEvent(order, event, settings.get(order.shopId)!.rules);
-        recordAttempt(attempts, dispatched, order, event, result, now);
+        const paymentId = paymentIdOf(dispatched, order, event);
+        // Decision 322: an attempt a failover replaced (the order has a newer one) moves only itself.
+        const ours = locked.attempts.get(orderId) ?? [];
+        const superseded = ours.indexOf(paymentId) > 0;
+        // While two attempts may both have paid, every report shows on its attempt for the operator.
+        const writeOver =
+          superseded || (order.status === 'need_action' && order.needActionReason === 'duplicate_payment');
+        const result = foldAttemptEvent(order, event, settings.get(order.shopId)!.rules, { superseded });
+        recordAttempt(attempts, paymentId, order, event, result, now, writeOver);
+        if (superseded && event.status === 'success' && result.kind === 'noop') {
+          // The order is final: it stays, and the attempt says 2-07-07 in data.payments[] for an operator.
+          PaymentsMetrics.providerCallbacks.inc({ provider: event.providerCode, result: 'duplicate_payment' });
+          this.logger.warn(
+            `order ${event.reference}: success of superseded attempt ${paymentId} while the order is ${order.status} (possible duplicate payment, 2-07-07)`,
+          );
+        }
         if (result.kind === 'noop') {
           this.logger.log(`order ${event.reference}: ${event.status} ignored (${result.reason})`);
           continue;
@@ -142,25 +156,38 @@ interface AttemptWrite {
 }
 
 /**
- * The provider's report on the attempt it names, in memory. A callback that does not name our
- * payment id (a manual or legacy one) belongs to the attempt we sent to that provider, not to a
- * second one. The attempt's row ends as the batch's last transition left it, or, with none, as
- * its first report found it when the row did not exist yet; a report that changes nothing leaves
- * a known attempt as it is. So the batch needs no read of the attempts: the write's ON CONFLICT
- * decides "known" against the committed rows.
+ * Our payment id of the attempt a report is about. A callback that does not name our payment id
+ * (a manual or legacy one) belongs to the attempt we sent to that provider, not to a second one.
+ */
+function paymentIdOf(dispatched: Map<string, string>, order: OrderEntity, event: PaymentEvent): string {
+  return event.paymentId ?? dispatched.get(`${order.id} ${event.providerCode}`) ?? `${event.providerCode}-${order.id}`;
+}
+
+/**
+ * The code of an attempt's report that did not move the order, on an attempt a failover replaced
+ * or of an order waiting for an operator because two attempts may have paid (decision 322).
+ */
+const SUPERSEDED_CODES = { pending: '1-01-02', failed: '2-07-01', success: '2-07-07' } as const;
+
+/**
+ * The provider's report on the attempt it names, in memory. The attempt's row ends as the batch's
+ * last transition left it, or, with none, as its first report found it when the row did not exist
+ * yet; a report that changes nothing leaves a known attempt as it is, unless `writeOver` (an
+ * attempt a failover replaced, or an order in need_action duplicate_payment): then every report
+ * is written over it, since the order did not move and the attempt is the only place it shows. So the batch needs no read of the attempts: the write's ON
+ * CONFLICT decides "known" against the committed rows.
  */
 function recordAttempt(
   attempts: Map<string, AttemptWrite>,
-  dispatched: Map<string, string>,
+  paymentId: string,
   order: OrderEntity,
   event: PaymentEvent,
   result: FoldResult,
   now: Date,
+  writeOver: boolean,
 ): void {
-  const paymentId =
-    event.paymentId ?? dispatched.get(`${order.id} ${event.providerCode}`) ?? `${event.providerCode}-${order.id}`;
   const key = `${order.id} ${paymentId}`;
-  const changed = result.kind === 'transition';
+  const changed = result.kind === 'transition' || writeOver;
   if (attempts.has(key) && !changed) return;
   const attempt = Object.assign(new PaymentAttemptEntity(), {
     orderId: order.id,
@@ -169,7 +196,7 @@ function recordAttempt(
     status: event.status,
     amount: formatAmount(event.amount),
     currency: event.currency,
-    statusCode: changed ? result.statusCode : null,
+    statusCode: result.kind === 'transition' ? result.statusCode : writeOver ? SUPERSEDED_CODES[event.status] : null,
     createdAt: now,
     updatedAt: now,
   } satisfies Partial<PaymentAttemptEntity>);
