@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { checkBooks, loadLedgerConfig, RunningLedger, startLedger } from '@payments/apps/ledger';
 import { eventually, http } from '@payments/testing';
@@ -123,5 +124,61 @@ describe('ledger: refunds the balance must cover', () => {
     expect(debits[0].n).toBe(1);
     expect(await balances()).toMatchObject({ available: 40.99, reserved: 0 });
     expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+  });
+
+  it('when a refund refused for balance (1-06-03) is sent again with its Idempotency-Key once the balance covers it, then it runs and refunds once', async () => {
+    // A shop of its own: settled at once, a fixed fee of 10.00, so a 100.99 payment leaves 90.99.
+    const other = await aShop(gw());
+    await pg.query(`INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0)`, [
+      other.shopId,
+    ]);
+    await pg.query(`INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, '*', 'USD', 10)`, [
+      other.shopId,
+    ]);
+    const available = async () =>
+      (
+        await pg.query<{ balance: string }>(
+          `SELECT balance::text FROM ledger.accounts WHERE shop_id = $1 AND currency = 'USD' AND kind = 'available'`,
+          [other.shopId],
+        )
+      ).rows[0]?.balance;
+    const paidAndSettled = async (balance: number) => {
+      const order = await anOrder(gw(), other);
+      await sandboxPaid(stack.ingest!.url, order.id);
+      await eventually(async () => (Number(await available()) === balance ? true : undefined), 30_000, `${balance}`);
+      return order.id;
+    };
+    const key = `refund-${randomUUID()}`;
+    const keyedRefund = (orderId: string) =>
+      http('POST', `${gw()}/api/v1/order/refund`, {
+        token: other.apiKey,
+        body: { orderId, cost: { amount: '95.00', currency: 'USD' } },
+        headers: { 'idempotency-key': key },
+      });
+    const record = async () =>
+      (
+        await pg.query(`SELECT state FROM gateway.idempotency_keys WHERE shop_id = $1 AND idempotency_key = $2`, [
+          other.shopId,
+          key,
+        ])
+      ).rows;
+
+    const orderId = await paidAndSettled(90.99);
+    const refused = await keyedRefund(orderId);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ statusCode: '1-06-03', retryAllowed: true });
+    expect(await record()).toEqual([]); // not kept: the same request may succeed later
+    const again = await keyedRefund(orderId);
+    expect(again.status).toBe(422);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+
+    await paidAndSettled(181.98);
+    const accepted = await keyedRefund(orderId);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'partially_refunded' });
+    const replayed = await keyedRefund(orderId);
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await refundsOf(orderId)).toEqual([95]);
   });
 });

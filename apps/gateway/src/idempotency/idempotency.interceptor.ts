@@ -10,7 +10,9 @@ import { CARD_ERASED, IdempotencyRepository, StoredResponse } from '@payments/me
 const KEPT_HEADERS = ['location', 'deprecation', 'sunset', 'link'];
 /**
  * Refusals that are the answer to this request for good. Not a 400 (nothing was done; the merchant
- * fixes the body and retries with the same key), nor a 5xx or timeout (the outcome is unknown).
+ * fixes the body and retries with the same key), nor a 5xx or timeout (the outcome is unknown), nor
+ * a refusal whose status code says `retryAllowed` (a balance that does not cover a payout or refund
+ * yet, 1-06-02 / 1-06-03): nothing was done and the same request may succeed later (decision 338).
  */
 const STORED_ERROR_STATUSES = new Set([404, 409, 422]);
 const POLL_MS = 50;
@@ -133,7 +135,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<void> {
     const problem = toProblem(error);
     const doc = problem.toDocument();
-    if (STORED_ERROR_STATUSES.has(doc.status)) {
+    if (STORED_ERROR_STATUSES.has(doc.status) && doc.retryAllowed !== true) {
       await this.records.complete(
         shopId,
         key,
