@@ -4,6 +4,7 @@ export const BOOKS_CHECKS = [
   'balance_differs_from_postings',
   'balance_below_zero',
   'order_credited_twice',
+  'suspense_unqueued',
 ] as const;
 export type BooksCheck = (typeof BOOKS_CHECKS)[number];
 
@@ -29,7 +30,8 @@ export type BooksQuery = (sql: string, params?: unknown[]) => Promise<Record<str
 /**
  * The books' invariants (issue 29, "checked continuously and by npm run reconcile"; decision 306):
  * postings sum to zero per transaction and currency, every account's balance is the sum of its
- * postings, no account that must not go negative is, and no order is credited twice. They read
+ * postings, no account that must not go negative is, no order is credited twice, and no money sits
+ * in a shop's suspense without a credit of that shop and currency queued for a rate (decision 304). They read
  * the ledger's operator views (`<schema>.ops_*`, decision 300), so the ledger's own monitor and
  * the backoffice's reconciliation (through its read-only role) run the same statements.
  */
@@ -38,7 +40,8 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
   const [counts] = await query(
     `SELECT (SELECT count(*) FROM ${s}.ops_transactions)::int AS transactions,
             (SELECT count(*) FROM ${s}.ops_accounts)::int AS accounts,
-            (SELECT count(*) FROM ${s}.ops_transactions WHERE kind = 'order_completed')::int AS credits`,
+            (SELECT count(*) FROM ${s}.ops_transactions WHERE kind = 'order_completed')::int AS credits,
+            (SELECT count(*) FROM ${s}.ops_accounts WHERE kind = 'suspense' AND balance > 0)::int AS suspense`,
   );
   const unbalanced = await query(
     `WITH bad AS (SELECT transaction_id, currency, sum(amount) AS total FROM ${s}.ops_postings
@@ -60,6 +63,13 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
   const twice = await query(
     `SELECT source_id AS subject, count(*)::int AS n, min(created_at) AS since FROM ${s}.ops_transactions
       WHERE kind = 'order_completed' GROUP BY source_id HAVING count(*) > 1`,
+  );
+  // Money in a shop's suspense is always some waiting credit's (decision 304): never without its queue row.
+  const unqueued = await query(
+    `SELECT a.key AS subject, a.balance::text AS balance FROM ${s}.ops_accounts a
+      WHERE a.kind = 'suspense' AND a.balance > 0
+        AND NOT EXISTS (SELECT 1 FROM ${s}.ops_awaiting_rates w
+                         WHERE a.key = 'shop:' || lower(w.shop_id::text) || ':suspense:' || w.order_currency)`,
   );
   const at = (v: unknown) => (v instanceof Date ? v : v ? new Date(String(v)) : undefined);
   return [
@@ -99,6 +109,15 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
         subject: `order ${String(r.subject)}`,
         detail: `${String(r.n)} order_completed credits, not one`,
         since: at(r.since),
+      })),
+    },
+    {
+      check: 'suspense_unqueued',
+      checked: Number(counts.suspense),
+      findings: unqueued.map((r) => ({
+        check: 'suspense_unqueued' as const,
+        subject: `account ${String(r.subject)}`,
+        detail: `${String(r.balance)} in suspense but no credit of the shop in that currency is queued for a rate: it would never be converted`,
       })),
     },
   ];

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LedgerCommandTypes, OrderStatusChanged, RefundReservation, Topics } from '@payments/contracts';
+import { checkBooks } from '@payments/ledger-domain';
 import { eventually } from '@payments/testing';
 import { orderStatusChange, startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
 import { SuspenseConversionSweeper } from './suspense-conversion.sweeper';
@@ -99,5 +100,31 @@ describe('ledger: credits parked in suspense, never lost', () => {
     // Parked, it is not taken again.
     await sweep();
     expect(await queued(bad)).toEqual([parked]);
+  });
+
+  it('when money sits in a shop suspense with no credit of it queued, then the books check finds it', async () => {
+    const shop = randomUUID();
+    const order = randomUUID();
+    await waitingCredit(shop, order, 'BEP20');
+    const unqueued = async () =>
+      (await checkBooks(async (sql, params) => (await two.pg.query(sql, params)).rows, 'ledger')).filter(
+        (f) => f.check === 'suspense_unqueued',
+      );
+    expect(await unqueued()).toEqual([]);
+    // What the sweep did before decision 304's parking: the row gone, the money still in suspense.
+    const { rows } = await two.pg.query(`DELETE FROM ledger.awaiting_rates WHERE order_id = $1 RETURNING *`, [order]);
+    expect(await unqueued()).toEqual([
+      expect.objectContaining({
+        subject: `account shop:${shop}:suspense:CHF`,
+        detail: expect.stringMatching(/^100\.0* in suspense/),
+      }),
+    ]);
+    const r = rows[0];
+    await two.pg.query(
+      `INSERT INTO ledger.awaiting_rates (transaction_id, shop_id, order_id, order_currency, balance_currency, amount, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [r.transaction_id, r.shop_id, r.order_id, r.order_currency, r.balance_currency, r.amount, r.created_at],
+    );
+    expect(await unqueued()).toEqual([]);
   });
 });
