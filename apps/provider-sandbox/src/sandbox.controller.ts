@@ -77,7 +77,13 @@ export class SandboxController {
   async pay(@Body() body: StartPaymentDto): Promise<PaymentAnswer> {
     // Some BINs are refused before the payment is taken (decision 323): orders fails over.
     const refusal = refusalOf(this.profile, body);
-    if (refusal) throw new ProblemException(refusal.status === 503 ? 'unavailable' : 'unprocessable', refusal.detail);
+    if (refusal)
+      throw new ProblemException(
+        refusal.status === 503 ? 'unavailable' : 'unprocessable',
+        refusal.detail,
+        undefined,
+        refusal.statusCode ? { statusCode: refusal.statusCode } : {},
+      );
     const request: StartPaymentDto = { ...body };
     delete request.cards; // never stored: the record below outlives the request
     const result = await this.payments.start({ ...request, kind: request.kind ?? 'payment' });

@@ -115,7 +115,13 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   async send(row: ClaimedDispatch, opts: { timeoutMs: number }): Promise<ProviderAnswer> {
     const adapter = this.adapters.get(row.provider);
-    if (!adapter) return { kind: 'unavailable', reason: `no adapter for provider "${row.provider}" in this instance` };
+    // Nothing left this instance (decision 324): provably not taken, so a route fails over.
+    if (!adapter)
+      return {
+        kind: 'unavailable',
+        reason: `no adapter for provider "${row.provider}" in this instance`,
+        notSent: true,
+      };
     // A card typed on the hosted page: opened from the vault for this one request (section 10).
     // Both were read with the claim (ProviderDispatchRepository's aggregateColumns).
     const cardToken = (row.aggregate.cardToken as string | null | undefined) ?? null;

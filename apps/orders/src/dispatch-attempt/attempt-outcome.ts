@@ -55,10 +55,24 @@ export function refusalCode(answer: { statusCode?: string }): StatusCode {
 }
 
 /**
+ * Whether the provider provably took nothing of this answer, so that another provider may take the
+ * payment over (decision 322, amended): `unavailable` only when the adapter proves the request was
+ * not taken (`notSent`: it never left, or 503/429), `refused` only when the adapter names a decline
+ * code whose `retryAllowed` is true. An unnamed 4xx (400, 401, 403, 404, 409 "payment id exists")
+ * or a 500/502/504/408 is no such proof.
+ */
+export function provablyNotTaken(answer: ProviderAnswer): boolean {
+  if (answer.kind === 'unavailable') return answer.notSent === true;
+  if (answer.kind === 'refused')
+    return !!answer.statusCode && isKnownStatusCode(answer.statusCode) && retryAllowed(answer.statusCode);
+  return false;
+}
+
+/**
  * Whether this send ends its attempt in a way another provider may take over (decision 322): a
- * card attempt of an order that still waits for it, which the provider refused before accepting
- * it — unavailable after the last send (down, 5xx, 429), or refused with a code whose
- * `retryAllowed` is true. Never an accepted or timed-out attempt: the money may have been taken.
+ * card attempt of an order that still waits for it, which the provider provably did not take
+ * (`provablyNotTaken`) — for `unavailable`, after the last send. Never an accepted or timed-out
+ * attempt: the money may have been taken.
  */
 export function mayFailOver(
   order: OrderFacts,
@@ -67,10 +81,8 @@ export function mayFailOver(
   policy: RetryPolicy,
   card: boolean,
 ): boolean {
-  if (!card || !shouldSend(order.status)) return false;
-  if (answer.kind === 'unavailable') return sends >= policy.maxSends;
-  if (answer.kind === 'refused') return retryAllowed(refusalCode(answer));
-  return false;
+  if (!card || !shouldSend(order.status) || !provablyNotTaken(answer)) return false;
+  return answer.kind === 'unavailable' ? sends >= policy.maxSends : true;
 }
 
 /**
@@ -89,7 +101,7 @@ export function decideAttemptOutcome(
 ): AttemptOutcome {
   const waiting = shouldSend(order.status);
   // `next`: the route's next fitting provider, asked for only when mayFailOver (decision 322).
-  const failTo = next && waiting ? next : null;
+  const failTo = next && waiting && provablyNotTaken(answer) ? next : null;
   switch (answer.kind) {
     case 'accepted': {
       // The same rule as a provider's `pending` report: registered → in_progress (1-01-02).
@@ -141,7 +153,7 @@ export function decideAttemptOutcome(
       };
     case 'refused': {
       const code = refusalCode(answer);
-      const takeOver = retryAllowed(code) ? failTo : null;
+      const takeOver = failTo;
       const ends = waiting && !takeOver;
       return {
         kind: 'record',

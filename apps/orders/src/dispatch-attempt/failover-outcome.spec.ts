@@ -12,8 +12,12 @@ const order = (status: OrderStatus = 'registered'): OrderFacts => ({
 });
 const rules: ShopRules = { amountDeviation: { lowerPercent: '0', upperPercent: '0' }, autoFinalizeNeedAction: false };
 const policy: RetryPolicy = { maxSends: 3, backoffMs: 1000, maxBackoffMs: 5000 };
-const unavailable: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 503' };
-const declined: ProviderAnswer = { kind: 'refused', reason: 'HTTP 422' };
+const unavailable: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 503', notSent: true };
+const declined: ProviderAnswer = { kind: 'refused', reason: 'HTTP 422', statusCode: '2-07-01' };
+/** A 4xx that names no decline code (400, 401, 403, 404, 409 "payment id exists"). */
+const unnamed4xx: ProviderAnswer = { kind: 'refused', reason: 'HTTP 409: payment id exists' };
+/** A 500, 502, 504 or 408: the request reached something that may have passed it on. */
+const mayHaveReached: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 502' };
 const invalidData: ProviderAnswer = { kind: 'refused', reason: 'the vault refused', statusCode: '2-02-01' };
 const timedOut: ProviderAnswer = { kind: 'timed_out', reason: 'no answer within 5000 ms' };
 const accepted: ProviderAnswer = { kind: 'accepted' };
@@ -21,7 +25,9 @@ const accepted: ProviderAnswer = { kind: 'accepted' };
 /** Decision 322: which sends another provider may take over, and what is recorded then. */
 describe('failover of a card attempt', () => {
   it.each<[string, ProviderAnswer, number, boolean]>([
-    ['unavailable on the last send', unavailable, 3, true],
+    ['unavailable on the last send, provably not sent (503, 429, refused connection)', unavailable, 3, true],
+    ['unavailable on the last send without proof it was not taken (500, 502, 504, 408)', mayHaveReached, 3, false],
+    ['refused without a named decline code (any other 4xx)', unnamed4xx, 1, false],
     ['unavailable before the last send (sent again to the same provider)', unavailable, 2, false],
     ['refused with a code whose retryAllowed is true (2-07-01)', declined, 1, true],
     ['refused with a code whose retryAllowed is false (2-02-01)', invalidData, 1, false],
@@ -69,6 +75,26 @@ describe('failover of a card attempt', () => {
       order: { status: 'failed', statusCode: '2-07-01' },
     });
     expect(decideAttemptOutcome(order(), declined, 1, policy, rules, null)).not.toHaveProperty('failover');
+  });
+
+  it('when a 4xx names no decline code, then even with a next provider the order fails 2-07-01 without failover', () => {
+    const outcome = decideAttemptOutcome(order(), unnamed4xx, 1, policy, rules, 'sandbox-b');
+    expect(outcome).toMatchObject({
+      dispatch: 'refused',
+      attempt: { status: 'failed', statusCode: '2-07-01' },
+      order: { status: 'failed', statusCode: '2-07-01' },
+    });
+    expect(outcome).not.toHaveProperty('failover');
+  });
+
+  it('when a 500/502/504/408 gives up, then even with a next provider the order fails 2-01-01 without failover', () => {
+    const outcome = decideAttemptOutcome(order(), mayHaveReached, 3, policy, rules, 'sandbox-b');
+    expect(outcome).toMatchObject({
+      dispatch: 'gave_up',
+      attempt: { status: 'failed', statusCode: '2-01-01' },
+      order: { status: 'failed', statusCode: '2-01-01' },
+    });
+    expect(outcome).not.toHaveProperty('failover');
   });
 
   it('when a refusal names a code without retry, then even with a next provider the order fails with that code', () => {

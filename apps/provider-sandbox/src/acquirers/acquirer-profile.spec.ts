@@ -36,6 +36,8 @@ describe('a sandbox acquirer’s BIN profile (decision 323)', () => {
     expect(r?.status ?? null).toBe(status);
     // The answer names the BIN, never the number.
     if (r) expect(r.detail).not.toContain(pan);
+    // A decline names its retryable code, so orders may fail over (decision 322); a 503 names none.
+    if (r) expect(r.statusCode).toBe(status === 422 ? '2-07-01' : undefined);
   });
 
   it('when it is a payout, or a payment without a card, then the profile plays no part', () => {

@@ -7,8 +7,8 @@ export interface BinRange {
 /**
  * How one sandbox acquirer behaves apart from the amount's scenario (decision 323): card payments
  * whose BIN is in `unavailable` are answered 503 (the acquirer cannot take them now: orders
- * sends again, then fails over), those in `declined` 422 (refused before acceptance: orders fails
- * over at once). Two acquirers configured differently make routing and failover playable.
+ * sends again, then fails over), those in `declined` 422 naming the decline's status code
+ * `2-07-01` (refused before acceptance, retry allowed: orders fails over at once). Two acquirers configured differently make routing and failover playable.
  */
 export interface AcquirerProfile {
   code: string;
@@ -44,13 +44,15 @@ const inRange = (bin: string, ranges: readonly BinRange[]) => ranges.some((r) =>
 export function refusalOf(
   profile: AcquirerProfile,
   request: { kind?: string; cards?: Record<string, string> },
-): { status: 503 | 422; detail: string } | null {
+): { status: 503 | 422; detail: string; statusCode?: string } | null {
   if ((request.kind ?? 'payment') !== 'payment' || !request.cards) return null;
   for (const pan of Object.values(request.cards)) {
     const bin = pan.slice(0, 6);
     if (inRange(bin, profile.unavailable))
       return { status: 503, detail: `${profile.code} cannot take cards of BIN ${bin} now; try again later` };
-    if (inRange(bin, profile.declined)) return { status: 422, detail: `${profile.code} declines cards of BIN ${bin}` };
+    // The decline names its code (2-07-01, retry allowed): only a named retryable decline fails over.
+    if (inRange(bin, profile.declined))
+      return { status: 422, detail: `${profile.code} declines cards of BIN ${bin}`, statusCode: '2-07-01' };
   }
   return null;
 }

@@ -27,19 +27,24 @@ export interface ProviderRequest {
  *   The provider may have it, so it is never sent again; the callback resolves it.
  * - `unavailable`: the provider certainly did not take it (connection refused, DNS failure) or
  *   said it could not (5xx, 429). Sending again is safe: the dispatch id makes it idempotent.
+ *   `notSent` when the adapter can prove the provider took nothing (decision 322): the request
+ *   never left (connection refused, DNS, connect timeout) or the provider said it cannot take it
+ *   now (503, 429). A 500, 502, 504 or 408 is no such proof: the request reached something that
+ *   may have passed it on.
  * - `refused`: the provider answered that it will not take this request (4xx); sending the same
  *   request again would get the same answer.
  */
 export type ProviderAnswer =
   | { kind: 'accepted'; providerPaymentId?: string }
   | { kind: 'timed_out'; reason: string }
-  | { kind: 'unavailable'; reason: string }
+  | { kind: 'unavailable'; reason: string; notSent?: boolean }
   | {
       kind: 'refused';
       reason: string;
       /**
-       * Our status code of the refusal when the adapter knows better than the default (`2-07-01`,
-       * declined): its `retryAllowed` in the catalogue says whether another provider may try (decision 322).
+       * Our status code of the refusal when the adapter can name the provider's decline (else the
+       * order fails with `2-07-01`, declined): only a named code whose `retryAllowed` is true in the
+       * catalogue lets another provider try (decision 322).
        */
       statusCode?: string;
     };

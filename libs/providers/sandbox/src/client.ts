@@ -3,6 +3,7 @@ import { SANDBOX_PROVIDER_CODE } from './sandbox-callback';
 
 /** Errors raised before a single byte of the request could reach the provider. */
 const NOT_SENT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -69,7 +70,7 @@ export class SandboxProviderClient implements ProviderClient {
       if (abort.signal.aborted) return { kind: 'timed_out', reason: `no answer within ${opts.timeoutMs} ms` };
       const codes = errorCodes(err);
       const reason = `${(err as Error).message}${codes.length ? ` (${codes.join(', ')})` : ''}`;
-      if (codes.some((c) => NOT_SENT_CODES.has(c))) return { kind: 'unavailable', reason };
+      if (codes.some((c) => NOT_SENT_CODES.has(c))) return { kind: 'unavailable', reason, notSent: true };
       // The connection broke after the request may have left: the provider may have it.
       return { kind: 'timed_out', reason };
     } finally {
@@ -89,7 +90,23 @@ export class SandboxProviderClient implements ProviderClient {
       return { kind: 'accepted', ...(providerPaymentId ? { providerPaymentId } : {}) };
     }
     const reason = `HTTP ${status}: ${excerpt(text)}`;
-    if (status >= 500 || status === 429 || status === 408) return { kind: 'unavailable', reason };
-    return { kind: 'refused', reason };
+    // 503 and 429: the provider says it cannot take it now, so it took nothing (decision 322).
+    if (status === 503 || status === 429) return { kind: 'unavailable', reason, notSent: true };
+    // 500, 502, 504, 408: sent again with the same payment id, but never failed over.
+    if (status >= 500 || status === 408) return { kind: 'unavailable', reason };
+    const statusCode = declineCodeOf(text);
+    return { kind: 'refused', reason, ...(statusCode ? { statusCode } : {}) };
+  }
+}
+
+/** The status code a sandbox decline names (`statusCode` of its problem document), if any. */
+function declineCodeOf(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as { statusCode?: unknown };
+    return typeof parsed.statusCode === 'string' && /^[0-9]-[0-9]{2}-[0-9]{2}$/.test(parsed.statusCode)
+      ? parsed.statusCode
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
