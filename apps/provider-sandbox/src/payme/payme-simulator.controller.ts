@@ -12,6 +12,9 @@ import {
 import { ProblemException } from '@payments/platform';
 import { SANDBOX_CONFIG, SandboxConfig } from '../config';
 
+/** How long the simulator waits for callbacks-ingest to answer one Payme call. */
+const SEND_TIMEOUT_MS = 10_000;
+
 export class PaymeScenarioDto {
   @IsDefined() @IsString() @Length(1, 128) orderId: string;
   /** In tiyin, as Payme sends it (150000.00 UZS is 15000000). */
@@ -82,6 +85,8 @@ export class PaymeSimulatorController {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization },
       body,
+      // A callbacks-ingest that never answers fails the page's step, not hangs it.
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
     });
     const text = await response.text();
     return { method, request: jsonOr(body), httpStatus: response.status, answer: objectOrNull(jsonOr(text)) };
