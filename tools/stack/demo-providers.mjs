@@ -29,7 +29,8 @@ export function demoProviders(sandboxUrl) {
   return {
     /**
      * What service `name` gets beside the common environment; `shopId` once the demo shop exists.
-     * A Click or Payme configuration given to npm start is kept as it is.
+     * A Click or Payme configuration given to npm start is kept as it is, and then none of that
+     * provider's demo settings is added.
      * @param {string} name
      * @param {string} [shopId]
      * @returns {Record<string, string>}
@@ -45,8 +46,13 @@ export function demoProviders(sandboxUrl) {
         env.CLICK_SHOPS = JSON.stringify([{ shopId, ...DEMO_CLICK }]);
         env.PAYME_SHOPS = JSON.stringify([{ shopId, merchantId: DEMO_PAYME_MERCHANT }]);
       }
-      for (const k of ['CLICK_SECRET_KEYS', 'PAYME_KEYS', 'CLICK_SHOPS', 'PAYME_SHOPS'])
-        if (process.env[k] !== undefined) delete env[k];
+      // All or nothing per provider: one of its settings given keeps the demo's others out too
+      // (demo keys with a given shop list, or the reverse, would not match).
+      for (const group of [
+        ['CLICK_SECRET_KEYS', 'CLICK_SHOPS'],
+        ['PAYME_KEYS', 'PAYME_SHOPS'],
+      ])
+        if (group.some((k) => process.env[k] !== undefined)) for (const k of group) delete env[k];
       return env;
     },
   };
