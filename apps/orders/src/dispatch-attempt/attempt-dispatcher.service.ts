@@ -23,7 +23,7 @@ import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_CARD_VAULT, ORDERS_OUTBOX } from '../tokens';
-import { decideAttemptOutcome, mayFailOver, shouldSend } from './attempt-outcome';
+import { decideAttemptOutcome, isFailoverCandidate, mayFailOver, shouldSend } from './attempt-outcome';
 import { PAYMENT_PROVIDERS, PaymentProvider, PaymentProviders, ProviderAnswer } from './payment-provider';
 import { nextProvider } from '../routing/route-choice';
 import { triedProviders } from '../routing/route.repository';
@@ -174,8 +174,8 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const order = (ctx.locked as OrderEntity | undefined) ?? (await this.orders.findForUpdate(m, row.referenceId));
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
     const settings = await this.shopSettings.forShop(m, order.shopId);
-    // Failover (decision 322): only a card attempt refused before acceptance asks for the route's next provider.
-    const card = order.instrumentType === 'card' || order.cardToken !== null;
+    // Failover (decision 322): only a card attempt (no app deeplinks) refused before acceptance asks for the route's next provider.
+    const card = isFailoverCandidate(order);
     const next = mayFailOver(order, answer, ctx.sends, this.policy, card)
       ? nextProvider(settings, order, await triedProviders(m, this.config.schema, order.id))
       : null;

@@ -69,6 +69,20 @@ export function provablyNotTaken(answer: ProviderAnswer): boolean {
 }
 
 /**
+ * Whether an order's attempt is a card attempt that may fail over (decision 322): its instrument is
+ * `card` or it carries a hosted page's card, and it has no app instructions. An app payment's payer
+ * holds the first provider's deeplinks and QR: another provider's attempt could never be approved
+ * there, and the payer may still approve the first.
+ */
+export function isFailoverCandidate(order: {
+  instrumentType: string | null;
+  cardToken: string | null;
+  instructions?: unknown;
+}): boolean {
+  return (order.instrumentType === 'card' || order.cardToken !== null) && order.instructions == null;
+}
+
+/**
  * Whether this send ends its attempt in a way another provider may take over (decision 322): a
  * card attempt of an order that still waits for it, which the provider provably did not take
  * (`provablyNotTaken`) — for `unavailable`, after the last send. Never an accepted or timed-out

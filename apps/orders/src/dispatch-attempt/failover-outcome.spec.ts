@@ -1,6 +1,6 @@
 import type { OrderStatus } from '@payments/contracts';
 import type { OrderFacts, ShopRules } from '@payments/orders-domain';
-import { decideAttemptOutcome, mayFailOver, RetryPolicy } from './attempt-outcome';
+import { decideAttemptOutcome, isFailoverCandidate, mayFailOver, RetryPolicy } from './attempt-outcome';
 import type { ProviderAnswer } from './payment-provider';
 
 const order = (status: OrderStatus = 'registered'): OrderFacts => ({
@@ -40,6 +40,24 @@ describe('failover of a card attempt', () => {
   it('when the attempt is not a card attempt, then it never fails over', () => {
     expect(mayFailOver(order(), declined, 1, policy, false)).toBe(false);
     expect(mayFailOver(order(), unavailable, 3, policy, false)).toBe(false);
+  });
+
+  it.each<[string, { instrumentType: string | null; cardToken: string | null; instructions: unknown }, boolean]>([
+    ['an API card order', { instrumentType: 'card', cardToken: null, instructions: null }, true],
+    ['a hosted page card payment', { instrumentType: null, cardToken: 'tok_1', instructions: null }, true],
+    [
+      'a card order paid in the provider’s app (its payer holds the deeplinks)',
+      { instrumentType: 'card', cardToken: null, instructions: { deeplinks: { ios: 'bank://pay/1' } } },
+      false,
+    ],
+    [
+      'a page card with app instructions',
+      { instrumentType: null, cardToken: 'tok_1', instructions: { qr: 'x' } },
+      false,
+    ],
+    ['a wallet order', { instrumentType: 'wallet', cardToken: null, instructions: null }, false],
+  ])('when the order is %s, then it is a failover candidate: %s', (_case, order, expected) => {
+    expect(isFailoverCandidate(order)).toBe(expected);
   });
 
   it.each<OrderStatus>(['in_progress', 'need_action', 'completed', 'failed', 'cancelled'])(
