@@ -1,3 +1,4 @@
+import type { RouteStep } from '@payments/contracts';
 import { cardBrandOf, chooseProvider, RouteFacts, routeMethodOf } from '@payments/orders-domain';
 import type { OrderShopSettings } from '../shop-settings/shop-settings.repository';
 
@@ -21,6 +22,16 @@ function factsOf(order: RoutedOrder): RouteFacts {
 }
 
 /**
+ * The route of a method: the shop's own key only. `routes` is a plain object from JSON, so a method
+ * code such as `constructor` or `__proto__` must not find Object.prototype's members.
+ */
+function routeOf(settings: OrderShopSettings, method: string | null): readonly RouteStep[] | undefined {
+  if (!method || !Object.hasOwn(settings.routes, method)) return undefined;
+  // Not `routes[method]`: an own `__proto__` key (JSON.parse makes one) reads the prototype that way.
+  return Object.getOwnPropertyDescriptor(settings.routes, method)?.value as readonly RouteStep[] | undefined;
+}
+
+/**
  * The provider of an order's first attempt (decision 321): the first of its method's route that
  * fits it; without a route, or with none fitting, its method's provider (`fallback`), as before
  * routing. `method` overrides the order's own (a hosted page's method before it is stored).
@@ -31,8 +42,7 @@ export function firstProvider(
   fallback: string,
   method: string | null = routeMethodOf(order),
 ): string {
-  const route = method ? settings.routes[method] : undefined;
-  return chooseProvider(route, factsOf(order)) ?? fallback;
+  return chooseProvider(routeOf(settings, method), factsOf(order)) ?? fallback;
 }
 
 /**
@@ -44,7 +54,5 @@ export function nextProvider(
   order: RoutedOrder,
   tried: ReadonlySet<string>,
 ): string | null {
-  const method = routeMethodOf(order);
-  const route = method ? settings.routes[method] : undefined;
-  return chooseProvider(route, factsOf(order), tried) ?? null;
+  return chooseProvider(routeOf(settings, routeMethodOf(order)), factsOf(order), tried) ?? null;
 }
