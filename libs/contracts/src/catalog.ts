@@ -85,36 +85,8 @@ import {
   payoutReservation,
   releasePayoutCommand,
   reservePayoutCommand,
-  LedgerOpsCommandTypes,
-  setFeeCommand,
-  feeScheduleView,
-  listFeesQuery,
-  feeListView,
-  deleteFeeCommand,
-  deletedFee,
-  setSettlementCommand,
-  settlementView,
-  getSettlementQuery,
-  setRateCommand,
-  rateView,
-  listRatesQuery,
-  rateListView,
 } from './ledger';
-import {
-  deletedRoute,
-  deleteRouteCommand,
-  getRouteQuery,
-  RouteCommandTypes,
-  routeView,
-  setRouteCommand,
-} from './routing';
-import {
-  adjustBalanceCommand,
-  adjustmentView,
-  getShopBalanceQuery,
-  listShopTransactionsQuery,
-  shopTransactionPage,
-} from './ledger-adjustments';
+import { ledgerOperatorContract, request, routeCommandMessages } from './catalog-operators';
 import { ledgerEventsContract } from './ledger-events';
 import { TopicName, Topics } from './topics';
 import { allowedOnTopic, audienceRequester, commandTopic, commandTopicAudience, serviceAudiences } from './audiences';
@@ -146,13 +118,6 @@ export interface TopicContract {
 
 /** A provider event is keyed by what it is about: our order, payout or P2P id. */
 const reference = z.string().min(1).max(128);
-
-const request = (type: string, summary: string, payload: z.ZodType, reply: z.ZodType): MessageContract => ({
-  type,
-  summary,
-  payload,
-  reply,
-});
 
 /** One entry per service's commands, every audience together: split by `byAudience` below. */
 const serviceContracts: readonly TopicContract[] = [
@@ -205,14 +170,7 @@ const serviceContracts: readonly TopicContract[] = [
         payHostedCommand,
         checkoutOrderView,
       ),
-      request(RouteCommandTypes.set, "Set a shop's route for a method (operators)", setRouteCommand, routeView),
-      request(RouteCommandTypes.get, "Read a shop's route for a method (operators)", getRouteQuery, routeView),
-      request(
-        RouteCommandTypes.delete,
-        "Delete a shop's route for a method (operators)",
-        deleteRouteCommand,
-        deletedRoute,
-      ),
+      ...routeCommandMessages,
     ],
   },
   {
@@ -353,57 +311,7 @@ const serviceContracts: readonly TopicContract[] = [
       ),
     ],
   },
-  {
-    topic: commandTopic('ledger', 'operator'),
-    description:
-      "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; a shop's balances and statement, and manual adjustments (decisions 308, 309); each answered on the reply topic it names.",
-    key: 'The shop id; the pair (`USD/USDT-TRC20`) for a rate',
-    keySchema: z.string().min(1).max(64),
-    publishedBy: ['backoffice'],
-    consumedBy: ['ledger'],
-    messages: [
-      request(
-        LedgerOpsCommandTypes.setFee,
-        "Set a shop's fee for a method and currency",
-        setFeeCommand,
-        feeScheduleView,
-      ),
-      request(LedgerOpsCommandTypes.listFees, "List a shop's fee lines", listFeesQuery, feeListView),
-      request(LedgerOpsCommandTypes.deleteFee, "Delete a shop's fee line", deleteFeeCommand, deletedFee),
-      request(
-        LedgerOpsCommandTypes.setSettlement,
-        "Set a shop's settlement delay",
-        setSettlementCommand,
-        settlementView,
-      ),
-      request(
-        LedgerOpsCommandTypes.getSettlement,
-        "Read a shop's settlement delay",
-        getSettlementQuery,
-        settlementView,
-      ),
-      request(LedgerOpsCommandTypes.setRate, "Add a pair's rate with its validity", setRateCommand, rateView),
-      request(LedgerOpsCommandTypes.listRates, 'List rates, newest validity first', listRatesQuery, rateListView),
-      request(
-        LedgerOpsCommandTypes.getShopBalance,
-        "Read a shop's balances for an operator",
-        getShopBalanceQuery,
-        balanceView,
-      ),
-      request(
-        LedgerOpsCommandTypes.listShopTransactions,
-        "List a shop's ledger transactions for an operator, with who posted each adjustment and why",
-        listShopTransactionsQuery,
-        shopTransactionPage,
-      ),
-      request(
-        LedgerOpsCommandTypes.adjustBalance,
-        "Post a manual adjustment to a shop's available balance, or refuse a debit it cannot cover",
-        adjustBalanceCommand,
-        adjustmentView,
-      ),
-    ],
-  },
+  ledgerOperatorContract,
   {
     topic: Topics.merchantCallbacksCommands,
     description: "Operators' requests about merchant-callback deliveries, from the gateway to merchant-callbacks.",
