@@ -36,7 +36,11 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
    * records; the provider gives `answers` in turn (accepted once they run out), an unavailable one
    * retried.
    */
-  async function aDispatcher(failures: () => Error | undefined, answers: ProviderAnswer[] = []) {
+  async function aDispatcher(
+    failures: () => Error | undefined,
+    answers: ProviderAnswer[] = [],
+    afterCommit?: () => void,
+  ) {
     const schema = uniqueName('pd_');
     await ds.query(`CREATE SCHEMA "${schema}"`);
     await ds.query(`CREATE TABLE "${schema}".things (id uuid PRIMARY KEY, status text NOT NULL)`);
@@ -65,7 +69,7 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
         if (failure) throw failure;
         if (answer.kind === 'unavailable') return { kind: 'retry' };
         await m.query(`UPDATE "${schema}".things SET status = 'in_progress' WHERE id = $1`, [row.referenceId]);
-        return { kind: 'finish', status: 'accepted', summary: 'accepted' };
+        return { kind: 'finish', status: 'accepted', summary: 'accepted', ...(afterCommit ? { afterCommit } : {}) };
       },
     };
     // The retries' warnings are what this test provokes; errors are kept for it to read.
@@ -130,6 +134,23 @@ describe('provider dispatcher against PostgreSQL: recording the answer', () => {
     expect(await h.state()).toMatchObject({ status: 'accepted', sends: 1, claim_token: null, thing: 'in_progress' });
     expect(h.sends).toHaveLength(1);
     expect(h.records).toEqual(['failed', 'failed', 'recorded']);
+  });
+
+  it('when a record asks for work after commit, then it runs once, after the row is committed, and not for a rolled-back try', async () => {
+    const seen: Promise<unknown>[] = [];
+    let failuresLeft = 1;
+    let read: () => Promise<unknown> = async () => undefined;
+    const h = await aDispatcher(
+      () => (failuresLeft-- > 0 ? tooManyClients() : undefined),
+      [],
+      () => void seen.push(read()),
+    );
+    read = h.state;
+    await h.dispatcher.dispatchDue();
+    expect(h.records).toEqual(['failed', 'recorded']);
+    expect(seen).toHaveLength(1);
+    // Read on another connection: only a committed row reads accepted.
+    expect(await seen[0]).toMatchObject({ status: 'accepted', thing: 'in_progress' });
   });
 
   it('when a send is answered, then it is counted by provider, kind and outcome, and its duration observed', async () => {

@@ -36,7 +36,14 @@ export type DispatchDecision =
    * service also ended the row, in its own statement (`DispatchQueue.finishCte` with
    * `finishDetails(answer)`), so the dispatcher writes nothing more.
    */
-  | { kind: 'finish'; status: Exclude<DispatchStatus, 'pending'>; summary: string; finished?: boolean }
+  | {
+      kind: 'finish';
+      status: Exclude<DispatchStatus, 'pending'>;
+      summary: string;
+      finished?: boolean;
+      /** Runs once the transaction committed (metrics of what it did), never when it rolled back. */
+      afterCommit?: () => void;
+    }
   /** Send the same request again after the policy's backoff. */
   | { kind: 'retry' }
   /** Nothing reached the provider and the aggregate no longer waits for it. */
@@ -198,7 +205,9 @@ export class ProviderDispatcher {
   private async record(row: ClaimedDispatch, claimToken: string, answer: MeasuredAnswer): Promise<void> {
     const now = this.d.clock.now();
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
+    let afterCommit: (() => void) | undefined;
     const summary = await this.d.dataSource.transaction(async (m) => {
+      afterCommit = undefined;
       const claim = this.d.handler.lockClaimed
         ? await this.d.handler.lockClaimed(m, row, claimToken)
         : await this.d.queue.lockClaimed(m, row.dispatchId, claimToken);
@@ -228,6 +237,7 @@ export class ProviderDispatcher {
         case 'finish':
           if (!decision.finished)
             await this.d.queue.finish(m, row.dispatchId, decision.status, now, finishDetails(answer));
+          afterCommit = decision.afterCommit;
           return decision.summary;
         default: {
           const never: never = decision;
@@ -235,6 +245,7 @@ export class ProviderDispatcher {
         }
       }
     });
+    afterCommit?.();
     this.d.logger.log(`${row.dispatchId} of ${row.referenceId}: ${summary}`);
   }
 }

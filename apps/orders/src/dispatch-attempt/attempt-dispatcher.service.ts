@@ -23,7 +23,13 @@ import { OrderEntity, PaymentAttemptEntity } from '../order.entity';
 import { OrderRepository } from '../order.repository';
 import { statusChangedItem, transitionInMemory } from '../orders-outbox';
 import { CLOCK, Clock, ORDERS_CARD_VAULT, ORDERS_OUTBOX } from '../tokens';
-import { decideAttemptOutcome, isFailoverCandidate, mayFailOver, shouldSend } from './attempt-outcome';
+import {
+  decideAttemptOutcome,
+  isFailoverCandidate,
+  mayFailOver,
+  shouldSend,
+  timeForAnotherAttempt,
+} from './attempt-outcome';
 import { PAYMENT_PROVIDERS, PaymentProvider, PaymentProviders, ProviderAnswer } from './payment-provider';
 import { nextProvider } from '../routing/route-choice';
 import { triedProviders } from '../routing/route.repository';
@@ -175,7 +181,7 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
     const settings = await this.shopSettings.forShop(m, order.shopId);
     // Failover (decision 322): only a card attempt (no app deeplinks) refused before acceptance asks for the route's next provider.
-    const card = isFailoverCandidate(order);
+    const card = isFailoverCandidate(order) && timeForAnotherAttempt(order, ctx.now, this.config.providerTimeoutMs);
     const next = mayFailOver(order, answer, ctx.sends, this.policy, card)
       ? nextProvider(settings, order, await triedProviders(m, this.config.schema, order.id))
       : null;
@@ -217,15 +223,17 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
         const failover = outcome.failover
           ? await this.dispatches.enqueue(m, order, ctx.now, outcome.failover.provider)
           : undefined;
-        if (outcome.failover)
-          PaymentsMetrics.paymentFailovers.inc({
-            from: row.provider,
-            to: outcome.failover.provider,
-            reason: answer.kind,
-          });
+        const failedOverTo = outcome.failover?.provider;
         return {
           kind: 'finish',
           finished: true,
+          // Counted once the failover is committed: a rolled-back (and re-recorded) one counts once.
+          ...(failedOverTo
+            ? {
+                afterCommit: () =>
+                  PaymentsMetrics.paymentFailovers.inc({ from: row.provider, to: failedOverTo, reason: answer.kind }),
+              }
+            : {}),
           status: outcome.dispatch,
           summary: `${outcome.dispatch}${error ? ` (${error})` : ''}; order ${outcome.order ? `→ ${outcome.order.status} ${outcome.order.statusCode}` : `stays ${order.status}`}${failover ? `; failover to ${outcome.failover!.provider} as ${failover}` : ''}`,
         };

@@ -83,6 +83,19 @@ export function isFailoverCandidate(order: {
 }
 
 /**
+ * Whether a new attempt still has time to be answered before the order's processing deadline
+ * (decision 322): a failover with less than one provider call left would only be failed by the
+ * processing timeout while the new provider may be taking the money. No deadline (crypto): time.
+ */
+export function timeForAnotherAttempt(
+  order: { processingDeadline?: Date | null },
+  now: Date,
+  providerTimeoutMs: number,
+): boolean {
+  return !order.processingDeadline || order.processingDeadline.getTime() - now.getTime() > providerTimeoutMs;
+}
+
+/**
  * Whether this send ends its attempt in a way another provider may take over (decision 322): a
  * card attempt of an order that still waits for it, which the provider provably did not take
  * (`provablyNotTaken`) — for `unavailable`, after the last send. Never an accepted or timed-out

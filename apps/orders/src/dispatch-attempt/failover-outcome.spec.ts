@@ -1,6 +1,12 @@
 import type { OrderStatus } from '@payments/contracts';
 import type { OrderFacts, ShopRules } from '@payments/orders-domain';
-import { decideAttemptOutcome, isFailoverCandidate, mayFailOver, RetryPolicy } from './attempt-outcome';
+import {
+  decideAttemptOutcome,
+  isFailoverCandidate,
+  mayFailOver,
+  RetryPolicy,
+  timeForAnotherAttempt,
+} from './attempt-outcome';
 import type { ProviderAnswer } from './payment-provider';
 
 const order = (status: OrderStatus = 'registered'): OrderFacts => ({
@@ -58,6 +64,18 @@ describe('failover of a card attempt', () => {
     ['a wallet order', { instrumentType: 'wallet', cardToken: null, instructions: null }, false],
   ])('when the order is %s, then it is a failover candidate: %s', (_case, order, expected) => {
     expect(isFailoverCandidate(order)).toBe(expected);
+  });
+
+  it.each<[string, Date | null, boolean]>([
+    ['an hour away', new Date('2026-11-27T13:00:00Z'), true],
+    ['one provider timeout away', new Date('2026-11-27T12:00:05Z'), false],
+    ['less than a provider timeout away', new Date('2026-11-27T12:00:01Z'), false],
+    ['past', new Date('2026-11-27T11:59:00Z'), false],
+    ['none (crypto)', null, true],
+  ])('when the processing deadline is %s, then there is time for another attempt: %s', (_case, deadline, expected) => {
+    expect(timeForAnotherAttempt({ processingDeadline: deadline }, new Date('2026-11-27T12:00:00Z'), 5000)).toBe(
+      expected,
+    );
   });
 
   it.each<OrderStatus>(['in_progress', 'need_action', 'completed', 'failed', 'cancelled'])(
