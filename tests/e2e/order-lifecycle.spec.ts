@@ -339,6 +339,13 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       const bank = await anOrder(shop, {}, { instrumentType: 'bank_transfer' });
       const crypto = await anOrder(shop, { amount: '0.99', currency: 'BTC' });
       const plain = await anOrder(shop);
+      // A failed-over order whose first provider also took the money (decision 322) waits for an operator.
+      const charged = await anOrder(shop, {}, { instrumentType: 'card' });
+      await db.query(
+        `UPDATE orders.orders SET status = 'need_action', status_code = '2-07-07', need_action_reason = 'duplicate_payment'
+          WHERE id = $1`,
+        [charged.id],
+      );
       const sweeper = stack.orders![0].app.get(ProcessingTimeoutSweeper);
       const created = Date.now();
 
@@ -364,6 +371,7 @@ describe('orders: every rule of the spec, through gateway, Kafka, orders and cal
       expect((await get(shop, bank.id)).body.status).toBe('failed');
       expect(await sweeper.sweep(new Date(created + 365 * 24 * 3600 * 1000))).toBe(0);
       expect((await get(shop, crypto.id)).body.status).not.toBe('failed');
+      expect((await get(shop, charged.id)).body).toMatchObject({ status: 'need_action', statusCode: '2-07-07' });
     });
   });
 

@@ -225,6 +225,9 @@ export class OrderRepository {
         .getRepository(OrderEntity)
         .createQueryBuilder('o')
         .where(`o.status IN ('registered', 'in_progress', 'need_action')`)
+        // A payer charged twice waits for an operator however long it takes (decision 322): failing it
+        // by the clock would hide the second charge.
+        .andWhere(`o.need_action_reason IS DISTINCT FROM 'duplicate_payment'`)
         .andWhere('o.processing_deadline IS NOT NULL AND o.processing_deadline <= :now', { now })
         // The deadline was computed from the shop's settings as its creator knew them (an instance
         // may have used a read up to a second old, decision 238, or committed just after support
