@@ -182,7 +182,7 @@ export function booksCells(b) {
  */
 export async function readLedger(dbUrl, shopId) {
   const { Client } = require('pg');
-  const { checkBooks } = require(path.join(ROOT, 'dist/apps/ledger/src/books/books-invariants.js'));
+  const { checkBooks } = require(path.join(ROOT, 'dist/libs/ledger-domain/src/books-checks.js'));
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   try {
