@@ -99,8 +99,17 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
   }
 
   async function ensureTopic(topic: string): Promise<void> {
-    if (!(await admin.listTopics()).includes(topic))
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    // A topic deleted a moment ago may still be going away on the broker: its creation again can
+    // fail once with "This server does not host this topic-partition" while the leaders settle.
+    await eventually(
+      async () => {
+        if (!(await admin.listTopics()).includes(topic))
+          await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+        return true;
+      },
+      30_000,
+      `the topic ${topic}`,
+    );
   }
 
   async function dropped(reason: string): Promise<number> {
