@@ -264,7 +264,12 @@ describe('the OpenAPI fuzzer against the real stack', () => {
         if ('unsendable' in again || 'unsendable' in other) return;
         if (again.status !== a.status || again.text !== a.text || again.headers.get('idempotent-replayed') !== 'true')
           f.add(req, planned, `a replay answered ${again.status} ${again.text.slice(0, 120)}, not the first answer`);
-        if (other.status !== 422)
+        // The operators' API validates a body before it reads the key (its Idempotency-Key belongs to
+        // the ledger's adjustment, decision 308): an unknown member is a 400 naming it there, and
+        // nothing is posted; the merchant API compares the key first and answers 422.
+        const refusedFirst =
+          planned.op.path.startsWith('/ops/') && other.status === 400 && other.text.includes('__fuzzOther');
+        if (other.status !== 422 && !refusedFirst)
           f.add(req, planned, `the same key with another body answered ${other.status}, not 422`);
         checkRules(req, planned, other, f);
       }

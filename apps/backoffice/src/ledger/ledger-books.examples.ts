@@ -23,7 +23,7 @@ export const adjustmentDebitExample = {
   reason: 'Chargeback fee of order 1001 the provider billed us',
 };
 
-export const adjustmentExample: AdjustmentView = {
+export const adjustmentExample: Omit<AdjustmentView, 'replayed'> = {
   id: '9a2e4c1b-7d3f-4e5a-8b6c-0d1e2f3a4b5c',
   shopId: SHOP,
   currency: 'USD',
@@ -33,7 +33,6 @@ export const adjustmentExample: AdjustmentView = {
   transactionId: '1c3e5a7b-9d2f-4b6a-8c0e-2a4b6c8d0e1f',
   availableAfter: '1275.4',
   createdAt: '2026-11-27T10:20:00.000Z',
-  replayed: false,
 };
 
 export const shopTransactionsExample: ShopTransactionPage = {

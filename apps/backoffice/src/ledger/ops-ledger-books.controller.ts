@@ -9,8 +9,10 @@ import {
   ParseUUIDPipe,
   Post,
   Query,
+  Res,
   UseGuards,
 } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiHeader } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import {
@@ -115,7 +117,7 @@ export class OpsLedgerBooksController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      'Send one: the same key posts once; a retry with it answers the first adjustment (replayed: true), and the key with another adjustment is a 422. Without one the backoffice makes one, so only a redelivery inside the service is kept from posting twice.',
+      'Send one: the same key posts once; a retry with it gets the first answer again with `Idempotent-Replayed: true` (as the merchant API does), and the key with another valid adjustment is a 422. A body the API refuses is a 400 whatever the key, and posts nothing. Without a key the backoffice makes one, so only a redelivery inside the service is kept from posting twice.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', example: 'adj-4411-1' },
   })
   @OpsEndpoint({
@@ -136,15 +138,19 @@ export class OpsLedgerBooksController {
     @Body() body: AdjustmentDto,
     @Headers() headers: Record<string, string | string[] | undefined>,
     @ActingOperator() operator: OperatorIdentity,
-  ): Promise<AdjustmentView> {
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Omit<AdjustmentView, 'replayed'>> {
     const idempotencyKey = idempotencyKeyOf({ method: 'POST', url: '', headers }) ?? `backoffice:${randomUUID()}`;
     assertValid(adjustmentErrors(body));
     await this.shopMustExist(shopId);
-    return this.askLedger<AdjustmentView>(shopId, LedgerOpsCommandTypes.adjustBalance, operator, {
-      idempotencyKey,
-      currency: body.currency,
-      amount: body.amount,
-      reason: body.reason.trim(),
-    });
+    const { replayed, ...adjustment } = await this.askLedger<AdjustmentView>(
+      shopId,
+      LedgerOpsCommandTypes.adjustBalance,
+      operator,
+      { idempotencyKey, currency: body.currency, amount: body.amount, reason: body.reason.trim() },
+    );
+    // The first answer again, byte for byte, marked the way the merchant API marks a replay.
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return adjustment;
   }
 }
