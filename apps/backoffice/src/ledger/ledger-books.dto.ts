@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsString, Length } from 'class-validator';
 import { MAX_ADJUSTMENT_REASON } from '@payments/ledger-domain';
+import { CursorPageDto } from '../ops/ops.dto';
 
 /** An operator's manual adjustment (decision 308); the rules beyond the shape: libs/ledger-domain, adjustments.ts. */
 export class AdjustmentDto {
@@ -32,17 +32,5 @@ export class AdjustmentDto {
   reason: string;
 }
 
-export class ListShopTransactionsDto {
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
-  cursor?: string;
-}
+/** A shop's ledger transactions, newest first, a page at a time. */
+export class ListShopTransactionsDto extends CursorPageDto {}

@@ -227,7 +227,23 @@ function IsTimeoutsByPaymentSetting() {
     });
 }
 
-export class ListOrdersDto {
+/** A cursor-paged list's query: at most `limit` items after the page `cursor` names. */
+export class CursorPageDto {
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
+  cursor?: string;
+}
+
+export class ListOrdersDto extends CursorPageDto {
   @ApiPropertyOptional({
     enum: OrderStatuses,
     description: 'need_action: the queue of orders waiting for an operator.',
@@ -246,17 +262,4 @@ export class ListOrdersDto {
   @IsString()
   @Length(1, 128)
   merchantOrderId?: string;
-
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
-  cursor?: string;
 }
