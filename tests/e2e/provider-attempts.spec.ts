@@ -415,11 +415,11 @@ describe('provider attempts, with the dispatcher driven by the test (rounds on d
     ]);
   });
 
-  it('when the provider refuses the request itself (4xx), then it is not sent again and the order fails with 2-07-01', async () => {
+  it('when the provider answers 409 "payment id exists", then the outcome is unknown: need_action 1-07-02, never sent again, and its callback resolves it', async () => {
     provider = new SandboxPaymentProvider(stack.sandbox!.url);
     const id = await h.create('60.99');
     const { payment_id: paymentId } = await h.dispatchOf(id);
-    // The sandbox already knows this paymentId with other terms: it answers 409 Conflict.
+    // The sandbox already knows this paymentId with other terms: it answers 409 Conflict (decision 343).
     expect(
       (
         await http('POST', `${stack.sandbox!.url}/payments`, {
@@ -429,15 +429,18 @@ describe('provider attempts, with the dispatcher driven by the test (rounds on d
     ).toBe(202);
     await dispatcher.dispatchDue();
     expect(await h.dispatchOf(id)).toMatchObject({
-      status: 'refused',
+      status: 'timed_out',
       sends: 1,
       last_error: expect.stringContaining('HTTP 409'),
     });
-    const failed = await h.read(id);
-    expect(failed).toMatchObject({ status: 'failed', statusCode: '2-07-01' });
-    expect(failed.data.payments).toEqual([
-      expect.objectContaining({ paymentId, status: 'failed', statusCode: '2-07-01' }),
+    const waiting = await h.read(id);
+    expect(waiting).toMatchObject({ status: 'need_action', statusCode: '1-07-02' });
+    expect(waiting.data.payments).toEqual([
+      expect.objectContaining({ paymentId, status: 'pending', statusCode: '1-07-02' }),
     ]);
+    // The provider's own report on that payment id settles it, as after a timeout.
+    await h.simulate({ reference: id, paymentId, status: 'success', amount: '60.99', currency: 'USD' });
+    expect(await h.until(id, 'completed')).toMatchObject({ statusCode: '0-01-00' });
   });
 
   it('when the order was moved on before its attempt was sent, then the attempt is not sent', async () => {

@@ -23,16 +23,18 @@ export interface ProviderRequest {
  * dispatcher's rules are the same for every provider and every kind.
  *
  * - `accepted`: the provider has it; its outcome comes later by callback.
- * - `timed_out`: no answer in time, or the connection broke after the request may have left.
- *   The provider may have it, so it is never sent again; the callback resolves it.
+ * - `timed_out`: the outcome is unknown: no answer in time, the connection broke after the
+ *   request may have left, or the provider answered that it already has a payment under our id
+ *   (a 409 "payment id exists", decision 343). The provider may have it, so it is never sent
+ *   again and never failed over; the callback resolves it.
  * - `unavailable`: the provider certainly did not take it (connection refused, DNS failure) or
  *   said it could not (5xx, 429). Sending again is safe: the dispatch id makes it idempotent.
  *   `notSent` when the adapter can prove the provider took nothing (decision 322): the request
  *   never left (connection refused, DNS, connect timeout) or the provider said it cannot take it
  *   now (503, 429). A 500, 502, 504 or 408 is no such proof: the request reached something that
  *   may have passed it on.
- * - `refused`: the provider answered that it will not take this request (4xx); sending the same
- *   request again would get the same answer.
+ * - `refused`: the provider answered that it will not take this request (4xx other than 409);
+ *   sending the same request again would get the same answer.
  */
 export type ProviderAnswer =
   | { kind: 'accepted'; providerPaymentId?: string }

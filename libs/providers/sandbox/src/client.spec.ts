@@ -24,7 +24,8 @@ describe('SandboxProviderClient: what an answer proves', () => {
     [504, '{}', { kind: 'unavailable' }],
     [408, '{}', { kind: 'unavailable' }],
     [422, '{"detail":"declined","statusCode":"2-07-01"}', { kind: 'refused', statusCode: '2-07-01' }],
-    [409, '{"detail":"payment id exists"}', { kind: 'refused' }],
+    // Decision 343: the provider knows our payment id, so it may have the money: outcome unknown.
+    [409, '{"detail":"payment id exists"}', { kind: 'timed_out' }],
     [400, 'not json', { kind: 'refused' }],
   ])('when the provider answers %s %s, then the answer is %j and nothing more', async (status, body, expected) => {
     const { url, server } = await answering(status, body);

@@ -94,6 +94,10 @@ export class SandboxProviderClient implements ProviderClient {
     if (status === 503 || status === 429) return { kind: 'unavailable', reason, notSent: true };
     // 500, 502, 504, 408: sent again with the same payment id, but never failed over.
     if (status >= 500 || status === 408) return { kind: 'unavailable', reason };
+    // 409: the provider already has a payment under our id (a resend after our crash between send
+    // and record, or the same id with other terms): it may have the money, so the outcome is
+    // unknown, as after a timeout: never sent again, never failed over; its callback decides (decision 343).
+    if (status === 409) return { kind: 'timed_out', reason: `${reason} (the provider knows this payment id)` };
     const statusCode = declineCodeOf(text);
     return { kind: 'refused', reason, ...(statusCode ? { statusCode } : {}) };
   }
