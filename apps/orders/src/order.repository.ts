@@ -304,17 +304,37 @@ export class OrderRepository {
     m: EntityManager,
     paymentId: string,
     claimToken: string,
-  ): Promise<{ sends: number; order: OrderEntity } | null> {
+  ): Promise<{ sends: number; order: OrderEntity; earlierSendMayHaveReached: boolean } | null> {
+    // An earlier send of this attempt may have reached the provider (decision 343): one answered
+    // 500/502/504/408, or one whose answer was never recorded (a crash or a lost claim between
+    // send and record: claims count `sends`, recorded answers `send_answers`).
     const rows = await preparedQuery<Record<string, unknown>>(
       m,
-      `SELECT d.sends AS "dispatch.sends", o.* FROM "${this.config.schema}".provider_dispatches d
+      `SELECT d.sends AS "dispatch.sends",
+              (d.may_have_reached OR d.sends - 1 > cardinality(d.send_answers)) AS "dispatch.reached", o.*
+         FROM "${this.config.schema}".provider_dispatches d
          JOIN "${this.config.schema}".orders o ON o.id = d.order_id
         WHERE d.payment_id = $1 AND d.status = 'pending' AND d.claim_token = $2
         FOR UPDATE`,
       [paymentId, claimToken],
     );
     if (rows.length === 0) return null;
-    return { sends: Number(rows[0]['dispatch.sends']), order: orderFromRow(m, rows[0]) };
+    return {
+      sends: Number(rows[0]['dispatch.sends']),
+      order: orderFromRow(m, rows[0]),
+      earlierSendMayHaveReached: rows[0]['dispatch.reached'] === true,
+    };
+  }
+
+  /**
+   * Marks an attempt sent again after an answer that does not prove the provider took nothing
+   * (a 500, 502, 504 or 408): it never fails over, whatever its last send says (decision 343).
+   */
+  async markMayHaveReached(m: EntityManager, paymentId: string): Promise<void> {
+    await m.query(
+      `UPDATE "${this.config.schema}".provider_dispatches SET may_have_reached = true WHERE payment_id = $1`,
+      [paymentId],
+    );
   }
 
   /** Writes an attempt that is known to exist (read in this transaction) without re-reading it. */

@@ -27,12 +27,13 @@ import {
   decideAttemptOutcome,
   isFailoverCandidate,
   mayFailOver,
+  provablyNotTaken,
   shouldSend,
   timeForAnotherAttempt,
 } from './attempt-outcome';
 import { PAYMENT_PROVIDERS, PaymentProvider, PaymentProviders, ProviderAnswer } from './payment-provider';
 import { nextProvider } from '../routing/route-choice';
-import { triedProviders } from '../routing/route.repository';
+import { otherAttempts } from '../routing/route.repository';
 import { ProviderDispatchRepository } from './provider-dispatch.repository';
 import { ShopSettingsRepository } from '../shop-settings/shop-settings.repository';
 
@@ -43,6 +44,12 @@ export interface AttemptDispatcherOptions extends DispatcherOptions {
   provider?: PaymentProvider;
   /** More adapters, for the providers routes name (decision 322); `sandbox-b` is always there. */
   providers?: PaymentProvider[];
+}
+
+/** What `lockClaimed` read with the claim: the order and what the attempt's earlier sends say (decision 343). */
+interface LockedAttempt {
+  order: OrderEntity;
+  earlierSendMayHaveReached: boolean;
 }
 
 export const ATTEMPT_DISPATCHER_OPTIONS = Symbol('ATTEMPT_DISPATCHER_OPTIONS');
@@ -165,9 +172,14 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     m: EntityManager,
     row: ClaimedDispatch,
     claimToken: string,
-  ): Promise<{ sends: number; locked: OrderEntity } | null> {
+  ): Promise<{ sends: number; locked: LockedAttempt } | null> {
     const claim = await this.orders.lockDispatchWithOrder(m, row.dispatchId, claimToken);
-    return claim && { sends: claim.sends, locked: claim.order };
+    return (
+      claim && {
+        sends: claim.sends,
+        locked: { order: claim.order, earlierSendMayHaveReached: claim.earlierSendMayHaveReached },
+      }
+    );
   }
 
   /** The order (locked, re-read), the attempt and the event, in the dispatcher's transaction. */
@@ -177,18 +189,32 @@ export class AttemptDispatcher implements OnApplicationBootstrap, BeforeApplicat
     answer: MeasuredAnswer,
     ctx: { sends: number; now: Date; locked?: unknown },
   ): Promise<DispatchDecision> {
-    const order = (ctx.locked as OrderEntity | undefined) ?? (await this.orders.findForUpdate(m, row.referenceId));
+    const locked = ctx.locked as LockedAttempt | undefined;
+    const order = locked?.order ?? (await this.orders.findForUpdate(m, row.referenceId));
     if (!order) throw new Error(`order ${row.referenceId} of attempt ${row.dispatchId} does not exist`);
     const settings = await this.shopSettings.forShop(m, order.shopId);
     // Failover (decision 322): only a card attempt (no app deeplinks) refused before acceptance asks for the route's next provider.
     const card = isFailoverCandidate(order) && timeForAnotherAttempt(order, ctx.now, this.config.providerTimeoutMs);
-    const next = mayFailOver(order, answer, ctx.sends, this.policy, card)
-      ? nextProvider(settings, order, await triedProviders(m, this.config.schema, order.id))
-      : null;
+    // Decision 343: every send of the order counts, so the other attempts are read only when this one could fail over.
+    const earlierSendMayHaveReached = locked?.earlierSendMayHaveReached ?? true;
+    let next: string | null = null;
+    if (
+      mayFailOver(order, answer, ctx.sends, this.policy, card, {
+        earlierSendMayHaveReached,
+        otherAttemptMayHaveTaken: false,
+      })
+    ) {
+      const others = await otherAttempts(m, this.config.schema, order.id, row.dispatchId);
+      const history = { earlierSendMayHaveReached, otherAttemptMayHaveTaken: others.mayHaveTaken };
+      if (mayFailOver(order, answer, ctx.sends, this.policy, card, history))
+        next = nextProvider(settings, order, others.tried.add(row.provider));
+    }
     const outcome = decideAttemptOutcome(order, answer, ctx.sends, this.policy, settings.rules, next);
     const error = answer.kind === 'accepted' ? undefined : answer.reason;
     switch (outcome.kind) {
       case 'retry':
+        // Sent again with the same payment id; but if this answer may have reached the provider, the attempt never fails over (decision 343).
+        if (!provablyNotTaken(answer)) await this.orders.markMayHaveReached(m, row.dispatchId);
         return { kind: 'retry' };
       case 'drop':
         return { kind: 'drop', reason: outcome.reason };

@@ -58,7 +58,7 @@ export function refusalCode(answer: { statusCode?: string }): StatusCode {
  * Whether the provider provably took nothing of this answer, so that another provider may take the
  * payment over (decision 322, amended): `unavailable` only when the adapter proves the request was
  * not taken (`notSent`: it never left, or 503/429), `refused` only when the adapter names a decline
- * code whose `retryAllowed` is true. An unnamed 4xx (400, 401, 403, 404, 409 "payment id exists")
+ * code whose `retryAllowed` is true. An unnamed 4xx (400, 401, 403, 404)
  * or a 500/502/504/408 is no such proof.
  */
 export function provablyNotTaken(answer: ProviderAnswer): boolean {
@@ -96,10 +96,33 @@ export function timeForAnotherAttempt(
 }
 
 /**
+ * What the order's other sends say (decision 343): a failover is decided on every send of the
+ * order, not on the last one alone.
+ */
+export interface SendHistory {
+  /**
+   * An earlier send of this attempt may have reached its provider: answered 500, 502, 504 or 408,
+   * or never recorded (a crash or a lost claim between the send and its record).
+   */
+  earlierSendMayHaveReached: boolean;
+  /**
+   * Another attempt of the order may have taken the money: it was accepted or timed out, one of
+   * its sends may have reached its provider, or its provider reported it `pending` or `success`.
+   */
+  otherAttemptMayHaveTaken: boolean;
+}
+
+/** Nothing before this send: the first send of the order's first attempt. */
+export const NO_HISTORY: SendHistory = { earlierSendMayHaveReached: false, otherAttemptMayHaveTaken: false };
+
+/**
  * Whether this send ends its attempt in a way another provider may take over (decision 322): a
  * card attempt of an order that still waits for it, which the provider provably did not take
  * (`provablyNotTaken`) — for `unavailable`, after the last send. Never an accepted or timed-out
- * attempt: the money may have been taken.
+ * attempt: the money may have been taken. And never when any other send of the order may have
+ * taken it (decision 343, `history`): an earlier send of the same attempt that may have reached
+ * the provider, or another attempt that may have the money; a second provider could charge the
+ * payer again.
  */
 export function mayFailOver(
   order: OrderFacts,
@@ -107,8 +130,10 @@ export function mayFailOver(
   sends: number,
   policy: RetryPolicy,
   card: boolean,
+  history: SendHistory = NO_HISTORY,
 ): boolean {
   if (!card || !shouldSend(order.status) || !provablyNotTaken(answer)) return false;
+  if (history.earlierSendMayHaveReached || history.otherAttemptMayHaveTaken) return false;
   return answer.kind === 'unavailable' ? sends >= policy.maxSends : true;
 }
 

@@ -20,8 +20,8 @@ const rules: ShopRules = { amountDeviation: { lowerPercent: '0', upperPercent: '
 const policy: RetryPolicy = { maxSends: 3, backoffMs: 1000, maxBackoffMs: 5000 };
 const unavailable: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 503', notSent: true };
 const declined: ProviderAnswer = { kind: 'refused', reason: 'HTTP 422', statusCode: '2-07-01' };
-/** A 4xx that names no decline code (400, 401, 403, 404, 409 "payment id exists"). */
-const unnamed4xx: ProviderAnswer = { kind: 'refused', reason: 'HTTP 409: payment id exists' };
+/** A 4xx that names no decline code (400, 401, 403, 404; a 409 "payment id exists" is `timed_out`, decision 343). */
+const unnamed4xx: ProviderAnswer = { kind: 'refused', reason: 'HTTP 400: bad request' };
 /** A 500, 502, 504 or 408: the request reached something that may have passed it on. */
 const mayHaveReached: ProviderAnswer = { kind: 'unavailable', reason: 'HTTP 502' };
 const invalidData: ProviderAnswer = { kind: 'refused', reason: 'the vault refused', statusCode: '2-02-01' };
@@ -41,6 +41,34 @@ describe('failover of a card attempt', () => {
     ['accepted', accepted, 1, false],
   ])('when the attempt was %s, then failover is %s', (_case, answer, sends, expected) => {
     expect(mayFailOver(order(), answer, sends, policy, true)).toBe(expected);
+  });
+
+  it.each<[string, ProviderAnswer, number]>([
+    ['unavailable on the last send, provably not sent', unavailable, 3],
+    ['refused with a code whose retryAllowed is true', declined, 1],
+  ])(
+    'when the attempt was %s but an earlier send of it may have reached the provider (decision 343), then no failover',
+    (_case, answer, sends) => {
+      const history = { earlierSendMayHaveReached: true, otherAttemptMayHaveTaken: false };
+      expect(mayFailOver(order(), answer, sends, policy, true, history)).toBe(false);
+    },
+  );
+
+  it.each<[string, ProviderAnswer, number]>([
+    ['unavailable on the last send, provably not sent', unavailable, 3],
+    ['refused with a code whose retryAllowed is true', declined, 1],
+  ])(
+    'when the attempt was %s but another attempt of the order may have taken the money (decision 343), then no failover',
+    (_case, answer, sends) => {
+      const history = { earlierSendMayHaveReached: false, otherAttemptMayHaveTaken: true };
+      expect(mayFailOver(order(), answer, sends, policy, true, history)).toBe(false);
+    },
+  );
+
+  it('when every earlier send of the order provably took nothing, then a provably refused send fails over', () => {
+    const clean = { earlierSendMayHaveReached: false, otherAttemptMayHaveTaken: false };
+    expect(mayFailOver(order(), unavailable, 3, policy, true, clean)).toBe(true);
+    expect(mayFailOver(order(), declined, 1, policy, true, clean)).toBe(true);
   });
 
   it('when the attempt is not a card attempt, then it never fails over', () => {

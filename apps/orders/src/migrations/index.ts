@@ -11,6 +11,7 @@ import { OpsViews1766100000000 } from './1766100000000-ops-views';
 import { ResolvedBy1766200000301 } from './1766200000301-resolved-by';
 import { ShopRoutes1766200000320 } from './1766200000320-shop-routes';
 import { ProviderSends1766300000329 } from './1766300000329-provider-sends';
+import { DispatchMayHaveReached1766300000343 } from './1766300000343-dispatch-may-have-reached';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -27,4 +28,5 @@ export const ORDERS_MIGRATIONS = [
   ResolvedBy1766200000301,
   ShopRoutes1766200000320,
   ProviderSends1766300000329,
+  DispatchMayHaveReached1766300000343,
 ];

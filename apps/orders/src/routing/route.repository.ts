@@ -69,12 +69,27 @@ export class RouteRepository {
   }
 }
 
-/** The providers an order's attempts went to: dispatched by us, or reported by a provider's callback (decision 322). */
-export async function triedProviders(m: EntityManager, schema: string, orderId: string): Promise<Set<string>> {
-  const rows: { provider: string }[] = await m.query(
-    `SELECT provider FROM "${schema}".provider_dispatches WHERE order_id = $1
-     UNION SELECT provider FROM "${schema}".payment_attempts WHERE order_id = $1`,
-    [orderId],
+/**
+ * The order's attempts other than `paymentId` (decision 343): the providers they went to,
+ * dispatched by us or reported by a provider's callback (never tried twice, decision 322), and
+ * whether any of them may have taken the money: accepted or timed out, a send that may have
+ * reached its provider or whose answer was never recorded, or a provider's report that it has it
+ * (`pending`, `success`).
+ */
+export async function otherAttempts(
+  m: EntityManager,
+  schema: string,
+  orderId: string,
+  paymentId: string,
+): Promise<{ tried: Set<string>; mayHaveTaken: boolean }> {
+  const rows: { provider: string; taken: boolean }[] = await m.query(
+    `SELECT provider, (status IN ('accepted', 'timed_out') OR may_have_reached
+              OR (status <> 'skipped' AND sends > cardinality(send_answers))) AS taken
+       FROM "${schema}".provider_dispatches WHERE order_id = $1 AND payment_id <> $2
+     UNION ALL
+     SELECT provider, status IN ('pending', 'success') AS taken
+       FROM "${schema}".payment_attempts WHERE order_id = $1 AND payment_id <> $2`,
+    [orderId, paymentId],
   );
-  return new Set(rows.map((r) => r.provider));
+  return { tried: new Set(rows.map((r) => r.provider)), mayHaveTaken: rows.some((r) => r.taken) };
 }
