@@ -270,19 +270,23 @@ describe('black box: USD orders into a USDT-TRC20 balance, to the minor unit', (
     const intoAvailable = [...ofKind('settlement'), ...ofKind('payout_reserved'), ...ofKind('refund_reserved')];
     expect(text(intoAvailable.reduce((sum, i) => sum.plus(i.amount), d(0)))).toBe(text(available));
 
-    // The events feed: one balance event per transaction, the last one's figures the balance now.
+    // The events feed: one balance event per ledger batch (decision 339), every transaction named
+    // by exactly one of them, the last one's figures the balance now.
+    const named = (es: { parsed: { transactions: { id: string }[] } }[]) =>
+      es.flatMap((e) => e.parsed.transactions.map((t) => t.id));
     const events = await eventually(
       async () => {
         const all = await balanceEvents(shop);
-        return all.length === items.length ? all : undefined;
+        return named(all).length === items.length ? all : undefined;
       },
       30_000,
-      'a balance event for every transaction',
+      'a balance event naming every transaction',
     );
-    expect(events.map((e) => e.parsed.transaction.id).sort()).toEqual(items.map((i) => i.id).sort());
+    expect(named(events).sort()).toEqual(items.map((i) => i.id).sort());
     for (const e of events) {
       expect(e.parsed).toMatchObject({ type: 'balance.updated', objectType: 'balance', shopId: shop.shopId });
       expect(e.objectId).toBe(e.parsed.transaction.id);
+      expect(e.parsed.transactions.at(-1)).toEqual(e.parsed.transaction);
     }
     const last = events.at(-1)!.parsed;
     expect([

@@ -219,7 +219,7 @@ export const payloadExamples: Record<string, unknown> = {
     shopId: ids.shop,
     currency: 'USDT-TRC20',
     available: '0',
-    pending: '97.0056',
+    pending: '194.0112',
     reserved: '0',
     transaction: {
       id: '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182',
@@ -227,6 +227,21 @@ export const payloadExamples: Record<string, unknown> = {
       source: { type: 'order', id: ids.order },
       amount: '97.0056',
     },
+    // Decision 339: one event per shop, currency and ledger batch, naming every transaction of it.
+    transactions: [
+      {
+        id: '1a2b3c4d-5e6f-4a70-8b91-c2d3e4f5a6b7',
+        kind: 'order_completed',
+        source: { type: 'order', id: '7e6d5c4b-3a29-4f18-9e7d-6c5b4a392817' },
+        amount: '97.0056',
+      },
+      {
+        id: '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182',
+        kind: 'order_completed',
+        source: { type: 'order', id: ids.order },
+        amount: '97.0056',
+      },
+    ],
   },
   'shop.settings': {
     shopId: ids.shop,

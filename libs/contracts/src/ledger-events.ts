@@ -11,24 +11,34 @@ export const LedgerEventTypes = { balanceChanged: 'ledger.balance_changed' } as 
 export const signedDecimal = () =>
   z.string().regex(/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/, { error: 'must be a signed decimal string' });
 
+/** A ledger transaction as a balance event names it. */
+const transactionRef = z.object({
+  id: uuid(),
+  kind: balanceTransactionView.shape.kind,
+  source: balanceTransactionView.shape.source,
+  amount: signedDecimal().describe("What the shop's balance moved by, in `currency`"),
+});
+
 export const balanceChanged = z
   .object({
     shopId: uuid(),
     currency: z.string().describe('With its token standard: USD, USDT-TRC20'),
-    available: decimal().describe('After the transaction'),
-    pending: decimal().describe('After the transaction'),
-    reserved: decimal().describe('After the transaction'),
-    transaction: z
-      .object({
-        id: uuid(),
-        kind: balanceTransactionView.shape.kind,
-        source: balanceTransactionView.shape.source,
-        amount: signedDecimal().describe("What the shop's balance moved by, in `currency`"),
-      })
-      .describe('The ledger transaction that moved it, as GET /balance/transactions lists it'),
+    available: decimal().describe('After the transactions'),
+    pending: decimal().describe('After the transactions'),
+    reserved: decimal().describe('After the transactions'),
+    transaction: transactionRef.describe(
+      'The last ledger transaction that moved it, as GET /balance/transactions lists it',
+    ),
+    transactions: z
+      .array(transactionRef)
+      .min(1)
+      .optional()
+      .describe(
+        'Every ledger transaction of this database transaction that moved this balance, in posting order, the last being `transaction` (decision 339: one event per shop, currency and ledger batch); absent in messages from before it, where it is `[transaction]`',
+      ),
   })
   .describe(
-    "ledger.events, keyed by shopId: a shop's available, pending or reserved balance in one currency changed; merchant-callbacks shows it on the shop's events feed",
+    "ledger.events, keyed by shopId: a shop's available, pending or reserved balance in one currency changed, once per ledger database transaction (decision 339); merchant-callbacks shows it on the shop's events feed",
   );
 export type BalanceChanged = z.infer<typeof balanceChanged>;
 

@@ -5,10 +5,12 @@ export const BALANCE_UPDATED = 'balance.updated';
 
 /**
  * A balance event as the merchant's feed shows it (decision 314), in the shape of a callback body:
- * `objectType` `balance`, `objectId` the ledger transaction that moved it (each transaction is an
- * object of one event, so `sequence` is 1), the balance's currency and its available, pending and
- * reserved figures after the transaction. Built from named fields only, never by copying the
- * message. Never sent as a callback: it is on the feed only.
+ * `objectType` `balance`, `objectId` the last ledger transaction that moved it (each such
+ * transaction is an object of one event, so `sequence` is 1), the balance's currency and its
+ * available, pending and reserved figures after the ledger's batch, with `transaction` the last
+ * and `transactions` every one of the batch that moved it, in order (decision 339: one event per
+ * shop, currency and ledger batch). Built from named fields only, never by copying the message.
+ * Never sent as a callback: it is on the feed only.
  */
 export interface BalanceBody {
   eventId: string;
@@ -21,9 +23,24 @@ export interface BalanceBody {
   available: string;
   pending: string;
   reserved: string;
-  transaction: { id: string; kind: string; source: { type: string; id: string }; amount: string };
+  transaction: BalanceTransactionRef;
+  transactions: BalanceTransactionRef[];
   occurredAt: string;
 }
+
+export interface BalanceTransactionRef {
+  id: string;
+  kind: string;
+  source: { type: string; id: string };
+  amount: string;
+}
+
+const ref = (t: BalanceChanged['transaction']): BalanceTransactionRef => ({
+  id: t.id,
+  kind: t.kind,
+  source: { type: t.source.type, id: t.source.id },
+  amount: t.amount,
+});
 
 export function toBalanceBody(eventId: string, occurredAt: string, change: BalanceChanged): BalanceBody {
   const t = change.transaction;
@@ -38,7 +55,9 @@ export function toBalanceBody(eventId: string, occurredAt: string, change: Balan
     available: change.available,
     pending: change.pending,
     reserved: change.reserved,
-    transaction: { id: t.id, kind: t.kind, source: { type: t.source.type, id: t.source.id }, amount: t.amount },
+    transaction: ref(t),
+    // A message from before decision 339 names only its one transaction.
+    transactions: (change.transactions ?? [t]).map(ref),
     occurredAt,
   };
 }

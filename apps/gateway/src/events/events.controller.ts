@@ -101,9 +101,11 @@ export class EventsController {
       "`signature` of it, made when the page is read with the shop's current callback secret (and, while a " +
       'rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an ' +
       "empty page keeps the cursor. One total order per shop; another shop's events never appear. " +
-      'A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the ledger ' +
-      'transaction, as GET /balance/transactions lists it): its body carries the `currency`, the `available`, `pending` and ' +
-      '`reserved` figures after it and the `transaction` (`id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.',
+      'A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger ' +
+      'transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: ' +
+      'its body carries the `currency`, the `available`, `pending` and `reserved` figures after the batch (what GET /balance ' +
+      'answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, ' +
+      '`source`, `amount`). Balance events are on the feed only, never sent as callbacks.',
     response: { ...feedAnswerShapes, example: feedPageExample, description: 'A page of events' },
     problems: [400, 503],
   })

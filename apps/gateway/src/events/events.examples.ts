@@ -46,6 +46,12 @@ const payoutInProgress = JSON.stringify({
 
 /** The order above, completed, credited to the shop's USDT-TRC20 balance (docs/ledger.md's worked example). */
 const LEDGER_TRANSACTION_ID = '6d5c4b3a-2918-4f7e-8d6c-5b4a39281706';
+const ledgerTransaction = {
+  id: LEDGER_TRANSACTION_ID,
+  kind: 'order_completed',
+  source: { type: 'order', id: orderExample.id },
+  amount: '97.0056',
+};
 const balanceUpdated = JSON.stringify({
   eventId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
   type: 'balance.updated',
@@ -57,12 +63,9 @@ const balanceUpdated = JSON.stringify({
   available: '0',
   pending: '97.0056',
   reserved: '0',
-  transaction: {
-    id: LEDGER_TRANSACTION_ID,
-    kind: 'order_completed',
-    source: { type: 'order', id: orderExample.id },
-    amount: '97.0056',
-  },
+  transaction: ledgerTransaction,
+  // Every transaction of the ledger's batch that moved this balance (decision 339): here the one credit.
+  transactions: [ledgerTransaction],
   occurredAt: '2026-11-21T10:00:01.000Z',
 });
 

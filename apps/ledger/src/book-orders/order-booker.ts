@@ -5,13 +5,16 @@ import {
   AccountRef,
   availableOn,
   checkPostings,
+  FeeSchedule,
   LedgerCurrency,
   planCompletion,
   planRefund,
   Posting,
+  RateInForce,
   ShopAccountKinds,
   shopAccount,
 } from '@payments/ledger-domain';
+import { Amount } from '@payments/money';
 import { LedgerRepository, LockedBalances, NewTransaction, ZERO } from '../books/ledger.repository';
 import { RefundHold, RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { refundHoldAccounts, RefundHolds } from '../hold-refunds/refund-holds';
@@ -22,10 +25,24 @@ import { OrderBooking, UnbookableEvent } from './order-event';
 export const UNATTRIBUTED_PROVIDER = 'unattributed';
 const DEFAULT_SETTLEMENT_DELAY_S = 86_400;
 
+/** A completion decided, to be posted with the completions next to it (`flush`). */
+interface PlannedCompletion {
+  e: OrderBooking;
+  tx: NewTransaction;
+  postings: Posting[];
+  /** Held in suspense in the order currency: no rate in force. */
+  waits: boolean;
+  credited: Amount;
+}
+
 /**
  * Books a partition batch of order completions and refunds in the caller's transaction (one per
- * batch): load what the rules need, lock every account the batch can touch in key order, then
- * decide and post each event in offset order.
+ * batch): load what the rules need (settlement delays, fee schedules and rates, one statement each
+ * for the whole batch), lock every account the batch can touch in key order, then decide each event
+ * in offset order. A completion's decision reads no balance, so consecutive completions are posted
+ * together in a constant number of statements (`LedgerRepository.postMany`, decision 340); they are
+ * posted before a refund is decided, which reads the balances they moved. The batch tells each shop
+ * and currency's balance once, with the figures after it (decision 339).
  */
 @Injectable()
 export class OrderBooker {
@@ -41,6 +58,17 @@ export class OrderBooker {
   async book(m: EntityManager, events: readonly OrderBooking[]): Promise<void> {
     if (events.length === 0) return;
     const delays = await this.books.settlementDelays(m, [...new Set(events.map((e) => e.shopId))]);
+    const completions = events.filter((e) => e.kind === 'completed');
+    const feeOf = await this.books.feeSchedules(
+      m,
+      completions.map((e) => ({ shopId: e.shopId, method: e.method, currency: e.orderCurrency.code })),
+    );
+    const converting = completions.filter((e) => e.orderCurrency.code !== e.balanceCurrency.code);
+    const found = await this.books.ratesInForce(
+      m,
+      converting.map((e) => ({ base: e.orderCurrency.code, quote: e.balanceCurrency.code, at: e.occurredAt })),
+    );
+    const rates = new Map(converting.map((e, i) => [e, found[i]]));
     const originals = new Map<string, string | null>();
     const holds = new Map<string, RefundHold>();
     for (const e of events) {
@@ -52,38 +80,48 @@ export class OrderBooker {
       const hold = e.refundId ? await this.refundHoldRows.findForUpdate(m, e.refundId) : null;
       if (hold) holds.set(e.eventId, hold);
     }
-    const locked = await this.books.lock(
-      m,
-      events.flatMap((e) => {
-        const hold = holds.get(e.eventId);
-        return [
-          ...touched(e, e.provider ?? originals.get(e.orderId) ?? UNATTRIBUTED_PROVIDER),
-          ...(hold ? refundHoldAccounts(hold) : []),
-        ];
-      }),
-    );
+    const locked = (
+      await this.books.lock(
+        m,
+        events.flatMap((e) => {
+          const hold = holds.get(e.eventId);
+          return [
+            ...touched(e, e.provider ?? originals.get(e.orderId) ?? UNATTRIBUTED_PROVIDER),
+            ...(hold ? refundHoldAccounts(hold) : []),
+          ];
+        }),
+      )
+    ).collectBalanceEvents();
+    let run: PlannedCompletion[] = [];
     for (const e of events) {
-      if (e.kind === 'completed') await this.complete(m, locked, e, delays.get(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
-      else await this.refund(m, locked, e, holds.get(e.eventId));
+      if (e.kind === 'completed') {
+        const delayS = delays.get(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S;
+        run.push(this.plan(e, delayS, feeOf(e.shopId, e.method, e.orderCurrency.code), rates.get(e) ?? null));
+        continue;
+      }
+      // A refund is decided on the balances as the completions before it left them.
+      await this.flush(m, locked, run);
+      run = [];
+      await this.refund(m, locked, e, holds.get(e.eventId));
     }
+    await this.flush(m, locked, run);
+    await this.books.publishBalanceEvents(m, locked);
   }
 
-  private async complete(m: EntityManager, locked: LockedBalances, e: OrderBooking, delayS: number): Promise<void> {
-    const converts = e.orderCurrency.code !== e.balanceCurrency.code;
-    const rate = converts
-      ? await this.books.rateInForce(m, e.orderCurrency.code, e.balanceCurrency.code, e.occurredAt)
-      : null;
+  /** A completion's transaction and postings: from its fee and the rate, never from a balance. */
+  private plan(e: OrderBooking, delayS: number, fee: FeeSchedule, rate: RateInForce | null): PlannedCompletion {
     const plan = planCompletion({
       shopId: e.shopId,
       provider: e.provider ?? UNATTRIBUTED_PROVIDER,
       gross: e.amount,
       orderCurrency: e.orderCurrency,
       balanceCurrency: e.balanceCurrency,
-      fee: await this.books.feeSchedule(m, e.shopId, e.method, e.orderCurrency.code),
+      fee,
       rate,
     });
     if (plan.kind === 'rejected')
       throw new UnbookableEvent(e.eventId, `order ${e.orderId}: ${plan.field}: ${plan.reason}`);
+    check(plan.postings, e);
     const waits = plan.kind === 'awaiting_rate';
     const credited = waits ? plan.net : plan.credited;
     const tx: NewTransaction = {
@@ -105,24 +143,50 @@ export class OrderBooker {
       createdAt: e.occurredAt,
       availableOn: waits ? null : availableOn(e.occurredAt, delayS),
     };
-    if (!(await this.post(m, tx, plan.postings, locked, e))) return;
-    if (waits) {
+    return { e, tx, postings: plan.postings, waits, credited };
+  }
+
+  /**
+   * Posts a run of consecutive completions at once: one already booked (its event id, or its
+   * order's one credit, earlier or earlier in the run) posts nothing; the settlements of those that
+   * posted are queued in one statement.
+   */
+  private async flush(m: EntityManager, locked: LockedBalances, run: readonly PlannedCompletion[]): Promise<void> {
+    if (run.length === 0) return;
+    const posted = await this.books.postMany(m, run, locked);
+    const settle: Parameters<LedgerRepository['scheduleSettlements']>[1][number][] = [];
+    for (const { e, tx, waits, credited } of run) {
+      if (!posted.has(tx.id)) {
+        this.logger.log(`order ${e.orderId}: ${tx.kind} already booked`);
+        continue;
+      }
+      if (!waits) {
+        if (credited.greaterThan(0))
+          settle.push({
+            transactionId: tx.id,
+            shopId: e.shopId,
+            currency: e.balanceCurrency.code,
+            amount: credited,
+            availableOn: tx.availableOn!,
+          });
+        continue;
+      }
       this.logger.warn(
-        `order ${e.orderId}: no ${e.orderCurrency.code}/${e.balanceCurrency.code} rate in force; ${plan.net.toFixed()} ${e.orderCurrency.code} held in suspense`,
+        `order ${e.orderId}: no ${e.orderCurrency.code}/${e.balanceCurrency.code} rate in force; ${tx.net.toFixed()} ${e.orderCurrency.code} held in suspense`,
       );
       // Converted by the conversion sweep once the pair has a rate (decision 304).
-      if (plan.net.greaterThan(0))
+      if (tx.net.greaterThan(0))
         await this.awaiting.enqueue(m, {
           transactionId: tx.id,
           shopId: e.shopId,
           orderId: e.orderId,
           orderCurrency: e.orderCurrency.code,
           balanceCurrency: e.balanceCurrency.code,
-          amount: plan.net,
+          amount: tx.net,
           createdAt: e.occurredAt,
         });
-    } else if (credited.greaterThan(0))
-      await this.books.scheduleSettlement(m, tx.id, e.shopId, e.balanceCurrency.code, credited, tx.availableOn!);
+    }
+    await this.books.scheduleSettlements(m, settle);
   }
 
   private async refund(m: EntityManager, locked: LockedBalances, e: OrderBooking, hold?: RefundHold): Promise<void> {
@@ -190,12 +254,16 @@ export class OrderBooker {
     locked: LockedBalances,
     e: OrderBooking,
   ) {
-    const check = checkPostings(postings, new Map([e.orderCurrency, e.balanceCurrency].map((c) => [c.code, c])));
-    if (check.kind === 'unbalanced') throw new Error(`order ${e.orderId}: ${check.reason}`);
+    check(postings, e);
     const posted = await this.books.post(m, tx, postings, locked);
     if (!posted) this.logger.log(`order ${e.orderId}: ${tx.kind} already booked`);
     return posted;
   }
+}
+
+function check(postings: readonly Posting[], e: OrderBooking): void {
+  const check = checkPostings(postings, new Map([e.orderCurrency, e.balanceCurrency].map((c) => [c.code, c])));
+  if (check.kind === 'unbalanced') throw new Error(`order ${e.orderId}: ${check.reason}`);
 }
 
 /** Every account an event can touch, whatever the rules decide (locked up front, in key order). */

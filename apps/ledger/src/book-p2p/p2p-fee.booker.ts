@@ -7,12 +7,13 @@ import {
   ledgerCurrency,
   LedgerCurrency,
   P2P_FEE_METHOD,
+  P2pFeePlan,
   planP2pFee,
   shopAccount,
 } from '@payments/ledger-domain';
 import { Envelope, p2pStatusChanged, parsePayload } from '@payments/contracts';
 import { Amount, amountOf } from '@payments/money';
-import { LedgerRepository } from '../books/ledger.repository';
+import { LedgerRepository, TransactionToPost } from '../books/ledger.repository';
 import { UnbookableEvent } from '../book-orders/order-event';
 
 /** What the books take from a P2P transaction's status change: its completion. */
@@ -45,7 +46,8 @@ export function toP2pCompletion(message: Envelope): P2pCompletion | null {
  * Books the fees of a partition batch of P2P completions in the caller's transaction (decision
  * 312): every account they can touch locked up front in key order, then each completion's fee
  * taken from available, the rest owed (receivable), all of it to fee revenue. One `p2p_fee` per
- * P2P transaction (a unique index), keyed by the event.
+ * P2P transaction (a unique index), keyed by the event. A batch's fees are posted in a constant
+ * number of statements and tell each shop's balance once (decisions 339, 340).
  */
 @Injectable()
 export class P2pFeeBooker {
@@ -55,6 +57,10 @@ export class P2pFeeBooker {
 
   async book(m: EntityManager, completions: readonly P2pCompletion[]): Promise<void> {
     if (completions.length === 0) return;
+    const feeOf = await this.books.feeSchedules(
+      m,
+      completions.map((c) => ({ shopId: c.shopId, method: P2P_FEE_METHOD, currency: c.currency.code })),
+    );
     const locked = await this.books.lock(
       m,
       completions.flatMap((c): AccountRef[] => [
@@ -63,22 +69,39 @@ export class P2pFeeBooker {
         { owner: 'fee_revenue', currency: c.currency.code },
       ]),
     );
+    // A fee is decided on available as the fees before it leave it, so each is planned on a copy in
+    // order and all are posted at once (decision 340). One whose P2P transaction already has its
+    // fee (earlier, or earlier in the batch) is left out first, as posting it would post nothing.
+    const booked = await this.books.existingSources(
+      m,
+      'p2p_fee',
+      completions.map((c) => c.p2pId),
+    );
+    const running = locked.copy();
+    const fees: (TransactionToPost & { c: P2pCompletion; plan: Extract<P2pFeePlan, { kind: 'charged' }> })[] = [];
     for (const c of completions) {
+      if (booked.has(c.p2pId)) {
+        this.logger.log(`p2p ${c.p2pId}: fee already booked`);
+        continue;
+      }
+      booked.add(c.p2pId);
       const plan = planP2pFee({
         shopId: c.shopId,
         gross: c.amount,
         currency: c.currency,
-        fee: await this.books.feeSchedule(m, c.shopId, P2P_FEE_METHOD, c.currency.code),
-        available: locked.of(shopAccount(c.shopId, 'available', c.currency.code)),
+        fee: feeOf(c.shopId, P2P_FEE_METHOD, c.currency.code),
+        available: running.of(shopAccount(c.shopId, 'available', c.currency.code)),
       });
       if (plan.kind === 'rejected')
         throw new UnbookableEvent(c.eventId, `p2p ${c.p2pId}: ${plan.field}: ${plan.reason}`);
       if (plan.kind === 'none') continue;
       const check = checkPostings(plan.postings, new Map([[c.currency.code, c.currency]]));
       if (check.kind === 'unbalanced') throw new Error(`p2p ${c.p2pId}: ${check.reason}`);
-      const posted = await this.books.post(
-        m,
-        {
+      running.apply(plan.postings);
+      fees.push({
+        c,
+        plan,
+        tx: {
           id: randomUUID(),
           idempotencyKey: c.eventId,
           kind: 'p2p_fee',
@@ -94,10 +117,14 @@ export class P2pFeeBooker {
           balanceAmount: plan.fee.negated(),
           createdAt: c.occurredAt,
         },
-        plan.postings,
-        locked,
-      );
-      if (!posted) this.logger.log(`p2p ${c.p2pId}: fee already booked`);
+        postings: plan.postings,
+      });
+    }
+    // The unique index stays the guard: a fee another instance booked meanwhile posts nothing here
+    // (the fees after it then took less from available than they could, never more).
+    const posted = await this.books.postMany(m, fees, locked);
+    for (const { c, plan, tx } of fees) {
+      if (!posted.has(tx.id)) this.logger.log(`p2p ${c.p2pId}: fee already booked`);
       else if (plan.owed.greaterThan(0))
         this.logger.warn(
           `p2p ${c.p2pId}: the available balance covered ${plan.fromAvailable.toFixed()} of the fee ${plan.fee.toFixed()} ${c.currency.code}; ${plan.owed.toFixed()} booked as the shop's debt`,

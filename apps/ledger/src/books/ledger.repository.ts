@@ -43,8 +43,17 @@ export interface NewTransaction {
   availableOn?: Date | null;
 }
 
+/** A transaction to post with its postings (`LedgerRepository.postMany`). */
+export interface TransactionToPost {
+  tx: NewTransaction;
+  postings: readonly Posting[];
+}
+
 /** The shop's balances the books locked for one database transaction, kept current as it posts. */
 export class LockedBalances {
+  /** Set by `collectBalanceEvents`: what was posted since, told once per shop and currency (decision 339). */
+  private collected: TransactionToPost[] | null = null;
+
   constructor(private readonly balances: Map<string, Amount>) {}
 
   of(ref: AccountRef): Amount {
@@ -55,6 +64,35 @@ export class LockedBalances {
 
   apply(postings: readonly Posting[]): void {
     for (const p of postings) this.balances.set(accountKey(p.account), this.of(p.account).plus(p.amount));
+  }
+
+  /** A copy to plan a batch on in order (each plan applied to it), before anything is posted. */
+  copy(): LockedBalances {
+    return new LockedBalances(new Map(this.balances));
+  }
+
+  /**
+   * From now on, what is posted on these balances writes no balance event until
+   * `LedgerRepository.publishBalanceEvents`: one per shop and currency for the whole database
+   * transaction, with the figures after it (decision 339).
+   */
+  collectBalanceEvents(): this {
+    this.collected ??= [];
+    return this;
+  }
+
+  /** Records what was posted when events are collected; false when the caller must tell it at once. */
+  collect(posted: readonly TransactionToPost[]): boolean {
+    if (!this.collected) return false;
+    this.collected.push(...posted);
+    return true;
+  }
+
+  /** What was collected since `collectBalanceEvents`, in posting order; the collection starts afresh. */
+  takeCollected(): TransactionToPost[] {
+    const taken = this.collected ?? [];
+    if (this.collected) this.collected = [];
+    return taken;
   }
 }
 
@@ -120,51 +158,107 @@ export class LedgerRepository {
     postings: readonly Posting[],
     books: LockedBalances,
   ): Promise<boolean> {
-    const inserted: unknown[] = await m.query(
+    return (await this.postMany(m, [{ tx, postings }], books)).has(tx.id);
+  }
+
+  /**
+   * Posts several transactions in a constant number of statements (decision 340), as `post` would
+   * one after the other in their order: one multi-row insert of their rows (in order, ON CONFLICT
+   * DO NOTHING: one already there, or a second of the same key or order in the list, posts
+   * nothing), one insert of the postings of those that were new, one update per account of the
+   * sum of its postings, and their balance events: one per shop and currency with the figures
+   * after all of them (decision 339), written now or, when `books` collect them, by
+   * `publishBalanceEvents`. Answers the ids of those that posted.
+   *
+   * The caller decides every transaction before any is posted: that is `post`'s order only where
+   * no decision depends on a balance a transaction before it in the list moves, or where it was
+   * planned on `books.copy()` and each transaction can only be new (see the callers).
+   */
+  async postMany(m: EntityManager, items: readonly TransactionToPost[], books: LockedBalances): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const txs = items.map((i) => i.tx);
+    const col = <T>(f: (t: NewTransaction) => T) => txs.map(f);
+    const inserted: { id: string }[] = await m.query(
       `INSERT INTO "${this.s}".transactions (id, idempotency_key, kind, status, shop_id, source_type, source_id, provider,
          operation_currency, gross, fee, net, balance_currency, balance_amount, rate, rate_source, rate_valid_from,
          created_at, available_on)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-       ON CONFLICT DO NOTHING RETURNING id`,
+       SELECT id, idempotency_key, kind, status, shop_id, source_type, source_id, provider, operation_currency, gross,
+              fee, net, balance_currency, balance_amount, rate, rate_source, rate_valid_from, created_at, available_on
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::numeric[], $11::numeric[], $12::numeric[], $13::text[], $14::numeric[],
+                     $15::numeric[], $16::text[], $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
+              WITH ORDINALITY AS t(id, idempotency_key, kind, status, shop_id, source_type, source_id, provider,
+                operation_currency, gross, fee, net, balance_currency, balance_amount, rate, rate_source,
+                rate_valid_from, created_at, available_on, ord)
+        ORDER BY ord
+       ON CONFLICT DO NOTHING RETURNING id::text`,
       [
-        tx.id,
-        tx.idempotencyKey,
-        tx.kind,
-        tx.status ?? 'posted',
-        tx.shopId,
-        tx.sourceType,
-        tx.sourceId,
-        tx.provider,
-        tx.operationCurrency,
-        tx.gross.toFixed(),
-        tx.fee.toFixed(),
-        tx.net.toFixed(),
-        tx.balanceCurrency,
-        tx.balanceAmount.toFixed(),
-        tx.rate?.rate.toFixed() ?? null,
-        tx.rate?.source ?? null,
-        tx.rate?.validFrom ?? null,
-        tx.createdAt,
-        tx.availableOn ?? null,
+        col((t) => t.id),
+        col((t) => t.idempotencyKey),
+        col((t) => t.kind),
+        col((t) => t.status ?? 'posted'),
+        col((t) => t.shopId),
+        col((t) => t.sourceType),
+        col((t) => t.sourceId),
+        col((t) => t.provider),
+        col((t) => t.operationCurrency),
+        col((t) => t.gross.toFixed()),
+        col((t) => t.fee.toFixed()),
+        col((t) => t.net.toFixed()),
+        col((t) => t.balanceCurrency),
+        col((t) => t.balanceAmount.toFixed()),
+        col((t) => t.rate?.rate.toFixed() ?? null),
+        col((t) => t.rate?.source ?? null),
+        col((t) => t.rate?.validFrom ?? null),
+        col((t) => t.createdAt),
+        col((t) => t.availableOn ?? null),
       ],
     );
-    if (inserted.length === 0) return false;
-    const keys = postings.map((p) => accountKey(p.account));
-    const amounts = postings.map((p) => p.amount.toFixed());
+    const ids = new Set(inserted.map((r) => r.id.toLowerCase()));
+    const posted = items.filter((i) => ids.has(i.tx.id.toLowerCase()));
+    if (posted.length === 0) return new Set();
+    const rows = posted.flatMap(({ tx, postings }) => postings.map((p) => ({ tx, p })));
     await m.query(
       `INSERT INTO "${this.s}".postings (transaction_id, account_key, currency, amount, created_at)
-       SELECT $1, k, a.currency, v, $4 FROM unnest($2::text[], $3::numeric[]) AS p(k, v)
+       SELECT p.t, p.k, a.currency, p.v, p.c FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::timestamptz[]) AS p(t, k, v, c)
        JOIN "${this.s}".accounts a ON a.key = p.k`,
-      [tx.id, keys, amounts, tx.createdAt],
+      [
+        rows.map((r) => r.tx.id),
+        rows.map((r) => accountKey(r.p.account)),
+        rows.map((r) => r.p.amount.toFixed()),
+        rows.map((r) => r.tx.createdAt),
+      ],
     );
-    await m.query(
-      `UPDATE "${this.s}".accounts a SET balance = a.balance + p.v
-       FROM unnest($1::text[], $2::numeric[]) AS p(k, v) WHERE a.key = p.k`,
-      [keys, amounts],
+    // One update per account: the sum of its postings (every posting was decided on the running balances).
+    const sums = new Map<string, Amount>();
+    for (const { p } of rows) {
+      const k = accountKey(p.account);
+      sums.set(k, (sums.get(k) ?? ZERO).plus(p.amount));
+    }
+    const moved = [...sums].filter(([, v]) => !v.isZero());
+    if (moved.length > 0)
+      await m.query(
+        `UPDATE "${this.s}".accounts a SET balance = a.balance + p.v
+         FROM unnest($1::text[], $2::numeric[]) AS p(k, v) WHERE a.key = p.k`,
+        [moved.map(([k]) => k), moved.map(([, v]) => v.toFixed())],
+      );
+    for (const { postings } of posted) books.apply(postings);
+    if (!books.collect(posted)) await this.outbox.add(m, balanceChangedItems(posted, books));
+    return new Set(posted.map((i) => i.tx.id));
+  }
+
+  /** Writes the balance events `books` collected (`collectBalanceEvents`): one per shop and currency (decision 339). */
+  async publishBalanceEvents(m: EntityManager, books: LockedBalances): Promise<void> {
+    await this.outbox.add(m, balanceChangedItems(books.takeCollected(), books));
+  }
+
+  /** Which of `sourceIds` already have a transaction of `kind` (one statement). */
+  async existingSources(m: EntityManager, kind: TransactionKind, sourceIds: readonly string[]): Promise<Set<string>> {
+    const rows: { source_id: string }[] = await m.query(
+      `SELECT source_id FROM "${this.s}".transactions WHERE kind = $1 AND source_id = ANY($2::text[])`,
+      [kind, sourceIds],
     );
-    books.apply(postings);
-    await this.outbox.add(m, balanceChangedItems(tx, postings, books));
-    return true;
+    return new Set(rows.map((r) => r.source_id));
   }
 
   async settlementDelays(m: EntityManager, shopIds: readonly string[]): Promise<Map<string, number>> {
@@ -184,6 +278,64 @@ export class LedgerRepository {
     );
     const r = rows[0];
     return r ? { percent: amountOf(r.percent), fixed: amountOf(r.fixed), minimum: amountOf(r.minimum) } : NO_FEE;
+  }
+
+  /**
+   * `feeSchedule` for every (shop, method, currency) a batch needs, in one statement (decision 340):
+   * answers a lookup with the same rule, the method's own row, else the shop's `*` row, else none.
+   */
+  async feeSchedules(
+    m: EntityManager,
+    wanted: readonly { shopId: string; method: string | null; currency: string }[],
+  ): Promise<(shopId: string, method: string | null, currency: string) => FeeSchedule> {
+    const key = (shopId: string, method: string, currency: string) => `${shopId.toLowerCase()}|${method}|${currency}`;
+    const rows: {
+      shop_id: string;
+      method: string;
+      currency: string;
+      percent: string;
+      fixed: string;
+      minimum: string;
+    }[] =
+      wanted.length === 0
+        ? []
+        : await m.query(
+            `SELECT DISTINCT f.shop_id::text, f.method, f.currency, f.percent::text, f.fixed::text, f.minimum::text
+               FROM "${this.s}".fee_schedules f
+               JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS w(shop_id, method, currency)
+                 ON f.shop_id = w.shop_id AND f.currency = w.currency AND f.method IN (w.method, '*')`,
+            [wanted.map((w) => w.shopId), wanted.map((w) => w.method ?? '*'), wanted.map((w) => w.currency)],
+          );
+    const found = new Map<string, FeeSchedule>(
+      rows.map((r) => [
+        key(r.shop_id, r.method, r.currency),
+        { percent: amountOf(r.percent), fixed: amountOf(r.fixed), minimum: amountOf(r.minimum) },
+      ]),
+    );
+    return (shopId, method, currency) =>
+      found.get(key(shopId, method ?? '*', currency)) ?? found.get(key(shopId, '*', currency)) ?? NO_FEE;
+  }
+
+  /** `rateInForce` for each asked pair and time, in one statement (decision 340); answers in the order asked. */
+  async ratesInForce(
+    m: EntityManager,
+    asked: readonly { base: string; quote: string; at: Date }[],
+  ): Promise<(RateInForce | null)[]> {
+    if (asked.length === 0) return [];
+    const rows: { ord: string; rate: string | null; source: string | null; valid_from: Date | null }[] = await m.query(
+      `SELECT q.ord::text, r.rate::text, r.source, r.valid_from
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS q(base, quote, at, ord)
+         LEFT JOIN LATERAL (SELECT rate, source, valid_from FROM "${this.s}".rates
+                             WHERE base = q.base AND quote = q.quote AND valid_from <= q.at
+                               AND (valid_to IS NULL OR valid_to > q.at)
+                             ORDER BY source = $4, valid_from DESC, id DESC LIMIT 1) r ON true`,
+      [asked.map((a) => a.base), asked.map((a) => a.quote), asked.map((a) => a.at), SANDBOX_FEED_SOURCE],
+    );
+    const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    return asked.map((_, i) => {
+      const r = byOrd.get(i + 1);
+      return r?.rate ? { rate: amountOf(r.rate), source: r.source!, validFrom: r.valid_from! } : null;
+    });
   }
 
   /**
@@ -250,6 +402,25 @@ export class LedgerRepository {
       `INSERT INTO "${this.s}".pending_settlements (transaction_id, shop_id, currency, amount, available_on)
        VALUES ($1, $2, $3, $4, $5)`,
       [transactionId, shopId, currency, amount.toFixed(), availableOn],
+    );
+  }
+
+  /** `scheduleSettlement` for several credits in one statement (decision 340). */
+  async scheduleSettlements(
+    m: EntityManager,
+    credits: readonly { transactionId: string; shopId: string; currency: string; amount: Amount; availableOn: Date }[],
+  ): Promise<void> {
+    if (credits.length === 0) return;
+    await m.query(
+      `INSERT INTO "${this.s}".pending_settlements (transaction_id, shop_id, currency, amount, available_on)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::numeric[], $5::timestamptz[])`,
+      [
+        credits.map((c) => c.transactionId),
+        credits.map((c) => c.shopId),
+        credits.map((c) => c.currency),
+        credits.map((c) => c.amount.toFixed()),
+        credits.map((c) => c.availableOn),
+      ],
     );
   }
 

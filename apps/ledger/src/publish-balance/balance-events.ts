@@ -1,8 +1,8 @@
 import { BalanceChanged, envelope, LedgerEventTypes, Topics } from '@payments/contracts';
-import { AccountRef, Posting, shopAccount, ShopAccountKind } from '@payments/ledger-domain';
+import { AccountRef, shopAccount, ShopAccountKind } from '@payments/ledger-domain';
 import { OutboxItem } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
-import type { LockedBalances, NewTransaction } from '../books/ledger.repository';
+import type { LockedBalances, NewTransaction, TransactionToPost } from '../books/ledger.repository';
 
 /** The balances a merchant reads (GET /balance) and a balance event carries. */
 export const MERCHANT_KINDS: readonly ShopAccountKind[] = ['available', 'pending', 'reserved'];
@@ -20,41 +20,46 @@ export function withMerchantBalances(refs: readonly AccountRef[]): AccountRef[] 
 }
 
 /**
- * The balance events of a posted transaction: one per shop and currency whose available, pending
- * or reserved it moved, with the three figures after it (from the locked balances, already
- * applied), keyed by the shop. A transaction that moves only suspense or receivable changes no
- * figure a merchant reads, and tells nothing.
+ * The balance events of what one database transaction posted (decision 339, amending 313): one
+ * per shop and currency whose available, pending or reserved they moved, with the three figures
+ * after all of them (from the locked balances, already applied), the last transaction that moved
+ * them and the list of all that did, in posting order; keyed by the shop. A transaction that moves
+ * only suspense or receivable changes no figure a merchant reads, and tells nothing.
  */
-export function balanceChangedItems(
-  tx: NewTransaction,
-  postings: readonly Posting[],
-  books: LockedBalances,
-): OutboxItem[] {
-  const moved = new Map<string, { shopId: string; currency: string }>();
-  for (const p of postings) {
-    const a = p.account;
-    if (a.owner === 'shop' && MERCHANT_KINDS.includes(a.kind) && !p.amount.isZero())
-      moved.set(`${a.shopId.toLowerCase()}:${a.currency}`, { shopId: a.shopId.toLowerCase(), currency: a.currency });
-  }
-  return [...moved.values()].map(({ shopId, currency }) => {
+export function balanceChangedItems(posted: readonly TransactionToPost[], books: LockedBalances): OutboxItem[] {
+  const moved = new Map<string, { shopId: string; currency: string; txs: NewTransaction[] }>();
+  for (const { tx, postings } of posted)
+    for (const p of postings) {
+      const a = p.account;
+      if (a.owner !== 'shop' || !MERCHANT_KINDS.includes(a.kind) || p.amount.isZero()) continue;
+      const shopId = a.shopId.toLowerCase();
+      const key = `${shopId}:${a.currency}`;
+      const entry = moved.get(key) ?? { shopId, currency: a.currency, txs: [] };
+      if (entry.txs.at(-1) !== tx) entry.txs.push(tx);
+      moved.set(key, entry);
+    }
+  return [...moved.values()].map(({ shopId, currency, txs }) => {
     const figure = (kind: ShopAccountKind) => formatAmount(books.of(shopAccount(shopId, kind, currency)));
+    const ref = (tx: NewTransaction) => ({
+      id: tx.id,
+      kind: tx.kind,
+      source: { type: tx.sourceType, id: tx.sourceId },
+      amount: formatAmount(tx.balanceAmount),
+    });
+    const last = txs[txs.length - 1];
     const payload: BalanceChanged = {
       shopId,
       currency,
       available: figure('available'),
       pending: figure('pending'),
       reserved: figure('reserved'),
-      transaction: {
-        id: tx.id,
-        kind: tx.kind,
-        source: { type: tx.sourceType, id: tx.sourceId },
-        amount: formatAmount(tx.balanceAmount),
-      },
+      transaction: ref(last),
+      transactions: txs.map(ref),
     };
     return {
       topic: Topics.ledgerEvents,
       key: shopId,
-      envelope: envelope({ type: LedgerEventTypes.balanceChanged, occurredAt: tx.createdAt, payload }),
+      envelope: envelope({ type: LedgerEventTypes.balanceChanged, occurredAt: last.createdAt, payload }),
     };
   });
 }

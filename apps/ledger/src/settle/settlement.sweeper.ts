@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { planSettlement, shopAccount } from '@payments/ledger-domain';
 import { IntervalJob } from '@payments/platform';
-import { LedgerRepository, ZERO } from '../books/ledger.repository';
+import { LedgerRepository, TransactionToPost, ZERO } from '../books/ledger.repository';
 import { LedgerConfig } from '../config';
 import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
 
@@ -12,7 +12,8 @@ import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
  * Moves each credit from pending to available once the shop's settlement delay has passed. The
  * due credits are taken off the queue with FOR UPDATE SKIP LOCKED in the transaction that posts
  * their settlements, so several instances share the work and none settles a credit twice; a
- * crash mid-way rolls the take back with the postings.
+ * crash mid-way rolls the take back with the postings. A batch is posted in a constant number of
+ * statements and tells each shop's balance once (decisions 339, 340).
  */
 @Injectable()
 export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -55,17 +56,22 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
             .map((d) => shopAccount(d.shopId, 'pending', d.currency))
             .concat(due.map((d) => shopAccount(d.shopId, 'available', d.currency))),
         );
+        // Planned in order on a copy, then posted at once (decision 340). Each due credit's queue row
+        // is taken once and deleted here, and is only ever written when its credit posted: every
+        // settlement of the batch is new, so the plans are what posting one by one would decide.
+        const running = locked.copy();
+        const settlements: TransactionToPost[] = [];
         for (const d of due) {
           const plan = planSettlement(
             d.shopId,
             d.currency,
             d.amount,
-            locked.of(shopAccount(d.shopId, 'pending', d.currency)),
+            running.of(shopAccount(d.shopId, 'pending', d.currency)),
           );
           if (plan.kind === 'nothing') continue;
-          await this.books.post(
-            m,
-            {
+          running.apply(plan.postings);
+          settlements.push({
+            tx: {
               id: randomUUID(),
               idempotencyKey: `settlement:${d.transactionId}`,
               kind: 'settlement',
@@ -82,10 +88,11 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
               createdAt: now,
               availableOn: now,
             },
-            plan.postings,
-            locked,
-          );
+            postings: plan.postings,
+          });
         }
+        // One balance event per shop and currency for the batch (decision 339).
+        await this.books.postMany(m, settlements, locked);
         return due.length;
       });
       total += settled;
