@@ -185,7 +185,7 @@ describe('the OpenAPI documents at /docs cover every route the gateway and the b
         const token = route.access === 'ops' ? TEST_OPS_TOKEN : shop.apiKey;
         const res = await http(
           route.method,
-          `${route.access === 'ops' ? stack.backoffice!.url : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId, method: 'card', currency: 'USD' }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
+          `${route.access === 'ops' ? stack.backoffice!.url : stack.gateway!.url}${fill(route, { shopId: shop.shopId, companyId: shop.companyId, method: 'card', currency: 'USD', provider: 'click' }, '0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21')}`,
           { token, body: example },
         );
         answered.add(res.status);

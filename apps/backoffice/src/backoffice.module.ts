@@ -36,6 +36,7 @@ import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
 import { OpsLedgerBooksController } from './ledger/ops-ledger-books.controller';
 import { OpsLedgerSettingsController } from './ledger/ops-ledger-settings.controller';
 import { OpsRoutesController } from './routing/ops-routes.controller';
+import { OpsProviderAccountsController } from './provider-accounts/ops-provider-accounts.controller';
 import { OpsPaymentMethodsController, OpsPayoutMethodsController } from './methods/ops-methods.controller';
 import { AuditInterceptor } from './operators/audit.interceptor';
 import { AuditRepository } from './operators/audit.repository';
@@ -102,6 +103,7 @@ export class BackofficeModule {
         OpsReconciliationController,
         OpsCardsController,
         OpsCallbackSecretController,
+        OpsProviderAccountsController,
         OpsOperatorsController,
         OpsOverviewController,
         OpsDeadLettersController,

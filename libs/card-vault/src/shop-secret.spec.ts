@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { EnvelopeError, KeyRing } from './envelope';
-import { isSealed, needsReseal, openShopSecret, resealShopSecret, sealShopSecret } from './shop-secret';
+import {
+  isSealed,
+  needsReseal,
+  openProviderSecret,
+  openShopSecret,
+  resealShopSecret,
+  sealProviderSecret,
+  sealShopSecret,
+} from './shop-secret';
 
 const k1 = { id: 'k1', key: randomBytes(32) };
 const k2 = { id: 'k2', key: randomBytes(32) };
@@ -29,5 +37,17 @@ describe('shop callback secrets at rest', () => {
     const resealed = resealShopSecret(keys, SHOP, old);
     expect(needsReseal(keys, resealed)).toBe(false);
     expect(openShopSecret(new KeyRing([k2]), SHOP, resealed)).toBe('whsec_abc');
+  });
+});
+
+describe("shops' provider secrets at rest (decision 341)", () => {
+  it('when a provider secret is sealed, then it opens for its shop and provider only', () => {
+    const keys = new KeyRing([k1]);
+    const sealed = sealProviderSecret(keys, SHOP, 'click', 'click-secret-key');
+    expect(sealed).not.toContain('click-secret-key');
+    expect(openProviderSecret(keys, SHOP, 'click', sealed)).toBe('click-secret-key');
+    expect(() => openProviderSecret(keys, SHOP, 'payme', sealed)).toThrow(EnvelopeError);
+    expect(() => openProviderSecret(keys, 'another-shop', 'click', sealed)).toThrow(EnvelopeError);
+    expect(() => openShopSecret(keys, SHOP, sealed)).toThrow(EnvelopeError);
   });
 });

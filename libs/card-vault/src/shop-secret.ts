@@ -38,3 +38,19 @@ export function readSecretKeys(env: EnvReader): KeyRing {
   });
   return keys ?? new KeyRing([{ id: 'unset', key: Buffer.alloc(32) }]);
 }
+
+/**
+ * A shop's secret with a provider (Click's SECRET_KEY, a Payme cashbox's key; decision 341): the
+ * same envelope, bound to the shop and the provider, so a value moved to another shop or provider
+ * no longer opens. Only sealed values exist: there was never a clear one at rest.
+ */
+const providerAssociatedData = (shopId: string, provider: string) => `shop-provider-secret:${shopId}:${provider}`;
+
+export function sealProviderSecret(keys: KeyRing, shopId: string, provider: string, secret: string): string {
+  return keys.seal(secret, providerAssociatedData(shopId, provider));
+}
+
+/** The secret itself, to check a provider's call; throws EnvelopeError for a value that does not open. */
+export function openProviderSecret(keys: KeyRing, shopId: string, provider: string, sealed: string): string {
+  return keys.open(sealed, providerAssociatedData(shopId, provider));
+}

@@ -6,6 +6,18 @@ export const ShopSettingsTypes = { snapshot: 'shop.settings' } as const;
 
 export const DEFAULT_PROCESSING_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
+/**
+ * A shop's accounts with providers (decision 341), by provider code: each as the provider's folder
+ * validates it (`settings.parse`), its secret member (`settings.account.secret`) sealed with the
+ * card vault's keys and bound to the shop and provider; `updatedAt` is when an operator last set it.
+ */
+export const providerAccounts = z
+  .record(z.string().regex(/^[a-z0-9-]{1,32}$/), z.record(z.string(), z.string()))
+  .describe(
+    "The shop's accounts with providers that call us (Click, Payme), by provider code; each secret sealed (v1:<key id>:…): only callbacks-ingest opens it",
+  );
+export type ProviderAccounts = z.infer<typeof providerAccounts>;
+
 /** A `shops.settings` snapshot as the gateway publishes it, secret included. */
 export const shopSettingsPublished = z
   .object({
@@ -49,6 +61,7 @@ export const shopSettingsPublished = z
     previousCallbackSecretExpiresAt: optional(
       z.string().describe('When callbacks stop carrying the signature of previousCallbackSecret (ISO 8601)'),
     ),
+    providerAccounts: optional(providerAccounts),
   })
   .describe('The whole current settings of one shop (compacted topic, keyed by shop id)');
 export type ShopSettingsSnapshot = z.infer<typeof shopSettingsPublished>;
@@ -61,6 +74,7 @@ export const shopSettingsSnapshot = shopSettingsPublished.omit({
   callbackSecret: true,
   previousCallbackSecret: true,
   previousCallbackSecretExpiresAt: true,
+  providerAccounts: true,
 });
 
 /** What merchant-callbacks reads from a snapshot: the callback URL and the secret that signs the callbacks. */
@@ -73,3 +87,7 @@ export const shopCallbackSettings = shopSettingsPublished.pick({
   previousCallbackSecretExpiresAt: true,
 });
 export type ShopCallbackSettingsSnapshot = z.infer<typeof shopCallbackSettings>;
+
+/** What callbacks-ingest reads from a snapshot: the shop's provider accounts (decision 341). */
+export const shopProviderSettings = shopSettingsPublished.pick({ shopId: true, version: true, providerAccounts: true });
+export type ShopProviderSettingsSnapshot = z.infer<typeof shopProviderSettings>;

@@ -16,3 +16,4 @@ export * from './idempotency.repository';
 export * from './endpoint.decorator';
 export * from './openapi.document';
 export * from './domain-requests';
+export * from './provider-accounts';

@@ -30,15 +30,24 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
           previousCallbackSecretExpiresAt: shop.previousCallbackSecretExpiresAt.toISOString(),
         }
       : {}),
+    ...(shop.providerAccounts && Object.keys(shop.providerAccounts).length > 0
+      ? { providerAccounts: shop.providerAccounts }
+      : {}),
   };
 }
 
-/** The settings as operators read them: the callback secret is shown once, when the shop is created. */
-export function withoutSecret(snapshot: ShopSettingsSnapshot): Omit<ShopSettingsSnapshot, 'callbackSecret'> {
+/**
+ * The settings as operators read them: the callback secret is shown once, when the shop is created;
+ * provider accounts have their own route, which never answers their secrets.
+ */
+export function withoutSecret(
+  snapshot: ShopSettingsSnapshot,
+): Omit<ShopSettingsSnapshot, 'callbackSecret' | 'providerAccounts'> {
   const {
     callbackSecret: _secret,
     previousCallbackSecret: _previous,
     previousCallbackSecretExpiresAt: _until,
+    providerAccounts: _accounts,
     ...rest
   } = snapshot;
   return rest;

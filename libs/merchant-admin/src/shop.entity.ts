@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { ProviderAccounts } from '@payments/contracts';
 
 @Entity({ name: 'companies' })
 export class CompanyEntity {
@@ -35,6 +36,11 @@ export class ShopEntity {
     'host_to_host' | 'hosted';
   /** Domains a hosted page may send the payer back to (`redirectUrls`); a subdomain of one is allowed too. */
   @Column('jsonb', { name: 'redirect_domains', default: () => "'[]'::jsonb" }) redirectDomains: string[];
+  /**
+   * The shop's accounts with providers, by provider code (decision 341): the public ids as given,
+   * the secret member sealed (`sealProviderSecret`), and when it was set.
+   */
+  @Column('jsonb', { name: 'provider_accounts', default: () => "'{}'::jsonb" }) providerAccounts: ProviderAccounts;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 

@@ -8,7 +8,15 @@ import { AUDITED, AuditSpec } from './audited.decorator';
 import { Operator } from './operators';
 
 /** Members never written to the audit log: a created key, token or secret is shown once, to its creator. */
-const SECRET_MEMBERS = new Set(['apiKey', 'token', 'callbackSecret', 'previousCallbackSecret', 'secret']);
+const SECRET_MEMBERS = new Set([
+  'apiKey',
+  'token',
+  'callbackSecret',
+  'previousCallbackSecret',
+  'secret',
+  // A provider account's secret (decision 341): its routes never answer it; kept out here too.
+  'secretKey',
+]);
 
 export function redacted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redacted);

@@ -6,6 +6,7 @@ import { HostedIntegration1765200000001 } from './1765200000001-hosted-integrati
 import { PayoutViaPaymentPage1765300000001 } from './1765300000001-payout-via-payment-page';
 import { IdempotencyCardTokens1765400000001 } from './1765400000001-idempotency-card-tokens';
 import { OpsViews1766100000000 } from './1766100000000-ops-views';
+import { ProviderAccounts1766200000000 } from './1766200000000-provider-accounts';
 
 /** The gateway schema's migrations in order: the service runs them at start, specs on their own databases. */
 export const GATEWAY_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const GATEWAY_MIGRATIONS = [
   PayoutViaPaymentPage1765300000001,
   IdempotencyCardTokens1765400000001,
   OpsViews1766100000000,
+  ProviderAccounts1766200000000,
 ];

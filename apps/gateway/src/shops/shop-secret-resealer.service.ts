@@ -4,11 +4,12 @@ import { DataSource } from 'typeorm';
 import { needsReseal, resealShopSecret } from '@payments/card-vault';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config';
 import { ShopSettingsPublisher } from '@payments/merchant-admin';
-import { ShopRepository } from '@payments/merchant-admin';
+import { resealedAccounts, ShopRepository } from '@payments/merchant-admin';
 
 /**
  * At boot, seals each shop's callback secret under the newest vault key when it is in clear (a
- * database from before sealing) or under an older key (a rotation), and publishes the shop's
+ * database from before sealing) or under an older key (a rotation), the secrets of its provider
+ * accounts too when under an older key (decision 341), and publishes the shop's
  * settings again, so the compacted `shops.settings` keeps only sealed values readable by the
  * keys configured. Several gateways may do it at once: the shop row is locked and re-checked.
  */
@@ -29,10 +30,13 @@ export class ShopSecretResealer implements OnApplicationBootstrap {
     for (const id of await this.shops.shopIds()) {
       await this.dataSource.transaction(async (m) => {
         const shop = await this.shops.findShopForUpdate(m, id);
-        const previous = shop?.previousCallbackSecret ?? null;
-        if (!shop || (!needsReseal(keys, shop.callbackSecret) && !(previous && needsReseal(keys, previous)))) return;
+        if (!shop) return;
+        const previous = shop.previousCallbackSecret;
+        const accounts = resealedAccounts(keys, shop.id, shop.providerAccounts ?? {});
+        if (!needsReseal(keys, shop.callbackSecret) && !(previous && needsReseal(keys, previous)) && !accounts) return;
         shop.callbackSecret = resealShopSecret(keys, shop.id, shop.callbackSecret);
         if (previous) shop.previousCallbackSecret = resealShopSecret(keys, shop.id, previous);
+        if (accounts) shop.providerAccounts = accounts;
         shop.settingsVersion += 1;
         await this.shops.saveShop(m, shop);
         await this.publisher.publish(m, shop, await this.shops.companyOf(m, shop));
@@ -40,6 +44,6 @@ export class ShopSecretResealer implements OnApplicationBootstrap {
       });
     }
     await this.shops.scrubPublishedClearSecrets();
-    if (resealed > 0) this.logger.log(`${resealed} shop callback secret(s) sealed under key ${keys.activeKeyId}`);
+    if (resealed > 0) this.logger.log(`${resealed} shop(s) secrets sealed under key ${keys.activeKeyId}`);
   }
 }

@@ -22,6 +22,6 @@ export const clickProvider: ProviderDefinition = {
   // A Complete we accept is a paid order. Click's own failure (error < 0) cancels its transaction
   // and leaves the order payable by other means (decision 293): it reaches the order as nothing.
   statusMap: { complete_ok: 'success' },
-  settings: { parse: parseClickSettings },
+  settings: { parse: parseClickSettings, account: { secret: 'secretKey', unique: 'serviceId' } },
   conformance: clickConformanceKit,
 };

@@ -51,6 +51,13 @@ export type SettingsParse<T> = { ok: true; value: T } | { ok: false; errors: { p
 /** One provider's settings per shop and their validation: every error names its field. */
 export interface ProviderSettings<T = unknown> {
   parse(input: unknown): SettingsParse<T>;
+  /**
+   * A provider whose shops each have an account with it (Click, Payme): operators set it per shop
+   * (`PUT /ops/v1/shops/{id}/providers/{code}`, decision 341). `secret` names the member that is a
+   * secret (sealed at rest and on `shops.settings`, never answered nor logged), `unique` the one
+   * that tells the provider's calls apart and so belongs to one shop only.
+   */
+  account?: { secret: string; unique: string };
 }
 
 /**

@@ -38,6 +38,6 @@ export const paymeProvider: ProviderDefinition = {
   capabilities: { operations: ['payment'], instruments: ['wallet'], brands: ['humo', 'uzcard'], currencies: ['UZS'] },
   inbound: { kind: 'request-answer', paths: ['/callbacks/payme/{merchantId}'] },
   statusMap: { performed: 'success' },
-  settings: { parse: parsePaymeSettings },
+  settings: { parse: parsePaymeSettings, account: { secret: 'key', unique: 'merchantId' } },
   conformance,
 };

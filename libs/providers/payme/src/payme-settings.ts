@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import type { SettingsParse } from '@payments/providers/core';
 
-/** A shop's Payme settings: its cashbox's merchant id (the key is configuration, a secret). */
+/** A shop's Payme cashbox: its merchant id (public: the checkout link names it) and its key (a secret). */
 const paymeShopSettings = z
   .object({
     merchantId: z.string().regex(/^[0-9a-f]{24}$/, { error: 'must be the 24 hex digits of a Payme merchant id' }),
+    key: z
+      .string()
+      .min(8, { error: 'must be at least 8 characters' })
+      .max(256)
+      .optional()
+      .describe("The cashbox's key (Basic authorization of Payme's calls); a secret, only callbacks-ingest opens it"),
   })
   .strict();
 
