@@ -17,7 +17,8 @@ const swc = {
 };
 
 const shared = {
-  testEnvironment: 'node',
+  // jest's node environment, holding the services' log lines back unless a test fails (decision 346).
+  testEnvironment: '<rootDir>/libs/testing/src/test-environment.js',
   rootDir: __dirname,
   transform: {
     '^.+\\.ts$': ['@swc/jest', swc],
