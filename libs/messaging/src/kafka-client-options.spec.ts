@@ -1,4 +1,6 @@
-import type { KafkaConfig } from '@payments/platform';
+import { Logger } from '@nestjs/common';
+import { logLevel } from 'kafkajs';
+import type { KafkaConfig, LogLevelName } from '@payments/platform';
 import { consumerConfig, kafkaClientOptions, producerConfig } from './kafka';
 
 const base: KafkaConfig = { brokers: ['b:9093'], clientId: 'orders', topicPrefix: '', replicationFactor: 1 };
@@ -53,5 +55,41 @@ describe('the metadata refresh of a client', () => {
     const kafka = { ...base, metadataMaxAgeMs: 10_000 };
     expect(producerConfig(kafka).metadataMaxAge).toBe(10_000);
     expect(consumerConfig(kafka, { groupId: 'g' }).metadataMaxAge).toBe(10_000);
+  });
+});
+
+describe("kafkajs's lines", () => {
+  /** What a client at this LOG_LEVEL writes of one kafkajs line, by Nest level. */
+  function written(level: LogLevelName, namespace: string, entryLevel: logLevel): string[] {
+    const out: string[] = [];
+    const spies = (['error', 'warn', 'log', 'debug'] as const).map((m) =>
+      jest
+        .spyOn(Logger.prototype, m)
+        .mockImplementation((...args: unknown[]) => void out.push(`${m}: ${String(args[0])}`)),
+    );
+    try {
+      const options = kafkaClientOptions({ ...base, logLevel: level });
+      options.logCreator!(options.logLevel!)({
+        namespace,
+        level: entryLevel,
+        label: 'ERROR',
+        log: { message: 'Response Produce(key: 0, version: 7)', timestamp: '', logger: 'kafkajs' },
+      });
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    return out;
+  }
+
+  it.each(['info', 'warn', 'error'] as const)(
+    "when LOG_LEVEL is %s, then a failed request kafkajs retries (its Connection lines, debug) is not written, even by Nest's logger of no app",
+    (level) => {
+      expect(written(level, 'Connection', logLevel.ERROR)).toEqual([]);
+    },
+  );
+
+  it('when LOG_LEVEL is debug, then it is written as debug; and an error of another namespace is an error at any level', () => {
+    expect(written('debug', 'Connection', logLevel.ERROR)).toEqual(['debug: Response Produce(key: 0, version: 7)']);
+    expect(written('warn', 'Producer', logLevel.ERROR)).toEqual(['error: Response Produce(key: 0, version: 7)']);
   });
 });

@@ -18,14 +18,17 @@ import type { KafkaConfig, LogLevelName } from '@payments/platform';
 /**
  * kafkajs's lines through Nest's logger, at the level of each line. A failed response to one
  * request (namespace Connection: a rebalance, a topic that already exists) is kafkajs's detail:
- * it retries, and what still fails is thrown to our code, which logs it. So those are debug.
+ * it retries, and what still fails is thrown to our code, which logs it. So those are debug, and
+ * written only at LOG_LEVEL=debug: Nest's logger of a client with no app around it (a spec's
+ * harness) shows debug lines whatever the LOG_LEVEL (decision 346).
  */
-const toNest = (quiet: readonly string[]) => () => (entry: LogEntry) => {
+const toNest = (quiet: readonly string[], shown: LogLevelName) => () => (entry: LogEntry) => {
+  const level = entry.namespace === 'Connection' || quiet.includes(entry.namespace) ? logLevel.DEBUG : entry.level;
+  if (level === logLevel.DEBUG && shown !== 'debug') return;
   const logger = new Logger(`kafkajs:${entry.namespace}`);
   const { message, ...rest } = entry.log;
   const extra =
     Object.keys(rest).length > 2 ? ` ${JSON.stringify({ ...rest, timestamp: undefined, logger: undefined })}` : '';
-  const level = entry.namespace === 'Connection' || quiet.includes(entry.namespace) ? logLevel.DEBUG : entry.level;
   if (level <= logLevel.ERROR) logger.error(`${message}${extra}`);
   else if (level === logLevel.WARN) logger.warn(`${message}${extra}`);
   else if (level === logLevel.INFO) logger.log(`${message}${extra}`);
@@ -60,7 +63,7 @@ export function kafkaClientOptions(
     ...(config.ssl ? { ssl: config.ssl.ca ? { ca: config.ssl.ca, rejectUnauthorized: true } : true } : {}),
     ...(config.sasl ? { sasl: config.sasl as SASLOptions } : {}),
     logLevel: KAFKAJS_LEVEL[config.logLevel ?? 'info'],
-    logCreator: toNest(quiet),
+    logCreator: toNest(quiet, config.logLevel ?? 'info'),
     // A broker restart must not take the service down: keep trying to reconnect.
     retry: { initialRetryTime: 200, retries: 15, maxRetryTime: 5000 },
     connectionTimeout: 3000,
