@@ -1,4 +1,5 @@
 import { ConsoleLogger, LoggerService, LogLevel } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import pino, { Level, Logger as Pino } from 'pino';
 import type { LogConfig, LogFormat, LogLevelName } from './config';
@@ -102,6 +103,37 @@ export class PinoNestLogger implements LoggerService {
     }
   }
 }
+
+/** The logger of the service whose code is running: the async context its app was created in. */
+const serviceLogger = new AsyncLocalStorage<LoggerService>();
+/** The logger of the app created last: for code that runs outside every app's context. */
+let latest: LoggerService = new ConsoleLogger();
+
+/**
+ * Nest keeps one logger per process: every `new Logger(Context)` writes through the logger of the
+ * app created last. Several apps in one process (a test stack starts every service in its jest
+ * worker) would all log under that one's name. This logger is the one Nest keeps: it writes
+ * through `own`, the logger of the app whose code is running — the async context that app was
+ * created in (its start-up, its timers, consumers and requests all descend from it) — and elsewhere
+ * through the logger of the app created last, as Nest did. Call it where the app is created, before
+ * anything is awaited: from there on, this async context belongs to that app.
+ */
+export function perAppLogger(own: LoggerService): LoggerService {
+  serviceLogger.enterWith(own);
+  latest = own;
+  return ROUTER;
+}
+
+const current = (): LoggerService => serviceLogger.getStore() ?? latest;
+const ROUTER: LoggerService = {
+  log: (message: unknown, ...params: unknown[]) => current().log(message, ...params),
+  warn: (message: unknown, ...params: unknown[]) => current().warn(message, ...params),
+  error: (message: unknown, ...params: unknown[]) => current().error(message, ...params),
+  fatal: (message: unknown, ...params: unknown[]) => current().fatal?.(message, ...params),
+  debug: (message: unknown, ...params: unknown[]) => current().debug?.(message, ...params),
+  verbose: (message: unknown, ...params: unknown[]) => current().verbose?.(message, ...params),
+  setLogLevels: (levels: LogLevel[]) => current().setLogLevels?.(levels),
+};
 
 /** Shows the last four characters only: enough to tell keys and accounts apart in a log. */
 export function mask(value: string | undefined | null): string {

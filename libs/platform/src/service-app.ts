@@ -4,6 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
+import { perAppLogger } from './logging';
 import { installMetrics } from './metrics';
 import { FieldError, jsonPath, ProblemException, ProblemFilter, RegisteredRoute, RouteRegistry } from './problem';
 
@@ -52,7 +53,8 @@ export async function createHttpApp(module: unknown, opts: HttpAppOptions): Prom
       ),
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
-    logger: opts.logger,
+    // Each app's classes log under its own name, also beside other apps in one process (decision 346).
+    logger: perAppLogger(opts.logger),
     rawBody: true,
     bufferLogs: false,
     // A module that fails to start (the database is unreachable) throws to the caller: each main
