@@ -7,7 +7,7 @@
 // What a test writes itself (a summary it prints on purpose) still goes out as it is.
 // TEST_LOGS=live lets the log lines through as they are written, as before.
 const { TestEnvironment } = require('jest-environment-node');
-const { mkdirSync, writeFileSync, appendFileSync } = require('node:fs');
+const { appendFileSync, mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 /**
@@ -47,8 +47,9 @@ class QuietLogsEnvironment extends TestEnvironment {
     this.pending = [];
     this.live = process.env.TEST_LOGS === 'live';
     if (this.live) return;
-    mkdirSync(path.dirname(this.logFile), { recursive: true });
-    writeFileSync(this.logFile, `service logs of ${spec}\n`);
+    // Written at the first line: a file that logs nothing leaves none (nor one of an earlier run).
+    rmSync(this.logFile, { force: true });
+    this.heading = `service logs of ${spec}\n`;
     const sandboxProcess = this.global.process;
     for (const name of ['stdout', 'stderr']) {
       const stream = process[name];
@@ -85,6 +86,11 @@ class QuietLogsEnvironment extends TestEnvironment {
     const lines = this.pending.join('');
     this.pending = [];
     if (!lines) return;
+    if (this.heading) {
+      mkdirSync(path.dirname(this.logFile), { recursive: true });
+      writeFileSync(this.logFile, this.heading);
+      this.heading = undefined;
+    }
     appendFileSync(this.logFile, `\n── ${heading}${failed ? ' (FAILED)' : ''}\n${plain(lines)}`);
     if (failed) {
       const where = path.relative(process.cwd(), this.logFile);
