@@ -19,7 +19,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
   // A schema of its own whose outbox no relay drains: a stuck outbox without a running service publishing it.
   const STUCK = 'reconciliation_test_outbox';
   const f = reconciliationFixture(STUCK);
-  const { shopId, settings, run, breachesOf, aConsistentOrder, aDelivery } = f;
+  const { shopId, settings, run, breachesOf, aConsistentOrder, anUncreditedOrder, aDelivery } = f;
   let stack: TestStack;
   let db: Pool;
   beforeAll(() => {
@@ -199,6 +199,32 @@ describe('reconciliation: the invariants a finance team relies on, across servic
       expect.objectContaining({
         subject: `orders.provider_dispatches pay_${id}`,
         detail: expect.stringContaining('is in_progress, not need_action'),
+      }),
+    ]);
+  });
+
+  it('when a replaced attempt is reported paid after its order was final, then it is a breach of replaced_attempt_paid; one an operator settled since is not', async () => {
+    const attempt = (orderId: string, paymentId: string, status: string, code: string, updatedAgo: string) =>
+      db.query(
+        `INSERT INTO orders.payment_attempts (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
+         VALUES ($1, $2, 'sandbox', $3, 7, 'USD', $4, now() - interval '3 hours', now() - $5::interval)`,
+        [orderId, paymentId, status, code, updatedAgo],
+      );
+    // Failed an hour ago (B declined); A's success for its replaced attempt came half an hour later.
+    const failed = await anUncreditedOrder('7.00', 'failed');
+    await attempt(failed, `pay_a_${failed}`, 'success', '2-07-07', '30 minutes');
+    await attempt(failed, `pay_b_${failed}`, 'failed', '2-07-01', '1 hour');
+    // In need_action duplicate_payment two hours ago, settled by an operator an hour ago: not listed.
+    const settled = await aConsistentOrder('7.00', 'completed');
+    await attempt(settled, `pay_a_${settled}`, 'success', '2-07-07', '2 hours');
+    await attempt(settled, `pay_b_${settled}`, 'success', '0-01-00', '2 hours');
+    const found = breachesOf(await run(), 'replaced_attempt_paid');
+    expect(found).toEqual([
+      expect.objectContaining({
+        subject: `orders.payment_attempts pay_a_${failed}`,
+        detail: expect.stringContaining(
+          `replaced attempt pay_a_${failed} of order ${failed}, which was already failed`,
+        ),
       }),
     ]);
   });

@@ -11,6 +11,7 @@ export const breachesExample = {
       outbox_not_stuck: 5,
       attempt_answered: 10488,
       daily_totals_match: 96,
+      replaced_attempt_paid: 10412,
       ledger_transaction_unbalanced: 48210,
       ledger_balance_differs_from_postings: 1204,
       ledger_balance_below_zero: 1204,

@@ -38,6 +38,7 @@ const WHAT: Record<(typeof INVARIANTS)[number], string> = {
   outbox_not_stuck: 'outboxes',
   attempt_answered: 'attempts sent',
   daily_totals_match: 'shop-day-status totals',
+  replaced_attempt_paid: 'paid attempts',
   ...LEDGER_CHECKED,
 };
 

@@ -9,6 +9,8 @@ export const INVARIANTS = [
   'outbox_not_stuck',
   'attempt_answered',
   'daily_totals_match',
+  // Decision 343: money a provider reported for a replaced attempt of a final order.
+  'replaced_attempt_paid',
   // The books (issue 29, decisions 306, 307): ledger.reads.ts.
   ...LEDGER_INVARIANTS,
 ] as const;
@@ -312,6 +314,36 @@ async function dailyTotalsMatch(db: Pool, c: CheckSettings): Promise<CheckResult
   return { invariant: 'daily_totals_match', checked: found.length, breaches };
 }
 
+/**
+ * Decision 343: a provider reported `success` for an attempt a failover replaced (`2-07-07`) after
+ * its order was already final (failed, expired, cancelled, or completed by the newer attempt). The
+ * order stays final and the ledger books nothing, but the provider has the payer's money: an
+ * operator refunds it there. Judged within the look-back of the attempt's creation; an order an
+ * operator settled after the report (it moved since) is not listed.
+ */
+async function replacedAttemptPaid(db: Pool, c: CheckSettings): Promise<CheckResult> {
+  const o = q(c.schemas.orders);
+  const found = await rows(
+    db,
+    `SELECT a.order_id, a.payment_id, a.provider, trim_scale(a.amount)::text AS amount, a.currency, a.updated_at,
+            o.status AS order_status,
+            (a.status_code = '2-07-07' AND o.status = ANY($3::text[]) AND a.updated_at >= o.updated_at) AS stray
+       FROM ${o}.ops_payment_attempts a JOIN ${o}.ops_orders o ON o.id = a.order_id
+      WHERE a.status = 'success' AND a.updated_at < now() - make_interval(secs => $1)
+        AND a.created_at >= now() - make_interval(days => $2)`,
+    [c.graceSeconds, c.lookbackDays, FINAL_ORDER],
+  );
+  const breaches: Breach[] = found
+    .filter((r) => r.stray)
+    .map((r) => ({
+      invariant: 'replaced_attempt_paid' as const,
+      subject: `${c.schemas.orders}.payment_attempts ${r.payment_id}`,
+      detail: `${r.provider} reported ${r.amount} ${r.currency} paid for replaced attempt ${r.payment_id} of order ${r.order_id}, which was already ${r.order_status}: the payer may be charged without (or twice for) the order; refund it at ${r.provider}`,
+      since: r.updated_at,
+    }));
+  return { invariant: 'replaced_attempt_paid', checked: found.length, breaches };
+}
+
 const FINAL_ORDER = ['completed', 'partially_refunded', 'refunded', 'cancelled', 'failed'];
 const FINAL_TRANSFER = ['completed', 'failed'];
 
@@ -324,6 +356,7 @@ export async function runChecks(db: Pool, settings: CheckSettings): Promise<Chec
     outboxNotStuck,
     attemptAnswered,
     dailyTotalsMatch,
+    replacedAttemptPaid,
   ];
   const results: CheckResult[] = [];
   for (const check of checks) results.push(await check(db, settings));

@@ -12,6 +12,7 @@ import { ResolvedBy1766200000301 } from './1766200000301-resolved-by';
 import { ShopRoutes1766200000320 } from './1766200000320-shop-routes';
 import { ProviderSends1766300000329 } from './1766300000329-provider-sends';
 import { DispatchMayHaveReached1766300000343 } from './1766300000343-dispatch-may-have-reached';
+import { PaidReplacedAttempts1766300001343 } from './1766300001343-paid-replaced-attempts';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -29,4 +30,5 @@ export const ORDERS_MIGRATIONS = [
   ShopRoutes1766200000320,
   ProviderSends1766300000329,
   DispatchMayHaveReached1766300000343,
+  PaidReplacedAttempts1766300001343,
 ];
