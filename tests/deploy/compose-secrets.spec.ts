@@ -64,6 +64,7 @@ describe('the secrets of docker-compose.yml', () => {
     expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
     expect(holders('CARD_VAULT_KEYS')).toEqual([
       'backoffice',
+      'callbacks-ingest',
       'checkout',
       'gateway',
       'merchant-callbacks',

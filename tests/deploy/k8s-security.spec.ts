@@ -398,6 +398,7 @@ describe('the card vault keys in k8s (decision 259)', () => {
     expect(holders('CARD_VAULT_FINGERPRINT_KEY')).toEqual(['checkout', 'gateway']);
     expect(holders('CARD_VAULT_KEYS')).toEqual([
       'backoffice',
+      'callbacks-ingest',
       'checkout',
       'gateway',
       'merchant-callbacks',

@@ -4,7 +4,8 @@ import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { checkAnswer, eventually, http, registerOpenApi, unregisterOpenApi } from '@payments/testing';
 import { startClick } from '../support/click';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
-import { openApiOf, TestStack } from '../support/stack';
+import { setProviderAccount } from '../support/provider-accounts';
+import { openApiOf, TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
 const SERVICE = '70001';
@@ -235,5 +236,40 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
       5000,
       'still cancelled',
     );
+  });
+  it("when an operator changes the shop's SECRET_KEY, then the next call is checked with the new key; deleted, Click is refused", async () => {
+    const { clickForm } = await import('@payments/providers/click');
+    const prepare = async (key: string, clickTransId: string) =>
+      (
+        await http('POST', `${ingest.url}/callbacks/click/prepare`, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          rawBody: new URLSearchParams(
+            clickForm(0, { clickTransId, serviceId: SERVICE, orderId: id, amount: '150000' }, key, new Date()),
+          ).toString(),
+        })
+      ).body;
+    const id = await anOrder();
+    const rotated = 'click-rotated-secret-key';
+    expect(await prepare(rotated, '990001')).toMatchObject({ error: -1 });
+    // The key arrives on shops.settings from the operators' route (decision 341).
+    await setProviderAccount(stack, shop.shopId, 'click', {
+      serviceId: SERVICE,
+      merchantId: MERCHANT,
+      secretKey: rotated,
+    });
+    expect(await prepare(KEY, '990002')).toMatchObject({ error: -1 });
+    expect(await prepare(rotated, '990003')).toMatchObject({ error: 0 });
+    const deleted = await http('DELETE', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/providers/click`, {
+      token: TEST_OPS_TOKEN,
+      body: { reason: 'Contract ended' },
+    });
+    expect(deleted.status).toBe(204);
+    await eventually(
+      async () => ((await prepare(rotated, '990004')).error === -1 ? true : undefined),
+      20000,
+      'the deleted account refused',
+    );
+    expect(await transactionsOf(id)).toHaveLength(1);
+    await setProviderAccount(stack, shop.shopId, 'click', { serviceId: SERVICE, merchantId: MERCHANT, secretKey: KEY });
   });
 });

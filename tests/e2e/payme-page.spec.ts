@@ -5,6 +5,7 @@ import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/ap
 import { paymeAuthorization } from '@payments/providers/payme';
 import { eventually, http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
+import { setProviderAccount } from '../support/provider-accounts';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -31,10 +32,8 @@ describe('hosted page: a payer pays with Payme', () => {
     shop = await aShop(stack.gateway!.url, 'Chorsu Payme');
     plain = await aShop(stack.gateway!.url, 'No Payme Shop');
     const PAYME_SHOPS = JSON.stringify([{ shopId: shop.shopId, merchantId: MERCHANT }]);
-    ingest = await startCallbacksIngest(
-      loadCallbacksIngestConfig(stack.env({ PAYME_SHOPS, PAYME_KEYS: JSON.stringify({ [MERCHANT]: KEY }) })),
-      0,
-    );
+    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env()), 0);
+    await setProviderAccount(stack, shop.shopId, 'payme', { merchantId: MERCHANT, key: KEY });
     // The shop takes Click too: both buttons, Click first (no Click service is needed to show it).
     const CLICK_SHOPS = JSON.stringify([{ shopId: shop.shopId, serviceId: '70003', merchantId: '30003' }]);
     checkout = await startCheckout(

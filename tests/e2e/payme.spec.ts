@@ -5,6 +5,7 @@ import { paymeAuthorization } from '@payments/providers/payme';
 import { eventually, http, registerOpenApi, unregisterOpenApi } from '@payments/testing';
 import { aShop, anOrderRequest, TestShop } from '../support/merchant';
 import { openApiOf, TestStack } from '../support/stack';
+import { setProviderAccount } from '../support/provider-accounts';
 import { untilStatus } from '../support/wait';
 
 const MERCHANT = '5e730e8e0b852a417aa49ceb';
@@ -23,11 +24,9 @@ describe('Payme: the Merchant API answered as documented', () => {
   beforeAll(async () => {
     stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'methods'] });
     shop = await aShop(stack.gateway!.url, 'Payme Shop');
-    const env = {
-      PAYME_SHOPS: JSON.stringify([{ shopId: shop.shopId, merchantId: MERCHANT }]),
-      PAYME_KEYS: JSON.stringify({ [MERCHANT]: KEY }),
-    };
-    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+    ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env()), 0);
+    // The cashbox is an operator setting that reaches callbacks-ingest on shops.settings (decision 341).
+    await setProviderAccount(stack, shop.shopId, 'payme', { merchantId: MERCHANT, key: KEY });
     ledger = await startLedger(loadLedgerConfig(stack.env()), 0);
     // Every answer below is held to callbacks-ingest's OpenAPI document (Payme's operation in it).
     registerOpenApi('callbacks-ingest', ingest.url, await openApiOf(ingest.url));
@@ -189,5 +188,21 @@ describe('Payme: the Merchant API answered as documented', () => {
 
   it('when the key is wrong, then -32504 Insufficient privilege', async () => {
     expect((await rpc('CheckTransaction', { id: 'x' }, 'another-key-123')).error).toMatchObject({ code: -32504 });
+  });
+
+  it("when an operator changes the cashbox's key, then the next call is checked with the new key only", async () => {
+    const check = (key: string) =>
+      rpc(
+        'CheckPerformTransaction',
+        { amount: 100, account: { order_id: '00000000-0000-4000-8000-000000000000' } },
+        key,
+      );
+    const rotated = 'payme-rotated-cashbox-key';
+    expect((await check(rotated)).error.code).toBe(-32504);
+    await setProviderAccount(stack, shop.shopId, 'payme', { merchantId: MERCHANT, key: rotated });
+    expect((await check(KEY)).error.code).toBe(-32504);
+    // Past the authorization: the order is what is refused now.
+    expect((await check(rotated)).error.code).not.toBe(-32504);
+    await setProviderAccount(stack, shop.shopId, 'payme', { merchantId: MERCHANT, key: KEY });
   });
 });

@@ -4,6 +4,7 @@ import {
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
+import { setProviderAccount } from './provider-accounts';
 import type { TestStack } from './stack';
 
 export interface ClickAccount {
@@ -13,7 +14,11 @@ export interface ClickAccount {
   secretKey: string;
 }
 
-/** The configuration of services that know the Click account (decision 294). */
+/**
+ * What is still configuration of the Click account: checkout's public ids (`CLICK_SHOPS`, decision
+ * 294) and the sandbox's key, which plays Click (`CLICK_SECRET_KEYS`); callbacks-ingest learns the
+ * account from the operator setting (decision 341).
+ */
 export function clickEnv(a: ClickAccount): { CLICK_SHOPS: string; CLICK_SECRET_KEYS: string } {
   return {
     CLICK_SHOPS: JSON.stringify([{ shopId: a.shopId, serviceId: a.serviceId, merchantId: a.merchantId }]),
@@ -22,17 +27,26 @@ export function clickEnv(a: ClickAccount): { CLICK_SHOPS: string; CLICK_SECRET_K
 }
 
 /**
- * Click accounts are read at boot and shops are made by the test: a callbacks-ingest that serves
- * Click for the account, and a sandbox that plays Click against it (its `/click/...`).
+ * The shop's Click account set by an operator (decision 341), a callbacks-ingest that has it from
+ * `shops.settings`, and a sandbox that plays Click against it (its `/click/...`) with the same key.
  */
 export async function startClick(
   stack: TestStack,
   a: ClickAccount,
 ): Promise<{ ingest: RunningCallbacksIngest; click: RunningSandbox; close(): Promise<void> }> {
-  const env = clickEnv(a);
-  const ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+  const ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env()), 0);
+  await setProviderAccount(stack, a.shopId, 'click', {
+    serviceId: a.serviceId,
+    merchantId: a.merchantId,
+    secretKey: a.secretKey,
+  });
   const click = await startSandbox(
-    loadSandboxConfig(stack.env({ ...env, SANDBOX_CALLBACKS_URL: `${ingest.url}/callbacks/sandbox` })),
+    loadSandboxConfig(
+      stack.env({
+        CLICK_SECRET_KEYS: clickEnv(a).CLICK_SECRET_KEYS,
+        SANDBOX_CALLBACKS_URL: `${ingest.url}/callbacks/sandbox`,
+      }),
+    ),
     0,
   );
   return {

@@ -4,6 +4,7 @@ import {
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
 import { loadSandboxConfig, RunningSandbox, startSandbox } from '@payments/apps/provider-sandbox';
+import { setProviderAccount } from './provider-accounts';
 import type { TestStack } from './stack';
 
 export interface PaymeCashbox {
@@ -12,7 +13,11 @@ export interface PaymeCashbox {
   key: string;
 }
 
-/** The configuration of services that know the Payme cashbox (decision 294's rule, as Click's). */
+/**
+ * What is still configuration of the Payme cashbox: checkout's public merchant id (`PAYME_SHOPS`)
+ * and the sandbox's key, which plays Payme (`PAYME_KEYS`); callbacks-ingest learns the cashbox from
+ * the operator setting (decision 341).
+ */
 export function paymeEnv(c: PaymeCashbox): { PAYME_SHOPS: string; PAYME_KEYS: string } {
   return {
     PAYME_SHOPS: JSON.stringify([{ shopId: c.shopId, merchantId: c.merchantId }]),
@@ -21,15 +26,16 @@ export function paymeEnv(c: PaymeCashbox): { PAYME_SHOPS: string; PAYME_KEYS: st
 }
 
 /**
- * Payme cashboxes are read at boot and shops are made by the test: a callbacks-ingest that serves
- * the cashbox, and a sandbox whose Payme simulator calls it with the cashbox's key.
+ * The shop's Payme cashbox set by an operator (decision 341), a callbacks-ingest that has it from
+ * `shops.settings`, and a sandbox whose Payme simulator calls it with the cashbox's key.
  */
 export async function startPayme(
   stack: TestStack,
   c: PaymeCashbox,
 ): Promise<{ ingest: RunningCallbacksIngest; payme: RunningSandbox; close(): Promise<void> }> {
   const env = paymeEnv(c);
-  const ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env(env)), 0);
+  const ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env()), 0);
+  await setProviderAccount(stack, c.shopId, 'payme', { merchantId: c.merchantId, key: c.key });
   const payme = await startSandbox(
     loadSandboxConfig(
       stack.env({ PAYME_KEYS: env.PAYME_KEYS, SANDBOX_CALLBACKS_URL: `${ingest.url}/callbacks/sandbox` }),

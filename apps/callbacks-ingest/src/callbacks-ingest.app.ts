@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { OutboxRelayService, OutboxRelayServiceOptions } from '@payments/messaging';
+import { Topics } from '@payments/contracts';
+import { KafkaTransport, OutboxRelayService, OutboxRelayServiceOptions, RethrowRpcErrors } from '@payments/messaging';
 import { SwaggerModule } from '@nestjs/swagger';
 import {
   boundPort,
@@ -17,6 +18,8 @@ import { PAYME_BASIC, paymeBasicScheme } from './payme/payme.openapi';
 export interface RunningCallbacksIngest {
   app: NestFastifyApplication;
   relay: OutboxRelayService;
+  /** The consumer of `shops.settings`: shops' Click and Payme accounts (decision 341). */
+  transport: KafkaTransport;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -45,9 +48,30 @@ export async function startCallbacksIngest(
     securitySchemes: { [PROVIDER_SIGNATURE]: { ...providerSignatureScheme }, [PAYME_BASIC]: { ...paymeBasicScheme } },
   });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  // shops.settings, for the shops' Click and Payme accounts (decision 341). Not part of readiness,
+  // like the outbox relay: the accounts already stored answer while the broker is away.
+  const transport = new KafkaTransport({
+    kafka: config.kafka,
+    groupId: config.consumerGroup,
+    stallMs: config.health.stallMs,
+    topics: [Topics.shopsSettings],
+  });
+  const consumer = app.connectMicroservice(
+    { strategy: transport },
+    { inheritAppConfig: false, deferInitialization: true },
+  );
+  consumer.useGlobalFilters(new RethrowRpcErrors());
   await app.init();
   letPaymeParseItsBody(app);
+  await app.startAllMicroservices();
   await app.listen(httpPort, host);
   const port = boundPort(app);
-  return { app, relay: app.get(OutboxRelayService), port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return {
+    app,
+    relay: app.get(OutboxRelayService),
+    transport,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () => app.close(),
+  };
 }

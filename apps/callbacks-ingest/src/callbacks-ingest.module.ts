@@ -27,6 +27,8 @@ import { ClickController } from './click/click.controller';
 import { CALLBACKS_REQUEST_CLIENT, ClickOrders } from './click/click-orders';
 import { ClickTransactionRepository } from './click/click-transaction.repository';
 import { ReceiveCallbackController } from './receive-callback/receive-callback.controller';
+import { ShopProviderAccountsRepository } from './shop-accounts/shop-provider-accounts.repository';
+import { ShopSettingsConsumer } from './shop-accounts/shop-settings.consumer';
 import { CALLBACKS_OUTBOX } from './tokens';
 
 @Module({})
@@ -57,7 +59,7 @@ export class CallbacksIngestModule {
           dataSourceFactory: () => openServiceDatabase(db),
         }),
       ],
-      controllers: [ReceiveCallbackController, ClickController, PaymeController],
+      controllers: [ReceiveCallbackController, ClickController, PaymeController, ShopSettingsConsumer],
       providers: [
         OutboxRelayService,
         ProviderCallbackRepository,
@@ -65,13 +67,13 @@ export class CallbacksIngestModule {
         ClickOrders,
         ClickTransactionRepository,
         PaymeTransactionRepository,
+        ShopProviderAccountsRepository,
         {
           // Click waits for our answer, which needs the order's: asked over orders' request-reply.
           // Not part of readiness: sandbox callbacks need no broker to be stored (Click answers -7).
-          // Started only where a shop takes Click or Payme.
+          // Always started: a shop's Click or Payme account may be set at any time (decision 341).
           provide: CALLBACKS_REQUEST_CLIENT,
           useFactory: async () => {
-            if (config.click.shops.length === 0 && config.payme.shops.length === 0) return null;
             const client = new KafkaRequestClient(
               config.kafka,
               { requester: 'callbacks-ingest', instanceId: config.instanceId },

@@ -5,8 +5,7 @@ import {
   readAuthThrottleConfig,
   readCommonConfig,
 } from '@payments/platform';
-import { ClickShop, parseClickSecretKeys, parseClickShops } from '@payments/providers/click';
-import { parsePaymeConfig, PaymeShop } from '@payments/providers/payme';
+import { KeyRing, readSecretKeys } from '@payments/card-vault';
 import { PUBLIC_SANDBOX_SECRETS } from '@payments/providers/sandbox';
 import { SANDBOX_B_PROVIDER_CODE } from '@payments/providers/sandbox-b';
 
@@ -16,30 +15,20 @@ export interface CallbacksIngestConfig extends CommonConfig {
   providerSecrets: Record<string, string>;
   /** Callbacks with a bad signature per client address before 429s, and their aggregated log lines. */
   authThrottle: FailedAuthThrottleConfig;
-  /** Shops that take Click, with their Click accounts, and each service's SECRET_KEY (a secret). */
+  /** Click and Payme: how long a call waits for the order's answer (they wait for ours). */
   click: ClickConfig;
-  /** Payme cashboxes of shops (`PAYME_SHOPS`) and their keys (`PAYME_KEYS`, secrets). */
-  payme: { shops: PaymeShop[]; keys: Record<string, string> };
+  /**
+   * CARD_VAULT_KEYS: shops' Click and Payme secrets arrive sealed on `shops.settings` and are kept
+   * sealed; each call opens the one it is checked with (decision 341).
+   */
+  secretKeys: KeyRing;
+  /** The consumer group of `shops.settings`, where the shops' provider accounts come from. */
+  consumerGroup: string;
 }
 
 export interface ClickConfig {
-  shops: ClickShop[];
-  secretKeys: Record<string, string>;
   /** How long a Prepare or Complete waits for the order's answer (Click waits for ours). */
   orderTimeoutMs: number;
-}
-
-/** `CLICK_SHOPS` and `CLICK_SECRET_KEYS` (JSON; both empty when Click is not used); a bad one names the entry. */
-export function readClickConfig(env: EnvReader): Omit<ClickConfig, 'orderTimeoutMs'> {
-  const shops = parseClickShops(env.string('CLICK_SHOPS', '[]'));
-  if (!shops.ok) env.fail(`CLICK_SHOPS ${shops.error}`);
-  const keys = parseClickSecretKeys(env.string('CLICK_SECRET_KEYS', '{}'));
-  if (!keys.ok) env.fail(`CLICK_SECRET_KEYS ${keys.error}`);
-  const value = { shops: shops.ok ? shops.value : [], secretKeys: keys.ok ? keys.value : {} };
-  for (const s of value.shops)
-    if (!value.secretKeys[s.serviceId])
-      env.fail(`CLICK_SECRET_KEYS has no key for service ${s.serviceId} of CLICK_SHOPS`);
-  return value;
 }
 
 /**
@@ -59,15 +48,15 @@ export function loadCallbacksIngestConfig(env = new EnvReader()): CallbacksInges
     schema: env.string('CALLBACKS_INGEST_DB_SCHEMA', 'callbacks_ingest'),
     authThrottle: readAuthThrottleConfig(env),
     providerSecrets: sandboxSecrets(env),
-    click: {
-      ...readClickConfig(env),
-      orderTimeoutMs: env.int('CLICK_ORDER_TIMEOUT_MS', 5000, { min: 100, max: 60000 }),
-    },
-    payme: { shops: [], keys: {} },
+    click: { orderTimeoutMs: env.int('CLICK_ORDER_TIMEOUT_MS', 5000, { min: 100, max: 60000 }) },
+    secretKeys: readSecretKeys(env),
+    consumerGroup: env.string('CALLBACKS_INGEST_CONSUMER_GROUP', 'callbacks-ingest'),
   };
-  const payme = parsePaymeConfig(env.string('PAYME_SHOPS', '[]'), env.string('PAYME_KEYS', '{}'));
-  if (payme.ok) config.payme = { shops: payme.shops, keys: payme.keys };
-  else env.fail(payme.error);
+  // Shops' Click and Payme accounts are operator settings now (decision 341): a deployment that
+  // still gives them here is told so rather than silently ignored.
+  for (const name of ['CLICK_SHOPS', 'CLICK_SECRET_KEYS', 'PAYME_SHOPS', 'PAYME_KEYS'])
+    if (env.optionalString(name) !== undefined)
+      env.fail(`${name} is no longer read: set each shop's account with PUT /ops/v1/shops/{id}/providers/{provider}`);
   env.done('callbacks-ingest');
   return config;
 }

@@ -401,7 +401,7 @@ const serviceContracts: readonly TopicContract[] = [
   {
     topic: Topics.shopsSettings,
     description:
-      'The whole current settings of each shop (compacted: the latest snapshot per shop is kept). Only merchant-callbacks reads the callback secret.',
+      'The whole current settings of each shop (compacted: the latest snapshot per shop is kept). Only merchant-callbacks reads the callback secret; only callbacks-ingest reads the provider accounts (decision 341). Both travel sealed.',
     key: 'The shop id',
     keySchema: uuid(),
     publishedBy: ['gateway'],

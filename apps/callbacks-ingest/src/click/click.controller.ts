@@ -1,4 +1,4 @@
-import { Body, Controller, Header, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Logger, Post, Req } from '@nestjs/common';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '@payments/contracts';
@@ -11,14 +11,13 @@ import {
   clickSignatureValid,
   clickPaidEvent,
   ClickPrepareAnswer,
-  ClickShop,
   CLICK_PROVIDER_CODE,
   decideComplete,
   decidePrepare,
   parseComplete,
   parsePrepare,
 } from '@payments/providers/click';
-import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
+import { ShopProviderAccountsRepository } from '../shop-accounts/shop-provider-accounts.repository';
 import { ClickOrders } from './click-orders';
 import { ClickTransactionRepository } from './click-transaction.repository';
 import { ClickCallDoc } from './click.openapi';
@@ -42,22 +41,20 @@ function idsOf(form: Form): Ids {
 /**
  * Click's SHOP-API (libs/providers/click): Click calls Prepare (action 0) and Complete (action 1)
  * as forms and waits for our JSON answer, always HTTP 200 with `error` 0 or -1…-9. Each request
- * is parsed, its sign_string checked with the shop's SECRET_KEY, our transaction and the order
+ * is parsed, its sign_string checked with the SECRET_KEY of the shop whose Click account has the
+ * request's service (an operator setting, decision 341), our transaction and the order
  * looked at, and the pure rules decide; a repeated request finds its transaction and is answered
  * as the first time.
  */
 @Controller('callbacks/click')
 export class ClickController {
   private readonly logger = new Logger('Click');
-  private readonly shops: ReadonlyMap<string, ClickShop>;
 
   constructor(
-    @Inject(CALLBACKS_INGEST_CONFIG) private readonly config: CallbacksIngestConfig,
+    private readonly accounts: ShopProviderAccountsRepository,
     private readonly orders: ClickOrders,
     private readonly transactions: ClickTransactionRepository,
-  ) {
-    this.shops = new Map(config.click.shops.map((s) => [s.serviceId, s]));
-  }
+  ) {}
 
   @Post('prepare')
   @HttpCode(200)
@@ -70,7 +67,7 @@ export class ClickController {
     const parsed = parsePrepare(form);
     if (parsed.kind === 'invalid') return refuse('badRequest', parsed.reason);
     const r = parsed.request;
-    const shop = this.verified(r);
+    const shop = await this.verified(r);
     if (!shop) return refuse('signCheckFailed', `sign_string of service ${r.service_id} is not valid`);
     if (r.action !== String(ClickActions.prepare)) return refuse('actionNotFound', `action ${r.action} on prepare`);
     if (!UUID_PATTERN.test(r.merchant_trans_id)) return refuse('userNotFound', 'merchant_trans_id is not an order id');
@@ -127,7 +124,7 @@ export class ClickController {
     const parsed = parseComplete(form);
     if (parsed.kind === 'invalid') return refuse('badRequest', parsed.reason);
     const r = parsed.request;
-    const shop = this.verified(r);
+    const shop = await this.verified(r);
     if (!shop) return refuse('signCheckFailed', `sign_string of service ${r.service_id} is not valid`);
     if (r.action !== String(ClickActions.complete)) return refuse('actionNotFound', `action ${r.action} on complete`);
     const confirmed = (id: string | null): ClickCompleteAnswer =>
@@ -174,10 +171,11 @@ export class ClickController {
   }
 
   /** The shop of the request's service, when its sign_string is the one the service's SECRET_KEY makes. */
-  private verified(r: Parameters<typeof clickSignatureValid>[0] & { service_id: string }): ClickShop | undefined {
-    const shop = this.shops.get(r.service_id);
-    const key = this.config.click.secretKeys[r.service_id];
-    return shop && key && clickSignatureValid(r, key) ? shop : undefined;
+  private async verified(
+    r: Parameters<typeof clickSignatureValid>[0] & { service_id: string },
+  ): Promise<{ shopId: string } | undefined> {
+    const account = await this.accounts.find('click', r.service_id);
+    return account && clickSignatureValid(r, account.secret) ? { shopId: account.shopId } : undefined;
   }
 
   private ok<T extends Ids>(ids: T, step: string): T & { error: number; error_note: string } {

@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Controller, Header, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '@payments/contracts';
@@ -17,8 +17,8 @@ import {
   parsePaymeRequest,
   performTransaction,
 } from '@payments/providers/payme';
-import { CALLBACKS_INGEST_CONFIG, CallbacksIngestConfig } from '../config';
 import { ClickOrders } from '../click/click-orders';
+import { ShopProviderAccountsRepository } from '../shop-accounts/shop-provider-accounts.repository';
 import { callbackEventId } from '../receive-callback/receive-callback.controller';
 import { PaymeTransactionRepository } from './payme-transaction.repository';
 import { PaymeRpcDoc } from './payme.openapi';
@@ -35,7 +35,7 @@ const fail = (error: PaymeErrorName, data?: string): Outcome => ({ error, ...(da
 @Controller('callbacks/payme')
 export class PaymeController {
   constructor(
-    @Inject(CALLBACKS_INGEST_CONFIG) private readonly config: CallbacksIngestConfig,
+    private readonly accounts: ShopProviderAccountsRepository,
     private readonly orders: ClickOrders,
     private readonly transactions: PaymeTransactionRepository,
   ) {}
@@ -45,17 +45,18 @@ export class PaymeController {
   @Header('content-type', 'application/json; charset=utf-8')
   @PaymeRpcDoc()
   async rpc(@Param('merchantId') merchantId: string, @Req() req: RawBodyRequest<FastifyRequest>): Promise<Answer> {
-    const shop = this.config.payme.shops.find((s) => s.merchantId === merchantId);
-    const key = this.config.payme.keys[merchantId];
+    // The shop whose Payme account has this cashbox (an operator setting, decision 341), and its key.
+    const account = await this.accounts.find('payme', merchantId);
     const parsed = parsePaymeRequest(req.rawBody?.toString('utf8') ?? '');
     const id = parsed.id;
     const answer = (o: Outcome): Answer =>
       'result' in o
         ? { jsonrpc: '2.0', id, result: o.result }
         : { jsonrpc: '2.0', id, error: paymeError(o.error, o.data) };
-    if (!shop || !key || !paymeAuthorized(req.headers.authorization, key)) return answer(fail('insufficientPrivilege'));
+    if (!account || !paymeAuthorized(req.headers.authorization, account.secret))
+      return answer(fail('insufficientPrivilege'));
     if (parsed.kind === 'error') return answer(fail(parsed.error, parsed.reason));
-    return answer(await this.call(merchantId, shop.shopId, parsed.call, req.rawBody!.toString('utf8')));
+    return answer(await this.call(merchantId, account.shopId, parsed.call, req.rawBody!.toString('utf8')));
   }
 
   private async call(merchantId: string, shopId: string, call: PaymeCall, rawBody: string): Promise<Outcome> {

@@ -1,0 +1,39 @@
+import { Client } from 'pg';
+import { eventually, http } from '@payments/testing';
+import { TEST_OPS_TOKEN, type TestStack } from './stack';
+
+/**
+ * Sets a shop's account with Click or Payme as an operator does (decision 341), and waits until
+ * callbacks-ingest has it from `shops.settings`: the next call of the provider is checked with it.
+ */
+export async function setProviderAccount(
+  stack: TestStack,
+  shopId: string,
+  provider: 'click' | 'payme',
+  settings: Record<string, string>,
+): Promise<void> {
+  const res = await http('PUT', `${stack.backoffice!.url}/ops/v1/shops/${shopId}/providers/${provider}`, {
+    token: TEST_OPS_TOKEN,
+    body: { settings, reason: `The test's ${provider} account` },
+  });
+  if (res.status !== 200) throw new Error(`${provider} account: ${res.status} ${res.text}`);
+  const db = new Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    await eventually(
+      async () => {
+        const rows = await db
+          .query(
+            `SELECT accounts->$2->>'updatedAt' AS at FROM callbacks_ingest.shop_provider_accounts WHERE shop_id = $1`,
+            [shopId, provider],
+          )
+          .catch(() => ({ rows: [] as { at: string }[] }));
+        return rows.rows[0]?.at === res.body.updatedAt || undefined;
+      },
+      20000,
+      `callbacks-ingest has the ${provider} account of shop ${shopId}`,
+    );
+  } finally {
+    await db.end();
+  }
+}
