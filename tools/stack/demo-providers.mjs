@@ -1,18 +1,25 @@
 // The demo shop's Click and Payme accounts for `npm start` (docs/providers.md, "Trying Click and
 // Payme locally"): the sandbox plays both apps, so a person pays a hosted order with either on
-// this machine. The keys are made for each run, handed only to the services that use them
-// (callbacks-ingest checks them, the sandbox signs with them; decision 294), never written or printed.
+// this machine. The keys are made for each run and never written or printed: the demo shop's
+// accounts are set through the operators' route (decision 341), whence callbacks-ingest learns
+// them; the sandbox, which plays Click and Payme, gets them in its environment.
 import { randomBytes } from 'node:crypto';
 
 /** Public ids of the demo accounts (Click's are digits, a Payme merchant id 24 hex digits). */
 export const DEMO_CLICK = { serviceId: '90001', merchantId: '90002' };
 export const DEMO_PAYME_MERCHANT = 'de30de30de30de30de30de30';
 
-/** The services that read a key, and those that read which shop takes which provider. */
-const KEY_READERS = ['callbacks-ingest', 'provider-sandbox'];
-const SHOP_READERS = ['callbacks-ingest', 'checkout'];
+/** The sandbox signs as Click and Payme do; checkout reads which shop takes which (public ids, decision 294). */
+const KEY_READERS = ['provider-sandbox'];
+const SHOP_READERS = ['checkout'];
 /** They read the demo shop's accounts at boot, so npm start starts them once the shop exists. */
 export const PROVIDER_SHOP_READERS = SHOP_READERS;
+
+/** A provider whose configuration was given to npm start: its demo settings are left out. */
+const given = (/** @type {string} */ provider) =>
+  (provider === 'click' ? ['CLICK_SECRET_KEYS', 'CLICK_SHOPS'] : ['PAYME_KEYS', 'PAYME_SHOPS']).some(
+    (k) => process.env[k] !== undefined,
+  );
 
 /**
  * The demo providers of one run.
@@ -27,6 +34,29 @@ export function demoProviders(sandboxUrl) {
     PAYME_CHECKOUT_URL: process.env.PAYME_CHECKOUT_URL ?? `${sandboxUrl}/payme/checkout`,
   };
   return {
+    /**
+     * Sets the demo shop's Click and Payme accounts as an admin does (PUT /ops/v1/shops/{id}/providers/{provider}).
+     * A failure names the provider and the answer, which never carries the key.
+     * @param {string} opsApi
+     * @param {string} opsToken
+     * @param {string} shopId
+     */
+    async setAccounts(opsApi, opsToken, shopId) {
+      const accounts = {
+        click: { ...DEMO_CLICK, secretKey: keys.click },
+        payme: { merchantId: DEMO_PAYME_MERCHANT, key: keys.payme },
+      };
+      for (const [provider, settings] of Object.entries(accounts)) {
+        if (given(provider)) continue;
+        const res = await fetch(`${opsApi}/ops/v1/shops/${shopId}/providers/${provider}`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${opsToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ settings, reason: 'npm start: the demo shop, keys made for this run' }),
+        });
+        if (res.status !== 200)
+          throw new Error(`setting the demo shop's ${provider} account failed: ${res.status} ${await res.text()}`);
+      }
+    },
     /**
      * What service `name` gets beside the common environment; `shopId` once the demo shop exists.
      * A Click or Payme configuration given to npm start is kept as it is, and then none of that
@@ -48,11 +78,8 @@ export function demoProviders(sandboxUrl) {
       }
       // All or nothing per provider: one of its settings given keeps the demo's others out too
       // (demo keys with a given shop list, or the reverse, would not match).
-      for (const group of [
-        ['CLICK_SECRET_KEYS', 'CLICK_SHOPS'],
-        ['PAYME_KEYS', 'PAYME_SHOPS'],
-      ])
-        if (group.some((k) => process.env[k] !== undefined)) for (const k of group) delete env[k];
+      if (given('click')) for (const k of ['CLICK_SECRET_KEYS', 'CLICK_SHOPS']) delete env[k];
+      if (given('payme')) for (const k of ['PAYME_KEYS', 'PAYME_SHOPS']) delete env[k];
       return env;
     },
   };

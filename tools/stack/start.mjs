@@ -372,6 +372,8 @@ async function settleDemoAtOnce(shopId) {
   }
 }
 await settleDemoAtOnce(demo.shopId);
+// The demo shop's Click and Payme accounts, keys made for this run (decision 341).
+await providers.setAccounts(opsApi, opsToken, demo.shopId);
 // Now that the demo shop exists: the services that read which shop takes Click and Payme.
 PROVIDER_SHOP_READERS.forEach((name) => launch(name, demo.shopId));
 await untilReady(health.filter(isLate));
