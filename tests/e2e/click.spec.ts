@@ -259,16 +259,27 @@ describe('Click: Prepare and Complete answered as its SHOP-API documents', () =>
     });
     expect(await prepare(KEY, '990002')).toMatchObject({ error: -1 });
     expect(await prepare(rotated, '990003')).toMatchObject({ error: 0 });
+    // callbacks-ingest keeps the key sealed: its table holds neither the new key nor the old one in clear.
+    const kept = await db.query(`SELECT accounts::text AS a FROM callbacks_ingest.shop_provider_accounts`);
+    expect(kept.rows.map((r) => r.a).join()).toContain('"secretKey": "v1:');
+    for (const key of [rotated, KEY]) expect(kept.rows.map((r) => r.a).join()).not.toContain(key);
     const deleted = await http('DELETE', `${stack.backoffice!.url}/ops/v1/shops/${shop.shopId}/providers/click`, {
       token: TEST_OPS_TOKEN,
       body: { reason: 'Contract ended' },
     });
     expect(deleted.status).toBe(204);
     await eventually(
-      async () => ((await prepare(rotated, '990004')).error === -1 ? true : undefined),
+      async () => {
+        const r = await db.query(
+          `SELECT 1 FROM callbacks_ingest.shop_provider_accounts WHERE shop_id = $1 AND accounts ? 'click'`,
+          [shop.shopId],
+        );
+        return r.rows.length === 0 ? true : undefined;
+      },
       20000,
-      'the deleted account refused',
+      'callbacks-ingest has the deletion',
     );
+    expect(await prepare(rotated, '990004')).toMatchObject({ error: -1 });
     expect(await transactionsOf(id)).toHaveLength(1);
     await setProviderAccount(stack, shop.shopId, 'click', { serviceId: SERVICE, merchantId: MERCHANT, secretKey: KEY });
   });
