@@ -1,7 +1,14 @@
 // The card vault's keys and sealed secrets (docs/security.md): shop secrets sealed at boot,
 // callback secret rotation with an overlap, a tampered ciphertext refused, key rotation under load.
 import { Client } from 'pg';
-import { EnvelopeError, rotateAll } from '@payments/card-vault';
+import {
+  EnvelopeError,
+  KeyRing,
+  openProviderSecret,
+  parseKeyList,
+  rotateAll,
+  sealProviderSecret,
+} from '@payments/card-vault';
 import { verifySignature } from '@payments/callback-signature';
 import { eventually, http, scanDatabaseForCards } from '@payments/testing';
 import { ShopSecretResealer } from '../../apps/gateway/src/shops/shop-secret-resealer.service';
@@ -59,6 +66,48 @@ describe('card vault: card numbers never stored or published in clear', () => {
     );
     expect(stored).toMatch(/^v1:new:/);
     const clear = (text: string) => (text.includes(other.callbackSecret) ? ['the callback secret'] : []);
+    expect(await scanDatabaseForCards(stack.databaseUrl, clear)).toEqual([]);
+  });
+
+  it("when a shop's provider secret is sealed under an older key, then the gateway re-seals it at boot and callbacks-ingest gets it (decision 341)", async () => {
+    const other = await aShop(gw(), 'Click Legacy Shop');
+    const parsed = parseKeyList(oldKey);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const sealedOld = sealProviderSecret(new KeyRing(parsed.keys), other.shopId, 'click', 'click-old-key-000001');
+    const account = {
+      serviceId: '79001',
+      merchantId: '39001',
+      secretKey: sealedOld,
+      updatedAt: new Date().toISOString(),
+    };
+    await db.query(`UPDATE gateway.shops SET provider_accounts = $2 WHERE id = $1`, [
+      other.shopId,
+      JSON.stringify({ click: account }),
+    ]);
+
+    await stack.gateway!.app.get(ShopSecretResealer).onApplicationBootstrap();
+
+    const row = await db.query(`SELECT provider_accounts, settings_version FROM gateway.shops WHERE id = $1`, [
+      other.shopId,
+    ]);
+    const resealed: string = row.rows[0].provider_accounts.click.secretKey;
+    expect(resealed).toMatch(/^v1:new:/);
+    const all = parseKeyList(`${oldKey},${newKey}`);
+    if ('problem' in all) throw new Error(all.problem);
+    expect(openProviderSecret(new KeyRing(all.keys), other.shopId, 'click', resealed)).toBe('click-old-key-000001');
+    const copied = await eventually(
+      async () => {
+        const r = await db.query(
+          `SELECT accounts, version FROM callbacks_ingest.shop_provider_accounts WHERE shop_id = $1`,
+          [other.shopId],
+        );
+        return r.rows[0]?.version === row.rows[0].settings_version ? r.rows[0].accounts : undefined;
+      },
+      15_000,
+      'the re-sealed account in callbacks-ingest',
+    );
+    expect(copied.click.secretKey).toBe(resealed);
+    const clear = (text: string) => (text.includes('click-old-key-000001') ? ['the Click key'] : []);
     expect(await scanDatabaseForCards(stack.databaseUrl, clear)).toEqual([]);
   });
 
