@@ -47,12 +47,19 @@ export class ShopProviderAccountsRepository {
     return rows.length === 1;
   }
 
-  /** The account of the Click service or Payme cashbox a call names; undefined when no shop has it or it does not open. */
+  /**
+   * The account of the Click service or Payme cashbox a call names; undefined when no shop has it or
+   * it does not open. The gateway lets one shop hold a service at a time, but this copy is fed per
+   * shop from different partitions: after a service moved from shop A to shop B, B's snapshot may
+   * be here before A's without it (or A's was dead-lettered). The account set last (its `updatedAt`,
+   * when an operator set it) is the current one; a plain LIMIT 1 would pick either.
+   */
   async find(provider: keyof typeof LOOKUP, id: string): Promise<ShopAccount | undefined> {
     const { by, secret } = LOOKUP[provider];
     const rows: { shop_id: string; account: Record<string, string> }[] = await this.dataSource.query(
       // The provider and member are this file's constants: the expression matches the migration's index.
-      `SELECT shop_id, accounts->'${provider}' AS account FROM ${this.table} WHERE accounts->'${provider}'->>'${by}' = $1 LIMIT 1`,
+      `SELECT shop_id, accounts->'${provider}' AS account FROM ${this.table} WHERE accounts->'${provider}'->>'${by}' = $1
+        ORDER BY accounts->'${provider}'->>'updatedAt' DESC NULLS LAST, updated_at DESC LIMIT 1`,
       [id],
     );
     if (rows.length === 0 || typeof rows[0].account?.[secret] !== 'string') return undefined;
