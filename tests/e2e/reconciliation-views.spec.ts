@@ -125,7 +125,18 @@ describe('the reconciliation reads the services through the views they own and g
     const sends = ['send_answers', 'send_ms', 'last_sent_at', 'last_error_at'];
     const outbox = ['id', 'created_at'];
     expect(Object.fromEntries(columns.map((c) => [c.view, c.columns]))).toEqual({
-      'orders.ops_orders': ['id', 'shop_id', 'status', 'amount', 'currency', 'sequence', 'created_at', 'updated_at'],
+      'orders.ops_orders': [
+        'id',
+        'shop_id',
+        'status',
+        'amount',
+        'currency',
+        'sequence',
+        'created_at',
+        'updated_at',
+        // Whether an operator resolved it (decision 343: replaced_attempt_paid); never who.
+        'resolved_by_operator',
+      ],
       'orders.ops_refunds': ['order_id', 'amount', 'created_at'],
       'orders.ops_provider_dispatches': [
         'payment_id',

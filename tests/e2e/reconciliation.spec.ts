@@ -203,7 +203,7 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     ]);
   });
 
-  it('when a replaced attempt is reported paid after its order was final, then it is a breach of replaced_attempt_paid; one an operator settled since is not', async () => {
+  it('when a replaced attempt is reported paid after its order was final, then it is a breach of replaced_attempt_paid, also after a refund; one an operator settled since is not', async () => {
     const attempt = (orderId: string, paymentId: string, status: string, code: string, updatedAgo: string) =>
       db.query(
         `INSERT INTO orders.payment_attempts (order_id, payment_id, provider, status, amount, currency, status_code, created_at, updated_at)
@@ -218,15 +218,27 @@ describe('reconciliation: the invariants a finance team relies on, across servic
     const settled = await aConsistentOrder('7.00', 'completed');
     await attempt(settled, `pay_a_${settled}`, 'success', '2-07-07', '2 hours');
     await attempt(settled, `pay_b_${settled}`, 'success', '0-01-00', '2 hours');
+    await db.query(`UPDATE orders.orders SET resolved_by = $2::jsonb WHERE id = $1`, [
+      settled,
+      JSON.stringify({ id: 'op-1', name: 'An operator', role: 'operator' }),
+    ]);
+    // Completed by B; A's success came two hours ago; the merchant refunded B's payment an hour
+    // ago. The refund moved the order, but settled nothing of A's money: still listed.
+    const refunded = await anUncreditedOrder('7.00', 'refunded');
+    await attempt(refunded, `pay_a_${refunded}`, 'success', '2-07-07', '2 hours');
+    await attempt(refunded, `pay_b_${refunded}`, 'success', '0-01-00', '3 hours');
     const found = breachesOf(await run(), 'replaced_attempt_paid');
-    expect(found).toEqual([
+    expect(found.map((b) => b.subject).sort()).toEqual(
+      [`orders.payment_attempts pay_a_${failed}`, `orders.payment_attempts pay_a_${refunded}`].sort(),
+    );
+    expect(found).toContainEqual(
       expect.objectContaining({
         subject: `orders.payment_attempts pay_a_${failed}`,
         detail: expect.stringContaining(
           `replaced attempt pay_a_${failed} of order ${failed}, which was already failed`,
         ),
       }),
-    ]);
+    );
   });
 
   it('when the events sent for a shop and day say another amount than the orders, then it is a breach of daily_totals_match', async () => {

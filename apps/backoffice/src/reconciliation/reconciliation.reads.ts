@@ -319,7 +319,9 @@ async function dailyTotalsMatch(db: Pool, c: CheckSettings): Promise<CheckResult
  * its order was already final (failed, expired, cancelled, or completed by the newer attempt). The
  * order stays final and the ledger books nothing, but the provider has the payer's money: an
  * operator refunds it there. Judged within the look-back of the attempt's creation; an order an
- * operator settled after the report (it moved since) is not listed.
+ * operator settled after the report (it moved since, by an operator's resolve) is not listed. An
+ * order that moved since for another reason (the merchant refunded the newer attempt's payment,
+ * the processing timeout) still is: that move settles nothing of the replaced attempt's money.
  */
 async function replacedAttemptPaid(db: Pool, c: CheckSettings): Promise<CheckResult> {
   const o = q(c.schemas.orders);
@@ -327,7 +329,8 @@ async function replacedAttemptPaid(db: Pool, c: CheckSettings): Promise<CheckRes
     db,
     `SELECT a.order_id, a.payment_id, a.provider, trim_scale(a.amount)::text AS amount, a.currency, a.updated_at,
             o.status AS order_status,
-            (a.status_code = '2-07-07' AND o.status = ANY($3::text[]) AND a.updated_at >= o.updated_at) AS stray
+            (a.status_code = '2-07-07' AND o.status = ANY($3::text[])
+             AND (a.updated_at >= o.updated_at OR NOT o.resolved_by_operator)) AS stray
        FROM ${o}.ops_payment_attempts a JOIN ${o}.ops_orders o ON o.id = a.order_id
       WHERE a.status = 'success' AND a.updated_at < now() - make_interval(secs => $1)
         AND a.created_at >= now() - make_interval(days => $2)`,

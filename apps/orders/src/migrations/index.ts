@@ -13,6 +13,7 @@ import { ShopRoutes1766200000320 } from './1766200000320-shop-routes';
 import { ProviderSends1766300000329 } from './1766300000329-provider-sends';
 import { DispatchMayHaveReached1766300000343 } from './1766300000343-dispatch-may-have-reached';
 import { PaidReplacedAttempts1766300001343 } from './1766300001343-paid-replaced-attempts';
+import { OpsOrdersResolved1766300002343 } from './1766300002343-ops-orders-resolved';
 
 /** The orders schema's migrations in order: the service runs them at start, its specs on their own databases. */
 export const ORDERS_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const ORDERS_MIGRATIONS = [
   ProviderSends1766300000329,
   DispatchMayHaveReached1766300000343,
   PaidReplacedAttempts1766300001343,
+  OpsOrdersResolved1766300002343,
 ];
