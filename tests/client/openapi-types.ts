@@ -9,8 +9,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved)
-     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out.
+     * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved, owed)
+     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. A currency the shop only owes in is listed with zeros and its `owed`.
      */
     get: operations['BalanceController_balance[1]'];
     put?: never;
@@ -305,8 +305,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved)
-     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out.
+     * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved, owed)
+     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. A currency the shop only owes in is listed with zeros and its `owed`.
      */
     get: operations['BalanceController_balance[0]'];
     put?: never;
@@ -1105,13 +1105,15 @@ export interface operations {
            *           "currency": "USD",
            *           "available": "120.5",
            *           "pending": "40",
-           *           "reserved": "0"
+           *           "reserved": "0",
+           *           "owed": "0"
            *         },
            *         {
            *           "currency": "USDT-TRC20",
-           *           "available": "36.0256",
-           *           "pending": "0",
-           *           "reserved": "51"
+           *           "available": "0",
+           *           "pending": "36.0256",
+           *           "reserved": "51",
+           *           "owed": "1.5"
            *         }
            *       ]
            *     }
@@ -1120,6 +1122,7 @@ export interface operations {
             balances?: {
               available?: string;
               currency?: string;
+              owed?: string;
               pending?: string;
               reserved?: string;
             }[];
@@ -4371,13 +4374,15 @@ export interface operations {
            *           "currency": "USD",
            *           "available": "120.5",
            *           "pending": "40",
-           *           "reserved": "0"
+           *           "reserved": "0",
+           *           "owed": "0"
            *         },
            *         {
            *           "currency": "USDT-TRC20",
-           *           "available": "36.0256",
-           *           "pending": "0",
-           *           "reserved": "51"
+           *           "available": "0",
+           *           "pending": "36.0256",
+           *           "reserved": "51",
+           *           "owed": "1.5"
            *         }
            *       ]
            *     }
@@ -4386,6 +4391,7 @@ export interface operations {
             balances?: {
               available?: string;
               currency?: string;
+              owed?: string;
               pending?: string;
               reserved?: string;
             }[];

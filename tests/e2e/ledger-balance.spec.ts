@@ -72,7 +72,7 @@ describe('GET /balance: a USD order credited to a USDT-TRC20 balance', () => {
       return res.body.balances?.length ? res : undefined;
     }, 20_000);
     expect(balance.body.balances).toEqual([
-      { currency: 'USDT-TRC20', available: '0', pending: '97.97366', reserved: '0' },
+      { currency: 'USDT-TRC20', available: '0', pending: '97.97366', reserved: '0', owed: '0' },
     ]);
     const statement = await get('/balance/transactions?limit=10');
     expect(statement.status).toBe(200);
@@ -135,7 +135,7 @@ describe('GET /balance: a USD order credited to a USDT-TRC20 balance', () => {
     const held = await payout('90.99');
     expect(held.status).toBe(201);
     expect((await get('/balance')).body.balances).toEqual([
-      { currency: 'USDT-TRC20', available: '6.98366', pending: '0', reserved: '90.99' },
+      { currency: 'USDT-TRC20', available: '6.98366', pending: '0', reserved: '90.99', owed: '0' },
     ]);
   });
 });

@@ -135,7 +135,7 @@ describe('operators set fees, rates and settlement delay', () => {
       20_000,
       'the credit available at once',
     );
-    expect(balance).toEqual({ currency: 'USDT-TRC20', available: '97.97366', pending: '0', reserved: '0' });
+    expect(balance).toEqual({ currency: 'USDT-TRC20', available: '97.97366', pending: '0', reserved: '0', owed: '0' });
     const statement = await merchant('/balance/transactions?limit=10');
     expect(statement.status).toBe(200);
     const credit = statement.body.items.find((t: { kind: string }) => t.kind === 'order_completed');

@@ -164,7 +164,9 @@ describe('black box: USD orders into a USDT-TRC20 balance, to the minor unit', (
       30_000,
       'the credits settled',
     );
-    expect(settled).toEqual([{ currency: 'USDT-TRC20', available: text(credited), pending: '0', reserved: '0' }]);
+    expect(settled).toEqual([
+      { currency: 'USDT-TRC20', available: text(credited), pending: '0', reserved: '0', owed: '0' },
+    ]);
 
     // A payout of 100.99 USDT-TRC20: 0.5 % + 1 = 1.50495, held with the amount, then posted.
     await withPayoutMethods(gw(), shop.shopId);
@@ -210,7 +212,7 @@ describe('black box: USD orders into a USDT-TRC20 balance, to the minor unit', (
       'the payout and the refund booked',
     );
     const available = credited.minus(held).minus(debit);
-    const final = [{ currency: 'USDT-TRC20', available: text(available), pending: '0', reserved: '0' }];
+    const final = [{ currency: 'USDT-TRC20', available: text(available), pending: '0', reserved: '0', owed: '0' }];
     expect((await get(shop, '/balance')).body.balances).toEqual(final);
 
     // The statement, item by item.

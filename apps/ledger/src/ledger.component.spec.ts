@@ -201,7 +201,10 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     });
     expect(balance).toEqual({
       ok: true,
-      result: { shopId: shop, balances: [{ currency: 'USD', available: '0', pending: '30', reserved: '0' }] },
+      result: {
+        shopId: shop,
+        balances: [{ currency: 'USD', available: '0', pending: '30', reserved: '0', owed: '0' }],
+      },
     });
     const read = (cursor?: string) =>
       gateway.request<BalanceTransactionPage>(Topics.ledgerCommands, shop, LedgerCommandTypes.listTransactions, {

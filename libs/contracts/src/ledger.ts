@@ -89,6 +89,9 @@ export const balanceView = z
         available: decimal().describe('What the shop can pay out now'),
         pending: decimal().describe('Credited, not yet settled (see availableOn of each transaction)'),
         reserved: decimal().describe('Held for payouts on their way out (amount + fee)'),
+        owed: decimal().describe(
+          'What the shop owes the service in this currency (a P2P fee or a refund its available balance could not cover; decision 345): never taken from available or pending, which stay as they are',
+        ),
       }),
     ),
   })

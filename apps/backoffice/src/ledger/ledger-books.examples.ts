@@ -6,8 +6,8 @@ const OPERATOR = { id: '3b8f6a0e-9d2c-4e1a-8f7b-5c4d3e2a1b09', name: 'Ada Admin'
 export const shopBalanceExample: BalanceView = {
   shopId: SHOP,
   balances: [
-    { currency: 'USD', available: '1250.4', pending: '97.2', reserved: '51' },
-    { currency: 'USDT-TRC20', available: '36.0256', pending: '0', reserved: '0' },
+    { currency: 'USD', available: '1250.4', pending: '97.2', reserved: '51', owed: '0' },
+    { currency: 'USDT-TRC20', available: '0', pending: '36.0256', reserved: '0', owed: '1.5' },
   ],
 };
 

@@ -50,11 +50,14 @@ export class BalanceController {
 
   @Get(['balance', 'api/v1/balance'])
   @MerchantEndpoint({
-    summary: "Retrieve Balance: the shop's balances, one per currency (available, pending, reserved)",
+    summary: "Retrieve Balance: the shop's balances, one per currency (available, pending, reserved, owed)",
     description:
       'A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order ' +
       'currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` ' +
-      "becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out.",
+      "becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. " +
+      '`owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available ' +
+      'balance could not cover), never negative; it is not taken from `available` or `pending`, which never ' +
+      'go below zero. A currency the shop only owes in is listed with zeros and its `owed`.',
     response: { example: balanceExample },
     problems: [503],
   })

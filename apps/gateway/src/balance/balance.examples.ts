@@ -5,8 +5,9 @@ import { orderExample } from '@payments/merchant-admin';
 export const balanceExample: BalanceView = {
   shopId: orderExample.shopId,
   balances: [
-    { currency: 'USD', available: '120.5', pending: '40', reserved: '0' },
-    { currency: 'USDT-TRC20', available: '36.0256', pending: '0', reserved: '51' },
+    { currency: 'USD', available: '120.5', pending: '40', reserved: '0', owed: '0' },
+    // A P2P fee its available balance could not cover: 1.5 owed (decision 345), available never below zero.
+    { currency: 'USDT-TRC20', available: '0', pending: '36.0256', reserved: '51', owed: '1.5' },
   ],
 };
 

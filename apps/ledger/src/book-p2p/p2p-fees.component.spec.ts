@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { dlqTopic, envelope, Envelope, P2pStatusChanged, Topics } from '@payments/contracts';
+import {
+  BalanceView,
+  dlqTopic,
+  envelope,
+  Envelope,
+  LedgerCommandTypes,
+  P2pStatusChanged,
+  Topics,
+} from '@payments/contracts';
 import { eventually, TopicReader } from '@payments/testing';
 import { checkBooks } from '@payments/ledger-domain';
 import { orderStatusChange, startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
@@ -57,6 +65,18 @@ describe('ledger: p2p.events, the fee of a completed P2P transaction', () => {
     );
     return Object.fromEntries(rows.map((r) => [`${r.kind}:${r.currency}`, String(Number(r.balance))]));
   };
+  const balanceOf = async (shopId: string) => {
+    const read = await two.requester.request<BalanceView>(
+      Topics.ledgerCommands,
+      shopId,
+      LedgerCommandTypes.getBalance,
+      {
+        shopId,
+      },
+    );
+    if (!read.ok) throw new Error(read.error.detail);
+    return read.result.balances;
+  };
   const feesOf = async (p2pId: string) =>
     (
       await pg.query(
@@ -103,6 +123,22 @@ describe('ledger: p2p.events, the fee of a completed P2P transaction', () => {
       },
     ]);
     expect(await balances(shop)).toEqual({ 'receivable:USD': '-1.5' });
+    // What the merchant reads (decision 345): the debt as owed, available at zero, never below.
+    expect(await balanceOf(shop)).toEqual([
+      { currency: 'USD', available: '0', pending: '0', reserved: '0', owed: '1.5' },
+    ]);
+  });
+
+  it('when a P2P fee is all owed in a currency the shop never had money in, then GET /balance shows that currency with what it owes', async () => {
+    const shop = randomUUID();
+    await feeLine(shop, 'p2p', 'EUR', '0', '2.25');
+    const id = randomUUID();
+    await send(Topics.p2pEvents, [p2p(shop, id, { cost: { amount: '50.00', currency: 'EUR' } })]);
+    await eventually(async () => ((await feesOf(id)).length === 1 ? true : undefined), 20_000);
+    expect(await balances(shop)).toEqual({ 'receivable:EUR': '-2.25' });
+    expect(await balanceOf(shop)).toEqual([
+      { currency: 'EUR', available: '0', pending: '0', reserved: '0', owed: '2.25' },
+    ]);
   });
 
   it('when a P2P transaction fails or waits in need_action, then nothing is posted; a shop without a fee line is charged nothing', async () => {

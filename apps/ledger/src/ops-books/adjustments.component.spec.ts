@@ -93,7 +93,10 @@ describe('ledger: operators’ manual adjustments on ledger.ops-commands, two in
     const balance = await ask<BalanceView>(LedgerOpsCommandTypes.getShopBalance, shop, {});
     expect(balance).toEqual({
       ok: true,
-      result: { shopId: shop, balances: [{ currency: 'USD', available: '14.5', pending: '0', reserved: '0' }] },
+      result: {
+        shopId: shop,
+        balances: [{ currency: 'USD', available: '14.5', pending: '0', reserved: '0', owed: '0' }],
+      },
     });
     const statement = await ask<ShopTransactionPage>(LedgerOpsCommandTypes.listShopTransactions, shop, { limit: 10 });
     if (!statement.ok) throw new Error(statement.error.detail);

@@ -57,13 +57,15 @@ export class BalanceReads {
   }
 
   async balance(shopId: string): Promise<BalanceView> {
-    const rows: { currency: string; available: string; pending: string; reserved: string }[] =
+    const rows: { currency: string; available: string; pending: string; reserved: string; owed: string }[] =
       await this.dataSource.query(
         `SELECT currency,
               coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
               coalesce(sum(balance) FILTER (WHERE kind = 'pending'), 0)::text AS pending,
-              coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
-       FROM "${this.s}".accounts a WHERE shop_id = $1 AND kind IN ('available', 'pending', 'reserved')
+              coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved,
+              -- receivable runs negative by what the shop owes (decisions 276, 312): shown as owed, positive
+              (-coalesce(sum(balance) FILTER (WHERE kind = 'receivable'), 0))::text AS owed
+       FROM "${this.s}".accounts a WHERE shop_id = $1 AND kind IN ('available', 'pending', 'reserved', 'receivable')
        GROUP BY currency
        -- accounts are opened ahead of the postings that may never come (locked up front): a currency
        -- the shop never had money in is not a balance
@@ -78,6 +80,7 @@ export class BalanceReads {
         available: formatAmount(r.available),
         pending: formatAmount(r.pending),
         reserved: formatAmount(r.reserved),
+        owed: formatAmount(r.owed),
       })),
     };
   }
