@@ -143,7 +143,7 @@ describe('reconciliation: the ledger against orders and payouts, and its own boo
     const breaches = breachesOf(await run(), 'ledger_awaiting_rate');
     expect(breaches.filter((b) => b.subject === `ledger.transactions ${credit}`)).toEqual([
       expect.objectContaining({
-        detail: `40 EUR of order ${order} (shop ${shopId}) waits in suspense, parked: conversion failed: order ${order}: its credit's currency is no longer in the registry; fix the cause, then un-park it (set parked to null) and the ledger converts it`,
+        detail: `40 EUR of order ${order} (shop ${shopId}) waits in suspense, parked: conversion failed: order ${order}: its credit's currency is no longer in the registry; fix the cause, then an admin releases it (POST /ops/v1/awaiting-credits/${credit}/release, or its shop's books in the console) and the ledger converts it`,
       }),
     ]);
   });

@@ -215,6 +215,12 @@ export const payloadExamples: Record<string, unknown> = {
     reason: 'Chargeback fee of order 1001 the provider billed us',
     operator: { ...operator, role: 'admin' },
   },
+  'ledger.list_awaiting_credits': { shopId: ids.shop, limit: 100, operator },
+  'ledger.release_credit': {
+    creditId: '4a6c8e0f-2b4d-4f6a-8c0e-1a3b5c7d9e2f',
+    reason: 'BRL added back to the currency registry, ticket 5120',
+    operator: { ...operator, role: 'admin' },
+  },
   'ledger.balance_changed': {
     shopId: ids.shop,
     currency: 'USDT-TRC20',

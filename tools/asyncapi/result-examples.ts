@@ -15,6 +15,21 @@ import {
 } from './example-fixtures';
 
 /** Each request's example reply result. */
+
+/** A credit parked in suspense (decision 344). */
+const parkedCredit = {
+  creditId: '4a6c8e0f-2b4d-4f6a-8c0e-1a3b5c7d9e2f',
+  shopId: ids.shop,
+  orderId: ids.order,
+  orderCurrency: 'BRL',
+  balanceCurrency: 'USDT-TRC20',
+  amount: '512.4',
+  createdAt: '2026-11-27T08:15:00.000Z',
+  status: 'parked' as const,
+  parked: 'conversion failed: its credit’s currency is no longer in the registry',
+  parkedAt: '2026-11-27T09:00:10.000Z',
+};
+
 export const resultExamples: Record<string, unknown> = {
   'order.create': {
     ...orderView,
@@ -69,7 +84,7 @@ export const resultExamples: Record<string, unknown> = {
   'ledger.release_refund': { refundId: ids.refund, released: true },
   'ledger.get_balance': {
     shopId: ids.shop,
-    balances: [{ currency: 'USDT-TRC20', available: '36.0256', pending: '0', reserved: '51' }],
+    balances: [{ currency: 'USDT-TRC20', available: '36.0256', pending: '0', reserved: '51', owed: '0' }],
   },
   'ledger.list_transactions': {
     items: [
@@ -145,7 +160,7 @@ export const resultExamples: Record<string, unknown> = {
   'order.delete_route': { deleted: true },
   'ledger.get_shop_balance': {
     shopId: ids.shop,
-    balances: [{ currency: 'USD', available: '1240.9', pending: '97.2', reserved: '51' }],
+    balances: [{ currency: 'USD', available: '1240.9', pending: '97.2', reserved: '51', owed: '1.5' }],
   },
   'ledger.list_shop_transactions': {
     items: [
@@ -180,6 +195,12 @@ export const resultExamples: Record<string, unknown> = {
     availableAfter: '1240.9',
     createdAt: '2026-11-27T10:20:00.000Z',
     replayed: false,
+  },
+  'ledger.list_awaiting_credits': { items: [parkedCredit], total: 1 },
+  'ledger.release_credit': {
+    credit: { ...parkedCredit, status: 'awaiting_rate', parked: null, parkedAt: null },
+    released: true,
+    wasParked: parkedCredit.parked,
   },
 };
 

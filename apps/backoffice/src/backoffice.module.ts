@@ -34,6 +34,7 @@ import { ConsoleController } from './console/console.controller';
 import { DeadLetterCollector } from './dead-letters/dead-letter-collector.service';
 import { DeadLetterRepository } from './dead-letters/dead-letter.repository';
 import { OpsLedgerBooksController } from './ledger/ops-ledger-books.controller';
+import { OpsAwaitingCreditsController } from './ledger/ops-awaiting-credits.controller';
 import { OpsLedgerSettingsController } from './ledger/ops-ledger-settings.controller';
 import { OpsRoutesController } from './routing/ops-routes.controller';
 import { OpsProviderAccountsController } from './provider-accounts/ops-provider-accounts.controller';
@@ -96,6 +97,7 @@ export class BackofficeModule {
         OpsLedgerSettingsController,
         OpsRoutesController,
         OpsLedgerBooksController,
+        OpsAwaitingCreditsController,
         OpsProvidersController,
         OpsApiKeysController,
         OpsCallbacksController,

@@ -32,6 +32,8 @@ import { LedgerSettingsHandler } from './ops-settings/ledger-settings.handler';
 import { AdjustmentRepository } from './ops-books/adjustment.repository';
 import { AdjustBalanceHandler } from './ops-books/adjust-balance.handler';
 import { OpsBooksReadHandler } from './ops-books/ops-books-read.handler';
+import { AwaitingCreditsHandler } from './ops-books/awaiting-credits.handler';
+import { AwaitingCreditsRepository } from './ops-books/awaiting-credits.repository';
 import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
@@ -70,6 +72,7 @@ export class LedgerModule {
         LedgerSettingsHandler,
         OpsBooksReadHandler,
         AdjustBalanceHandler,
+        AwaitingCreditsHandler,
       ],
       providers: [
         LedgerRepository,
@@ -81,6 +84,7 @@ export class LedgerModule {
         RefundHolds,
         BalanceReads,
         AdjustmentRepository,
+        AwaitingCreditsRepository,
         SettlementSweeper,
         OrphanHoldSweeper,
         AwaitingRateRepository,

@@ -113,6 +113,9 @@ export const commandAudiences: Readonly<
   [LedgerOpsCommandTypes.getShopBalance]: { service: 'ledger', audiences: [O] },
   [LedgerOpsCommandTypes.listShopTransactions]: { service: 'ledger', audiences: [O] },
   [LedgerOpsCommandTypes.adjustBalance]: { service: 'ledger', audiences: [O] },
+  // Credits waiting for a rate, and the release of a parked one (decision 344).
+  [LedgerOpsCommandTypes.listAwaitingCredits]: { service: 'ledger', audiences: [O] },
+  [LedgerOpsCommandTypes.releaseCredit]: { service: 'ledger', audiences: [O] },
 };
 
 /** Where `audience` sends commands to `service` (contract name, without prefix). */

@@ -23,6 +23,7 @@ import {
   listShopTransactionsQuery,
   shopTransactionPage,
 } from './ledger-adjustments';
+import { awaitingCreditList, creditRelease, listAwaitingCreditsQuery, releaseCreditCommand } from './ledger-awaiting';
 import {
   deletedRoute,
   deleteRouteCommand,
@@ -59,8 +60,8 @@ export const routeCommandMessages: readonly MessageContract[] = [
 export const ledgerOperatorContract: TopicContract = {
   topic: commandTopic('ledger', 'operator'),
   description:
-    "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; a shop's balances and statement, and manual adjustments (decisions 308, 309); each answered on the reply topic it names.",
-  key: 'The shop id; the pair (`USD/USDT-TRC20`) for a rate',
+    "Operators' settings of the books from the backoffice to the ledger (decision 303): a shop's fees and settlement delay, and rates; a shop's balances and statement, and manual adjustments (decisions 308, 309); the credits waiting for a rate and the release of a parked one (decision 344); each answered on the reply topic it names.",
+  key: 'The shop id; the pair (`USD/USDT-TRC20`) for a rate; the credit id for a release; `awaiting-credits` for the list of all shops',
   keySchema: z.string().min(1).max(64),
   publishedBy: ['backoffice'],
   consumedBy: ['ledger'],
@@ -89,6 +90,18 @@ export const ledgerOperatorContract: TopicContract = {
       "Post a manual adjustment to a shop's available balance, or refuse a debit it cannot cover",
       adjustBalanceCommand,
       adjustmentView,
+    ),
+    request(
+      LedgerOpsCommandTypes.listAwaitingCredits,
+      'List the credits waiting in suspense for a rate, parked ones included',
+      listAwaitingCreditsQuery,
+      awaitingCreditList,
+    ),
+    request(
+      LedgerOpsCommandTypes.releaseCredit,
+      'Release a parked credit back to the conversion queue (admins)',
+      releaseCreditCommand,
+      creditRelease,
     ),
   ],
 };

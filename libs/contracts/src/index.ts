@@ -17,6 +17,7 @@ export * from './payment-link';
 export * from './health';
 export * from './ledger';
 export * from './ledger-adjustments';
+export * from './ledger-awaiting';
 export * from './operator-identity';
 export * from './routing';
 export * from './ledger-events';

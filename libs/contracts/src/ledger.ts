@@ -160,6 +160,9 @@ export const LedgerOpsCommandTypes = {
   getShopBalance: 'ledger.get_shop_balance',
   listShopTransactions: 'ledger.list_shop_transactions',
   adjustBalance: 'ledger.adjust_balance',
+  // Credits waiting for a rate and the release of a parked one (decision 344): ledger-awaiting.ts.
+  listAwaitingCredits: 'ledger.list_awaiting_credits',
+  releaseCredit: 'ledger.release_credit',
 } as const;
 
 /** A method code of a fee line: the order's or payout's method, or `*` for every method of the shop. */

@@ -12,3 +12,4 @@ export * from './conversion';
 export * from './books-checks';
 export * from './adjustments';
 export * from './p2p-fee';
+export * from './release';

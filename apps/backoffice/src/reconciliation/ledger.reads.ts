@@ -139,7 +139,7 @@ function awaitingDetail(r: Record<string, string | null>): string {
   if (r.parked === 'refund hold')
     return `${what} is held in suspense by an open refund hold; converted once the hold is voided, if it is`;
   if (r.parked)
-    return `${what} waits in suspense, parked: ${r.parked}; fix the cause, then un-park it (set parked to null) and the ledger converts it`;
+    return `${what} waits in suspense, parked: ${r.parked}; fix the cause, then an admin releases it (POST /ops/v1/awaiting-credits/${r.transaction_id}/release, or its shop's books in the console) and the ledger converts it`;
   return r.balance_currency
     ? `${what} waits in suspense for a ${r.order_currency}/${r.balance_currency} rate: set one (POST /ops/v1/rates) and the ledger converts it`
     : `${what} waits in suspense; its balance currency was not recorded (booked before decision 304): an operator moves it`;

@@ -7,6 +7,7 @@ import { LedgerManualAdjustments1765830800000 } from './1765830800000-manual-adj
 import { LedgerP2pFees1765800000312 } from './1765800000312-p2p-fees';
 import { LedgerOpsOutboxView1765900000000 } from './1765900000000-ops-outbox-view';
 import { LedgerAwaitingRatesParked1765900000001 } from './1765900000001-awaiting-rates-parked';
+import { LedgerCreditReleases1765900000344 } from './1765900000344-credit-releases';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -18,4 +19,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerP2pFees1765800000312,
   LedgerOpsOutboxView1765900000000,
   LedgerAwaitingRatesParked1765900000001,
+  LedgerCreditReleases1765900000344,
 ];
