@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { Partitioners } from 'kafkajs';
+import { Client } from 'pg';
 import type { Browser, Page } from 'puppeteer-core';
-import { http, launchBrowser, saveScreenshot } from '@payments/testing';
+import { envelope, Topics } from '@payments/contracts';
+import { eventually, http, launchBrowser, saveScreenshot, testKafka } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
@@ -8,8 +12,10 @@ import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
  * backoffice and the ledger (issue 29 items 3, 4 and 6; decisions 303, 308, 309): from the
  * navigation to a shop's balances and ledger transactions; an admin's manual adjustment from the
  * page, and the refusal a person reads when the balance cannot cover a debit; fees, settlement
- * delay and rates set from their pages; an operator sees no adjustment form. Each step leaves a
- * screenshot, desktop and phone.
+ * delay and rates set from their pages; an operator sees no adjustment form; amounts padded to
+ * their currency's scale; what a shop owes (decision 345); a credit parked in suspense released by
+ * an admin (decision 344); the navigation on one line at 1280 px. Each step leaves a screenshot,
+ * desktop and phone.
  */
 describe('the operators console in a browser: balances, transactions, adjustments, fees and rates', () => {
   let stack: TestStack;
@@ -19,7 +25,8 @@ describe('the operators console in a browser: balances, transactions, adjustment
   let operator: { id: string; token: string };
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['gateway', 'ledger'] });
+    // The conversion sweep runs often: a released credit is converted while the test waits.
+    stack = await TestStack.start({ services: ['gateway', 'ledger'], extraEnv: { LEDGER_RATE_CONVERSION_MS: '300' } });
     shop = await aShop(stack.gateway!.url, 'Books Shop');
     const create = async (name: string, role: string) => {
       const res = await http('POST', `${stack.backoffice!.url}/ops/v1/operators`, {
@@ -71,19 +78,37 @@ describe('the operators console in a browser: balances, transactions, adjustment
     expect(await text(page, '#balances')).toContain('No money was ever booked for this shop.');
 
     await post(page, '#adjust', { currency: 'USD', amount: '125.50', reason: 'Goodwill <b>credit</b>, ticket 4411' });
-    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+125\.5\s+0\s+0/);
+    // Padded to the currency's scale (USD: 2), right-aligned.
+    expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+125\.50\s+0\.00\s+0\.00\s+0\.00/);
+    expect(
+      await page.evaluate(`getComputedStyle(document.querySelector('#balances td[data-available]')).textAlign`),
+    ).toBe('right');
+    // The navigation fits one line at 1280 px: every link, the brand and who is signed in side by side.
+    const navTops = (await page.evaluate(
+      `[...document.querySelectorAll('header nav a, header .brand, header .who')].map((e) => e.getBoundingClientRect().top)`,
+    )) as number[];
+    expect(navTops).toHaveLength(12);
+    expect(Math.max(...navTops) - Math.min(...navTops)).toBeLessThan(10);
     const row = await text(page, '#transactions tr[data-kind="manual_adjustment"]');
     expect(row).toContain('Manual adjustment');
     expect(row).toContain('by Ada Admin: Goodwill <b>credit</b>, ticket 4411');
+    expect(row).toMatch(/125\.50 USD\s+0\.00\s+125\.50\s+125\.50 USD/);
     expect(await page.$('#transactions b')).toBeNull();
     await post(page, '#adjust', { amount: '-20.25', reason: 'Chargeback fee of order 1001' });
     expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+105\.25/);
     expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(2);
+    expect(await text(page, '#transactions tr[data-kind="manual_adjustment"]')).toMatch(/-20\.25 USD/);
     await saveScreenshot(page, 'console-books-balances');
 
     await page.setViewport({ width: 390, height: 844, isMobile: true });
     await page.reload();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // On a phone every link of the navigation is on the page, none cut off.
+    const rights = (await page.evaluate(
+      `[...document.querySelectorAll('header nav a')].map((e) => e.getBoundingClientRect().right)`,
+    )) as number[];
+    expect(rights).toHaveLength(10);
+    for (const right of rights) expect(right).toBeLessThanOrEqual(390);
     await saveScreenshot(page, 'console-books-balances-phone');
     await page.close();
 
@@ -140,7 +165,7 @@ describe('the operators console in a browser: balances, transactions, adjustment
       minimum: '1.00',
       reason: 'Contract schedule B',
     });
-    expect(await text(page, '#fees tr[data-fee="*/USD"]')).toMatch(/\*\s+USD\s+2\.5 %\s+0\.3\s+1/);
+    expect(await text(page, '#fees tr[data-fee="*/USD"]')).toMatch(/\*\s+USD\s+2\.5 %\s+0\.30\s+1\.00/);
     await post(page, '#set-fee', {
       method: 'card',
       currency: 'USDT-TRC20',
@@ -215,5 +240,156 @@ describe('the operators console in a browser: balances, transactions, adjustment
     ]);
     expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(50);
     await page.close();
+  });
+
+  it('when a credit is parked in suspense and a P2P fee is owed, then the books show both; an admin releases the credit with a reason and it converts', async () => {
+    const other = await aShop(stack.gateway!.url, 'Suspense Shop');
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const producer = testKafka('console-books').producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    try {
+      const fee = await http('PUT', `${stack.backoffice!.url}/ops/v1/shops/${other.shopId}/fees/p2p/EUR`, {
+        token: operator.token,
+        body: { percent: '0', fixed: '1.5', minimum: '0', reason: 'P2P schedule' },
+      });
+      expect(fee.status).toBe(200);
+      // A P2P fee of 1.50 EUR the shop has no EUR to pay: owed. A CHF order to a USDC-TRC20 balance, no rate: waiting.
+      const [p2pId, orderId] = [randomUUID(), randomUUID()];
+      const p2p = envelope({
+        type: 'p2p.status_changed',
+        occurredAt: new Date(),
+        payload: {
+          p2pId,
+          shopId: other.shopId,
+          merchantP2pId: `p-${p2pId.slice(0, 8)}`,
+          sequence: 3,
+          status: 'completed',
+          previousStatus: 'in_progress',
+          cost: { amount: '50.00', currency: 'EUR' },
+        },
+      });
+      const order = envelope({
+        type: 'order.status_changed',
+        occurredAt: new Date(),
+        payload: {
+          orderId,
+          shopId: other.shopId,
+          merchantOrderId: `m-${orderId.slice(0, 8)}`,
+          sequence: 3,
+          status: 'completed',
+          previousStatus: 'in_progress',
+          cost: { amount: '100.00', currency: 'CHF' },
+          provider: 'sandbox',
+          method: 'card',
+          merchantBalance: { currency: 'USDC', tokenStandard: 'TRC20' },
+        },
+      });
+      await producer.send({
+        topic: stack.prefix + Topics.p2pEvents,
+        messages: [{ key: p2pId, value: JSON.stringify(p2p) }],
+      });
+      await producer.send({
+        topic: stack.prefix + Topics.ordersEvents,
+        messages: [{ key: orderId, value: JSON.stringify(order) }],
+      });
+      const waiting = async () =>
+        (await db.query(`SELECT transaction_id, parked FROM ledger.awaiting_rates WHERE order_id = $1`, [orderId]))
+          .rows[0];
+      const credit: string = (await eventually(waiting, 30_000)).transaction_id;
+      // Its conversion fails (a balance currency the registry does not know): the sweep parks it.
+      const unknown = `NOPE${Date.now()}`;
+      await db.query(`UPDATE ledger.awaiting_rates SET balance_currency = $2 WHERE order_id = $1`, [orderId, unknown]);
+      await db.query(
+        `INSERT INTO ledger.rates (base, quote, rate, source, valid_from) VALUES ('CHF', $1, '1.08', 'operator:e2e', now() - interval '1 minute')`,
+        [unknown],
+      );
+      await eventually(async () => ((await waiting())?.parked ? true : undefined), 20_000);
+
+      const first = await signedIn(admin.token);
+      await first.goto(url(`/shops/${other.shopId}/books`));
+      expect(await text(first, '#balances tr[data-currency="EUR"]')).toMatch(/EUR\s+0\.00\s+0\.00\s+0\.00\s+1\.50/);
+      expect(await first.$eval('#balances td[data-owed]', (e) => e.className)).toContain('bad');
+      const parkedRow = `#awaiting tr[data-credit="${credit}"]`;
+      expect(await text(first, parkedRow)).toMatch(/100\.00 CHF\s+NOPE\d+\s+Parked since .+\s+conversion failed: /);
+      expect(await first.$(`${parkedRow} form[data-api="/ops/v1/awaiting-credits/${credit}/release"]`)).not.toBeNull();
+      await saveScreenshot(first, 'console-books-parked');
+      await first.setViewport({ width: 390, height: 844, isMobile: true });
+      await first.reload();
+      expect(await first.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // On a phone each balance is a block: what the shop owes is on screen, not scrolled away.
+      const owedRight = (await first.evaluate(
+        `document.querySelector('#balances td[data-owed]').getBoundingClientRect().right`,
+      )) as number;
+      expect(owedRight).toBeLessThanOrEqual(390);
+      const releaseRight = (await first.evaluate(
+        `document.querySelector('#awaiting form button').getBoundingClientRect().right`,
+      )) as number;
+      expect(releaseRight).toBeLessThanOrEqual(390);
+      await saveScreenshot(first, 'console-books-parked-phone');
+      await first.setViewport({ width: 1280, height: 900 });
+      // Every shop's waiting credits are on the Books page too, each linked to its shop's books.
+      await first.click('nav a[href="/ops/console/books"]');
+      await first.waitForSelector('#awaiting');
+      expect(await first.$(`#awaiting a[href="/ops/console/shops/${other.shopId}/books"]`)).not.toBeNull();
+      await saveScreenshot(first, 'console-books-awaiting');
+      await first.close();
+
+      // An operator sees it without the release (the browser's session is then the operator's); the API
+      // refuses an operator and a blank reason.
+      const dana = await signedIn(operator.token);
+      await dana.goto(url(`/shops/${other.shopId}/books`));
+      expect(await dana.$(`${parkedRow} form`)).toBeNull();
+      expect(await text(dana, '#awaiting')).toContain('Only an admin can release a parked credit.');
+      await dana.close();
+      const releaseApi = `${stack.backoffice!.url}/ops/v1/awaiting-credits/${credit}/release`;
+      const refused = await http('POST', releaseApi, { token: operator.token, body: { reason: 'Fixed' } });
+      expect(refused.status).toBe(403);
+      const blank = await http('POST', releaseApi, { token: admin.token, body: { reason: '  ' } });
+      expect(blank.status).toBe(400);
+      expect(blank.body.errors).toEqual([expect.objectContaining({ path: 'reason' })]);
+      expect((await waiting()).parked).toMatch(/^conversion failed: /);
+
+      // The cause fixed (its balance currency put right, a rate for it), an admin releases it from the page.
+      await db.query(`UPDATE ledger.awaiting_rates SET balance_currency = 'USDC-TRC20' WHERE order_id = $1`, [orderId]);
+      await db.query(
+        `INSERT INTO ledger.rates (base, quote, rate, source, valid_from) VALUES ('CHF', 'USDC-TRC20', '1.08', 'operator:e2e', now() - interval '1 minute')`,
+      );
+      const page = await signedIn(admin.token);
+      await page.goto(url(`/shops/${other.shopId}/books`));
+      await page.type(`${parkedRow} input[name="reason"]`, 'Balance currency corrected, ticket 5120');
+      await Promise.all([page.waitForNavigation(), page.click(`${parkedRow} button[type="submit"]`)]);
+      await eventually(async () => ((await waiting()) ? undefined : true), 20_000);
+      await page.reload();
+      expect(await page.$('#awaiting')).toBeNull();
+      expect(await text(page, '#balances tr[data-currency="USDC-TRC20"]')).toMatch(
+        /USDC-TRC20\s+0\.000000\s+108\.000000\s+0\.000000\s+0\.000000/,
+      );
+      expect(await text(page, '#transactions tr[data-kind="suspense_converted"]')).toMatch(
+        /Converted from suspense[\s\S]+100\.00 CHF[\s\S]+108\.000000 USDC-TRC20\s+1\.08/,
+      );
+      await saveScreenshot(page, 'console-books-released');
+      await page.setViewport({ width: 390, height: 844, isMobile: true });
+      await page.reload();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await saveScreenshot(page, 'console-books-released-phone');
+      await page.close();
+
+      const audit = await http('GET', `${stack.backoffice!.url}/ops/v1/audit?action=ledger.credit.release`, {
+        token: TEST_OPS_TOKEN,
+      });
+      expect(audit.body.items).toEqual([
+        expect.objectContaining({
+          operator: expect.objectContaining({ name: 'Ada Admin' }),
+          object: { type: 'credit', id: credit },
+          reason: 'Balance currency corrected, ticket 5120',
+          before: expect.objectContaining({ creditId: credit, status: 'parked' }),
+          after: expect.objectContaining({ released: true, wasParked: expect.stringMatching(/^conversion failed: /) }),
+        }),
+      ]);
+    } finally {
+      await producer.disconnect();
+      await db.end();
+    }
   });
 });

@@ -2,7 +2,14 @@ import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { ProblemException } from '@payments/platform';
-import type { BalanceView, FeeListView, RateListView, SettlementView, ShopTransactionPage } from '@payments/contracts';
+import type {
+  AwaitingCreditList,
+  BalanceView,
+  FeeListView,
+  RateListView,
+  SettlementView,
+  ShopTransactionPage,
+} from '@payments/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mayAct } from '../operators/operators';
 import { ConsolePageService, UUID } from './console-page.service';
@@ -37,10 +44,13 @@ export class ConsoleBooksController {
       return void reply.code(303).header('location', `/ops/console/shops/${wanted.toLowerCase()}/books`).send();
     return this.pages.render(reply, session, 'books', en.books.title, async (frame) => {
       const rates = await this.pages.call<RateListView>(request, '/ops/v1/rates');
-      return (
-        rates &&
-        booksPage(frame, rates, mayAct(session.operator.role, 'operator'), wanted ? en.books.badShopId : undefined)
-      );
+      const awaiting = await this.pages.call<AwaitingCreditList>(request, '/ops/v1/awaiting-credits?limit=100');
+      if (!rates || !awaiting) return undefined;
+      return booksPage(frame, rates, awaiting, {
+        canAct: mayAct(session.operator.role, 'operator'),
+        isAdmin: mayAct(session.operator.role, 'admin'),
+        notice: wanted ? en.books.badShopId : undefined,
+      });
     });
   }
 
@@ -60,8 +70,12 @@ export class ConsoleBooksController {
       const balance = await this.pages.call<BalanceView>(request, `${base}/balance`);
       const query = new URLSearchParams({ limit: '50', ...(paged ? { cursor: cursor! } : {}) });
       const page = await this.pages.call<ShopTransactionPage>(request, `${base}/balance/transactions?${query}`);
-      if (!balance || !page) return undefined;
-      return shopBooksPage(frame, shopId, balance, page, {
+      const awaiting = await this.pages.call<AwaitingCreditList>(
+        request,
+        `/ops/v1/awaiting-credits?shopId=${shopId}&limit=100`,
+      );
+      if (!balance || !page || !awaiting) return undefined;
+      return shopBooksPage(frame, shopId, balance, page, awaiting, {
         isAdmin: mayAct(session.operator.role, 'admin'),
         idempotencyKey: `console:${randomUUID()}`,
         paged,

@@ -75,12 +75,15 @@ export const CONSOLE_STYLE = `
 * { box-sizing: border-box; }
 a { color: var(--accent); }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
-header { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; padding: 10px 20px; background: #fff; border-bottom: 1px solid var(--line); }
-header .brand { font-weight: 600; }
-nav { display: flex; flex-wrap: wrap; gap: 4px 10px; flex: 1; }
-nav a { color: var(--accent); text-decoration: none; padding: 4px 0; }
+header { display: flex; flex-wrap: nowrap; align-items: center; gap: 8px 16px; padding: 10px 16px; background: #fff; border-bottom: 1px solid var(--line); }
+header .brand { font-weight: 600; white-space: nowrap; }
+nav { display: flex; flex-wrap: wrap; gap: 4px 12px; flex: 1 1 auto; min-width: 0; font-size: 14px; }
+nav a { color: var(--accent); text-decoration: none; padding: 4px 0; white-space: nowrap; }
 nav a[aria-current="page"] { color: var(--ink); font-weight: 600; border-bottom: 2px solid var(--accent); }
-.who { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 10px; }
+.who { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 10px; flex: none; white-space: nowrap; }
+.who-name { display: inline-flex; gap: 4px; min-width: 0; }
+.who-name strong { max-width: 140px; overflow: hidden; text-overflow: ellipsis; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 main { padding: 20px; max-width: 1240px; margin: 0 auto; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 0 0 10px; }
@@ -110,6 +113,7 @@ input[type="password"], input[type="text"] { font: inherit; width: 100%; padding
 .notice { background: #eef4ff; border: 1px solid #c9dafc; padding: 8px 12px; border-radius: 6px; margin: 0 0 14px; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
 .nowrap { white-space: nowrap; }
+td .why { overflow-wrap: anywhere; font-size: 13px; }
 details summary { cursor: pointer; color: var(--accent); }
 pre { white-space: pre-wrap; word-break: break-all; font-size: 12px; margin: 6px 0 0; }
 .orders { display: grid; gap: 16px; }
@@ -142,10 +146,21 @@ button.danger { background: var(--bad); border-color: var(--bad); }
   dd { margin-bottom: 6px; }
   .actions { grid-template-columns: 1fr; }
   main { padding: 12px; }
-  header { padding: 8px 12px; }
-  header .brand, nav, .who { flex: 1 1 100%; }
+  header { padding: 8px 12px; flex-wrap: wrap; }
+  header .brand { flex: 1 1 auto; }
+  .who { order: 1; }
+  nav { order: 2; flex: 1 1 100%; gap: 2px 14px; }
+  nav a { padding: 6px 0; }
   .grid { grid-template-columns: 1fr; }
   .card { padding: 12px; }
   th, td { padding: 5px 6px; }
+  /* A shop's balances: one block per currency, each figure under its name, none scrolled out of sight. */
+  /* Likewise a credit waiting for a rate: why it is parked and its release stay in sight. */
+  table.balances thead, table.awaiting thead { display: none; }
+  table.balances tr, table.awaiting tr { display: grid; grid-template-columns: 1fr 1fr; gap: 4px 16px; padding: 8px 0; border-bottom: 1px solid var(--line); }
+  table.balances td, table.awaiting td { border: none; padding: 0; }
+  table.balances td:first-child, table.awaiting td.wide { grid-column: 1 / -1; }
+  table.awaiting td.num { text-align: left; }
+  table.balances td[data-label]::before, table.awaiting td[data-label]::before { content: attr(data-label); display: block; color: var(--muted); font-size: 12px; font-weight: 400; }
 }
 `;

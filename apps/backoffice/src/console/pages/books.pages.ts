@@ -1,6 +1,15 @@
-import type { BalanceView, FeeListView, RateListView, SettlementView, ShopTransactionPage } from '@payments/contracts';
+import type {
+  AwaitingCreditList,
+  BalanceView,
+  FeeListView,
+  RateListView,
+  SettlementView,
+  ShopTransactionPage,
+} from '@payments/contracts';
+import { atScale } from '@payments/ledger-domain';
 import { esc } from '../console.html';
 import { en } from '../console.strings';
+import { awaitingSection } from './books-awaiting.pages';
 import { Frame, layout, when } from './layout';
 
 const b = en.books;
@@ -19,8 +28,17 @@ function shopLinks(shopId: string, current: 'books' | 'fees'): string {
   return `<p class="lead">${link('books', b.booksLink)} · ${link('fees', b.feesLink)} · <a href="/ops/console/orders?shopId=${esc(shopId)}">${esc(b.ordersLink)}</a></p>`;
 }
 
-/** The Books entry of the navigation: open a shop's books by its id, and the rates. */
-export function booksPage(frame: Frame, rates: RateListView, canAct: boolean, notice?: string): string {
+/** An amount padded to its currency's scale (`105.20 USD`), escaped. */
+const amount = (value: string, currency: string) => esc(atScale(value, currency));
+
+/** The Books entry of the navigation: open a shop's books by its id, every shop's credits waiting for a rate, and the rates. */
+export function booksPage(
+  frame: Frame,
+  rates: RateListView,
+  awaiting: AwaitingCreditList,
+  o: { canAct: boolean; isAdmin: boolean; notice?: string },
+): string {
+  const { canAct, notice } = o;
   const r = b.rates;
   const rows = rates.rates
     .map(
@@ -43,6 +61,7 @@ export function booksPage(frame: Frame, rates: RateListView, canAct: boolean, no
   <div><button type="submit">${esc(b.open)}</button></div>
 </form>
 ${notice ? `<p class="notice">${esc(notice)}</p>` : ''}
+${awaitingSection(awaiting, { isAdmin: o.isAdmin, everyShop: true })}
 <section class="card" id="rates"><h2>${esc(r.title)}</h2>
 <p class="muted">${esc(r.intro)}</p>
 ${
@@ -73,14 +92,15 @@ ${
 
 function balancesTable(balance: BalanceView): string {
   if (!balance.balances.length) return `<p class="muted">${esc(b.noBalances)}</p>`;
-  return `<div class="table-wrap"><table class="balances"><thead><tr><th>${esc(b.currency)}</th><th class="num">${esc(b.available)}</th><th class="num">${esc(b.pending)}</th><th class="num">${esc(b.reserved)}</th></tr></thead><tbody>
+  return `<div class="table-wrap"><table class="balances"><thead><tr><th>${esc(b.currency)}</th><th class="num">${esc(b.available)}</th><th class="num">${esc(b.pending)}</th><th class="num">${esc(b.reserved)}</th><th class="num">${esc(b.owed)}</th></tr></thead><tbody>
 ${balance.balances
   .map(
     (x) =>
-      `<tr data-currency="${esc(x.currency)}"><td><strong>${esc(x.currency)}</strong></td><td class="num" data-available>${esc(x.available)}</td><td class="num">${esc(x.pending)}</td><td class="num">${esc(x.reserved)}</td></tr>`,
+      `<tr data-currency="${esc(x.currency)}"><td><strong>${esc(x.currency)}</strong></td><td class="num" data-available data-label="${esc(b.available)}">${amount(x.available, x.currency)}</td><td class="num" data-label="${esc(b.pending)}">${amount(x.pending, x.currency)}</td><td class="num" data-label="${esc(b.reserved)}">${amount(x.reserved, x.currency)}</td><td class="num${Number(x.owed) > 0 ? ' bad' : ''}" data-owed data-label="${esc(b.owed)}">${amount(x.owed, x.currency)}</td></tr>`,
   )
   .join('\n')}
-</tbody></table></div>`;
+</tbody></table></div>
+<p class="muted">${esc(b.owedHint)}</p>`;
 }
 
 function transactionRows(page: ShopTransactionPage): string {
@@ -100,10 +120,10 @@ function transactionRows(page: ShopTransactionPage): string {
 <td class="mono nowrap">${esc(when(t.createdAt))}</td>
 <td>${esc(b.kinds[t.kind] ?? t.kind)}${t.status === 'awaiting_rate' ? ` <span class="muted">(${esc(b.awaitingRate)})</span>` : ''}${note}</td>
 <td>${esc(t.source.type)} ${source}</td>
-<td class="num">${esc(t.gross)} ${esc(t.operationCurrency)}</td>
-<td class="num">${esc(t.fee)}</td>
-<td class="num">${esc(t.net)}</td>
-<td class="num${moved ? ` ${moved}` : ''}">${esc(t.amount)} ${esc(t.currency)}</td>
+<td class="num">${amount(t.gross, t.operationCurrency)} ${esc(t.operationCurrency)}</td>
+<td class="num">${amount(t.fee, t.operationCurrency)}</td>
+<td class="num">${amount(t.net, t.operationCurrency)}</td>
+<td class="num${moved ? ` ${moved}` : ''}">${amount(t.amount, t.currency)} ${esc(t.currency)}</td>
 <td class="num">${t.rate ? esc(t.rate.rate) : '—'}</td>
 ${t.availableOn ? `<td class="mono nowrap">${esc(when(t.availableOn))}</td>` : '<td>—</td>'}
 </tr>`;
@@ -117,6 +137,7 @@ export function shopBooksPage(
   shopId: string,
   balance: BalanceView,
   page: ShopTransactionPage,
+  awaiting: AwaitingCreditList,
   o: { isAdmin: boolean; idempotencyKey: string; paged: boolean },
 ): string {
   const a = b.adjust;
@@ -138,6 +159,7 @@ ${shopLinks(shopId, 'books')}
 <section class="card" id="balances"><h2>${esc(b.balances)}</h2>
 ${balancesTable(balance)}
 </section>
+${awaiting.items.length ? awaitingSection(awaiting, { isAdmin: o.isAdmin, everyShop: false }) : ''}
 <section class="card" id="adjustment"><h2>${esc(a.title)}</h2>
 <p class="muted">${esc(a.intro)}</p>
 ${form}
@@ -170,7 +192,7 @@ export function shopFeesPage(
     .map(
       (x, i) => `<tr data-fee="${esc(x.method)}/${esc(x.currency)}">
 <td class="mono">${esc(x.method)}</td><td>${esc(x.currency)}</td>
-<td class="num">${esc(x.percent)} %</td><td class="num">${esc(x.fixed)}</td><td class="num">${esc(x.minimum)}</td>
+<td class="num">${esc(x.percent)} %</td><td class="num">${amount(x.fixed, x.currency)}</td><td class="num">${amount(x.minimum, x.currency)}</td>
 <td class="mono nowrap">${esc(when(x.updatedAt))}</td>
 ${
   canAct

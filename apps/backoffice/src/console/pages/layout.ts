@@ -42,7 +42,7 @@ function nav(frame: Frame): string {
       ${link('audit', '/ops/console/audit', t.nav.audit)}
     </nav>
     <div class="who">
-      <span>${esc(t.nav.signedInAs)} <strong>${esc(frame.operator.name)}</strong> (${esc(frame.operator.role)})</span>
+      <span class="who-name"><span class="sr-only">${esc(t.nav.signedInAs)} </span><strong title="${esc(frame.operator.name)}">${esc(frame.operator.name)}</strong> (${esc(frame.operator.role)})</span>
       <form class="inline" data-api="/ops/console/sign-out" data-next="/ops/console/sign-in?signed-out=1">
         <button type="submit" class="link">${esc(t.nav.signOut)}</button>
       </form>
