@@ -182,7 +182,13 @@ describe('ledger: a batch booked in a constant number of statements', () => {
     ]);
     expect(events[0].transaction).toEqual(events[0].transactions![2]);
     expect((await reads.balance(shop)).balances).toEqual([
-      { currency: 'USD', available: events[0].available, pending: events[0].pending, reserved: events[0].reserved },
+      {
+        currency: 'USD',
+        available: events[0].available,
+        pending: events[0].pending,
+        reserved: events[0].reserved,
+        owed: '0',
+      },
     ]);
   });
 
@@ -208,7 +214,7 @@ describe('ledger: a batch booked in a constant number of statements', () => {
       ['settlement', 7, '686', '0'],
     ]);
     expect((await reads.balance(shop)).balances).toEqual([
-      { currency: 'USD', available: '686', pending: '0', reserved: '0' },
+      { currency: 'USD', available: '686', pending: '0', reserved: '0', owed: '0' },
     ]);
   });
 });
