@@ -1,5 +1,6 @@
 // The outbox relay when it dies or has company: a relay killed between publishing and marking,
 // the outbox-after-publish failpoint, and two relays contending for one schema.
+import { Client } from 'pg';
 import { Envelope, parseEnvelope } from '@payments/contracts';
 import { eventually, testKafka } from '@payments/testing';
 import { Inbox } from './inbox';
@@ -173,4 +174,91 @@ describe('outbox relay against PostgreSQL and Kafka', () => {
     expect(publishedBy.a).toBeGreaterThan(0);
     expect(publishedBy.b).toBeGreaterThan(0);
   });
+
+  /** How many messages the topic holds, over all its partitions (retried while a new topic's leaders settle). */
+  async function messagesOn(topic: string): Promise<number> {
+    const admin = testKafka('relay-spec-offsets').admin();
+    await admin.connect();
+    try {
+      const offsets = await eventually(() => admin.fetchTopicOffsets(prefix + topic), 10000, `offsets of ${topic}`);
+      return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  // Decision 347. The late relay's statement starts (and reads its snapshot, when the read is in
+  // the lock's statement) while the other still holds the lock; its lock call is made to sleep,
+  // as a process stalled mid-statement would, until the other has marked, committed and let go.
+  it.each(['read committed', 'repeatable read'])(
+    'when a relay takes the lock just as another marks and commits its batch, then it does not publish that batch again (session default %s)',
+    async (isolation) => {
+      const ds = await aDataSource();
+      const schema = await aSchema(ds);
+      const topic = 'orders.events';
+      await ds.query(`CREATE FUNCTION "${schema}".late_try_lock(k bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(2); RETURN pg_try_advisory_xact_lock(k); END $$`);
+      const reader = await aReader(topic);
+      const items = Array.from({ length: 4 }, (_, i) => anEvent(topic, `order-${isolation}-${i}`, 1));
+      const eventIds = items.map((i) => i.envelope.eventId);
+      const before = await messagesOn(topic);
+
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await aRelay({
+        dataSource: ds,
+        schema,
+        pollIntervalMs: 60_000,
+        afterPublish: async () => {
+          holding();
+          await released;
+        },
+      });
+      await write(ds, schema, items);
+      await held; // the batch is on the broker, its rows not marked, the lock held
+
+      // The next claim on this schema (the late relay's first; the first relay is held) sleeps in its lock call.
+      let lateClaim: Promise<unknown> | undefined;
+      const query = Client.prototype.query as (...a: unknown[]) => Promise<unknown>;
+      const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+        const text = typeof args[0] === 'string' ? args[0] : '';
+        if (!lateClaim && text.includes('pg_try_advisory_xact_lock(') && text.includes(`"${schema}".outbox`)) {
+          const claim = text.replace('pg_try_advisory_xact_lock(', `"${schema}".late_try_lock(`);
+          const setDefault = `SET default_transaction_isolation = '${isolation}'`;
+          lateClaim = query.call(this, setDefault).then(() => query.call(this, claim));
+          return lateClaim;
+        }
+        return query.apply(this, args);
+      } as typeof Client.prototype.query);
+      try {
+        const late = await aRelay({ dataSource: ds, schema, pollIntervalMs: 60_000 });
+        await eventually(
+          async () => {
+            const [{ n }] = await ds.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event = 'PgSleep'`,
+              [`${schema} outbox relay`],
+            );
+            return n === 1 ? true : undefined;
+          },
+          10000,
+          "the late relay's claim started",
+        );
+        release();
+        await eventually(async () => ((await unpublished(ds, schema)) === 0 ? true : undefined), 10000, 'batch marked');
+        await lateClaim!.catch(() => undefined);
+        await late.drain(); // after the late relay's round in flight
+      } finally {
+        release();
+        spy.mockRestore();
+      }
+
+      // Sends are acknowledged before their rows are marked: all there is is on the broker now.
+      expect((await messagesOn(topic)) - before).toBe(items.length);
+      const ours = (m: { json: { eventId: string } }) => eventIds.includes(m.json.eventId);
+      const onTopic = await reader.waitFor(items.length, ours);
+      expect(onTopic.map((m) => m.json.eventId).sort()).toEqual([...eventIds].sort());
+    },
+  );
 });

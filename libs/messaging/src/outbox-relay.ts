@@ -49,6 +49,8 @@ const DEFAULT_LINGER_MS = 10;
 const BUSY_WINDOW_LINGERS = 10;
 /** How soon a locked-out relay looks again. */
 const LOCKED_OUT_RETRY_MS = 25;
+/** The transaction-local setting that carries the publishing lock's answer to the read. */
+const LOCKED_SETTING = 'payments_outbox.locked';
 
 interface Row {
   id: string;
@@ -63,13 +65,11 @@ interface Row {
   status_code: string | null;
 }
 
-/** The one row when locked out or nothing waits (`id` null), else one per outbox row. */
-type SelectedRow = { locked: boolean } & ({ id: null } | Row);
-
 /**
  * Publishes outbox rows in id order. Only one relay of a service publishes at a time (an
- * advisory lock per batch), so several instances never reorder one aggregate's events. A crash
- * between publishing and marking republishes the batch: consumers are idempotent by eventId.
+ * advisory lock per batch, taken before the batch is read), so several instances never reorder
+ * one aggregate's events nor publish a row twice. A crash between publishing and marking
+ * republishes the batch: consumers are idempotent by eventId.
  */
 export class OutboxRelay {
   private readonly logger = new Logger('OutboxRelay');
@@ -99,21 +99,26 @@ export class OutboxRelay {
       BigInt('0x' + createHash('sha256').update(`outbox:${opts.schema}`).digest('hex').slice(0, 16)),
     );
     const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 500));
-    // The lock is volatile, so the CTE runs once, before the lateral read; locked out, nothing is
-    // read. One simple-protocol query with BEGIN: one round trip. Only constants are spliced in.
-    this.selectSql = `BEGIN; WITH lock AS (SELECT pg_try_advisory_xact_lock(${this.lockKey.toString()}) AS locked)
-      SELECT lock.locked, o.* FROM lock LEFT JOIN LATERAL (
-        SELECT id, topic, key, envelope::text AS envelope, headers,
-               CASE WHEN t.counted THEN t.type END AS type,
-               CASE WHEN t.counted AND jsonb_typeof(t.payload->'status') = 'string'
-                    THEN t.payload->>'status' END AS status,
-               CASE WHEN t.counted AND jsonb_typeof(t.payload->'statusCode') = 'string'
-                    THEN t.payload->>'statusCode' END AS status_code
-          FROM "${opts.schema}".outbox,
-               LATERAL (SELECT envelope->>'type' AS type, envelope->'payload' AS payload,
-                               right(envelope->>'type', 15) = '.status_changed' AS counted) t
-         WHERE lock.locked AND published_at IS NULL ORDER BY id LIMIT ${batchSize}
-      ) o ON true`;
+    // The lock first, then the read, as two statements: in READ COMMITTED each statement reads a
+    // snapshot taken when it starts, and a read in the lock's own statement would read one taken
+    // before the lock was, in which the batch another relay marked and committed just before
+    // releasing the lock is still unpublished: both would publish it (decision 347). The lock's
+    // answer reaches the read through a transaction-local setting; locked out, nothing is read.
+    // Read committed explicitly, whatever the database's default. One simple-protocol query: one
+    // round trip. Only constants are spliced in.
+    this.selectSql = `BEGIN ISOLATION LEVEL READ COMMITTED;
+      SELECT set_config('${LOCKED_SETTING}', pg_try_advisory_xact_lock(${this.lockKey.toString()})::text, true)::boolean AS locked;
+      SELECT id, topic, key, envelope::text AS envelope, headers,
+             CASE WHEN t.counted THEN t.type END AS type,
+             CASE WHEN t.counted AND jsonb_typeof(t.payload->'status') = 'string'
+                  THEN t.payload->>'status' END AS status,
+             CASE WHEN t.counted AND jsonb_typeof(t.payload->'statusCode') = 'string'
+                  THEN t.payload->>'statusCode' END AS status_code
+        FROM "${opts.schema}".outbox,
+             LATERAL (SELECT envelope->>'type' AS type, envelope->'payload' AS payload,
+                             right(envelope->>'type', 15) = '.status_changed' AS counted) t
+       WHERE current_setting('${LOCKED_SETTING}')::boolean AND published_at IS NULL
+       ORDER BY id LIMIT ${batchSize}`;
     this.worker = new NotifiedWorker({
       name: 'publishing',
       databaseUrl: opts.databaseUrl,
@@ -190,19 +195,22 @@ export class OutboxRelay {
     let open = false;
     try {
       open = true;
-      const results = (await client.query(this.selectSql)) as unknown as QueryResult<SelectedRow>[];
-      const selected = results[1].rows;
-      if (!selected[0].locked) {
+      const results = (await client.query(this.selectSql)) as unknown as [
+        QueryResult,
+        QueryResult<{ locked: boolean }>,
+        QueryResult<Row>,
+      ];
+      if (!results[1].rows[0].locked) {
         open = false;
         await client.query('ROLLBACK');
         return LOCKED_OUT;
       }
-      if (selected[0].id === null) {
+      const rows = results[2].rows;
+      if (rows.length === 0) {
         open = false;
         await client.query('COMMIT');
         return 0;
       }
-      const rows = selected as Row[];
       // In id order, so within each topic (and each key) too. The envelope goes out as PostgreSQL
       // prints it: consumers parse it, so the bytes need not be JSON.stringify's.
       const sends = rows.map((row) => ({
