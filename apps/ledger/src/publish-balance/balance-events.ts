@@ -24,7 +24,8 @@ export function withMerchantBalances(refs: readonly AccountRef[]): AccountRef[] 
  * per shop and currency whose available, pending or reserved they moved, with the three figures
  * after all of them (from the locked balances, already applied), the last transaction that moved
  * them and the list of all that did, in posting order; keyed by the shop. A transaction that moves
- * only suspense or receivable changes no figure a merchant reads, and tells nothing.
+ * only suspense or receivable tells nothing: the event carries no `owed` (decision 345 shows it on
+ * GET /balance only; docs/ledger.md, "What is not built yet").
  */
 export function balanceChangedItems(posted: readonly TransactionToPost[], books: LockedBalances): OutboxItem[] {
   const moved = new Map<string, { shopId: string; currency: string; txs: NewTransaction[] }>();
