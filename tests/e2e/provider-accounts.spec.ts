@@ -139,6 +139,10 @@ describe('provider accounts: an audited operator setting, the secret sealed', ()
       serviceId: '70001',
       secretKey: expect.stringMatching(/^v1:/),
     });
+    // Its public ids beside it, for orders and the payment page (decision 342): no secret member.
+    expect(published.json.payload.providerIds).toEqual({
+      click: { serviceId: '70001', merchantId: '30001' },
+    });
     const outbox = await db.query(`SELECT envelope::text AS e FROM gateway.outbox WHERE envelope::text LIKE $1`, [
       `%${CLICK_KEY}%`,
     ]);

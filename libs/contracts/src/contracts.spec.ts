@@ -229,6 +229,19 @@ describe('contract schemas', () => {
     });
   });
 
+  it("when a snapshot carries a shop's provider accounts, then the other consumers read their public ids, never the sealed accounts", () => {
+    const read = parsePayload(
+      shopSettingsSnapshot,
+      aSnapshot({
+        providerAccounts: { click: { serviceId: '7', merchantId: '3', secretKey: 'v1:k1:a:b:c', updatedAt: 'now' } },
+        providerIds: { click: { serviceId: '7', merchantId: '3' } },
+      }),
+      't',
+    );
+    expect(read).not.toHaveProperty('providerAccounts');
+    expect(read.providerIds).toEqual({ click: { serviceId: '7', merchantId: '3' } });
+  });
+
   it('when a snapshot leaves the callback URL out, then it is null', () => {
     expect(parsePayload(shopSettingsSnapshot, aSnapshot({ callbackUrl: undefined }), 't').callbackUrl).toBeNull();
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decimal, optional, uuid } from './schema';
 import { operatorIdentity, operatorMember } from './operator-identity';
+import { providerIds } from './shops';
 
 export const OrderStatuses = [
   'registered',
@@ -287,6 +288,11 @@ export const checkoutOrderView = z
     redirectUrls: redirectUrls.optional(),
     maskedCard: z.string().optional(),
     instructions: paymentInstructions.optional(),
+    providerIds: providerIds
+      .optional()
+      .describe(
+        'The public ids of the shop\'s accounts with app providers (decision 342), by provider code: the page\'s "Pay with" links carry them',
+      ),
   })
   .describe('A hosted order as its payment page shows it');
 export type CheckoutOrderView = z.infer<typeof checkoutOrderView>;

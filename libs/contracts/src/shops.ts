@@ -18,6 +18,19 @@ export const providerAccounts = z
   );
 export type ProviderAccounts = z.infer<typeof providerAccounts>;
 
+/**
+ * The public part of the same accounts (decision 342): each without its secret member and its
+ * `updatedAt`, what the payment page's deeplinks carry (Click's service and merchant ids, Payme's
+ * merchant id). Published beside the sealed accounts so a consumer that needs the ids never parses
+ * a secret.
+ */
+export const providerIds = z
+  .record(z.string().regex(/^[a-z0-9-]{1,32}$/), z.record(z.string(), z.string()))
+  .describe(
+    "The public ids of the shop's accounts with providers that call us (Click's serviceId and merchantId, Payme's merchantId), by provider code; never a secret",
+  );
+export type ProviderIds = z.infer<typeof providerIds>;
+
 /** A `shops.settings` snapshot as the gateway publishes it, secret included. */
 export const shopSettingsPublished = z
   .object({
@@ -62,12 +75,14 @@ export const shopSettingsPublished = z
       z.string().describe('When callbacks stop carrying the signature of previousCallbackSecret (ISO 8601)'),
     ),
     providerAccounts: optional(providerAccounts),
+    providerIds: optional(providerIds),
   })
   .describe('The whole current settings of one shop (compacted topic, keyed by shop id)');
 export type ShopSettingsSnapshot = z.infer<typeof shopSettingsPublished>;
 
 /**
- * What every consumer but merchant-callbacks reads: the snapshot without the secret.
+ * What every consumer but merchant-callbacks reads: the snapshot without the secrets (the callback
+ * secret, the sealed provider accounts; their public ids stay).
  * `shops.settings` is an internal topic, but a consumer that never parses the secret never stores it.
  */
 export const shopSettingsSnapshot = shopSettingsPublished.omit({

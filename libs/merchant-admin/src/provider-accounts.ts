@@ -1,5 +1,5 @@
 import { KeyRing, needsReseal, openProviderSecret, sealProviderSecret } from '@payments/card-vault';
-import type { ProviderAccounts } from '@payments/contracts';
+import type { ProviderAccounts, ProviderIds } from '@payments/contracts';
 import type { ProviderDefinition } from '@payments/providers/core';
 import { PROVIDERS } from '@payments/providers/registry';
 import type { FieldError } from '@payments/platform';
@@ -55,6 +55,20 @@ export function accountView(shopId: string, p: AccountProvider, stored: Record<s
   const { updatedAt, ...rest } = stored;
   const settings = Object.fromEntries(Object.entries(rest).filter(([k]) => k !== p.settings.account.secret));
   return { shopId, provider: p.code, settings, secretSet: true, updatedAt };
+}
+
+/**
+ * The public ids of a shop's stored accounts, as `shops.settings` carries them beside the sealed
+ * accounts (decision 342): each account without its secret member and `updatedAt`. An account of a
+ * provider no longer in the registry is left out, since which member is its secret is unknown.
+ */
+export function publicAccountIds(accounts: ProviderAccounts): ProviderIds {
+  const out: ProviderIds = {};
+  for (const [code, stored] of Object.entries(accounts)) {
+    const p = accountProviderOf(code);
+    if ('code' in p) out[code] = accountView('', p, stored).settings;
+  }
+  return out;
 }
 
 /** The secret of a stored account, opened; throws EnvelopeError when it does not open with these keys. */

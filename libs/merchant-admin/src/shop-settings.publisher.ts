@@ -4,6 +4,7 @@ import { envelope, ShopSettingsSnapshot, ShopSettingsTypes, Topics } from '@paym
 import { Outbox } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import { MERCHANT_ADMIN_OUTBOX } from './merchant-admin.config';
+import { publicAccountIds } from './provider-accounts';
 import { CompanyEntity, ShopEntity } from './shop.entity';
 
 export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettingsSnapshot {
@@ -31,7 +32,7 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
         }
       : {}),
     ...(shop.providerAccounts && Object.keys(shop.providerAccounts).length > 0
-      ? { providerAccounts: shop.providerAccounts }
+      ? { providerAccounts: shop.providerAccounts, providerIds: publicAccountIds(shop.providerAccounts) }
       : {}),
   };
 }
@@ -42,12 +43,13 @@ export function toSnapshot(shop: ShopEntity, company: CompanyEntity): ShopSettin
  */
 export function withoutSecret(
   snapshot: ShopSettingsSnapshot,
-): Omit<ShopSettingsSnapshot, 'callbackSecret' | 'providerAccounts'> {
+): Omit<ShopSettingsSnapshot, 'callbackSecret' | 'providerAccounts' | 'providerIds'> {
   const {
     callbackSecret: _secret,
     previousCallbackSecret: _previous,
     previousCallbackSecretExpiresAt: _until,
     providerAccounts: _accounts,
+    providerIds: _ids,
     ...rest
   } = snapshot;
   return rest;
