@@ -3,8 +3,9 @@ import type { RunningCallbacksIngest } from '@payments/apps/callbacks-ingest';
 import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/apps/checkout';
 import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
-import { clickEnv, startClick } from '../support/click';
+import { startClick } from '../support/click';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
+import { deleteProviderAccount, setProviderAccount, untilOrdersHasIds } from '../support/provider-accounts';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -12,13 +13,15 @@ import { untilStatus } from '../support/wait';
  * "Pay with Click" on the hosted page (issue 30) in a real headless Chromium: the page of a shop
  * with a Click account shows the button with Click's deeplink; the sandbox plays my.click.uz
  * (CLICK_PAY_URL), the payer confirms, Click's Prepare and Complete reach callbacks-ingest and the
- * order is paid. Screenshots in .run/screenshots.
+ * order is paid. The account is the operators' (decision 341) and reaches the page through orders'
+ * view (decision 342): checkout has no list of Click shops. Screenshots in .run/screenshots.
  */
 describe('hosted page: a payer pays with Click', () => {
   let stack: TestStack;
   let browser: Browser;
   let shop: TestShop;
   let plain: TestShop;
+  let later: TestShop;
   let ingest: RunningCallbacksIngest;
   let click: RunningSandbox;
   let checkout: RunningCheckout;
@@ -30,6 +33,7 @@ describe('hosted page: a payer pays with Click', () => {
     });
     shop = await aShop(stack.gateway!.url, 'Chorsu Click');
     plain = await aShop(stack.gateway!.url, 'No Click Shop');
+    later = await aShop(stack.gateway!.url, 'Click Later Shop');
     const account = {
       shopId: shop.shopId,
       serviceId: '70002',
@@ -37,11 +41,11 @@ describe('hosted page: a payer pays with Click', () => {
       secretKey: 'click-page-secret-key',
     };
     ({ ingest, click } = await startClick(stack, account));
+    await untilOrdersHasIds(stack, shop.shopId, 'click', { serviceId: '70002', merchantId: '30002' });
     checkout = await startCheckout(
       loadCheckoutConfig(
         stack.env(
           {
-            CLICK_SHOPS: clickEnv(account).CLICK_SHOPS,
             CLICK_PAY_URL: click.url,
             CHECKOUT_INSTANCE_ID: uniqueName('co'),
           },
@@ -61,7 +65,7 @@ describe('hosted page: a payer pays with Click', () => {
     await stack?.stop();
   });
 
-  /** A hosted order's link, on the checkout that knows the Click shops. */
+  /** A hosted order's link, on the checkout. */
   const hostedOrder = (s: TestShop, amount = '125000.00', currency = 'UZS') =>
     aHostedOrder(stack.gateway!.url, checkout.url, s, amount, currency);
 
@@ -133,5 +137,43 @@ describe('hosted page: a payer pays with Click', () => {
       expect(await page.$('#pay-click')).toBeNull();
       await page.close();
     }
+  });
+
+  /** The Click button of a new hosted order's page of the shop: its deeplink's query, or null. */
+  async function clickButtonOf(s: TestShop): Promise<Record<string, string> | null> {
+    const { link } = await hostedOrder(s);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${link}?lang=en`, { waitUntil: 'load' });
+      expect(await page.$('#cardNumber')).not.toBeNull();
+      const href = await page.$eval('#pay-click', (a) => a.getAttribute('href')).catch(() => null);
+      return href ? Object.fromEntries(new URL(href).searchParams) : null;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it("when an operator sets a shop's Click account, then its page shows the button with those ids; after DELETE it does not", async () => {
+    expect(await clickButtonOf(later)).toBeNull();
+    await setProviderAccount(stack, later.shopId, 'click', {
+      serviceId: '70012',
+      merchantId: '30012',
+      secretKey: 'click-later-secret-key',
+    });
+    await untilOrdersHasIds(stack, later.shopId, 'click', { serviceId: '70012', merchantId: '30012' });
+    expect(await clickButtonOf(later)).toMatchObject({ service_id: '70012', merchant_id: '30012' });
+
+    await deleteProviderAccount(stack, later.shopId, 'click');
+    await untilOrdersHasIds(stack, later.shopId, 'click', null);
+    expect(await clickButtonOf(later)).toBeNull();
+  });
+
+  it("when orders keeps the shop's settings, then it has the account's public ids and never its secret, clear or sealed", async () => {
+    const stored = await untilOrdersHasIds(stack, shop.shopId, 'click', { serviceId: '70002', merchantId: '30002' });
+    expect(JSON.parse(stored).providerIds).toEqual({ click: { serviceId: '70002', merchantId: '30002' } });
+    expect(stored).not.toContain('click-page-secret-key');
+    expect(stored).not.toContain('secretKey');
+    expect(stored).not.toContain('providerAccounts');
+    expect(stored).not.toMatch(/v1:/);
   });
 });

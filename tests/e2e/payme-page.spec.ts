@@ -5,7 +5,7 @@ import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/ap
 import { paymeAuthorization } from '@payments/providers/payme';
 import { eventually, http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
-import { setProviderAccount } from '../support/provider-accounts';
+import { deleteProviderAccount, setProviderAccount, untilOrdersHasIds } from '../support/provider-accounts';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
 
@@ -15,7 +15,8 @@ const PAYME = 'https://checkout.paycom.uz';
 
 /**
  * "Pay with Payme" on the hosted page (issue 30) in a real headless Chromium: the page of a shop
- * with a Payme cashbox shows the button with Payme's checkout link; the test then plays Payme with
+ * with a Payme cashbox (set by an operator, decision 341; on the page through orders' view,
+ * decision 342) shows the button with Payme's checkout link; the test then plays Payme with
  * exactly what that link tells it (merchant, order, amount in tiyin) against callbacks-ingest, and
  * the page follows the order to paid. Screenshots in .run/screenshots.
  */
@@ -31,15 +32,18 @@ describe('hosted page: a payer pays with Payme', () => {
     stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest', 'methods'], checkout: true });
     shop = await aShop(stack.gateway!.url, 'Chorsu Payme');
     plain = await aShop(stack.gateway!.url, 'No Payme Shop');
-    const PAYME_SHOPS = JSON.stringify([{ shopId: shop.shopId, merchantId: MERCHANT }]);
     ingest = await startCallbacksIngest(loadCallbacksIngestConfig(stack.env()), 0);
     await setProviderAccount(stack, shop.shopId, 'payme', { merchantId: MERCHANT, key: KEY });
     // The shop takes Click too: both buttons, Click first (no Click service is needed to show it).
-    const CLICK_SHOPS = JSON.stringify([{ shopId: shop.shopId, serviceId: '70003', merchantId: '30003' }]);
+    await setProviderAccount(stack, shop.shopId, 'click', {
+      serviceId: '70003',
+      merchantId: '30003',
+      secretKey: 'payme-page-click-key',
+    });
+    await untilOrdersHasIds(stack, shop.shopId, 'click', { serviceId: '70003', merchantId: '30003' });
+    await untilOrdersHasIds(stack, shop.shopId, 'payme', { merchantId: MERCHANT });
     checkout = await startCheckout(
-      loadCheckoutConfig(
-        stack.env({ PAYME_SHOPS, CLICK_SHOPS, CHECKOUT_INSTANCE_ID: uniqueName('co') }, { tokenizes: true }),
-      ),
+      loadCheckoutConfig(stack.env({ CHECKOUT_INSTANCE_ID: uniqueName('co') }, { tokenizes: true })),
       0,
     );
     browser = await launchBrowser();
@@ -52,7 +56,7 @@ describe('hosted page: a payer pays with Payme', () => {
     await stack?.stop();
   });
 
-  /** A hosted order's link, on the checkout that knows the Payme shops. */
+  /** A hosted order's link, on the checkout. */
   const hostedOrder = (s: TestShop, amount = '125000.50', currency = 'UZS') =>
     aHostedOrder(stack.gateway!.url, checkout.url, s, amount, currency);
 
@@ -132,5 +136,15 @@ describe('hosted page: a payer pays with Payme', () => {
       expect(await page.$('#pay-payme')).toBeNull();
       await page.close();
     }
+  });
+
+  it("when an operator deletes the shop's Payme cashbox, then its page no longer shows the button; Click's stays", async () => {
+    await deleteProviderAccount(stack, shop.shopId, 'payme');
+    await untilOrdersHasIds(stack, shop.shopId, 'payme', null);
+    const { link } = await hostedOrder(shop);
+    const page = await browser.newPage();
+    await page.goto(`${link}?lang=en`, { waitUntil: 'load' });
+    expect(await page.$$eval('a.provider', (as) => as.map((a) => a.id))).toEqual(['pay-click']);
+    await page.close();
   });
 });

@@ -4,7 +4,8 @@ import { loadCheckoutConfig, RunningCheckout, startCheckout } from '@payments/ap
 import type { RunningSandbox } from '@payments/apps/provider-sandbox';
 import { paymeCheckoutLink } from '@payments/providers/payme';
 import { eventually, http, launchBrowser, saveScreenshot, uniqueName } from '@payments/testing';
-import { paymeEnv, startPayme } from '../support/payme';
+import { startPayme } from '../support/payme';
+import { untilOrdersHasIds } from '../support/provider-accounts';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TestStack } from '../support/stack';
 import { untilStatus } from '../support/wait';
@@ -31,11 +32,12 @@ describe('hosted page: a payer pays with Payme in the sandbox', () => {
     shop = await aShop(stack.gateway!.url, 'Chorsu Payme Sandbox');
     const cashbox = { shopId: shop.shopId, merchantId: MERCHANT, key: KEY };
     ({ ingest, payme } = await startPayme(stack, cashbox));
+    // The cashbox reaches the page through orders' view (decision 342), as it reaches callbacks-ingest.
+    await untilOrdersHasIds(stack, shop.shopId, 'payme', { merchantId: MERCHANT });
     checkout = await startCheckout(
       loadCheckoutConfig(
         stack.env(
           {
-            PAYME_SHOPS: paymeEnv(cashbox).PAYME_SHOPS,
             PAYME_CHECKOUT_URL: `${payme.url}/payme/checkout`,
             CHECKOUT_INSTANCE_ID: uniqueName('co'),
           },

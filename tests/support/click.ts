@@ -15,15 +15,12 @@ export interface ClickAccount {
 }
 
 /**
- * What is still configuration of the Click account: checkout's public ids (`CLICK_SHOPS`, decision
- * 294) and the sandbox's key, which plays Click (`CLICK_SECRET_KEYS`); callbacks-ingest learns the
- * account from the operator setting (decision 341).
+ * What is still configuration of the Click account: the sandbox's key, which plays Click
+ * (`CLICK_SECRET_KEYS`); callbacks-ingest (decision 341) and checkout (decision 342, through orders'
+ * view) learn the account from the operator setting.
  */
-export function clickEnv(a: ClickAccount): { CLICK_SHOPS: string; CLICK_SECRET_KEYS: string } {
-  return {
-    CLICK_SHOPS: JSON.stringify([{ shopId: a.shopId, serviceId: a.serviceId, merchantId: a.merchantId }]),
-    CLICK_SECRET_KEYS: JSON.stringify({ [a.serviceId]: a.secretKey }),
-  };
+export function clickEnv(a: ClickAccount): { CLICK_SECRET_KEYS: string } {
+  return { CLICK_SECRET_KEYS: JSON.stringify({ [a.serviceId]: a.secretKey }) };
 }
 
 /**

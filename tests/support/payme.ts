@@ -14,15 +14,12 @@ export interface PaymeCashbox {
 }
 
 /**
- * What is still configuration of the Payme cashbox: checkout's public merchant id (`PAYME_SHOPS`)
- * and the sandbox's key, which plays Payme (`PAYME_KEYS`); callbacks-ingest learns the cashbox from
- * the operator setting (decision 341).
+ * What is still configuration of the Payme cashbox: the sandbox's key, which plays Payme
+ * (`PAYME_KEYS`); callbacks-ingest (decision 341) and checkout (decision 342, through orders' view)
+ * learn the cashbox from the operator setting.
  */
-export function paymeEnv(c: PaymeCashbox): { PAYME_SHOPS: string; PAYME_KEYS: string } {
-  return {
-    PAYME_SHOPS: JSON.stringify([{ shopId: c.shopId, merchantId: c.merchantId }]),
-    PAYME_KEYS: JSON.stringify({ [c.merchantId]: c.key }),
-  };
+export function paymeEnv(c: PaymeCashbox): { PAYME_KEYS: string } {
+  return { PAYME_KEYS: JSON.stringify({ [c.merchantId]: c.key }) };
 }
 
 /**

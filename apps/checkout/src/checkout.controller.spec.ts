@@ -106,6 +106,7 @@ function setup(
     perClient: { perSecond: 1, burst: 1000 },
     perLink: { perSecond: 1, burst: 30 },
     viewMaxAgeMs: 3000,
+    providerUrls: { clickPayUrl: 'https://my.click.uz', paymeCheckoutUrl: 'https://checkout.paycom.uz' },
   } as CheckoutConfig;
   const controller = new CheckoutController(
     new PageGate(config),

@@ -208,7 +208,7 @@ export class CheckoutController {
           path,
           methods,
           now: new Date(),
-          providers: providerLinksFor(v, this.config),
+          providers: providerLinksFor(v, this.config.providerUrls),
         }),
       );
       return;

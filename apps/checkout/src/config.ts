@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
 import { readCardVaultConfig, TokenizingCardVaultConfig } from '@payments/card-vault';
 import { CommonConfig, EnvReader, readCommonConfig, safeInstanceId } from '@payments/platform';
-import { parseClickShops } from '@payments/providers/click';
-import { PAYME_CHECKOUT_URL, parsePaymeShops } from '@payments/providers/payme';
-import type { CheckoutClickConfig, CheckoutPaymeConfig } from './provider-links';
+import { PAYME_CHECKOUT_URL } from '@payments/providers/payme';
+import type { CheckoutProviderUrls } from './provider-links';
 
 export interface CheckoutConfig extends CommonConfig {
   /** Names this instance's reply topic; unique per running instance. */
@@ -17,10 +16,11 @@ export interface CheckoutConfig extends CommonConfig {
   cardVault: TokenizingCardVaultConfig;
   /** How long a live link's view serves page loads without asking again (0: always ask; decision 223). */
   viewMaxAgeMs: number;
-  /** Shops that take Click (`CLICK_SHOPS`, no secret here) and where its pay page is (`CLICK_PAY_URL`). */
-  click: CheckoutClickConfig;
-  /** Shops that take Payme (`PAYME_SHOPS`; the keys are not read here) and its checkout (`PAYME_CHECKOUT_URL`). */
-  payme: CheckoutPaymeConfig;
+  /**
+   * Where Click's pay page (`CLICK_PAY_URL`) and Payme's checkout (`PAYME_CHECKOUT_URL`) are. Which
+   * shop takes them comes with the order's view (decision 342), not from here.
+   */
+  providerUrls: CheckoutProviderUrls;
 }
 
 export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
@@ -42,15 +42,16 @@ export function loadCheckoutConfig(env = new EnvReader()): CheckoutConfig {
     // Tokenizes the cards typed on its pages (decision 224).
     cardVault: readCardVaultConfig(env, 'required'),
     viewMaxAgeMs: env.int('CHECKOUT_VIEW_MAX_AGE_MS', 3000, { min: 0, max: 60_000 }),
-    click: { shops: [], payUrl: env.httpUrl('CLICK_PAY_URL', 'https://my.click.uz') },
-    payme: { shops: [], checkoutUrl: env.httpUrl('PAYME_CHECKOUT_URL', PAYME_CHECKOUT_URL) },
+    providerUrls: {
+      clickPayUrl: env.httpUrl('CLICK_PAY_URL', 'https://my.click.uz'),
+      paymeCheckoutUrl: env.httpUrl('PAYME_CHECKOUT_URL', PAYME_CHECKOUT_URL),
+    },
   };
-  const clickShops = parseClickShops(env.string('CLICK_SHOPS', '[]'));
-  if (clickShops.ok) config.click.shops = clickShops.value;
-  else env.fail(`CLICK_SHOPS ${clickShops.error}`);
-  const paymeShops = parsePaymeShops(env.string('PAYME_SHOPS', '[]'));
-  if (paymeShops.ok) config.payme.shops = paymeShops.value;
-  else env.fail(`PAYME_SHOPS ${paymeShops.error}`);
+  // Shops' Click and Payme accounts are operator settings (decisions 341, 342): a deployment that
+  // still lists them here is told so, rather than shown buttons that disagree with the operators'.
+  for (const name of ['CLICK_SHOPS', 'PAYME_SHOPS'])
+    if (env.optionalString(name) !== undefined)
+      env.fail(`${name} is no longer read: set each shop's account with PUT /ops/v1/shops/{id}/providers/{provider}`);
   env.done('checkout');
   return config;
 }

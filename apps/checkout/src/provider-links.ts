@@ -1,33 +1,39 @@
 import type { CheckoutOrderView } from '@payments/contracts';
-import { CLICK_CURRENCY, clickDeeplink, ClickShop, clickProvider } from '@payments/providers/click';
-import { PAYME_CURRENCY, paymeCheckoutLink, paymeProvider, PaymeShop } from '@payments/providers/payme';
+import { CLICK_CURRENCY, clickDeeplink, clickProvider, parseClickSettings } from '@payments/providers/click';
+import { PAYME_CURRENCY, paymeCheckoutLink, paymeProvider, parsePaymeSettings } from '@payments/providers/payme';
 import type { ProviderLink } from './pages/order-page';
 
-/** Where checkout finds the shops that take Click and where "Click" is (my.click.uz, or the sandbox's). */
-export interface CheckoutClickConfig {
-  shops: ClickShop[];
-  payUrl: string;
+/** Where "Click" is (my.click.uz, or the sandbox's) and where Payme's checkout is. */
+export interface CheckoutProviderUrls {
+  clickPayUrl: string;
+  paymeCheckoutUrl: string;
 }
 
-/** The shops that take Payme (their cashbox's merchant id, public) and where Payme's checkout is. */
-export interface CheckoutPaymeConfig {
-  shops: PaymeShop[];
-  checkoutUrl: string;
+/**
+ * The public ids of the shop's account with a provider, as the order's view carries them
+ * (decision 342), checked by the provider's own folder; undefined when the shop has none.
+ */
+function idsOf<T>(
+  v: CheckoutOrderView,
+  code: string,
+  parse: (x: unknown) => { ok: true; value: T } | { ok: false },
+): T | undefined {
+  const ids = v.providerIds?.[code];
+  if (!ids) return undefined;
+  const r = parse(ids);
+  return r.ok ? r.value : undefined;
 }
 
 /**
  * The app providers a live order can be paid with from its page, in this order: Click for a shop
- * that has a Click account, Payme for one with a Payme cashbox, both in sums only. Each deeplink
- * carries the order id; the provider then calls callbacks-ingest, which asks the order. Back to the
- * shop's success URL when it gave one.
+ * that has a Click account, Payme for one with a Payme cashbox, both in sums only. The accounts are
+ * the operators' (decision 341); orders' view carries their public ids. Each deeplink carries the
+ * order id; the provider then calls callbacks-ingest, which asks the order. Back to the shop's
+ * success URL when it gave one.
  */
-export function providerLinksFor(
-  v: CheckoutOrderView,
-  config: { click?: CheckoutClickConfig; payme?: CheckoutPaymeConfig },
-): ProviderLink[] {
-  // Configurations built by hand (unit tests of the controller) may leave a provider out: no button then.
+export function providerLinksFor(v: CheckoutOrderView, urls: CheckoutProviderUrls): ProviderLink[] {
   const links: ProviderLink[] = [];
-  const click = config.click?.shops.find((s) => s.shopId === v.shopId);
+  const click = idsOf(v, clickProvider.code, parseClickSettings);
   if (click && v.currency === CLICK_CURRENCY)
     links.push({
       code: clickProvider.code,
@@ -38,10 +44,10 @@ export function providerLinksFor(
         amount: v.amount,
         orderId: v.orderId,
         returnUrl: v.redirectUrls?.success,
-        base: config.click!.payUrl,
+        base: urls.clickPayUrl,
       }),
     });
-  const payme = config.payme?.shops.find((s) => s.shopId === v.shopId);
+  const payme = idsOf(v, paymeProvider.code, parsePaymeSettings);
   if (payme && v.currency === PAYME_CURRENCY)
     links.push({
       code: paymeProvider.code,
@@ -51,7 +57,7 @@ export function providerLinksFor(
         orderId: v.orderId,
         amount: v.amount,
         returnUrl: v.redirectUrls?.success,
-        base: config.payme!.checkoutUrl,
+        base: urls.paymeCheckoutUrl,
       }),
     });
   return links;

@@ -59,8 +59,8 @@ export class CheckoutHandler {
     const q = parsePayload(getOrderForCheckoutQuery, message.payload, message.type);
     const order = await this.orders.findById(this.dataSource.manager, q.orderId);
     if (!sameHash(order, q.linkHash)) return NO_SUCH_LINK;
-    const shopName = await this.shopSettings.shopName(this.dataSource.manager, order.shopId);
-    return okReply({ ...toCheckoutView(order, this.clock.now()), ...(shopName ? { shopName } : {}) });
+    const shop = await this.shopSettings.pageFacts(this.dataSource.manager, order.shopId);
+    return okReply({ ...toCheckoutView(order, this.clock.now()), ...shop });
   }
 
   /**

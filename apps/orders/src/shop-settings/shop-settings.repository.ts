@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { DEFAULT_PROCESSING_TIMEOUT_SECONDS, RouteStep, ShopSettingsSnapshot } from '@payments/contracts';
+import { DEFAULT_PROCESSING_TIMEOUT_SECONDS, ProviderIds, RouteStep, ShopSettingsSnapshot } from '@payments/contracts';
 import { ShopRules, TimeoutSettings } from '@payments/orders-domain';
 import { ORDERS_CONFIG, OrdersConfig } from '../config';
 
@@ -104,13 +104,21 @@ export class ShopSettingsRepository {
     this.cache.delete(shopId.toLowerCase());
   }
 
-  /** The shop's name as payers see it on hosted pages; undefined until its settings arrived. */
-  async shopName(m: EntityManager, shopId: string): Promise<string | undefined> {
-    const rows: { name: string | null }[] = await m.query(
-      `SELECT settings ->> 'shopName' AS name FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
+  /**
+   * What the shop's hosted pages show of it: its name and the public ids of its accounts with app
+   * providers (decision 342); nothing until its settings arrived. The snapshot stored here never
+   * held a provider's secret: the consumer's schema leaves the sealed accounts out.
+   */
+  async pageFacts(m: EntityManager, shopId: string): Promise<{ shopName?: string; providerIds?: ProviderIds }> {
+    const rows: { name: string | null; ids: ProviderIds | null }[] = await m.query(
+      `SELECT settings ->> 'shopName' AS name, settings -> 'providerIds' AS ids FROM "${this.config.schema}".shop_settings WHERE shop_id = $1`,
       [shopId],
     );
-    return rows[0]?.name ?? undefined;
+    const ids = rows[0]?.ids;
+    return {
+      ...(rows[0]?.name ? { shopName: rows[0].name } : {}),
+      ...(ids && Object.keys(ids).length > 0 ? { providerIds: ids } : {}),
+    };
   }
 
   /** Stores a snapshot unless a newer one is already there; true when stored. */
