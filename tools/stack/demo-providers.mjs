@@ -2,24 +2,20 @@
 // Payme locally"): the sandbox plays both apps, so a person pays a hosted order with either on
 // this machine. The keys are made for each run and never written or printed: the demo shop's
 // accounts are set through the operators' route (decision 341), whence callbacks-ingest learns
-// them; the sandbox, which plays Click and Payme, gets them in its environment.
+// them and checkout shows the buttons (through orders' view, decision 342); the sandbox, which
+// plays Click and Payme, gets the keys in its environment.
 import { randomBytes } from 'node:crypto';
 
 /** Public ids of the demo accounts (Click's are digits, a Payme merchant id 24 hex digits). */
 export const DEMO_CLICK = { serviceId: '90001', merchantId: '90002' };
 export const DEMO_PAYME_MERCHANT = 'de30de30de30de30de30de30';
 
-/** The sandbox signs as Click and Payme do; checkout reads which shop takes which (public ids, decision 294). */
+/** The sandbox signs as Click and Payme do; no other service reads a provider account from its environment. */
 const KEY_READERS = ['provider-sandbox'];
-const SHOP_READERS = ['checkout'];
-/** They read the demo shop's accounts at boot, so npm start starts them once the shop exists. */
-export const PROVIDER_SHOP_READERS = SHOP_READERS;
 
-/** A provider whose configuration was given to npm start: its demo settings are left out. */
+/** A provider whose sandbox key was given to npm start: its demo account and key are left out. */
 const given = (/** @type {string} */ provider) =>
-  (provider === 'click' ? ['CLICK_SECRET_KEYS', 'CLICK_SHOPS'] : ['PAYME_KEYS', 'PAYME_SHOPS']).some(
-    (k) => process.env[k] !== undefined,
-  );
+  process.env[provider === 'click' ? 'CLICK_SECRET_KEYS' : 'PAYME_KEYS'] !== undefined;
 
 /**
  * The demo providers of one run.
@@ -58,28 +54,21 @@ export function demoProviders(sandboxUrl) {
       }
     },
     /**
-     * What service `name` gets beside the common environment; `shopId` once the demo shop exists.
-     * A Click or Payme configuration given to npm start is kept as it is, and then none of that
-     * provider's demo settings is added.
+     * What service `name` gets beside the common environment. A Click or Payme key given to npm
+     * start is kept as it is, and then that provider's demo key is not added.
      * @param {string} name
-     * @param {string} [shopId]
      * @returns {Record<string, string>}
      */
-    envFor(name, shopId) {
+    envFor(name) {
       /** @type {Record<string, string>} */
       const env = { ...links };
       if (KEY_READERS.includes(name)) {
         env.CLICK_SECRET_KEYS = JSON.stringify({ [DEMO_CLICK.serviceId]: keys.click });
         env.PAYME_KEYS = JSON.stringify({ [DEMO_PAYME_MERCHANT]: keys.payme });
       }
-      if (SHOP_READERS.includes(name) && shopId) {
-        env.CLICK_SHOPS = JSON.stringify([{ shopId, ...DEMO_CLICK }]);
-        env.PAYME_SHOPS = JSON.stringify([{ shopId, merchantId: DEMO_PAYME_MERCHANT }]);
-      }
-      // All or nothing per provider: one of its settings given keeps the demo's others out too
-      // (demo keys with a given shop list, or the reverse, would not match).
-      if (given('click')) for (const k of ['CLICK_SECRET_KEYS', 'CLICK_SHOPS']) delete env[k];
-      if (given('payme')) for (const k of ['PAYME_KEYS', 'PAYME_SHOPS']) delete env[k];
+      // A given key is the caller's: the demo account (set above with the demo key) is not set then.
+      if (given('click')) delete env.CLICK_SECRET_KEYS;
+      if (given('payme')) delete env.PAYME_KEYS;
       return env;
     },
   };

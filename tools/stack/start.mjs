@@ -18,7 +18,7 @@ import {
 } from './common.mjs';
 import { stopChild } from '../infra/process.mjs';
 import { localCardVaultEnv } from './card-vault-keys.mjs';
-import { demoProviderOrders, demoProviders, demoProviderSteps, PROVIDER_SHOP_READERS } from './demo-providers.mjs';
+import { demoProviderOrders, demoProviders, demoProviderSteps } from './demo-providers.mjs';
 import { demoFailoverOrder, demoRoutingSteps, seedDemoRoute } from './demo-routing.mjs';
 
 const ports = {
@@ -120,16 +120,15 @@ process.on('SIGTERM', () => void shutdown(0));
 
 const providers = demoProviders(`http://127.0.0.1:${ports.sandbox}`);
 /**
- * Starts one service; `shopId` (the demo shop) for those that read its Click and Payme accounts.
+ * Starts one service.
  * @param {string} name
- * @param {string} [shopId]
  */
-function launch(name, shopId) {
+function launch(name) {
   const say = logger(name, 90);
   const child = /** @type {import('node:child_process').ChildProcess} */ (
     startService(
       name,
-      { ...env, ...providers.envFor(name, shopId) },
+      { ...env, ...providers.envFor(name) },
       {
         logFile: logFile(name),
         echo: followLogs ? (line) => following && say(line) : undefined,
@@ -158,9 +157,7 @@ function launch(name, shopId) {
   'p2p',
   'checkout',
   'ledger',
-]
-  .filter((name) => !PROVIDER_SHOP_READERS.includes(name))
-  .forEach((name) => launch(name));
+].forEach((name) => launch(name));
 
 const gateway = `http://127.0.0.1:${ports.gateway}`;
 const opsApi = `http://127.0.0.1:${ports.backoffice}`;
@@ -221,8 +218,7 @@ async function untilReady(list) {
     await shutdown(1);
   }
 }
-const isLate = (/** @type {(string | number)[]} */ [name]) => PROVIDER_SHOP_READERS.includes(String(name));
-await untilReady(health.filter((h) => !isLate(h)));
+await untilReady(health);
 
 /** One demo company and shop, kept in .run/demo.json across runs while its key still works. */
 async function seedDemo() {
@@ -372,11 +368,8 @@ async function settleDemoAtOnce(shopId) {
   }
 }
 await settleDemoAtOnce(demo.shopId);
-// The demo shop's Click and Payme accounts, keys made for this run (decision 341).
+// The demo shop's Click and Payme accounts, keys made for this run (decisions 341, 342).
 await providers.setAccounts(opsApi, opsToken, demo.shopId);
-// Now that the demo shop exists: the services that read which shop takes Click and Payme.
-PROVIDER_SHOP_READERS.forEach((name) => launch(name, demo.shopId));
-await untilReady(health.filter(isLate));
 const providerOrders = await demoProviderOrders(gateway, demo.apiKey);
 await seedDemoRoute(opsApi, opsToken, demo.shopId);
 const failoverOrder = await demoFailoverOrder(gateway, demo.apiKey);
