@@ -30,33 +30,6 @@ export function parseClickSettings(input: unknown): SettingsParse<ClickShopSetti
   };
 }
 
-/** Which shops take Click and with which account: `CLICK_SHOPS`, a JSON array read at boot. */
-const clickShops = z.array(
-  z.object({ shopId: z.string().uuid({ error: 'must be a shop id (UUID)' }), serviceId: id, merchantId: id }).strict(),
-);
-export type ClickShop = z.infer<typeof clickShops>[number];
-
-/** Parses `CLICK_SHOPS` (JSON); an error names the entry and field. */
-export function parseClickShops(json: string): { ok: true; value: ClickShop[] } | { ok: false; error: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    return { ok: false, error: 'must be JSON: [{"shopId","serviceId","merchantId"}, …]' };
-  }
-  const r = clickShops.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    return { ok: false, error: `[${i.path.join('].')}${i.path.length > 1 ? '' : ']'} ${i.message}` };
-  }
-  const services = new Set<string>();
-  for (const s of r.data) {
-    if (services.has(s.serviceId)) return { ok: false, error: `service ${s.serviceId} is given to two shops` };
-    services.add(s.serviceId);
-  }
-  return { ok: true, value: r.data };
-}
-
 /** Parses `CLICK_SECRET_KEYS` (JSON object: service id → secret key). */
 export function parseClickSecretKeys(
   json: string,

@@ -1,5 +1,4 @@
 import { paymeCheckoutLink } from './payme-checkout';
-import { parsePaymeShops } from './payme-settings';
 
 const M = '5e730e8e0b852a417aa49ceb';
 const ORDER = '0a8c0f4e-6b1d-4f7e-9a3c-2d5e8b1c7f90';
@@ -23,13 +22,5 @@ describe("Payme's checkout link", () => {
     expect(link).toBe(
       'http://127.0.0.1:9/bT01ZTczMGU4ZTBiODUyYTQxN2FhNDljZWI7YWMub3JkZXJfaWQ9MGE4YzBmNGUtNmIxZC00ZjdlLTlhM2MtMmQ1ZThiMWM3ZjkwO2E9MTI1MDAwMDA7Yz1odHRwczovL3Nob3AuZXhhbXBsZS9vaz9hPTElM0Ji',
     );
-  });
-
-  it('when PAYME_SHOPS names a bad merchant id, then the error names the entry and field', () => {
-    expect(parsePaymeShops(JSON.stringify([{ shopId: ORDER, merchantId: 'nope' }]))).toEqual({
-      ok: false,
-      error: '[0].merchantId must be the 24 hex digits of a Payme merchant id',
-    });
-    expect(parsePaymeShops('[{')).toEqual({ ok: false, error: 'must be JSON' });
   });
 });
