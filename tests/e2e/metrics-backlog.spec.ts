@@ -5,6 +5,7 @@ import {
   startCallbacksIngest,
 } from '@payments/apps/callbacks-ingest';
 import { sign } from '@payments/callback-signature';
+import { generatedCardVaultEnv } from '@payments/card-vault';
 import { EnvReader } from '@payments/platform';
 import { createTestDatabase, createTestTopics, eventually, http, testBrokers, uniqueName } from '@payments/testing';
 import { scrape, valueOf } from '../support/metrics';
@@ -33,6 +34,8 @@ describe('outbox backlog metrics', () => {
       KAFKA_TOPIC_PREFIX: prefix,
       SANDBOX_CALLBACK_SECRET: TEST_SANDBOX_SECRET,
       LOG_FORMAT: 'pretty',
+      // Shops' provider accounts arrive sealed (decision 341): callbacks-ingest needs the keys to start.
+      ...generatedCardVaultEnv(),
     });
     ingest = await startCallbacksIngest(loadCallbacksIngestConfig(env), 0, '127.0.0.1', {
       afterPublish: async () => {
