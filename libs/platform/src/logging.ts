@@ -106,6 +106,12 @@ export class PinoNestLogger implements LoggerService {
 
 /** The logger of the service whose code is running: the async context its app was created in. */
 const serviceLogger = new AsyncLocalStorage<LoggerService>();
+/**
+ * Only a jest worker runs several apps in one process. Entering an AsyncLocalStorage makes Node 20
+ * track every promise (async_hooks), a cost a service's own process, where the app created last is
+ * the only one, need not pay (docs/performance.md, "Issue 30: the card flow before and after").
+ */
+const SEVERAL_APPS_PER_PROCESS = process.env.JEST_WORKER_ID !== undefined;
 /** The logger of the app created last: for code that runs outside every app's context. */
 let latest: LoggerService = new ConsoleLogger();
 
@@ -119,7 +125,7 @@ let latest: LoggerService = new ConsoleLogger();
  * anything is awaited: from there on, this async context belongs to that app.
  */
 export function perAppLogger(own: LoggerService): LoggerService {
-  serviceLogger.enterWith(own);
+  if (SEVERAL_APPS_PER_PROCESS) serviceLogger.enterWith(own);
   latest = own;
   return ROUTER;
 }
