@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import {
   ListTransfersForOperatorQuery,
   OperatorIdentity,
@@ -35,6 +34,7 @@ import {
   resolveTransferExample,
 } from '@payments/merchant-admin';
 import { REQUEST_CLIENT } from '../tokens';
+import { CursorPageDto } from './ops.dto';
 import { OverviewService, TransferAttempt } from '../overview/overview.service';
 
 const uuid = (what: string) =>
@@ -56,7 +56,7 @@ export class ResolveTransferDto {
   note?: string;
 }
 
-export class ListTransfersDto {
+export class ListTransfersDto extends CursorPageDto {
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
   @IsUUID('all', { message: 'must be an id (UUID)' })
@@ -77,19 +77,6 @@ export class ListTransfersDto {
   @IsString()
   @Length(1, 128)
   merchantId?: string;
-
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The nextCursor of the previous page.' })
-  @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'must be the nextCursor of a previous page' })
-  cursor?: string;
 }
 
 function listQuery(q: ListTransfersDto): ListTransfersForOperatorQuery {
