@@ -91,6 +91,12 @@ const WARMUP_CONCURRENCY = 32;
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
 const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined;
+/**
+ * BENCH_IDLE_SECONDS: after the warm-up, the system's CPU with no load at all (timers, sweeps,
+ * consumers' empty fetches, health and metrics): what every level's order's life carries as a
+ * fixed cost per second, whatever its throughput. 0 skips it.
+ */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? (SMOKE ? 0 : 10));
 const signSandbox = (body) => sign(SANDBOX_SECRET, body);
 /**
  * The ledger runs (issue 29) unless BENCH_LEDGER=0: it books every completed order, and the bench's
@@ -285,12 +291,22 @@ async function main() {
     /** @returns {[string, number | undefined][]} */
     const counted = () => [...children].map(([name, child]) => [name, child.pid]);
     const cpuNow = () => cpuSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
+    /** @type {Record<string, number> | undefined} CPU ms per second of each process with no load. */
+    let idle;
+    if (IDLE_SECONDS > 0) {
+      const i0 = cpuNow();
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+      idle = perUnit(cpuDelta(i0, cpuNow()), (Date.now() - t0) / 1000);
+      log(`idle: CPU ms per second with no load: ${cpuLine(idle)}`);
+    }
     const writesNow = () => writeCallsSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
     for (const c of LEVELS) {
       stillRunning();
       const created = [];
       const q0 = await queryCounts(children, queryDir);
       const cpu0 = cpuNow();
+      const lifeStarted = Date.now();
       const writes0 = writesNow();
       const received0 = receiver.received();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
@@ -366,6 +382,13 @@ async function main() {
       log(
         `c=${c}: per order's life${lifeComplete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(lifeCpu)}; statements/transactions ${queriesLine(lifeQueries)}; write calls ${writesLine(lifeWrites)}`,
       );
+      if (idle) {
+        // What the system spends with no load, over the level's window, per order created.
+        const lifeSeconds = (Date.now() - lifeStarted) / 1000;
+        log(
+          `c=${c}: of each order's life, the idle cost of its ${fmt(lifeSeconds, 1)}-s window: CPU ms ${cpuLine(perUnit(idle, created.length / lifeSeconds))}`,
+        );
+      }
     }
 
     const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));

@@ -43,14 +43,26 @@ function counted(named, { kafkaMarker, pgDatabase }) {
   return out;
 }
 
-/** Sums `read(pid)` over the processes `counted` gives, by name (PostgreSQL's and the broker's always present). */
+/**
+ * Sums `read(pid)` over the processes `counted` gives, by name (PostgreSQL's and the broker's always
+ * present). Each process's own figure is kept too (non-enumerable `perPid`), so that `cpuDelta`
+ * can count a PostgreSQL backend that ended between two snapshots as nothing rather than as minus
+ * everything it ever used: pools close idle connections, and the sum alone then went negative.
+ */
 function snapshotOf(named, opts, read) {
   /** @type {Record<string, number>} */
   const snap = {};
+  /** @type {Map<number, [string, number]>} */
+  const perPid = new Map();
   for (const [name] of named) snap[name] = 0;
   snap.postgres = 0;
   if (opts.kafkaMarker) snap['kafka broker'] = 0;
-  for (const [name, pid] of counted(named, opts)) snap[name] = (snap[name] ?? 0) + read(pid);
+  for (const [name, pid] of counted(named, opts)) {
+    const value = read(pid);
+    snap[name] = (snap[name] ?? 0) + value;
+    perPid.set(pid, [name, value]);
+  }
+  Object.defineProperty(snap, 'perPid', { value: perPid, enumerable: false });
   return snap;
 }
 
@@ -95,7 +107,25 @@ export function writeCallsSnapshot(named, opts = {}) {
   return snap;
 }
 
-/** What each process spent between two snapshots. */
+/**
+ * What each process spent between two snapshots: per process where both have them (a process that
+ * started in between counts whole, one that ended counts nothing; its last moments are lost), else
+ * by name.
+ */
 export function cpuDelta(before, after) {
-  return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+  /** @type {Map<number, [string, number]> | undefined} */
+  const b = before.perPid;
+  /** @type {Map<number, [string, number]> | undefined} */
+  const a = after.perPid;
+  if (!a || !b) return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+  /** @type {Record<string, number>} */
+  const out = Object.fromEntries(Object.keys(after).map((k) => [k, 0]));
+  for (const [pid, [name, value]] of a) {
+    const prior = b.get(pid);
+    out[name] += prior && prior[0] === name ? Math.max(0, value - prior[1]) : value;
+  }
+  // Figures without a process in either snapshot (the load generator's own): by name.
+  const withProcesses = new Set([...a.values(), ...b.values()].map(([n]) => n));
+  for (const k of Object.keys(after)) if (!withProcesses.has(k)) out[k] = after[k] - (before[k] ?? 0);
+  return out;
 }

@@ -62,6 +62,7 @@ function step(name, cmd, args, { quiet = false } = {}) {
 const NODE_TESTS = [
   'tools/faults/reconcile.test.mjs',
   'tools/faults/books.test.mjs',
+  'tools/bench/cpu.test.mjs',
   'tools/infra/kafka.test.mjs',
   'examples/merchant-callback-verify/verify.test.js',
 ];
