@@ -1,6 +1,11 @@
-import { Client } from 'pg';
-import { PaymentsMetrics } from '@payments/platform';
+import { randomUUID } from 'node:crypto';
+import { Client, Pool } from 'pg';
+import { callbackEventId } from '@payments/apps/callbacks-ingest';
+import { EnvReader, PaymentsMetrics } from '@payments/platform';
 import { eventually, http } from '@payments/testing';
+import { reconcile, ReconciliationRun } from '../../apps/backoffice/src/reconciliation/reconcile';
+import { readReconciliationConfig } from '../../apps/backoffice/src/reconciliation/reconciliation.config';
+import { Query, ReconciliationRepository } from '../../apps/backoffice/src/reconciliation/reconciliation.repository';
 import { aHostedOrder, aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 import { sandboxCallback } from '../support/provider';
@@ -280,6 +285,112 @@ describe('routing and failover between two sandbox acquirers', () => {
     await sandboxCallback(stack.ingest!.url, report(id, b, 'success'), 'sandbox-b');
     const { order } = await attemptReads(id, b, '2-07-07');
     expect(order).toMatchObject({ status: 'need_action', statusCode: '2-07-07' });
+  });
+
+  /** A run of the reconciliation without its grace period (a report just consumed is judged at once), recorded as the backoffice records it. */
+  async function reconcileNow(): Promise<ReconciliationRun> {
+    const pool = new Pool({ connectionString: stack.databaseUrl, max: 2 });
+    try {
+      const settings = readReconciliationConfig(
+        new EnvReader({ RECONCILIATION_GRACE_SECONDS: '0' }),
+        stack.databaseUrl,
+      );
+      const write = async <T>(work: (q: Query) => Promise<T>): Promise<T> => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const out = await work(async (sql, params) => (await client.query(sql, params)).rows);
+          await client.query('COMMIT');
+          return out;
+        } finally {
+          client.release();
+        }
+      };
+      return await eventually(
+        async () =>
+          (await reconcile(pool, write, new ReconciliationRepository('backoffice'), settings, () => new Date())) ??
+          undefined,
+        15000,
+        'a reconciliation run (the lock free)',
+      );
+    } finally {
+      await pool.end();
+    }
+  }
+  /** This order's `replaced_attempt_paid` breaches, found by a run and still open in the backoffice's record. */
+  async function paidReplacedOf(paymentIds: string[]): Promise<{ found: string[]; open: string[] }> {
+    const subjects = paymentIds.map((p) => `orders.payment_attempts ${p}`);
+    const run = await reconcileNow();
+    const found = run.results
+      .find((r) => r.invariant === 'replaced_attempt_paid')!
+      .breaches.filter((b) => subjects.includes(b.subject))
+      .map((b) => b.subject);
+    const open = await db.query(
+      `SELECT subject FROM backoffice.reconciliation_breaches
+        WHERE invariant = 'replaced_attempt_paid' AND subject = ANY($1::text[]) AND resolved_at IS NULL`,
+      [subjects],
+    );
+    return { found: found.sort(), open: open.rows.map((r) => r.subject).sort() };
+  }
+  const attemptRow = async (id: string, paymentId: string) =>
+    (
+      await db.query(
+        `SELECT status, status_code, trim_scale(amount)::text AS amount, currency, created_at, updated_at
+           FROM orders.payment_attempts WHERE order_id = $1 AND payment_id = $2`,
+        [id, paymentId],
+      )
+    ).rows[0];
+  /** Waits until orders consumed the sandbox callback the provider sent under its event id `providerEventId`. */
+  const consumed = (providerEventId: string) =>
+    eventually(
+      async () =>
+        (
+          await db.query(`SELECT 1 FROM orders.inbox WHERE event_id = $1::uuid`, [
+            callbackEventId('sandbox', providerEventId),
+          ])
+        ).rows.length === 1 || undefined,
+      15000,
+      `callback ${providerEventId} consumed by orders`,
+    );
+
+  it('when the provider repeats A’s success after an operator resolved its duplicate payment, then nothing changes and no replaced_attempt_paid breach comes back; another replaced attempt’s success still does (decision 350)', async () => {
+    const { id, a } = await failedOverToSilentB();
+    await sandboxCallback(stack.ingest!.url, report(id, a, 'success'));
+    await untilStatus(() => orderOf(id), 'need_action', `order ${id} need_action`);
+    // The operator refunded one of the payments at its provider and ends the order.
+    const resolved = await ops('POST', `/orders/${id}/resolve`, { action: 'fail', note: 'A refunded at sandbox' });
+    expect(resolved.body).toMatchObject({ status: 'failed' });
+    const settled = await attemptRow(id, a);
+    expect(settled).toMatchObject({ status: 'success', status_code: '2-07-07', amount: '100.99' });
+    expect(await paidReplacedOf([a])).toEqual({ found: [], open: [] });
+
+    // Providers send a paid notification again, each time under a new event id of their own.
+    const repeated = await sandboxCallback(stack.ingest!.url, report(id, a, 'success'));
+    await consumed(repeated);
+    // The repeat is kept where callbacks are kept (the audit trail), and changes nothing else.
+    const stored = await db.query(
+      'SELECT count(*)::int AS n FROM callbacks_ingest.provider_callbacks WHERE provider_event_id = $1',
+      [repeated],
+    );
+    expect(stored.rows[0].n).toBe(1);
+    expect(await paidReplacedOf([a])).toEqual({ found: [], open: [] });
+    expect(await attemptRow(id, a)).toEqual(settled);
+    expect(await orderOf(id)).toMatchObject({ status: 'failed', statusCode: '1-07-03' });
+
+    // A genuinely different report: another replaced attempt of the order (a third acquirer's,
+    // seeded as its dispatch row: the route here has two) reported paid. It is recorded and listed.
+    const c = `pay_${randomUUID()}`;
+    await db.query(
+      `INSERT INTO orders.provider_dispatches (payment_id, order_id, provider, amount, currency, status, sends, next_attempt_at, created_at, updated_at)
+       SELECT $1, $2, 'sandbox', 100.99, 'USD', 'refused', 1, now(), min(created_at) - interval '1 second', now()
+         FROM orders.provider_dispatches WHERE order_id = $2`,
+      [c, id],
+    );
+    await consumed(await sandboxCallback(stack.ingest!.url, report(id, c, 'success')));
+    expect(await attemptRow(id, c)).toMatchObject({ status: 'success', status_code: '2-07-07' });
+    expect(await attemptRow(id, a)).toEqual(settled);
+    const subjectOf = (p: string) => `orders.payment_attempts ${p}`;
+    expect(await paidReplacedOf([a, c])).toEqual({ found: [subjectOf(c)], open: [subjectOf(c)] });
   });
 
   it('when a route sends mastercards to B first, then a mastercard goes to B and a visa to A', async () => {

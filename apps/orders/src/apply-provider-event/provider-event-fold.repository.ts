@@ -51,8 +51,9 @@ export class ProviderEventFoldRepository {
 
   /**
    * A provider-event batch's writes in one statement: attempts seen first (inserted unless they
-   * exist), attempts a transition changed (inserted or updated), the transitioned orders and their
-   * outbox rows. The caller holds the orders' locks. Nothing to write: no statement.
+   * exist), attempts a transition changed (inserted, or updated when the report differs from the
+   * row: a repeat leaves it as it is), the transitioned orders and their outbox rows. The caller
+   * holds the orders' locks. Nothing to write: no statement.
    */
   async writeFold(
     m: EntityManager,
@@ -82,8 +83,14 @@ export class ProviderEventFoldRepository {
       attempts(
         'changed',
         write.changed,
+        // A report that says what the attempt already says changes nothing, not even updated_at
+        // (decision 350): the reconciliation reads updated_at as when the attempt was reported
+        // paid, and a provider's repeated success would otherwise reopen a finding an operator
+        // settled (decision 343's replaced_attempt_paid).
         sql`DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount, currency = EXCLUDED.currency,
-           status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at`,
+           status_code = EXCLUDED.status_code, updated_at = EXCLUDED.updated_at
+         WHERE (payment_attempts.status, payment_attempts.amount, payment_attempts.currency, payment_attempts.status_code)
+               IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.amount, EXCLUDED.currency, EXCLUDED.status_code)`,
       );
     if (write.orders.length > 0) {
       const c = transitionColumns(write.orders);

@@ -174,8 +174,10 @@ const SUPERSEDED_CODES = { pending: '1-01-02', failed: '2-07-01', success: '2-07
  * last transition left it, or, with none, as its first report found it when the row did not exist
  * yet; a report that changes nothing leaves a known attempt as it is, unless `writeOver` (an
  * attempt a failover replaced, or an order in need_action duplicate_payment): then every report
- * is written over it, since the order did not move and the attempt is the only place it shows. So the batch needs no read of the attempts: the write's ON
- * CONFLICT decides "known" against the committed rows.
+ * is written over it, since the order did not move and the attempt is the only place it shows,
+ * unless it says what the row already says (a provider's repeat changes nothing, not even
+ * `updated_at`: decision 350). So the batch needs no read of the attempts: the write's ON
+ * CONFLICT decides "known" and "the same" against the committed rows.
  */
 function recordAttempt(
   attempts: Map<string, AttemptWrite>,
