@@ -322,6 +322,8 @@ async function dailyTotalsMatch(db: Pool, c: CheckSettings): Promise<CheckResult
  * operator settled after the report (it moved since, by an operator's resolve) is not listed. An
  * order that moved since for another reason (the merchant refunded the newer attempt's payment,
  * the processing timeout) still is: that move settles nothing of the replaced attempt's money.
+ * The attempt's `updated_at` is when its report last changed: a provider's repeat of the same
+ * report leaves it as it was (decision 350), so it never brings back a breach an operator settled.
  */
 async function replacedAttemptPaid(db: Pool, c: CheckSettings): Promise<CheckResult> {
   const o = q(c.schemas.orders);
