@@ -1,4 +1,4 @@
-import { ContractViolation, Envelope, orderStatusChanged, parsePayload } from '@payments/contracts';
+import { ContractViolation, Envelope, OrderStatuses, orderStatusChanged, parsePayload } from '@payments/contracts';
 import { LedgerCurrency, ledgerCurrency } from '@payments/ledger-domain';
 import { Amount, amountOf } from '@payments/money';
 
@@ -31,6 +31,21 @@ export class UnbookableEvent extends ContractViolation {
   ) {
     super(message);
   }
+}
+
+const OTHER_STATUSES: ReadonlySet<unknown> = new Set(OrderStatuses.filter((s) => s !== 'completed'));
+
+/**
+ * Whether a status change plainly moves no money, read from its payload before any validation: a
+ * known status other than `completed` (or `completed` again) and no `refund`. Most of an order's
+ * events are such, and the books skip them without parsing their schema. Anything else, a payload
+ * the schema would refuse included, goes to `toOrderBooking`, which decides (and names a bad one).
+ */
+export function plainlyMovesNoMoney(payload: unknown): boolean {
+  if (typeof payload !== 'object' || payload === null) return false;
+  const p = payload as { status?: unknown; previousStatus?: unknown; refund?: unknown };
+  if (p.refund !== undefined && p.refund !== null) return false;
+  return OTHER_STATUSES.has(p.status) || (p.status === 'completed' && p.previousStatus === 'completed');
 }
 
 /** The booking of a status change, or null when it moves no money (every other status). */

@@ -4,7 +4,7 @@ import { Envelope, OrderEventTypes } from '@payments/contracts';
 import { BATCH_HANDLER, BatchMessageFailure, Inbox } from '@payments/messaging';
 import { LEDGER_INBOX } from '../tokens';
 import { OrderBooker } from './order-booker';
-import { OrderBooking, toOrderBooking, UnbookableEvent } from './order-event';
+import { OrderBooking, plainlyMovesNoMoney, toOrderBooking, UnbookableEvent } from './order-event';
 
 /**
  * `orders.events`: a partition's batch is booked in one database transaction with its inbox rows
@@ -22,6 +22,7 @@ export class OrderEventsConsumer {
   async book(@Payload() messages: Envelope[]): Promise<void> {
     const bookings: { message: Envelope; booking: OrderBooking }[] = [];
     for (const message of messages) {
+      if (plainlyMovesNoMoney(message.payload)) continue;
       const booking = named(message, () => toOrderBooking(message));
       if (booking) bookings.push({ message, booking });
     }
