@@ -192,6 +192,20 @@ describe('ledger: a batch booked in a constant number of statements', () => {
     ]);
   });
 
+  it("when the event names the shop in capitals, then the shop's own settlement delay applies, not the default", async () => {
+    // shop_settings keeps the uuid lowercased; a producer may send it in capitals (a uuid either way).
+    const shop = await aShop(0);
+    const credit = completion(shop.toUpperCase());
+    await book([credit]);
+    const [row] = await ds.query(
+      `SELECT s.available_on FROM ledger.pending_settlements s JOIN ledger.transactions t ON t.id = s.transaction_id
+        WHERE t.source_id = $1`,
+      [credit.orderId],
+    );
+    // A delay of 0: due when it completed (the default would make it a day later).
+    expect(new Date(row.available_on).getTime()).toBe(credit.occurredAt.getTime());
+  });
+
   it('when a sweep settles a batch of credits, then it posts them in a constant number of statements and tells the balance once', async () => {
     const shop = await aShop(0);
     await book(Array.from({ length: 7 }, () => completion(shop)));

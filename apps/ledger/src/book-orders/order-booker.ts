@@ -57,7 +57,7 @@ export class OrderBooker {
 
   async book(m: EntityManager, events: readonly OrderBooking[]): Promise<void> {
     if (events.length === 0) return;
-    const delays = await this.books.settlementDelays(m, [...new Set(events.map((e) => e.shopId))]);
+    const delayOf = await this.books.settlementDelays(m, [...new Set(events.map((e) => e.shopId))]);
     const completions = events.filter((e) => e.kind === 'completed');
     const feeOf = await this.books.feeSchedules(
       m,
@@ -95,7 +95,7 @@ export class OrderBooker {
     let run: PlannedCompletion[] = [];
     for (const e of events) {
       if (e.kind === 'completed') {
-        const delayS = delays.get(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S;
+        const delayS = delayOf(e.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S;
         run.push(this.plan(e, delayS, feeOf(e.shopId, e.method, e.orderCurrency.code), rates.get(e) ?? null));
         continue;
       }

@@ -261,12 +261,20 @@ export class LedgerRepository {
     return new Set(rows.map((r) => r.source_id));
   }
 
-  async settlementDelays(m: EntityManager, shopIds: readonly string[]): Promise<Map<string, number>> {
+  /**
+   * The settlement delays of the shops that set one, in one statement: answers a lookup by shop id
+   * in any case (PostgreSQL answers a uuid lowercased; an event may name the shop in capitals).
+   */
+  async settlementDelays(
+    m: EntityManager,
+    shopIds: readonly string[],
+  ): Promise<(shopId: string) => number | undefined> {
     const rows: { shop_id: string; settlement_delay_seconds: number }[] = await m.query(
-      `SELECT shop_id, settlement_delay_seconds FROM "${this.s}".shop_settings WHERE shop_id = ANY($1::uuid[])`,
+      `SELECT shop_id::text, settlement_delay_seconds FROM "${this.s}".shop_settings WHERE shop_id = ANY($1::uuid[])`,
       [shopIds],
     );
-    return new Map(rows.map((r) => [r.shop_id, r.settlement_delay_seconds]));
+    const delays = new Map(rows.map((r) => [r.shop_id.toLowerCase(), r.settlement_delay_seconds]));
+    return (shopId) => delays.get(shopId.toLowerCase());
   }
 
   /** The shop's fee for a method in a currency: the method's own row, else the shop's `*` row, else none. */

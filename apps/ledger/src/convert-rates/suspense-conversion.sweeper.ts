@@ -71,12 +71,12 @@ export class SuspenseConversionSweeper implements OnApplicationBootstrap, OnAppl
         const due = await this.awaiting.takeConvertible(m, now, BATCH);
         if (due.length === 0) return 0;
         let locked = await this.books.lock(m, due.flatMap(touched));
-        const delays = await this.books.settlementDelays(m, [...new Set(due.map((c) => c.shopId))]);
+        const delayOf = await this.books.settlementDelays(m, [...new Set(due.map((c) => c.shopId))]);
         for (const c of due) {
           // One credit's failure parks that credit, not the batch (decision 304).
           await m.query('SAVEPOINT convert_credit');
           try {
-            await this.convert(m, c, now, locked, delays.get(c.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
+            await this.convert(m, c, now, locked, delayOf(c.shopId) ?? DEFAULT_SETTLEMENT_DELAY_S);
             await m.query('RELEASE SAVEPOINT convert_credit');
           } catch (err) {
             await m.query('ROLLBACK TO SAVEPOINT convert_credit');
