@@ -10,7 +10,7 @@ export interface paths {
     };
     /**
      * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved, owed)
-     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. A currency the shop only owes in is listed with zeros and its `owed`.
+     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. It is paid first from the next credits as they settle: a settlement moves what is owed out of `pending` and only the rest into `available`. A currency the shop only owes in is listed with zeros and its `owed`.
      */
     get: operations['BalanceController_balance[1]'];
     put?: never;
@@ -30,7 +30,7 @@ export interface paths {
     };
     /**
      * List Balance Transactions: the shop's ledger transactions, newest first
-     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. Read on with `?cursor=` the `nextCursor` until it is null.
+     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
      */
     get: operations['BalanceController_transactions[1]'];
     put?: never;
@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * List the shop's events: every status change of its orders, payouts and P2P transactions and every change of its balance, oldest first
-     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: its body carries the `currency`, the `available`, `pending` and `reserved` figures after the batch (what GET /balance answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
+     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: its body carries the `currency`, the `available`, `pending`, `reserved` and `owed` figures after the batch (what GET /balance answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
      */
     get: operations['EventsController_list[1]'];
     put?: never;
@@ -306,7 +306,7 @@ export interface paths {
     };
     /**
      * Retrieve Balance: the shop's balances, one per currency (available, pending, reserved, owed)
-     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. A currency the shop only owes in is listed with zeros and its `owed`.
+     * @description A balance is kept in the currency the orders declared in `recipient.merchantBalance` (the order currency when absent); a token on another network is another currency (`USDT-TRC20`). `pending` becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. `owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available balance could not cover), never negative; it is not taken from `available` or `pending`, which never go below zero. It is paid first from the next credits as they settle: a settlement moves what is owed out of `pending` and only the rest into `available`. A currency the shop only owes in is listed with zeros and its `owed`.
      */
     get: operations['BalanceController_balance[0]'];
     put?: never;
@@ -326,7 +326,7 @@ export interface paths {
     };
     /**
      * List Balance Transactions: the shop's ledger transactions, newest first
-     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. Read on with `?cursor=` the `nextCursor` until it is null.
+     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
      */
     get: operations['BalanceController_transactions[0]'];
     put?: never;
@@ -346,7 +346,7 @@ export interface paths {
     };
     /**
      * List the shop's events: every status change of its orders, payouts and P2P transactions and every change of its balance, oldest first
-     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: its body carries the `currency`, the `available`, `pending` and `reserved` figures after the batch (what GET /balance answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
+     * @description Each event carries the callback body byte for byte (`body`, a JSON text) and an `X-Signature`-style `signature` of it, made when the page is read with the shop's current callback secret (and, while a rotation overlaps, the replaced one: one `v1=` each): verify it exactly as a callback. Store `nextCursor` and read again with `?after=` to get what came since; an empty page keeps the cursor. One total order per shop; another shop's events never appear. A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: its body carries the `currency`, the `available`, `pending`, `reserved` and `owed` figures after the batch (what GET /balance answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, `source`, `amount`). Balance events are on the feed only, never sent as callbacks.
      */
     get: operations['EventsController_list[0]'];
     put?: never;
@@ -1208,6 +1208,24 @@ export interface operations {
            *           "createdAt": "2026-11-28T12:00:00.000Z"
            *         },
            *         {
+           *           "id": "8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b",
+           *           "kind": "settlement",
+           *           "status": "posted",
+           *           "source": {
+           *             "type": "order",
+           *             "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f"
+           *           },
+           *           "gross": "97.0056",
+           *           "fee": "0",
+           *           "net": "97.0056",
+           *           "operationCurrency": "USDT-TRC20",
+           *           "amount": "97.0056",
+           *           "currency": "USDT-TRC20",
+           *           "repaid": "1.5",
+           *           "createdAt": "2026-11-28T10:00:05.000Z",
+           *           "availableOn": "2026-11-28T10:00:05.000Z"
+           *         },
+           *         {
            *           "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f",
            *           "kind": "order_completed",
            *           "status": "posted",
@@ -1250,6 +1268,7 @@ export interface operations {
                 source?: string;
                 validFrom?: string;
               };
+              repaid?: string;
               source?: {
                 id?: string;
                 type?: string;
@@ -1361,8 +1380,8 @@ export interface operations {
            *           "objectType": "balance",
            *           "objectId": "6d5c4b3a-2918-4f7e-8d6c-5b4a39281706",
            *           "sequence": 1,
-           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"transactions\":[{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"}],\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
-           *           "signature": "t=1795257000,v1=bb64d0f917a9969a1ce0085c95e7da041a180ea2479c4a4c3f082dfd5e62e007"
+           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"owed\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"transactions\":[{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"}],\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
+           *           "signature": "t=1795257000,v1=98a512ed1c7a41496bcbe185102f563a194e9d51c90a863ecadf105dd2bb6b87"
            *         }
            *       ],
            *       "nextCursor": "djEuMTA0Mw",
@@ -4477,6 +4496,24 @@ export interface operations {
            *           "createdAt": "2026-11-28T12:00:00.000Z"
            *         },
            *         {
+           *           "id": "8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b",
+           *           "kind": "settlement",
+           *           "status": "posted",
+           *           "source": {
+           *             "type": "order",
+           *             "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f"
+           *           },
+           *           "gross": "97.0056",
+           *           "fee": "0",
+           *           "net": "97.0056",
+           *           "operationCurrency": "USDT-TRC20",
+           *           "amount": "97.0056",
+           *           "currency": "USDT-TRC20",
+           *           "repaid": "1.5",
+           *           "createdAt": "2026-11-28T10:00:05.000Z",
+           *           "availableOn": "2026-11-28T10:00:05.000Z"
+           *         },
+           *         {
            *           "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f",
            *           "kind": "order_completed",
            *           "status": "posted",
@@ -4519,6 +4556,7 @@ export interface operations {
                 source?: string;
                 validFrom?: string;
               };
+              repaid?: string;
               source?: {
                 id?: string;
                 type?: string;
@@ -4630,8 +4668,8 @@ export interface operations {
            *           "objectType": "balance",
            *           "objectId": "6d5c4b3a-2918-4f7e-8d6c-5b4a39281706",
            *           "sequence": 1,
-           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"transactions\":[{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"}],\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
-           *           "signature": "t=1795257000,v1=bb64d0f917a9969a1ce0085c95e7da041a180ea2479c4a4c3f082dfd5e62e007"
+           *           "body": "{\"eventId\":\"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f\",\"type\":\"balance.updated\",\"objectType\":\"balance\",\"objectId\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"shopId\":\"5d2c1b0a-9e8f-4a7b-8c6d-5e4f3a2b1c0d\",\"sequence\":1,\"currency\":\"USDT-TRC20\",\"available\":\"0\",\"pending\":\"97.0056\",\"reserved\":\"0\",\"owed\":\"0\",\"transaction\":{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"},\"transactions\":[{\"id\":\"6d5c4b3a-2918-4f7e-8d6c-5b4a39281706\",\"kind\":\"order_completed\",\"source\":{\"type\":\"order\",\"id\":\"0b6f7a3e-2c1d-4e5f-9a8b-7c6d5e4f3a21\"},\"amount\":\"97.0056\"}],\"occurredAt\":\"2026-11-21T10:00:01.000Z\"}",
+           *           "signature": "t=1795257000,v1=98a512ed1c7a41496bcbe185102f563a194e9d51c90a863ecadf105dd2bb6b87"
            *         }
            *       ],
            *       "nextCursor": "djEuMTA0Mw",

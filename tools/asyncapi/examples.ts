@@ -227,6 +227,8 @@ export const payloadExamples: Record<string, unknown> = {
     available: '0',
     pending: '194.0112',
     reserved: '0',
+    // Decision 348: what the shop owes in the currency (a P2P fee), paid first when these credits settle.
+    owed: '1.5',
     transaction: {
       id: '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182',
       kind: 'order_completed',

@@ -26,6 +26,11 @@ export const balanceChanged = z
     available: decimal().describe('After the transactions'),
     pending: decimal().describe('After the transactions'),
     reserved: decimal().describe('After the transactions'),
+    owed: decimal()
+      .optional()
+      .describe(
+        'What the shop owes in this currency after the transactions, as GET /balance shows it (decisions 345, 348); absent only in messages from before decision 348',
+      ),
     transaction: transactionRef.describe(
       'The last ledger transaction that moved it, as GET /balance/transactions lists it',
     ),
@@ -38,7 +43,7 @@ export const balanceChanged = z
       ),
   })
   .describe(
-    "ledger.events, keyed by shopId: a shop's available, pending or reserved balance in one currency changed, once per ledger database transaction (decision 339); merchant-callbacks shows it on the shop's events feed",
+    "ledger.events, keyed by shopId: a shop's available, pending, reserved or owed balance in one currency changed, once per ledger database transaction (decisions 339, 348); merchant-callbacks shows it on the shop's events feed",
   );
 export type BalanceChanged = z.infer<typeof balanceChanged>;
 
@@ -46,7 +51,7 @@ export type BalanceChanged = z.infer<typeof balanceChanged>;
 export const ledgerEventsContract: TopicContract = {
   topic: Topics.ledgerEvents,
   description:
-    "Every change of a shop's available, pending or reserved balance, in commit order per shop (decision 313); merchant-callbacks shows them on the shop's events feed, never as callbacks.",
+    "Every change of a shop's available, pending, reserved or owed balance, in commit order per shop (decisions 313, 348); merchant-callbacks shows them on the shop's events feed, never as callbacks.",
   key: 'The shop id: all balance changes of a shop stay in order on one partition',
   keySchema: uuid(),
   publishedBy: ['ledger'],

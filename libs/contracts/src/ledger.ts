@@ -133,6 +133,11 @@ export const balanceTransactionView = z.object({
   operationCurrency: z.string().describe('The currency of gross, fee and net'),
   amount: z.string().describe("What the shop's balance moved by, signed, in `currency`"),
   currency: z.string(),
+  repaid: optional(
+    decimal().describe(
+      'A settlement that paid what the shop owed (decision 348): the part of `amount` that went to `owed` instead of available, in `currency`; absent when nothing was owed',
+    ),
+  ),
   rate: optional(z.object({ rate: decimal(), source: z.string(), validFrom: z.string() })),
   createdAt: z.string(),
   availableOn: optional(z.string().describe('A credit: when it moves from pending to available')),

@@ -236,6 +236,28 @@ describe('settlement and holds', () => {
   });
 
   it.each([
+    // credited, pending, receivable -> to receivable (repaid), to available
+    ['100', '100', '-30', '30', '70'],
+    ['20', '20', '-30', '20', '0'],
+    ['30', '30', '-30', '30', '0'],
+    ['100', '100', '0', '0', '100'],
+    ['98', '60', '-10.05', '10.05', '49.95'], // a refund took 38 of the credit meanwhile
+  ])(
+    'when a credit of %s settles with %s pending and the receivable at %s, then %s repays what is owed and %s goes to available (decision 348)',
+    (credited, pending, receivable, repaid, available) => {
+      const plan = planSettlement(SHOP, 'USD', d(credited), d(pending), d(receivable));
+      if (plan.kind !== 'settle') throw new Error('expected a settlement');
+      expect(plan.repaid.toFixed()).toBe(repaid);
+      expect(checkPostings(plan.postings, scales)).toEqual({ kind: 'ok' });
+      const settled = d(credited).lessThan(d(pending)) ? credited : pending;
+      const expected: Record<string, string> = { [`shop:${SHOP}:pending:USD`]: d(settled).negated().toFixed() };
+      if (d(repaid).greaterThan(0)) expected[`shop:${SHOP}:receivable:USD`] = repaid;
+      if (d(available).greaterThan(0)) expected[`shop:${SHOP}:available:USD`] = available;
+      expect(view(plan.postings)).toEqual(expected);
+    },
+  );
+
+  it.each([
     ['10', '0', '10', 'held'],
     ['10', '0', '9.99', 'insufficient'],
     ['9', '1', '10', 'held'], // 9 + fee 1 = 10

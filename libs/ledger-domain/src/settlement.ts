@@ -1,23 +1,44 @@
 import { Amount, MoneyDecimal } from '@payments/money';
 import { shopAccount } from './accounts';
-import { Posting } from './postings';
+import { compact, Posting } from './postings';
 
-export type SettlementPlan = { kind: 'settle'; amount: Amount; postings: Posting[] } | { kind: 'nothing' };
+export type SettlementPlan =
+  | {
+      kind: 'settle';
+      /** What leaves pending: the credit, or what a refund left of it. */
+      amount: Amount;
+      /** The part of `amount` that pays what the shop owed (its receivable back toward zero; decision 348). */
+      repaid: Amount;
+      postings: Posting[];
+    }
+  | { kind: 'nothing' };
 
 /**
- * A credit's settlement: its amount moves from pending to available, or what is left of it in
- * pending when a refund took part of it meanwhile.
+ * A credit's settlement: its amount moves out of pending, or what is left of it in pending when a
+ * refund took part of it meanwhile. What the shop owes in the currency (its receivable, negative
+ * by the debt; decisions 276, 312) is paid first, the rest goes to available (decision 348): a
+ * shop owing 30 whose credit of 100 settles ends with 70 more available and owes nothing.
  */
-export function planSettlement(shopId: string, currency: string, credited: Amount, pending: Amount): SettlementPlan {
+export function planSettlement(
+  shopId: string,
+  currency: string,
+  credited: Amount,
+  pending: Amount,
+  receivable: Amount = new MoneyDecimal(0),
+): SettlementPlan {
   const amount = MoneyDecimal.min(credited, pending);
   if (!amount.greaterThan(0)) return { kind: 'nothing' };
+  const owed = MoneyDecimal.max(receivable.negated(), 0);
+  const repaid = MoneyDecimal.min(amount, owed);
   return {
     kind: 'settle',
     amount,
-    postings: [
+    repaid,
+    postings: compact([
       { account: shopAccount(shopId, 'pending', currency), amount: amount.negated() },
-      { account: shopAccount(shopId, 'available', currency), amount },
-    ],
+      { account: shopAccount(shopId, 'receivable', currency), amount: repaid },
+      { account: shopAccount(shopId, 'available', currency), amount: amount.minus(repaid) },
+    ]),
   };
 }
 

@@ -26,6 +26,13 @@ describe('a balance event on the feed (decisions 314, 339)', () => {
     expect(body).toMatchObject({ objectId: B.id, pending: '147', transaction: B, transactions: [A, B] });
   });
 
+  it('when the ledger tells what the shop owes, then the body carries it beside the other figures; a message from before decision 348 has none', () => {
+    const owing = toBalanceBody('e-3', '2026-11-28T00:00:00.000Z', change({ transactions: [B], owed: '1.5' }));
+    expect(owing).toMatchObject({ available: '0', pending: '147', reserved: '0', owed: '1.5' });
+    expect(Object.keys(owing).slice(7, 11)).toEqual(['available', 'pending', 'reserved', 'owed']);
+    expect('owed' in toBalanceBody('e-4', '2026-11-28T00:00:00.000Z', change({}))).toBe(false);
+  });
+
   it('when a message from before decision 339 names only its transaction, then the body lists that one', () => {
     const body = toBalanceBody('e-2', '2026-11-28T00:00:00.000Z', change({}));
     expect(body.transactions).toEqual([B]);

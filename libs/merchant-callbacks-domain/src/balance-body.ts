@@ -7,7 +7,7 @@ export const BALANCE_UPDATED = 'balance.updated';
  * A balance event as the merchant's feed shows it (decision 314), in the shape of a callback body:
  * `objectType` `balance`, `objectId` the last ledger transaction that moved it (each such
  * transaction is an object of one event, so `sequence` is 1), the balance's currency and its
- * available, pending and reserved figures after the ledger's batch, with `transaction` the last
+ * available, pending, reserved and owed figures after the ledger's batch, with `transaction` the last
  * and `transactions` every one of the batch that moved it, in order (decision 339: one event per
  * shop, currency and ledger batch). Built from named fields only, never by copying the message.
  * Never sent as a callback: it is on the feed only.
@@ -23,6 +23,8 @@ export interface BalanceBody {
   available: string;
   pending: string;
   reserved: string;
+  /** What the shop owes in the currency after the batch (decisions 345, 348); absent only for a batch from before 348. */
+  owed?: string;
   transaction: BalanceTransactionRef;
   transactions: BalanceTransactionRef[];
   occurredAt: string;
@@ -55,6 +57,8 @@ export function toBalanceBody(eventId: string, occurredAt: string, change: Balan
     available: change.available,
     pending: change.pending,
     reserved: change.reserved,
+    // A message from before decision 348 does not know what was owed: left out rather than guessed.
+    ...(change.owed !== undefined ? { owed: change.owed } : {}),
     transaction: ref(t),
     // A message from before decision 339 names only its one transaction.
     transactions: (change.transactions ?? [t]).map(ref),

@@ -57,7 +57,9 @@ export class BalanceController {
       "becomes `available` after the shop's settlement delay; `reserved` is held for payouts on their way out. " +
       '`owed` is what the shop owes the service in that currency (a P2P fee, or a refund, its available ' +
       'balance could not cover), never negative; it is not taken from `available` or `pending`, which never ' +
-      'go below zero. A currency the shop only owes in is listed with zeros and its `owed`.',
+      'go below zero. It is paid first from the next credits as they settle: a settlement moves what is owed ' +
+      'out of `pending` and only the rest into `available`. A currency the shop only owes in is listed with ' +
+      'zeros and its `owed`.',
     response: { example: balanceExample },
     problems: [503],
   })
@@ -72,7 +74,9 @@ export class BalanceController {
     description:
       'Each transaction names its source object, its gross, fee and net in the operation currency, what it ' +
       'moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, ' +
-      'when it becomes available. Read on with `?cursor=` the `nextCursor` until it is null.',
+      'when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, ' +
+      'in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` ' +
+      'the `nextCursor` until it is null.',
     response: { example: balanceTransactionsExample, nullable: ['nextCursor'] },
     problems: [400, 503],
   })

@@ -27,6 +27,22 @@ export const balanceTransactionsExample: BalanceTransactionPage = {
       createdAt: '2026-11-28T12:00:00.000Z',
     },
     {
+      // The credit below settled while the shop owed 1.5 (a P2P fee): paid first (decision 348), 95.5056 available.
+      id: '8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b',
+      kind: 'settlement',
+      status: 'posted',
+      source: { type: 'order', id: '5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f' },
+      gross: '97.0056',
+      fee: '0',
+      net: '97.0056',
+      operationCurrency: 'USDT-TRC20',
+      amount: '97.0056',
+      currency: 'USDT-TRC20',
+      repaid: '1.5',
+      createdAt: '2026-11-28T10:00:05.000Z',
+      availableOn: '2026-11-28T10:00:05.000Z',
+    },
+    {
       id: '5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f',
       kind: 'order_completed',
       status: 'posted',

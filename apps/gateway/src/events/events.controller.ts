@@ -103,7 +103,7 @@ export class EventsController {
       "empty page keeps the cursor. One total order per shop; another shop's events never appear. " +
       'A change of the balance is an event of type `balance.updated` (`objectType` `balance`, `objectId` the last ledger ' +
       'transaction that moved it, as GET /balance/transactions lists it), one per batch the ledger booked, shop and currency: ' +
-      'its body carries the `currency`, the `available`, `pending` and `reserved` figures after the batch (what GET /balance ' +
+      'its body carries the `currency`, the `available`, `pending`, `reserved` and `owed` figures after the batch (what GET /balance ' +
       'answers then), the last `transaction` and the `transactions` of the batch that moved it, in order (each `id`, `kind`, ' +
       '`source`, `amount`). Balance events are on the feed only, never sent as callbacks.',
     response: { ...feedAnswerShapes, example: feedPageExample, description: 'A page of events' },

@@ -63,6 +63,7 @@ const balanceUpdated = JSON.stringify({
   available: '0',
   pending: '97.0056',
   reserved: '0',
+  owed: '0',
   transaction: ledgerTransaction,
   // Every transaction of the ledger's batch that moved this balance (decision 339): here the one credit.
   transactions: [ledgerTransaction],

@@ -8,6 +8,7 @@ import { LedgerP2pFees1765800000312 } from './1765800000312-p2p-fees';
 import { LedgerOpsOutboxView1765900000000 } from './1765900000000-ops-outbox-view';
 import { LedgerAwaitingRatesParked1765900000001 } from './1765900000001-awaiting-rates-parked';
 import { LedgerCreditReleases1765900000344 } from './1765900000344-credit-releases';
+import { LedgerReceivableNeverPositive1765900000348 } from './1765900000348-receivable-never-positive';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -20,4 +21,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerOpsOutboxView1765900000000,
   LedgerAwaitingRatesParked1765900000001,
   LedgerCreditReleases1765900000344,
+  LedgerReceivableNeverPositive1765900000348,
 ];

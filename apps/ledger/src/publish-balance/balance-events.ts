@@ -4,11 +4,14 @@ import { OutboxItem } from '@payments/messaging';
 import { formatAmount } from '@payments/money';
 import type { LockedBalances, NewTransaction, TransactionToPost } from '../books/ledger.repository';
 
-/** The balances a merchant reads (GET /balance) and a balance event carries. */
-export const MERCHANT_KINDS: readonly ShopAccountKind[] = ['available', 'pending', 'reserved'];
+/**
+ * The figures a merchant reads (GET /balance) and a balance event carries: available, pending,
+ * reserved, and receivable, shown as `owed` (decisions 345, 348).
+ */
+export const MERCHANT_KINDS: readonly ShopAccountKind[] = ['available', 'pending', 'reserved', 'receivable'];
 
 /**
- * Every shop account ref with the merchant's three of its shop and currency beside it: whatever a
+ * Every shop account ref with the merchant's figures of its shop and currency beside it: whatever a
  * transaction moves of a shop, the figures its balance event carries are locked with it, so the
  * events of one shop and currency are a consistent sequence in commit order (decision 313).
  */
@@ -21,11 +24,11 @@ export function withMerchantBalances(refs: readonly AccountRef[]): AccountRef[] 
 
 /**
  * The balance events of what one database transaction posted (decision 339, amending 313): one
- * per shop and currency whose available, pending or reserved they moved, with the three figures
- * after all of them (from the locked balances, already applied), the last transaction that moved
- * them and the list of all that did, in posting order; keyed by the shop. A transaction that moves
- * only suspense or receivable tells nothing: the event carries no `owed` (decision 345 shows it on
- * GET /balance only; docs/ledger.md, "What is not built yet").
+ * per shop and currency whose available, pending, reserved or receivable they moved, with the
+ * figures after all of them (from the locked balances, already applied; `owed` the receivable
+ * negated, decision 348), the last transaction that moved them and the list of all that did, in
+ * posting order; keyed by the shop. A transaction that moves only suspense tells nothing: no
+ * figure a merchant reads moved.
  */
 export function balanceChangedItems(posted: readonly TransactionToPost[], books: LockedBalances): OutboxItem[] {
   const moved = new Map<string, { shopId: string; currency: string; txs: NewTransaction[] }>();
@@ -40,7 +43,8 @@ export function balanceChangedItems(posted: readonly TransactionToPost[], books:
       moved.set(key, entry);
     }
   return [...moved.values()].map(({ shopId, currency, txs }) => {
-    const figure = (kind: ShopAccountKind) => formatAmount(books.of(shopAccount(shopId, kind, currency)));
+    const balance = (kind: ShopAccountKind) => books.of(shopAccount(shopId, kind, currency));
+    const figure = (kind: ShopAccountKind) => formatAmount(balance(kind));
     const ref = (tx: NewTransaction) => ({
       id: tx.id,
       kind: tx.kind,
@@ -54,6 +58,8 @@ export function balanceChangedItems(posted: readonly TransactionToPost[], books:
       available: figure('available'),
       pending: figure('pending'),
       reserved: figure('reserved'),
+      // The receivable runs negative by what the shop owes, as GET /balance shows it (decision 345).
+      owed: formatAmount(balance('receivable').negated()),
       transaction: ref(last),
       transactions: txs.map(ref),
     };

@@ -30,6 +30,7 @@ interface TransactionRow {
   rate_valid_from: Date | null;
   created_at: Date;
   available_on: Date | null;
+  repaid: string | null;
 }
 
 /** The position of a transaction in a shop's statement (newest first), as an opaque cursor. */
@@ -92,8 +93,12 @@ export class BalanceReads {
   ): Promise<{ items: BalanceTransactionView[]; nextCursor: string | null }> {
     const rows: TransactionRow[] = await this.dataSource.query(
       `SELECT id, kind, status, source_type, source_id, gross::text, fee::text, net::text, operation_currency,
-              balance_amount::text, balance_currency, rate::text, rate_source, rate_valid_from, created_at, available_on
-       FROM "${this.s}".transactions
+              balance_amount::text, balance_currency, rate::text, rate_source, rate_valid_from, created_at, available_on,
+              -- what a settlement paid of the shop's debt: its posting raising the receivable (decision 348)
+              (SELECT sum(p.amount) FROM "${this.s}".postings p
+                WHERE p.transaction_id = t.id AND p.amount > 0
+                  AND p.account_key = 'shop:' || t.shop_id || ':receivable:' || t.balance_currency)::text AS repaid
+       FROM "${this.s}".transactions t
        WHERE shop_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
       [shopId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
@@ -141,5 +146,6 @@ function toView(r: TransactionRow): BalanceTransactionView {
       : {}),
     createdAt: r.created_at.toISOString(),
     ...(r.available_on ? { availableOn: r.available_on.toISOString() } : {}),
+    ...(r.repaid ? { repaid: formatAmount(r.repaid) } : {}),
   };
 }

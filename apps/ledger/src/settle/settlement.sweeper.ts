@@ -9,7 +9,8 @@ import { LedgerConfig } from '../config';
 import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
 
 /**
- * Moves each credit from pending to available once the shop's settlement delay has passed. The
+ * Moves each credit from pending to available once the shop's settlement delay has passed, paying
+ * first what the shop owes in its currency (receivable back toward zero, decision 348). The
  * due credits are taken off the queue with FOR UPDATE SKIP LOCKED in the transaction that posts
  * their settlements, so several instances share the work and none settles a credit twice; a
  * crash mid-way rolls the take back with the postings. A batch is posted in a constant number of
@@ -61,15 +62,20 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
         // settlement of the batch is new, so the plans are what posting one by one would decide.
         const running = locked.copy();
         const settlements: TransactionToPost[] = [];
+        let repaid = 0;
         for (const d of due) {
+          // What the shop owes in the currency is paid first (decision 348): the receivable is locked with
+          // the shop's figures (withMerchantBalances), so two sweeps never repay the same debt twice.
           const plan = planSettlement(
             d.shopId,
             d.currency,
             d.amount,
             running.of(shopAccount(d.shopId, 'pending', d.currency)),
+            running.of(shopAccount(d.shopId, 'receivable', d.currency)),
           );
           if (plan.kind === 'nothing') continue;
           running.apply(plan.postings);
+          if (plan.repaid.greaterThan(0)) repaid += 1;
           settlements.push({
             tx: {
               id: randomUUID(),
@@ -93,6 +99,7 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
         }
         // One balance event per shop and currency for the batch (decision 339).
         await this.books.postMany(m, settlements, locked);
+        if (repaid > 0) this.logger.log(`${repaid} settlements repaid what their shop owed first`);
         return due.length;
       });
       total += settled;
