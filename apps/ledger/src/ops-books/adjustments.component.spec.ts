@@ -4,11 +4,15 @@ import {
   AdjustmentView,
   BalanceView,
   commandTopic,
+  envelope,
   LedgerOpsCommandTypes,
   OperatorIdentity,
+  P2pStatusChanged,
   ShopTransactionPage,
+  Topics,
 } from '@payments/contracts';
 import { checkBooks } from '@payments/ledger-domain';
+import { eventually } from '@payments/testing';
 import { KafkaRequestClient } from '@payments/messaging';
 import { startTwoLedgers, TwoLedgers } from '../two-ledgers.spec-support';
 
@@ -108,6 +112,47 @@ describe('ledger: operators’ manual adjustments on ledger.ops-commands, two in
       reason: 'Goodwill credit, ticket 4411',
       operator: { id: ada.id, name: 'Ada Admin' },
     });
+  });
+
+  it('when a shop that owes is credited by an operator, then all of the credit is available and the debt stays (decision 348)', async () => {
+    const shop = randomUUID();
+    await pg.query(`INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, 'p2p', 'USD', 2)`, [
+      shop,
+    ]);
+    const p2pId = randomUUID();
+    // A P2P fee with nothing available: 2.00 owed.
+    await two.producer.send({
+      topic: two.prefix + Topics.p2pEvents,
+      messages: [
+        {
+          key: p2pId,
+          value: JSON.stringify(
+            envelope({
+              type: 'p2p.status_changed',
+              occurredAt: new Date(),
+              payload: {
+                p2pId,
+                shopId: shop,
+                merchantP2pId: 'p-1',
+                sequence: 3,
+                status: 'completed',
+                previousStatus: 'in_progress',
+                cost: { amount: '50.00', currency: 'USD' },
+              } satisfies P2pStatusChanged,
+            }),
+          ),
+        },
+      ],
+    });
+    await eventually(async () => ((await accounts(shop))['receivable:USD'] === -2 ? true : undefined), 20_000);
+    // Only a settlement repays: the operator's credit is the amount typed, answered as availableAfter.
+    expect(await adjust(shop, '25.00')).toMatchObject({ ok: true, result: { availableAfter: '25' } });
+    expect(await accounts(shop)).toEqual({ 'available:USD': 25, 'receivable:USD': -2 });
+    expect(await ask<BalanceView>(LedgerOpsCommandTypes.getShopBalance, shop, {})).toMatchObject({
+      ok: true,
+      result: { balances: [{ currency: 'USD', available: '25', pending: '0', reserved: '0', owed: '2' }] },
+    });
+    await booksSound();
   });
 
   it('when a debit is more than available, then it is refused naming amount with the balance, and nothing changes', async () => {
