@@ -125,6 +125,8 @@ describe('ledger: a batch booked in a constant number of statements', () => {
       many,
     );
     expect(postings).toBe(25 * 3);
+    // Once the shop's accounts exist, locking them is the one statement: no insert to open them.
+    expect(await book([completion(many)])).toBe(forOne - 2);
   });
 
   it('when a batch holds an event twice and a second event of the same completion, then it posts once', async () => {
