@@ -120,37 +120,42 @@ export class LedgerRepository {
   /**
    * Locks the accounts in key order (so two transactions never wait for each other in a cycle),
    * opening first those that do not exist yet; answers their balances. With every shop account
-   * come the shop's available, pending and reserved of its currency, which its balance event
-   * carries (decision 313). Nearly always every account exists: one statement, the lock. Only
-   * when one is missing does it insert the missing ones and lock the whole set again.
+   * come the shop's available, pending, reserved and receivable of its currency, which its balance
+   * event carries (decisions 313, 348). Nearly always every account exists: one statement, the
+   * lock. That statement locks nothing unless all of them exist: a transaction holding some while
+   * it opened the rest could wait for another that opened one of those and waits in turn for what
+   * the first holds (a cycle). When one is missing, it opens it holding no account, then locks all.
    */
   async lock(m: EntityManager, refs: readonly AccountRef[]): Promise<LockedBalances> {
     const unique = new Map(withMerchantBalances(refs).map((r) => [accountKey(r), r]));
     const rows = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const keys = rows.map(([k]) => k);
-    const lockAll = (): Promise<{ key: string; balance: string }[]> =>
+    const lockAll = (onlyIfAll: boolean): Promise<{ key: string; balance: string }[]> =>
       m.query(
-        `SELECT key, balance::text FROM "${this.s}".accounts WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`,
+        `SELECT key, balance::text FROM "${this.s}".accounts WHERE key = ANY($1::text[])${
+          onlyIfAll
+            ? ` AND (SELECT count(*) FROM "${this.s}".accounts WHERE key = ANY($1::text[])) = cardinality($1::text[])`
+            : ''
+        } ORDER BY key FOR UPDATE`,
         [keys],
       );
-    let locked = await lockAll();
+    let locked = await lockAll(true);
     if (locked.length < rows.length) {
-      const have = new Set(locked.map((r) => r.key));
-      const missing = rows.filter(([k]) => !have.has(k));
+      // Nothing is locked here: the ones that exist (or were opened meanwhile) are left as they are.
       await m.query(
         `INSERT INTO "${this.s}".accounts (key, owner, shop_id, kind, provider, currency)
          SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[])
          ON CONFLICT (key) DO NOTHING`,
         [
-          missing.map(([k]) => k),
-          missing.map(([, r]) => r.owner),
-          missing.map(([, r]) => (r.owner === 'shop' ? r.shopId : null)),
-          missing.map(([, r]) => (r.owner === 'shop' ? r.kind : null)),
-          missing.map(([, r]) => (r.owner === 'clearing' ? r.provider : null)),
-          missing.map(([, r]) => r.currency),
+          rows.map(([k]) => k),
+          rows.map(([, r]) => r.owner),
+          rows.map(([, r]) => (r.owner === 'shop' ? r.shopId : null)),
+          rows.map(([, r]) => (r.owner === 'shop' ? r.kind : null)),
+          rows.map(([, r]) => (r.owner === 'clearing' ? r.provider : null)),
+          rows.map(([, r]) => r.currency),
         ],
       );
-      locked = await lockAll();
+      locked = await lockAll(false);
     }
     return new LockedBalances(new Map(locked.map((r) => [r.key, amountOf(r.balance)])));
   }
