@@ -38,8 +38,10 @@ const OTHER_STATUSES: ReadonlySet<unknown> = new Set(OrderStatuses.filter((s) =>
 /**
  * Whether a status change plainly moves no money, read from its payload before any validation: a
  * known status other than `completed` (or `completed` again) and no `refund`. Most of an order's
- * events are such, and the books skip them without parsing their schema. Anything else, a payload
- * the schema would refuse included, goes to `toOrderBooking`, which decides (and names a bad one).
+ * events are such, and the books skip them without parsing their schema, so one of them that the
+ * schema would refuse (a missing order id, say) is skipped too: it could post nothing either way,
+ * and merchant-callbacks, which reads every event, still dead-letters it. Anything else (an
+ * unknown status, a completion, a refund) goes to `toOrderBooking`, which decides and names a bad one.
  */
 export function plainlyMovesNoMoney(payload: unknown): boolean {
   if (typeof payload !== 'object' || payload === null) return false;
