@@ -13,9 +13,9 @@ import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
  * navigation to a shop's balances and ledger transactions; an admin's manual adjustment from the
  * page, and the refusal a person reads when the balance cannot cover a debit; fees, settlement
  * delay and rates set from their pages; an operator sees no adjustment form; amounts padded to
- * their currency's scale; what a shop owes (decision 345); a credit parked in suspense released by
- * an admin (decision 344); the navigation on one line at 1280 px. Each step leaves a screenshot,
- * desktop and phone.
+ * their currency's scale; what a shop owes (decision 345) and a settlement that repaid it
+ * (decision 348); a credit parked in suspense released by an admin (decision 344); the navigation
+ * on one line at 1280 px. Each step leaves a screenshot, desktop and phone.
  */
 describe('the operators console in a browser: balances, transactions, adjustments, fees and rates', () => {
   let stack: TestStack;
@@ -240,6 +240,108 @@ describe('the operators console in a browser: balances, transactions, adjustment
     ]);
     expect(await page.$$eval('#transactions tbody tr', (rows) => rows.length)).toBe(50);
     await page.close();
+  });
+
+  it('when a settlement repays what a shop owes, then its row says how much, at the currency scale; other rows say nothing', async () => {
+    const owing = await aShop(stack.gateway!.url, 'Owing Shop');
+    const producer = testKafka('console-books-repaid').producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    try {
+      const ops = `${stack.backoffice!.url}/ops/v1/shops/${owing.shopId}`;
+      const fee = await http('PUT', `${ops}/fees/p2p/USD`, {
+        token: operator.token,
+        body: { percent: '0', fixed: '3.5', minimum: '0', reason: 'P2P schedule' },
+      });
+      expect(fee.status).toBe(200);
+      const delay = await http('PUT', `${ops}/settlement`, {
+        token: operator.token,
+        body: { settlementDelaySeconds: 0, reason: 'Settles at once' },
+      });
+      expect(delay.status).toBe(200);
+      // A P2P fee of 3.50 USD with nothing available: owed (decision 345).
+      const p2pId = randomUUID();
+      await producer.send({
+        topic: stack.prefix + Topics.p2pEvents,
+        messages: [
+          {
+            key: p2pId,
+            value: JSON.stringify(
+              envelope({
+                type: 'p2p.status_changed',
+                occurredAt: new Date(),
+                payload: {
+                  p2pId,
+                  shopId: owing.shopId,
+                  merchantP2pId: `p-${p2pId.slice(0, 8)}`,
+                  sequence: 3,
+                  status: 'completed',
+                  previousStatus: 'in_progress',
+                  cost: { amount: '200.00', currency: 'USD' },
+                },
+              }),
+            ),
+          },
+        ],
+      });
+      const balance = async () =>
+        (await http('GET', `${ops}/balance`, { token: operator.token })).body.balances as {
+          currency: string;
+          available: string;
+          owed: string;
+        }[];
+      await eventually(async () => ((await balance())[0]?.owed === '3.5' ? true : undefined), 30_000, 'owed');
+      // A card order of 100.00 USD settles at once: 3.50 repays the debt first (decision 348), 96.50 is available.
+      const orderId = randomUUID();
+      await producer.send({
+        topic: stack.prefix + Topics.ordersEvents,
+        messages: [
+          {
+            key: orderId,
+            value: JSON.stringify(
+              envelope({
+                type: 'order.status_changed',
+                occurredAt: new Date(),
+                payload: {
+                  orderId,
+                  shopId: owing.shopId,
+                  merchantOrderId: `m-${orderId.slice(0, 8)}`,
+                  sequence: 3,
+                  status: 'completed',
+                  previousStatus: 'in_progress',
+                  cost: { amount: '100.00', currency: 'USD' },
+                  provider: 'sandbox',
+                  method: 'card',
+                },
+              }),
+            ),
+          },
+        ],
+      });
+      await eventually(async () => ((await balance())[0]?.available === '96.5' ? true : undefined), 30_000, 'settled');
+
+      const page = await signedIn(operator.token);
+      await page.goto(url(`/shops/${owing.shopId}/books`));
+      expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+96\.50\s+0\.00\s+0\.00\s+0\.00/);
+      const settlement = '#transactions tr[data-kind="settlement"]';
+      expect(await text(page, settlement)).toMatch(/Settlement[\s\S]+100\.00 USD\s+repaid debt 3\.50 USD/);
+      expect(
+        await page.evaluate(
+          `getComputedStyle(document.querySelector('#transactions tr[data-kind="settlement"] [data-repaid]')).textAlign`,
+        ),
+      ).toBe('right');
+      // Nothing was owed when the order was credited, nor is a P2P fee a repayment: those rows say nothing.
+      for (const kind of ['order_completed', 'p2p_fee'])
+        expect(await text(page, `#transactions tr[data-kind="${kind}"]`)).not.toContain('repaid');
+      await saveScreenshot(page, 'console-books-repaid');
+      await page.setViewport({ width: 390, height: 844, isMobile: true });
+      await page.reload();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      expect(await text(page, settlement)).toContain('repaid debt 3.50 USD');
+      await saveScreenshot(page, 'console-books-repaid-phone');
+      await page.close();
+    } finally {
+      await producer.disconnect();
+    }
   });
 
   it('when a credit is parked in suspense and a P2P fee is owed, then the books show both; an admin releases the credit with a reason and it converts', async () => {

@@ -116,6 +116,10 @@ function transactionRows(page: ShopTransactionPage): string {
         ? `<div class="muted">${esc(b.adjustedBy(t.adjustment.operator.name, t.adjustment.reason))}</div>`
         : '';
       const moved = t.amount.startsWith('-') ? 'bad' : '';
+      // A settlement that paid what the shop owed first (decision 348): the part that did, in `currency`.
+      const repaid = t.repaid
+        ? `<div class="muted" data-repaid>${esc(b.repaid(atScale(t.repaid, t.currency), t.currency))}</div>`
+        : '';
       return `<tr data-transaction="${esc(t.id)}" data-kind="${esc(t.kind)}">
 <td class="mono nowrap">${esc(when(t.createdAt))}</td>
 <td>${esc(b.kinds[t.kind] ?? t.kind)}${t.status === 'awaiting_rate' ? ` <span class="muted">(${esc(b.awaitingRate)})</span>` : ''}${note}</td>
@@ -123,7 +127,7 @@ function transactionRows(page: ShopTransactionPage): string {
 <td class="num">${amount(t.gross, t.operationCurrency)} ${esc(t.operationCurrency)}</td>
 <td class="num">${amount(t.fee, t.operationCurrency)}</td>
 <td class="num">${amount(t.net, t.operationCurrency)}</td>
-<td class="num${moved ? ` ${moved}` : ''}">${amount(t.amount, t.currency)} ${esc(t.currency)}</td>
+<td class="num${moved ? ` ${moved}` : ''}">${amount(t.amount, t.currency)} ${esc(t.currency)}${repaid}</td>
 <td class="num">${t.rate ? esc(t.rate.rate) : '—'}</td>
 ${t.availableOn ? `<td class="mono nowrap">${esc(when(t.availableOn))}</td>` : '<td>—</td>'}
 </tr>`;

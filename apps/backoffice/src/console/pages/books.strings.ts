@@ -58,6 +58,7 @@ export const booksEn = {
     p2p_fee: 'P2P fee',
   } as Record<string, string>,
   awaitingRate: 'awaiting a rate',
+  repaid: (amount: string, currency: string) => `repaid debt ${amount} ${currency}`,
   adjustedBy: (name: string, reason: string) => `by ${name}: ${reason}`,
   adjust: {
     title: 'Manual adjustment',
