@@ -90,7 +90,7 @@ export const balanceView = z
         pending: decimal().describe('Credited, not yet settled (see availableOn of each transaction)'),
         reserved: decimal().describe('Held for payouts on their way out (amount + fee)'),
         owed: decimal().describe(
-          'What the shop owes the service in this currency (a P2P fee or a refund its available balance could not cover; decision 345): never taken from available or pending, which stay as they are',
+          'What the shop owes the service in this currency (a P2P fee or a refund its available balance could not cover; decisions 345, 348): paid first from the next settlements of the shop, before they reach available',
         ),
       }),
     ),

@@ -30,7 +30,7 @@ export const booksEn = {
   reserved: 'Reserved',
   owed: 'Owed',
   owedHint:
-    'Owed: what the shop owes us in that currency (a P2P fee or a refund its available balance could not cover). It is never taken from available or pending.',
+    'Owed: what the shop owes us in that currency (a P2P fee or a refund its available balance could not cover). It is paid first from the shop’s next settlements, before they reach available.',
   transactions: 'Ledger transactions',
   noTransactions: 'No ledger transaction yet.',
   older: 'Older transactions',
