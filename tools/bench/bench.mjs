@@ -47,6 +47,7 @@ import { peakRssMb, rssMb } from './memory.mjs';
 import { QUERY_COUNTER, queriesPer, queryCounterSocket, queryCounts, resetQueryCounters } from './queries.mjs';
 import { consumerLag, pendingDeliveries } from './backlog.mjs';
 import { runSoak } from './soak.mjs';
+import { measureIdle, warmUp } from './phases.mjs';
 import { cpuDelta, cpuSnapshot, writeCallsSnapshot } from './cpu.mjs';
 import { roundTripLine, roundTrips } from './round-trip.mjs';
 import { measureMetricsCost, metricsCostLine } from './metrics-cost.mjs';
@@ -269,41 +270,22 @@ async function main() {
     const backlogText = (b) =>
       b.error ? `not measured (${b.error})` : `${b.pending} pending = ${fmt(b.seconds, 1)} s at ${fmt(b.rate)}/s`;
 
-    if (WARMUP_SECONDS > 0) {
-      // Whole order lives, so every path runs hot before the first level: the services' JIT and
-      // the broker's (a JVM the bench may have started a minute ago compiles for minutes, and its
-      // CPU would otherwise be billed to the first levels' orders). Then the backlog drains.
-      log(`warm-up: ${WARMUP_SECONDS} s of creates, then their callbacks, at concurrency ${WARMUP_CONCURRENCY}`);
-      const warm = [];
-      await runClosedLoop({ concurrency: WARMUP_CONCURRENCY, seconds: WARMUP_SECONDS, makeRequest: createOrder(warm) });
-      let w = 0;
-      await runClosedLoop({
-        concurrency: WARMUP_CONCURRENCY,
+    if (WARMUP_SECONDS > 0)
+      await warmUp({
         seconds: WARMUP_SECONDS,
-        makeRequest: () => (w < warm.length ? callbackFor(warm[w++]) : null),
+        concurrency: WARMUP_CONCURRENCY,
+        createOrder,
+        callbackFor,
+        dbUrl,
+        log,
       });
-      // Events still on their way to merchant-callbacks are not pending yet: a second for them.
-      await new Promise((r) => setTimeout(r, 1000));
-      const until = Date.now() + 60_000;
-      let pending = 0;
-      while (Date.now() < until && (pending = (await pendingDeliveries(dbUrl)).pending ?? 0) > 0)
-        await new Promise((r) => setTimeout(r, 250));
-      if (pending > 0) log(`warm-up: ${pending} merchant callbacks still pending after a minute; measuring anyway`);
-    }
 
     const rows = [];
     /** @returns {[string, number | undefined][]} */
     const counted = () => [...children].map(([name, child]) => [name, child.pid]);
     const cpuNow = () => cpuSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
-    /** @type {Record<string, number> | undefined} CPU ms per second of each process with no load. */
-    let idle;
-    if (IDLE_SECONDS > 0) {
-      const i0 = cpuNow();
-      const t0 = Date.now();
-      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-      idle = perUnit(cpuDelta(i0, cpuNow()), (Date.now() - t0) / 1000);
-      log(`idle: CPU ms per second with no load: ${cpuLine(idle)}`);
-    }
+    /** CPU ms per second of each process with no load (BENCH_IDLE_SECONDS). */
+    const idle = IDLE_SECONDS > 0 ? await measureIdle({ seconds: IDLE_SECONDS, cpuNow, log }) : undefined;
     const writesNow = () => writeCallsSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
     for (const c of LEVELS) {
       stillRunning();
