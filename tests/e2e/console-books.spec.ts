@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Partitioners } from 'kafkajs';
+import { Partitioners, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import type { Browser, Page } from 'puppeteer-core';
 import { envelope, Topics } from '@payments/contracts';
@@ -23,6 +23,9 @@ describe('the operators console in a browser: balances, transactions, adjustment
   let shop: TestShop;
   let admin: { id: string; token: string };
   let operator: { id: string; token: string };
+  /** One event on a contract topic of this stack, keyed by its aggregate. */
+  const publish = (producer: Producer, topic: string, key: string, value: unknown) =>
+    producer.send({ topic: stack.prefix + topic, messages: [{ key, value: JSON.stringify(value) }] });
 
   beforeAll(async () => {
     // The conversion sweep runs often: a released credit is converted while the test waits.
@@ -260,29 +263,24 @@ describe('the operators console in a browser: balances, transactions, adjustment
       expect(delay.status).toBe(200);
       // A P2P fee of 3.50 USD with nothing available: owed (decision 345).
       const p2pId = randomUUID();
-      await producer.send({
-        topic: stack.prefix + Topics.p2pEvents,
-        messages: [
-          {
-            key: p2pId,
-            value: JSON.stringify(
-              envelope({
-                type: 'p2p.status_changed',
-                occurredAt: new Date(),
-                payload: {
-                  p2pId,
-                  shopId: owing.shopId,
-                  merchantP2pId: `p-${p2pId.slice(0, 8)}`,
-                  sequence: 3,
-                  status: 'completed',
-                  previousStatus: 'in_progress',
-                  cost: { amount: '200.00', currency: 'USD' },
-                },
-              }),
-            ),
+      await publish(
+        producer,
+        Topics.p2pEvents,
+        p2pId,
+        envelope({
+          type: 'p2p.status_changed',
+          occurredAt: new Date(),
+          payload: {
+            p2pId,
+            shopId: owing.shopId,
+            merchantP2pId: `p-${p2pId.slice(0, 8)}`,
+            sequence: 3,
+            status: 'completed',
+            previousStatus: 'in_progress',
+            cost: { amount: '200.00', currency: 'USD' },
           },
-        ],
-      });
+        }),
+      );
       const balance = async () =>
         (await http('GET', `${ops}/balance`, { token: operator.token })).body.balances as {
           currency: string;
@@ -292,31 +290,26 @@ describe('the operators console in a browser: balances, transactions, adjustment
       await eventually(async () => ((await balance())[0]?.owed === '3.5' ? true : undefined), 30_000, 'owed');
       // A card order of 100.00 USD settles at once: 3.50 repays the debt first (decision 348), 96.50 is available.
       const orderId = randomUUID();
-      await producer.send({
-        topic: stack.prefix + Topics.ordersEvents,
-        messages: [
-          {
-            key: orderId,
-            value: JSON.stringify(
-              envelope({
-                type: 'order.status_changed',
-                occurredAt: new Date(),
-                payload: {
-                  orderId,
-                  shopId: owing.shopId,
-                  merchantOrderId: `m-${orderId.slice(0, 8)}`,
-                  sequence: 3,
-                  status: 'completed',
-                  previousStatus: 'in_progress',
-                  cost: { amount: '100.00', currency: 'USD' },
-                  provider: 'sandbox',
-                  method: 'card',
-                },
-              }),
-            ),
+      await publish(
+        producer,
+        Topics.ordersEvents,
+        orderId,
+        envelope({
+          type: 'order.status_changed',
+          occurredAt: new Date(),
+          payload: {
+            orderId,
+            shopId: owing.shopId,
+            merchantOrderId: `m-${orderId.slice(0, 8)}`,
+            sequence: 3,
+            status: 'completed',
+            previousStatus: 'in_progress',
+            cost: { amount: '100.00', currency: 'USD' },
+            provider: 'sandbox',
+            method: 'card',
           },
-        ],
-      });
+        }),
+      );
       await eventually(async () => ((await balance())[0]?.available === '96.5' ? true : undefined), 30_000, 'settled');
 
       const page = await signedIn(operator.token);
@@ -387,14 +380,8 @@ describe('the operators console in a browser: balances, transactions, adjustment
           merchantBalance: { currency: 'USDC', tokenStandard: 'TRC20' },
         },
       });
-      await producer.send({
-        topic: stack.prefix + Topics.p2pEvents,
-        messages: [{ key: p2pId, value: JSON.stringify(p2p) }],
-      });
-      await producer.send({
-        topic: stack.prefix + Topics.ordersEvents,
-        messages: [{ key: orderId, value: JSON.stringify(order) }],
-      });
+      await publish(producer, Topics.p2pEvents, p2pId, p2p);
+      await publish(producer, Topics.ordersEvents, orderId, order);
       const waiting = async () =>
         (await db.query(`SELECT transaction_id, parked FROM ledger.awaiting_rates WHERE order_id = $1`, [orderId]))
           .rows[0];
