@@ -30,7 +30,7 @@ export interface paths {
     };
     /**
      * List Balance Transactions: the shop's ledger transactions, newest first
-     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
+     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement moves the credits of one currency that came due together (`credits`, how many; its source is the settlement itself). One that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
      */
     get: operations['BalanceController_transactions[1]'];
     put?: never;
@@ -326,7 +326,7 @@ export interface paths {
     };
     /**
      * List Balance Transactions: the shop's ledger transactions, newest first
-     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
+     * @description Each transaction names its source object, its gross, fee and net in the operation currency, what it moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, when it becomes available. A settlement moves the credits of one currency that came due together (`credits`, how many; its source is the settlement itself). One that paid what the shop owed names the part that did (`repaid`, in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` the `nextCursor` until it is null.
      */
     get: operations['BalanceController_transactions[0]'];
     put?: never;
@@ -1212,9 +1212,10 @@ export interface operations {
            *           "kind": "settlement",
            *           "status": "posted",
            *           "source": {
-           *             "type": "order",
-           *             "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f"
+           *             "type": "settlement",
+           *             "id": "8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b"
            *           },
+           *           "credits": 1,
            *           "gross": "97.0056",
            *           "fee": "0",
            *           "net": "97.0056",
@@ -1256,6 +1257,7 @@ export interface operations {
               amount?: string;
               availableOn?: string;
               createdAt?: string;
+              credits?: number;
               currency?: string;
               fee?: string;
               gross?: string;
@@ -4500,9 +4502,10 @@ export interface operations {
            *           "kind": "settlement",
            *           "status": "posted",
            *           "source": {
-           *             "type": "order",
-           *             "id": "5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f"
+           *             "type": "settlement",
+           *             "id": "8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b"
            *           },
+           *           "credits": 1,
            *           "gross": "97.0056",
            *           "fee": "0",
            *           "net": "97.0056",
@@ -4544,6 +4547,7 @@ export interface operations {
               amount?: string;
               availableOn?: string;
               createdAt?: string;
+              credits?: number;
               currency?: string;
               fee?: string;
               gross?: string;

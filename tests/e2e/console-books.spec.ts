@@ -317,6 +317,8 @@ describe('the operators console in a browser: balances, transactions, adjustment
       expect(await text(page, '#balances tr[data-currency="USD"]')).toMatch(/USD\s+96\.50\s+0\.00\s+0\.00\s+0\.00/);
       const settlement = '#transactions tr[data-kind="settlement"]';
       expect(await text(page, settlement)).toMatch(/Settlement[\s\S]+100\.00 USD\s+repaid debt 3\.50 USD/);
+      // Its source is how many credits it moved (decision 351), not an id that links nowhere.
+      expect(await text(page, `${settlement} [data-credits]`)).toBe('1 credit');
       expect(
         await page.evaluate(
           `getComputedStyle(document.querySelector('#transactions tr[data-kind="settlement"] [data-repaid]')).textAlign`,

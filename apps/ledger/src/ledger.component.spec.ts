@@ -168,11 +168,26 @@ describe('ledger: orders.events booked, settled by two instances', () => {
       return b['available:USD'] === '100' ? b : undefined;
     }, 30000);
     expect(final).toEqual({ 'available:USD': '100' });
-    const { rows } = await pg.query(
-      `SELECT count(*)::int AS n, count(DISTINCT source_id)::int AS d FROM ledger.transactions WHERE kind = 'settlement' AND shop_id = $1`,
+    // A sweep settles the credits it takes of a shop as one transaction (decision 351): each credit is
+    // in exactly one settlement's list, and the settlements move the twenty credits' 100 between them.
+    const credits = await pg.query<{ id: string }>(
+      `SELECT id::text FROM ledger.transactions WHERE kind = 'order_completed' AND shop_id = $1`,
       [shop],
     );
-    expect(rows[0]).toEqual({ n: 20, d: 20 });
+    const settled = await pg.query<{ credit: string; times: number }>(
+      `SELECT c::text AS credit, count(*)::int AS times FROM ledger.transactions t, unnest(t.settled_credits) c
+        WHERE t.kind = 'settlement' AND t.shop_id = $1 GROUP BY c`,
+      [shop],
+    );
+    expect(settled.rows.map((r) => r.credit).sort()).toEqual(credits.rows.map((r) => r.id).sort());
+    expect(settled.rows.filter((r) => r.times !== 1)).toEqual([]);
+    const { rows } = await pg.query(
+      `SELECT count(*)::int AS n, sum(balance_amount)::float8 AS moved, bool_and(source_id = id::text) AS own_source
+         FROM ledger.transactions WHERE kind = 'settlement' AND shop_id = $1`,
+      [shop],
+    );
+    expect(rows[0]).toMatchObject({ moved: 100, own_source: true });
+    expect(rows[0].n).toBeLessThanOrEqual(20);
   });
 
   it('when anyone updates or deletes a posting, or posts an unbalanced one, then the database refuses', async () => {

@@ -125,8 +125,10 @@ export const balanceTransactionView = z.object({
   ]),
   status: z.enum(['posted', 'awaiting_rate']),
   source: z
-    .object({ type: z.enum(['order', 'payout', 'adjustment', 'p2p']), id: z.string() })
-    .describe("The object it books (an operator's manual adjustment: `adjustment`; a P2P fee: `p2p`)"),
+    .object({ type: z.enum(['order', 'payout', 'adjustment', 'p2p', 'settlement']), id: z.string() })
+    .describe(
+      "The object it books (an operator's manual adjustment: `adjustment`; a P2P fee: `p2p`; a settlement of several credits: `settlement`, its own id)",
+    ),
   gross: decimal(),
   fee: decimal(),
   net: decimal(),
@@ -137,6 +139,15 @@ export const balanceTransactionView = z.object({
     decimal().describe(
       'A settlement that paid what the shop owed (decision 348): the part of `amount` that went to `owed` instead of available, in `currency`; absent when nothing was owed',
     ),
+  ),
+  credits: optional(
+    z
+      .number()
+      .int()
+      .min(1)
+      .describe(
+        'A settlement (decision 351): how many of the shop’s credits in `currency` it moved from pending, each one due by its own `availableOn`',
+      ),
   ),
   rate: optional(z.object({ rate: decimal(), source: z.string(), validFrom: z.string() })),
   createdAt: z.string(),

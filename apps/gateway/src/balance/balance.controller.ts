@@ -74,7 +74,8 @@ export class BalanceController {
     description:
       'Each transaction names its source object, its gross, fee and net in the operation currency, what it ' +
       'moved the balance by (`amount`, signed, in `currency`), the rate of a conversion and, for a credit, ' +
-      'when it becomes available. A settlement that paid what the shop owed names the part that did (`repaid`, ' +
+      'when it becomes available. A settlement moves the credits of one currency that came due together ' +
+      '(`credits`, how many; its source is the settlement itself). One that paid what the shop owed names the part that did (`repaid`, ' +
       'in `currency`): `amount` left `pending`, `amount` − `repaid` reached `available`. Read on with `?cursor=` ' +
       'the `nextCursor` until it is null.',
     response: { example: balanceTransactionsExample, nullable: ['nextCursor'] },

@@ -27,11 +27,13 @@ export const balanceTransactionsExample: BalanceTransactionPage = {
       createdAt: '2026-11-28T12:00:00.000Z',
     },
     {
-      // The credit below settled while the shop owed 1.5 (a P2P fee): paid first (decision 348), 95.5056 available.
+      // The credit below came due alone and settled while the shop owed 1.5 (a P2P fee): paid first
+      // (decision 348), 95.5056 available. Credits due in the same sweep settle as one (decision 351).
       id: '8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b',
       kind: 'settlement',
       status: 'posted',
-      source: { type: 'order', id: '5b0c3f9e-7d1a-4c2b-8e6f-9a0b1c2d3e4f' },
+      source: { type: 'settlement', id: '8e1f4a2b-3c5d-4e6f-9a0b-7c8d9e0f1a2b' },
+      credits: 1,
       gross: '97.0056',
       fee: '0',
       net: '97.0056',

@@ -227,8 +227,10 @@ describe('ledger: a batch booked in a constant number of statements', () => {
     const events = await balanceEvents(shop);
     expect(events.map((e) => [e.transaction.kind, e.transactions!.length, e.available, e.pending])).toEqual([
       ['order_completed', 7, '0', '686'],
-      ['settlement', 7, '686', '0'],
+      // the shop's seven due credits settle as one transaction (decision 351)
+      ['settlement', 1, '686', '0'],
     ]);
+    expect(events[1].transaction.source).toEqual({ type: 'settlement', id: events[1].transaction.id });
     expect((await reads.balance(shop)).balances).toEqual([
       { currency: 'USD', available: '686', pending: '0', reserved: '0', owed: '0' },
     ]);

@@ -28,8 +28,10 @@ export interface NewTransaction {
   kind: TransactionKind;
   status?: 'posted' | 'awaiting_rate';
   shopId: string;
-  sourceType: 'order' | 'payout' | 'adjustment' | 'p2p';
+  sourceType: 'order' | 'payout' | 'adjustment' | 'p2p' | 'settlement';
   sourceId: string;
+  /** A settlement (decision 351): the credit transactions it moved out of pending. */
+  settledCredits?: readonly string[];
   provider: string | null;
   operationCurrency: string;
   gross: Amount;
@@ -195,15 +197,17 @@ export class LedgerRepository {
     const inserted: { id: string }[] = await m.query(
       `INSERT INTO "${this.s}".transactions (id, idempotency_key, kind, status, shop_id, source_type, source_id, provider,
          operation_currency, gross, fee, net, balance_currency, balance_amount, rate, rate_source, rate_valid_from,
-         created_at, available_on)
+         created_at, available_on, settled_credits)
        SELECT id, idempotency_key, kind, status, shop_id, source_type, source_id, provider, operation_currency, gross,
-              fee, net, balance_currency, balance_amount, rate, rate_source, rate_valid_from, created_at, available_on
+              fee, net, balance_currency, balance_amount, rate, rate_source, rate_valid_from, created_at, available_on,
+              string_to_array(settled_credits, ',')::uuid[]
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[],
                      $9::text[], $10::numeric[], $11::numeric[], $12::numeric[], $13::text[], $14::numeric[],
-                     $15::numeric[], $16::text[], $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
+                     $15::numeric[], $16::text[], $17::timestamptz[], $18::timestamptz[], $19::timestamptz[],
+                     $20::text[])
               WITH ORDINALITY AS t(id, idempotency_key, kind, status, shop_id, source_type, source_id, provider,
                 operation_currency, gross, fee, net, balance_currency, balance_amount, rate, rate_source,
-                rate_valid_from, created_at, available_on, ord)
+                rate_valid_from, created_at, available_on, settled_credits, ord)
         ORDER BY ord
        ON CONFLICT DO NOTHING RETURNING id::text`,
       [
@@ -226,6 +230,8 @@ export class LedgerRepository {
         col((t) => t.rate?.validFrom ?? null),
         col((t) => t.createdAt),
         col((t) => t.availableOn ?? null),
+        // unnest flattens an array of arrays: each settlement's list travels as one comma-joined text
+        col((t) => t.settledCredits?.join(',') ?? null),
       ],
     );
     const ids = new Set(inserted.map((r) => r.id.toLowerCase()));

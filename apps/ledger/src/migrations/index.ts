@@ -9,6 +9,7 @@ import { LedgerOpsOutboxView1765900000000 } from './1765900000000-ops-outbox-vie
 import { LedgerAwaitingRatesParked1765900000001 } from './1765900000001-awaiting-rates-parked';
 import { LedgerCreditReleases1765900000344 } from './1765900000344-credit-releases';
 import { LedgerReceivableNeverPositive1765900000348 } from './1765900000348-receivable-never-positive';
+import { LedgerSettlementCredits1765900000351 } from './1765900000351-settlement-credits';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -22,4 +23,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerAwaitingRatesParked1765900000001,
   LedgerCreditReleases1765900000344,
   LedgerReceivableNeverPositive1765900000348,
+  LedgerSettlementCredits1765900000351,
 ];

@@ -31,6 +31,7 @@ interface TransactionRow {
   created_at: Date;
   available_on: Date | null;
   repaid: string | null;
+  credits: number | null;
 }
 
 /** The position of a transaction in a shop's statement (newest first), as an opaque cursor. */
@@ -97,7 +98,8 @@ export class BalanceReads {
               -- what a settlement paid of the shop's debt: its posting raising the receivable (decision 348)
               (SELECT sum(p.amount) FROM "${this.s}".postings p
                 WHERE p.transaction_id = t.id AND p.amount > 0
-                  AND p.account_key = 'shop:' || t.shop_id || ':receivable:' || t.balance_currency)::text AS repaid
+                  AND p.account_key = 'shop:' || t.shop_id || ':receivable:' || t.balance_currency)::text AS repaid,
+              cardinality(settled_credits) AS credits
        FROM "${this.s}".transactions t
        WHERE shop_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
@@ -147,5 +149,6 @@ function toView(r: TransactionRow): BalanceTransactionView {
     createdAt: r.created_at.toISOString(),
     ...(r.available_on ? { availableOn: r.available_on.toISOString() } : {}),
     ...(r.repaid ? { repaid: formatAmount(r.repaid) } : {}),
+    ...(r.credits ? { credits: r.credits } : {}),
   };
 }

@@ -10,7 +10,8 @@ import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
 
 /**
  * Moves each credit from pending to available once the shop's settlement delay has passed, paying
- * first what the shop owes in its currency (receivable back toward zero, decision 348). The
+ * first what the shop owes in its currency (receivable back toward zero, decision 348); the due
+ * credits of a shop and currency in one batch settle as one transaction (decision 351). The
  * due credits are taken off the queue with FOR UPDATE SKIP LOCKED in the transaction that posts
  * their settlements, so several instances share the work and none settles a credit twice; a
  * crash mid-way rolls the take back with the postings. A batch is posted in a constant number of
@@ -57,39 +58,45 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
             .map((d) => shopAccount(d.shopId, 'pending', d.currency))
             .concat(due.map((d) => shopAccount(d.shopId, 'available', d.currency))),
         );
-        // Planned in order on a copy, then posted at once (decision 340). Each due credit's queue row
-        // is taken once and deleted here, and is only ever written when its credit posted: every
-        // settlement of the batch is new, so the plans are what posting one by one would decide.
+        // One settlement per shop and currency for the batch's due credits (decision 351), planned on a
+        // copy and posted at once (decision 340). Each due credit's queue row is taken once and deleted
+        // here, and is only ever written when its credit posted: every settlement is new.
         const running = locked.copy();
         const settlements: TransactionToPost[] = [];
         let repaid = 0;
-        for (const d of due) {
+        for (const group of byShopAndCurrency(due)) {
+          const { shopId, currency } = group[0];
           // What the shop owes in the currency is paid first (decision 348): the receivable is locked with
           // the shop's figures (withMerchantBalances), so two sweeps never repay the same debt twice.
+          // Settled together, the credits move what settling them one by one would: the sum of each one's
+          // min(credit, what pending has left), and the debt paid from the first of it.
           const plan = planSettlement(
-            d.shopId,
-            d.currency,
-            d.amount,
-            running.of(shopAccount(d.shopId, 'pending', d.currency)),
-            running.of(shopAccount(d.shopId, 'receivable', d.currency)),
+            shopId,
+            currency,
+            group.reduce((sum, d) => sum.plus(d.amount), ZERO),
+            running.of(shopAccount(shopId, 'pending', currency)),
+            running.of(shopAccount(shopId, 'receivable', currency)),
           );
           if (plan.kind === 'nothing') continue;
           running.apply(plan.postings);
           if (plan.repaid.greaterThan(0)) repaid += 1;
+          const id = randomUUID();
           settlements.push({
             tx: {
-              id: randomUUID(),
-              idempotencyKey: `settlement:${d.transactionId}`,
+              id,
+              // Each credit is taken off the queue once, so the first of a group names one settlement only.
+              idempotencyKey: `settlement:${group[0].transactionId}`,
               kind: 'settlement',
-              shopId: d.shopId,
-              sourceType: 'order',
-              sourceId: d.transactionId,
+              shopId,
+              sourceType: 'settlement',
+              sourceId: id,
+              settledCredits: group.map((d) => d.transactionId),
               provider: null,
-              operationCurrency: d.currency,
+              operationCurrency: currency,
               gross: plan.amount,
               fee: ZERO,
               net: plan.amount,
-              balanceCurrency: d.currency,
+              balanceCurrency: currency,
               balanceAmount: plan.amount,
               createdAt: now,
               availableOn: now,
@@ -108,4 +115,16 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
     if (total > 0) this.logger.debug(`settled ${total} credits`);
     return total;
   }
+}
+
+/** The due credits grouped by shop and currency, in the order the queue gave them (a shop's id in any case). */
+function byShopAndCurrency<T extends { shopId: string; currency: string }>(due: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const d of due) {
+    const key = `${d.shopId.toLowerCase()}|${d.currency}`;
+    const group = groups.get(key);
+    if (group) group.push(d);
+    else groups.set(key, [d]);
+  }
+  return [...groups.values()];
 }

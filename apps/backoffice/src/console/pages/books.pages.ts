@@ -111,7 +111,10 @@ function transactionRows(page: ShopTransactionPage): string {
           ? `<a class="mono" href="/ops/console/orders/${esc(t.source.id)}">${esc(t.source.id.slice(0, 8))}</a>`
           : t.source.type === 'payout'
             ? `<a class="mono" href="/ops/console/payouts/${esc(t.source.id)}">${esc(t.source.id.slice(0, 8))}</a>`
-            : `<span class="mono">${esc(t.source.id.slice(0, 8))}</span>`;
+            : t.source.type === 'settlement' && t.credits
+              ? // a settlement of a shop's due credits at once (decision 351): how many, not its own id again
+                `<span data-credits="${t.credits}">${esc(b.settledCredits(t.credits))}</span>`
+              : `<span class="mono">${esc(t.source.id.slice(0, 8))}</span>`;
       const note = t.adjustment
         ? `<div class="muted">${esc(b.adjustedBy(t.adjustment.operator.name, t.adjustment.reason))}</div>`
         : '';
@@ -123,7 +126,7 @@ function transactionRows(page: ShopTransactionPage): string {
       return `<tr data-transaction="${esc(t.id)}" data-kind="${esc(t.kind)}">
 <td class="mono nowrap">${esc(when(t.createdAt))}</td>
 <td>${esc(b.kinds[t.kind] ?? t.kind)}${t.status === 'awaiting_rate' ? ` <span class="muted">(${esc(b.awaitingRate)})</span>` : ''}${note}</td>
-<td>${esc(t.source.type)} ${source}</td>
+<td>${t.source.type === 'settlement' ? '' : `${esc(t.source.type)} `}${source}</td>
 <td class="num">${amount(t.gross, t.operationCurrency)} ${esc(t.operationCurrency)}</td>
 <td class="num">${amount(t.fee, t.operationCurrency)}</td>
 <td class="num">${amount(t.net, t.operationCurrency)}</td>

@@ -59,6 +59,7 @@ export const booksEn = {
   } as Record<string, string>,
   awaitingRate: 'awaiting a rate',
   repaid: (amount: string, currency: string) => `repaid debt ${amount} ${currency}`,
+  settledCredits: (n: number) => (n === 1 ? '1 credit' : `${n} credits`),
   adjustedBy: (name: string, reason: string) => `by ${name}: ${reason}`,
   adjust: {
     title: 'Manual adjustment',
