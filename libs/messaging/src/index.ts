@@ -1,4 +1,5 @@
 export * from './kafka';
+export { fixKafkajsRequestQueue, kafkajsRequestQueueFixed } from './kafkajs-request-queue';
 export * from './outbox';
 export * from './outbox-relay';
 export * from './inbox';

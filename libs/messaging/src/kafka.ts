@@ -14,6 +14,10 @@ import {
   TopicMessages,
 } from 'kafkajs';
 import type { KafkaConfig, LogLevelName } from '@payments/platform';
+import { fixKafkajsRequestQueue } from './kafkajs-request-queue';
+
+// Before any client connects: kafkajs's request queues otherwise wake every millisecond, forever.
+fixKafkajsRequestQueue();
 
 /**
  * kafkajs's lines through Nest's logger, at the level of each line. A failed response to one
