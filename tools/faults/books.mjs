@@ -64,7 +64,9 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
   /** @type {Map<string, number>} `<kind> <source id>` → transactions */
   const txCount = new Map();
   for (const t of ledger.transactions)
-    txCount.set(`${t.kind} ${t.source_id}`, (txCount.get(`${t.kind} ${t.source_id}`) ?? 0) + 1);
+    // A settlement counts once for each credit it lists (decision 351); one from before names its credit as source.
+    for (const source of t.kind === 'settlement' && t.settled_credits ? t.settled_credits : [t.source_id])
+      txCount.set(`${t.kind} ${source}`, (txCount.get(`${t.kind} ${source}`) ?? 0) + 1);
   const count = (/** @type {string} */ kind, /** @type {string} */ id) => txCount.get(`${kind} ${id}`) ?? 0;
   /** Exactly `want` transactions of `kind` for `id`: fewer are lost, more doubled. */
   const exactly = (/** @type {string} */ kind, /** @type {string} */ id, /** @type {number} */ want, what = '') => {
@@ -192,8 +194,12 @@ export async function readLedger(dbUrl, shopId) {
       accounts: /** @type {{ kind: string, currency: string, balance: string }[]} */ (
         await q(`SELECT kind, currency, balance::text AS balance FROM ledger.accounts WHERE shop_id = $1`, [shopId])
       ),
-      transactions: /** @type {{ id: string, kind: string, source_id: string }[]} */ (
-        await q(`SELECT id::text AS id, kind, source_id FROM ledger.transactions WHERE shop_id = $1`, [shopId])
+      transactions: /** @type {{ id: string, kind: string, source_id: string, settled_credits: string[] | null }[]} */ (
+        await q(
+          `SELECT id::text AS id, kind, source_id, settled_credits::text[] AS settled_credits
+             FROM ledger.transactions WHERE shop_id = $1`,
+          [shopId],
+        )
       ),
       holds: /** @type {{ payout_id: string, status: string }[]} */ (
         await q(`SELECT payout_id::text AS payout_id, status FROM ledger.holds WHERE shop_id = $1`, [shopId])

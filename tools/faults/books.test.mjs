@@ -24,7 +24,9 @@ const payouts = new Map([
   ['p1', 'completed'],
   ['p2', 'in_progress'],
 ]);
-const tx = (id, kind, source) => ({ id, kind, source_id: source });
+const tx = (id, kind, source) => ({ id, kind, source_id: source, settled_credits: null });
+/** A settlement of several credits at once (decision 351): its own id as source, the credits listed. */
+const settlement = (id, credits) => ({ id, kind: 'settlement', source_id: id, settled_credits: credits });
 /** The ledger as it must be: 10.99 + 100.99 - 1.00 - 25.99 - 25.99 available, 25.99 reserved. */
 const sound = () => ({
   accounts: [
@@ -34,9 +36,8 @@ const sound = () => ({
   ],
   transactions: [
     tx('c1', 'order_completed', 'o1'),
-    tx('s1', 'settlement', 'c1'),
     tx('cf', 'order_completed', 'f'),
-    tx('sf', 'settlement', 'cf'),
+    settlement('s1', ['c1', 'cf']),
     tx('rr', 'refund_reserved', 'f'),
     tx('rb', 'order_refunded', 'f'),
     tx('h1', 'payout_reserved', 'p1'),
@@ -61,7 +62,9 @@ test('when every posting is there once and the balances are what the load implie
 
 test("when a paid order's credit is missing, then it is lost and the balance is off", () => {
   const ledger = sound();
-  ledger.transactions = ledger.transactions.filter((t) => t.id !== 'c1' && t.id !== 's1');
+  ledger.transactions = ledger.transactions
+    .filter((t) => t.id !== 'c1')
+    .map((t) => (t.id === 's1' ? settlement('s1', ['cf']) : t));
   ledger.accounts[0].balance = '48.01';
   const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
   assert.equal(b.lost, 1);
@@ -74,6 +77,23 @@ test('when a payout was posted twice or a credit settled twice, then they are do
   const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
   assert.equal(b.doubled, 2);
   assert.equal(booksHold(b), false);
+});
+
+test('when a credit is in two settlements, or one settlement before decision 351 and one after, then it is doubled', () => {
+  for (const again of [settlement('s2', ['c1']), tx('s2', 'settlement', 'c1')]) {
+    const ledger = sound();
+    ledger.transactions.push(again);
+    const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
+    assert.deepEqual(b.problems, ['doubled: settlement of c1 (the credit of order o1): 2, should be 1']);
+    assert.equal(b.doubled, 1);
+  }
+});
+
+test('when a settlement lists one credit and not the other, then the other is lost', () => {
+  const ledger = sound();
+  ledger.transactions = ledger.transactions.map((t) => (t.id === 's1' ? settlement('s1', ['c1']) : t));
+  const b = judgeBooks({ journal: journal(), orders, payouts, ledger });
+  assert.deepEqual(b.problems, ['lost: settlement of cf (the credit of order f): 0 of 1']);
 });
 
 test('when a final payout keeps its hold open, or a hold has no payout, then it is lost', () => {

@@ -4,6 +4,7 @@ export const BOOKS_CHECKS = [
   'balance_differs_from_postings',
   'balance_below_zero',
   'order_credited_twice',
+  'credit_settled_twice',
   'suspense_unqueued',
 ] as const;
 export type BooksCheck = (typeof BOOKS_CHECKS)[number];
@@ -30,7 +31,9 @@ export type BooksQuery = (sql: string, params?: unknown[]) => Promise<Record<str
 /**
  * The books' invariants (issue 29, "checked continuously and by npm run reconcile"; decision 306):
  * postings sum to zero per transaction and currency, every account's balance is the sum of its
- * postings, no account that must not go negative is, no order is credited twice, and no money sits
+ * postings, no account that must not go negative is, no order is credited twice, no credit is
+ * settled twice (decision 351: in two settlements' lists, or one list and a settlement from before
+ * that named it as its source), and no money sits
  * in a shop's suspense without a credit of that shop and currency queued for a rate (decision 304). They read
  * the ledger's operator views (`<schema>.ops_*`, decision 300), so the ledger's own monitor and
  * the backoffice's reconciliation (through its read-only role) run the same statements.
@@ -41,6 +44,8 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
     `SELECT (SELECT count(*) FROM ${s}.ops_transactions)::int AS transactions,
             (SELECT count(*) FROM ${s}.ops_accounts)::int AS accounts,
             (SELECT count(*) FROM ${s}.ops_transactions WHERE kind = 'order_completed')::int AS credits,
+            (SELECT coalesce(sum(coalesce(cardinality(settled_credits), 1)), 0) FROM ${s}.ops_transactions
+              WHERE kind = 'settlement')::int AS settled,
             (SELECT count(*) FROM ${s}.ops_accounts WHERE kind = 'suspense' AND balance > 0)::int AS suspense`,
   );
   const unbalanced = await query(
@@ -63,6 +68,13 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
   const twice = await query(
     `SELECT source_id AS subject, count(*)::int AS n, min(created_at) AS since FROM ${s}.ops_transactions
       WHERE kind = 'order_completed' GROUP BY source_id HAVING count(*) > 1`,
+  );
+  const settledTwice = await query(
+    `SELECT credit AS subject, count(*)::int AS n, min(created_at) AS since FROM (
+       SELECT coalesce(c::text, t.source_id) AS credit, t.created_at FROM ${s}.ops_transactions t
+         LEFT JOIN LATERAL unnest(t.settled_credits) c ON true
+        WHERE t.kind = 'settlement') s
+      GROUP BY credit HAVING count(*) > 1`,
   );
   // Money in a shop's suspense is always some waiting credit's (decision 304): never without its queue row.
   const unqueued = await query(
@@ -108,6 +120,16 @@ export async function runBooksChecks(query: BooksQuery, schema: string): Promise
         check: 'order_credited_twice' as const,
         subject: `order ${String(r.subject)}`,
         detail: `${String(r.n)} order_completed credits, not one`,
+        since: at(r.since),
+      })),
+    },
+    {
+      check: 'credit_settled_twice',
+      checked: Number(counts.settled),
+      findings: settledTwice.map((r) => ({
+        check: 'credit_settled_twice' as const,
+        subject: `credit ${String(r.subject)}`,
+        detail: `in ${String(r.n)} settlements, not one: its money reached available ${String(r.n)} times`,
         since: at(r.since),
       })),
     },

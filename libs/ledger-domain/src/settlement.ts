@@ -5,7 +5,7 @@ import { compact, Posting } from './postings';
 export type SettlementPlan =
   | {
       kind: 'settle';
-      /** What leaves pending: the credit, or what a refund left of it. */
+      /** What leaves pending: the credits, or what refunds left of them. */
       amount: Amount;
       /** The part of `amount` that pays what the shop owed (its receivable back toward zero; decision 348). */
       repaid: Amount;
@@ -14,8 +14,9 @@ export type SettlementPlan =
   | { kind: 'nothing' };
 
 /**
- * A credit's settlement: its amount moves out of pending, or what is left of it in pending when a
- * refund took part of it meanwhile. What the shop owes in the currency (its receivable, negative
+ * The settlement of a shop's due credits in a currency (one, or a sweep batch's together, decision
+ * 351): their amount moves out of pending, or what is left in pending when refunds took part of it
+ * meanwhile. What the shop owes in the currency (its receivable, negative
  * by the debt; decisions 276, 312) is paid first, the rest goes to available (decision 348): a
  * shop owing 30 whose credit of 100 settles ends with 70 more available and owes nothing.
  */

@@ -16,6 +16,7 @@ export const breachesExample = {
       ledger_balance_differs_from_postings: 1204,
       ledger_balance_below_zero: 1204,
       ledger_order_credited_twice: 10450,
+      ledger_credit_settled_twice: 10380,
       ledger_suspense_unqueued: 0,
       ledger_order_credited: 10450,
       ledger_refund_debited: 312,

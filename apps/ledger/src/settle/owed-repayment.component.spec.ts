@@ -245,4 +245,24 @@ describe('ledger: a settlement pays what the shop owes first', () => {
     expect(rows[0].highest).toBeLessThanOrEqual(0);
     await booksAreSound();
   });
+  // Last in this file: what it writes is wrong on purpose, and the books stay wrong (append-only).
+  it('when a credit appears in a second settlement, then the books report it settled twice; a settlement without its list is refused', async () => {
+    const shop = await aShop('0');
+    await send(Topics.ordersEvents, shop, [credit(shop, '4.00')]);
+    await eventually(async () => ((await accounts(shop)).pending === '4' ? true : undefined), 20_000);
+    await sweepBoth();
+    const [{ credits }] = (await settlementsOf(shop)).map((x) => ({ credits: x.settled_credits }));
+    const forge = (list: string[] | null) =>
+      two.pg.query(
+        `INSERT INTO ledger.transactions (id, idempotency_key, kind, shop_id, source_type, source_id, operation_currency,
+           gross, net, balance_currency, balance_amount, created_at, settled_credits)
+         SELECT id, 'forged:' || id, 'settlement', $1, 'settlement', id::text, 'USD', 0, 0, 'USD', 0, now(), $2::uuid[]
+           FROM (SELECT gen_random_uuid() AS id) g`,
+        [shop, list],
+      );
+    await expect(forge(null)).rejects.toThrow(/transactions_settled_credits/);
+    await forge(credits);
+    const findings = await checkBooks(async (sql, params) => (await two.pg.query(sql, params)).rows, 'ledger');
+    expect(findings.map((f) => [f.check, f.subject])).toEqual([['credit_settled_twice', `credit ${credits[0]}`]]);
+  });
 });

@@ -105,7 +105,11 @@ export class SettlementSweeper implements OnApplicationBootstrap, OnApplicationS
           });
         }
         // One balance event per shop and currency for the batch (decision 339).
-        await this.books.postMany(m, settlements, locked);
+        const posted = await this.books.postMany(m, settlements, locked);
+        // Every settlement is new (its first credit was just taken off the queue). One that posted
+        // nothing would leave its credits in pending with no queue row: roll the take back instead.
+        if (posted.size !== settlements.length)
+          throw new Error(`${settlements.length - posted.size} settlements of this sweep were already posted`);
         if (repaid > 0) this.logger.log(`${repaid} settlements repaid what their shop owed first`);
         return due.length;
       });
