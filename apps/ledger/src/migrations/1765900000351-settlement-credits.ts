@@ -6,8 +6,8 @@ import { grantOpsViewsSql } from '@payments/platform';
  * records which credits it settled, so the books say what each settlement covered and the books'
  * checks can see a credit settled twice (`credit_settled_twice`, through `ops_transactions`).
  * Settlements written before it settled one credit each and name it as their source; they keep no
- * list, and only they may go without one. The CHECK is added NOT VALID and validated after, so
- * writers wait for the validation's scan only as long as its lock, not the table's.
+ * list, and only they may go without one. The CHECK is added NOT VALID and then validated: every
+ * existing row has no list and none names itself as source, so the validation's scan passes.
  */
 export class LedgerSettlementCredits1765900000351 implements MigrationInterface {
   name = 'LedgerSettlementCredits1765900000351';
