@@ -193,7 +193,8 @@ describe('the reconciliation reads the services through the views they own and g
       'ledger.ops_accounts': ['key', 'kind', 'balance'],
       'ledger.ops_outbox_unpublished': outbox,
       'ledger.ops_postings': ['transaction_id', 'account_key', 'currency', 'amount'],
-      'ledger.ops_transactions': ['id', 'kind', 'source_id', 'gross', 'created_at'],
+      // settled_credits: the books' credit_settled_twice check (decision 351)
+      'ledger.ops_transactions': ['id', 'kind', 'source_id', 'gross', 'created_at', 'settled_credits'],
       'ledger.ops_holds': ['payout_id', 'status'],
       'ledger.ops_awaiting_rates': [
         'transaction_id',
