@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import type { Browser, Page } from 'puppeteer-core';
 import { envelope, Topics } from '@payments/contracts';
 import { eventually, http, launchBrowser, saveScreenshot, testKafka } from '@payments/testing';
+import { orderStatusChange } from '../../apps/ledger/src/two-ledgers.spec-support';
 import { aShop, TestShop } from '../support/merchant';
 import { TEST_OPS_TOKEN, TestStack } from '../support/stack';
 
@@ -290,26 +291,7 @@ describe('the operators console in a browser: balances, transactions, adjustment
       await eventually(async () => ((await balance())[0]?.owed === '3.5' ? true : undefined), 30_000, 'owed');
       // A card order of 100.00 USD settles at once: 3.50 repays the debt first (decision 348), 96.50 is available.
       const orderId = randomUUID();
-      await publish(
-        producer,
-        Topics.ordersEvents,
-        orderId,
-        envelope({
-          type: 'order.status_changed',
-          occurredAt: new Date(),
-          payload: {
-            orderId,
-            shopId: owing.shopId,
-            merchantOrderId: `m-${orderId.slice(0, 8)}`,
-            sequence: 3,
-            status: 'completed',
-            previousStatus: 'in_progress',
-            cost: { amount: '100.00', currency: 'USD' },
-            provider: 'sandbox',
-            method: 'card',
-          },
-        }),
-      );
+      await publish(producer, Topics.ordersEvents, orderId, orderStatusChange(owing.shopId, orderId));
       await eventually(async () => ((await balance())[0]?.available === '96.5' ? true : undefined), 30_000, 'settled');
 
       const page = await signedIn(operator.token);
@@ -366,21 +348,9 @@ describe('the operators console in a browser: balances, transactions, adjustment
           cost: { amount: '50.00', currency: 'EUR' },
         },
       });
-      const order = envelope({
-        type: 'order.status_changed',
-        occurredAt: new Date(),
-        payload: {
-          orderId,
-          shopId: other.shopId,
-          merchantOrderId: `m-${orderId.slice(0, 8)}`,
-          sequence: 3,
-          status: 'completed',
-          previousStatus: 'in_progress',
-          cost: { amount: '100.00', currency: 'CHF' },
-          provider: 'sandbox',
-          method: 'card',
-          merchantBalance: { currency: 'USDC', tokenStandard: 'TRC20' },
-        },
+      const order = orderStatusChange(other.shopId, orderId, {
+        cost: { amount: '100.00', currency: 'CHF' },
+        merchantBalance: { currency: 'USDC', tokenStandard: 'TRC20' },
       });
       await publish(producer, Topics.p2pEvents, p2pId, p2p);
       await publish(producer, Topics.ordersEvents, orderId, order);

@@ -14,6 +14,29 @@ const quiet = { debug: () => undefined, warn: () => undefined, info: () => undef
 const aQueue = () => new RequestQueue({ clientId: 'spec', broker: 'localhost:1', logger: quiet, requestTimeout: 1000 });
 
 /**
+ * A queue with one request waiting, throttled for `throttleMs` or not, asked twice to schedule its
+ * check: the check comes once, `ms` later and not a millisecond before.
+ */
+const expectOneCheckAfter = (ms: number, throttleMs?: number) => {
+  jest.useFakeTimers({ now: 1_000_000 });
+  try {
+    const q = aQueue();
+    if (throttleMs !== undefined) q.throttledUntil = Date.now() + throttleMs;
+    q.pending.push({});
+    const checks = jest.spyOn(q, 'checkPendingRequests').mockImplementation(() => undefined);
+    q.scheduleCheckPendingRequests();
+    q.scheduleCheckPendingRequests();
+    jest.advanceTimersByTime(ms - 1);
+    expect(checks).not.toHaveBeenCalled();
+    jest.advanceTimersByTime(1);
+    expect(checks).toHaveBeenCalledTimes(1);
+    q.destroy();
+  } finally {
+    jest.useRealTimers();
+  }
+};
+
+/**
  * kafkajs 2.2.4's request queue kept a 1 ms timer going with nothing to check
  * (tulios/kafkajs#1556); the fix keeps a check scheduled only while a request waits.
  */
@@ -35,38 +58,10 @@ describe('the kafkajs request queue, fixed', () => {
   });
 
   it('when a request waits for a throttle to end, then the check comes when it ends, and once', () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    try {
-      const q = aQueue();
-      q.throttledUntil = Date.now() + 300;
-      q.pending.push({});
-      const checks = jest.spyOn(q, 'checkPendingRequests').mockImplementation(() => undefined);
-      q.scheduleCheckPendingRequests();
-      q.scheduleCheckPendingRequests();
-      jest.advanceTimersByTime(299);
-      expect(checks).not.toHaveBeenCalled();
-      jest.advanceTimersByTime(1);
-      expect(checks).toHaveBeenCalledTimes(1);
-      q.destroy();
-    } finally {
-      jest.useRealTimers();
-    }
+    expectOneCheckAfter(300, 300);
   });
 
   it('when a request waits for in-flight room with no throttle, then the check comes after 10 ms, as kafkajs meant', () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    try {
-      const q = aQueue();
-      q.pending.push({});
-      const checks = jest.spyOn(q, 'checkPendingRequests').mockImplementation(() => undefined);
-      q.scheduleCheckPendingRequests();
-      jest.advanceTimersByTime(9);
-      expect(checks).not.toHaveBeenCalled();
-      jest.advanceTimersByTime(1);
-      expect(checks).toHaveBeenCalledTimes(1);
-      q.destroy();
-    } finally {
-      jest.useRealTimers();
-    }
+    expectOneCheckAfter(10);
   });
 });
