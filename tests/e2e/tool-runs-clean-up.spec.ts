@@ -182,6 +182,11 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
   it('when the smallest bench runs to its end, then it exits 0 at once and leaves nothing', async () => {
     const run = await runTool(bench[0], [...bench[1]], {});
     expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 0, tail: expect.any(Array) });
+    // The soak's CPU per order's life at its fixed rate, every order's life complete, the ledger's
+    // own column in it (what two runs of unequal speed compare on, issue 29).
+    expect(run.lines.find((l) => l.startsWith("[bench] soak: per order's life"))).toMatch(
+      /^\[bench\] soak: per order's life at \d+\.\d orders\/s over \d+\.\d s: CPU ms .*\bledger \d+\.\d\d\b.*\(system \d+\.\d\d\)/,
+    );
     expect(run.quietBeforeExitMs).toBeLessThan(EXIT_AFTER_LAST_LINE_MS);
     await expectNothingLeft(run, 'bench');
   }, 180_000);

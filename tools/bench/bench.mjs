@@ -16,7 +16,9 @@
 //   BENCH_WARMUP_SECONDS=15 whole order lives at concurrency 32 before the first level (0: none)
 //   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
 //                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
-//                          BENCH_SOAK_SAMPLE_SECONDS=30 s; 0 skips it
+//                          BENCH_SOAK_SAMPLE_SECONDS=30 s, and CPU per order's life at that fixed
+//                          rate (what two runs of unequal speed compare on, given the same
+//                          BENCH_SOAK_RATE); 0 skips it
 //   --smoke                one level of 4 for 1 s, a 2-s soak, no ceilings, docs untouched (what the
 //                          clean-up test runs)
 //   --no-build             dist/ is compiled already
@@ -57,6 +59,7 @@ import {
   perUnit,
   queriesLine,
   renderReport,
+  soakLifeLine,
   soakLine,
   updatePerformanceDoc,
   writesLine,
@@ -287,6 +290,31 @@ async function main() {
     /** CPU ms per second of each process with no load (BENCH_IDLE_SECONDS). */
     const idle = IDLE_SECONDS > 0 ? await measureIdle({ seconds: IDLE_SECONDS, cpuNow, log }) : undefined;
     const writesNow = () => writeCallsSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
+    /** Waits (up to 60 s) for every order's `completed` merchant callback; true when all came. */
+    const allCompleted = async (ids) => {
+      if (!children.has('merchant-callbacks')) return false;
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && ids.some((id) => !receiver.completedAt.has(id)))
+        await new Promise((r) => setTimeout(r, 200));
+      return ids.every((id) => receiver.completedAt.has(id));
+    };
+    /**
+     * The soak's orders' lives (created, provider callback acknowledged), from its first create to
+     * the last one's `completed` merchant callback; complete only when no life failed and each
+     * got that callback (a failed one's work would be billed to the others).
+     */
+    const lifeAtRate = async ({ soak, lives, cpu0, q0, lifeStarted }) => {
+      const complete = soak.failed === 0 && soak.skipped === 0 && (await allCompleted(lives));
+      const seconds = (Date.now() - lifeStarted) / 1000;
+      return {
+        rate: lives.length / soak.seconds,
+        complete,
+        seconds,
+        cpu: perUnit(cpuDelta(cpu0, cpuNow()), lives.length),
+        queries: queriesPer(q0, await queryCounts(children, queryDir), lives.length),
+        idle: idle ? perUnit(idle, lives.length / seconds) : undefined,
+      };
+    };
     for (const c of LEVELS) {
       stillRunning();
       const created = [];
@@ -388,6 +416,16 @@ async function main() {
       const admin = await kafkaAdmin(infra.env.KAFKA_BROKERS);
       try {
         const received0 = receiver.received();
+        // CPU per order's life at a fixed arrival rate: the figure to compare between two runs whose
+        // closed-loop levels went at different speeds (a slower level spreads every process's fixed
+        // cost over fewer orders and batches less, so its CPU per order rises without any new work).
+        // Two runs compare on it only with the same BENCH_SOAK_RATE: by default each run's rate is
+        // 70 % of its own best level.
+        /** @type {string[]} */
+        const lives = [];
+        const q0 = await queryCounts(children, queryDir);
+        const cpu0 = cpuNow();
+        const lifeStarted = Date.now();
         soak = await runSoak({
           ratePerSecond: rate,
           seconds: SOAK_SECONDS,
@@ -400,12 +438,15 @@ async function main() {
           }),
           log,
           stillRunning,
+          onLife: (id) => lives.push(id),
         });
         soak.backlog = await backlogAfter(received0, soak.seconds);
+        soak.life = await lifeAtRate({ soak, lives, cpu0, q0, lifeStarted });
       } finally {
         await admin.disconnect();
       }
       log(soakLine(soak));
+      log(soakLifeLine(soak));
     }
     const memory = Object.fromEntries([...children].map(([name, child]) => [name, peakRssMb(child.pid)]));
     const messagesPerOrder = await messagesPerOrderOf(infra.env.KAFKA_BROKERS, prefix, seq);

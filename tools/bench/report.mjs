@@ -51,6 +51,13 @@ export const soakLine = (soak) => {
   return `${head}; after the first minute (from ${soak.from} s, medians of the earlier and the later half of the samples) resident memory ${soak.memoryGrew.length ? `grew: ${soak.memoryGrew.join(', ')}` : 'did not grow'}, consumer lag ${soak.lagGrew ? 'grew' : 'did not grow'} (${fmt(soak.lag.from)} → ${fmt(soak.lag.to)})`;
 };
 
+/** CPU per order's life in the soak: at one fixed arrival rate, so two runs with the same BENCH_SOAK_RATE compare at equal throughput. */
+export const soakLifeLine = (soak) => {
+  const life = soak.life;
+  if (!life) return "soak: per order's life not measured";
+  return `soak: per order's life at ${fmt(life.rate, 1)} orders/s over ${fmt(life.seconds, 1)} s${life.complete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(life.cpu)}; statements/transactions ${queriesLine(life.queries)}${life.idle ? `; of it, the idle cost: CPU ms ${cpuLine(life.idle)}` : ''}`;
+};
+
 export function machine() {
   const cpus = os.cpus();
   return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
@@ -182,7 +189,7 @@ function messagesSection(rows, roundTrip) {
 
 function soakSection(soak) {
   const names = Object.keys(soak.samples[0]?.rss ?? {});
-  const out = [soakLine(soak) + '.', ''];
+  const out = [soakLine(soak) + '.', '', soakLifeLine(soak) + '.', ''];
   if (soak.samples.length === 0) return out;
   out.push(`| s | ${names.map((n) => `${n} MB`).join(' | ')} | consumer lag |`);
   out.push(`|---:|${names.map(() => '---:').join('|')}|---:|`);

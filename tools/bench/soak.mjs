@@ -20,6 +20,7 @@ const LAG_FLOOR = 100;
  *   sample: () => Promise<{ rss: Record<string, number>, lag: number }>,
  *   log: (line: string) => void,
  *   stillRunning: () => void,
+ *   onLife?: (orderId: string) => void,
  * }} o
  */
 export async function runSoak(o) {
@@ -39,10 +40,13 @@ export async function runSoak(o) {
       if (res.status !== 201) throw new Error(`create ${res.status} ${res.body.slice(0, 200)}`);
       creates.add(Number(process.hrtime.bigint() - t0) / 1000);
       counts.created += 1;
-      const cb = o.callbackFor(JSON.parse(res.body).id);
+      const orderId = JSON.parse(res.body).id;
+      const cb = o.callbackFor(orderId);
       const r2 = await request(agent, cb.url, cb);
       if (r2.status < 200 || r2.status >= 300) throw new Error(`callback ${r2.status} ${r2.body.slice(0, 200)}`);
       counts.callbacks += 1;
+      // A whole life: its order created and its provider callback acknowledged.
+      o.onLife?.(orderId);
     } catch (err) {
       counts.failed += 1;
       if (failures.length < 3) failures.push(String(/** @type {Error} */ (err)?.message ?? err).slice(0, 160));
