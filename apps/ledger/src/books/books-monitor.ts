@@ -41,6 +41,8 @@ export class BooksMonitor implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationBootstrap(): void {
+    // Nest runs bootstrap hooks once per part of the app (HTTP and each consumer): start once.
+    if (this.startedAt) return;
     this.startedAt = this.clock.now();
     this.removeSources.push(
       PaymentsMetrics.ledgerBooksViolations.add(async () =>

@@ -37,7 +37,8 @@ export class SandboxRateFeed implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.sandboxRates.length === 0) return;
+    // Nest runs bootstrap hooks once per part of the app (HTTP and each consumer): start once.
+    if (this.config.sandboxRates.length === 0 || this.first) return;
     this.first = this.refresh().catch((err: unknown) =>
       this.logger.warn(`sandbox rates feed failed: ${err instanceof Error ? err.message : String(err)}`),
     );
