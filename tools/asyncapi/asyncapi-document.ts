@@ -199,7 +199,7 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
         title: `A dead letter of ${source}`,
         summary: `A message of ${source} that could not be processed, unchanged, with why in its headers`,
         contentType: 'application/json',
-        headers: deadLetterHeaders(source, contract.consumedBy),
+        headers: deadLetterHeaders(source, contract.consumerGroups ?? contract.consumedBy),
         payload: {
           description:
             'The value exactly as it came on the source topic: usually one of its envelopes, but whatever could not be read (it may not even be JSON)',
@@ -215,7 +215,7 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
               'dlq-original-topic': source,
               'dlq-original-partition': '3',
               'dlq-original-offset': '1042',
-              'dlq-consumer-group': contract.consumedBy[0] ?? 'audit',
+              'dlq-consumer-group': (contract.consumerGroups ?? contract.consumedBy)[0] ?? 'audit',
               'dlq-attempts': '1',
               'dlq-at': '2026-11-24T10:15:31.004Z',
             },

@@ -3,7 +3,18 @@ import { parseSandboxRates, SandboxRate } from './convert-rates/sandbox-rates';
 
 export interface LedgerConfig extends CommonConfig {
   schema: string;
+  /**
+   * The group of the commands it answers (holds, balances, operators' settings), fetched at once.
+   * Also the key of its inbox, whichever group reads the events (decision 352).
+   */
   consumerGroup: string;
+  /** The group of the order, payout and P2P events it books (decision 352). */
+  eventsConsumerGroup: string;
+  /**
+   * How long a fetch of those events may wait for more (decision 352): fewer, larger batches, each
+   * one booking transaction; a credit is booked up to this much later. 0: the default fetch, at once.
+   */
+  eventsFetchWaitMs: number;
   /** How often the settlement sweep looks for credits whose settlement delay has passed. */
   settlementSweepMs: number;
   /** Credits settled per sweep transaction. */
@@ -40,10 +51,13 @@ function readSandboxRates(env: EnvReader): SandboxRate[] {
 }
 
 export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
+  const consumerGroup = env.string('LEDGER_CONSUMER_GROUP', 'ledger');
   const config: LedgerConfig = {
     ...readCommonConfig(env, 'ledger'),
     schema: env.string('LEDGER_DB_SCHEMA', 'ledger'),
-    consumerGroup: env.string('LEDGER_CONSUMER_GROUP', 'ledger'),
+    consumerGroup,
+    eventsConsumerGroup: env.string('LEDGER_EVENTS_CONSUMER_GROUP', `${consumerGroup}-events`),
+    eventsFetchWaitMs: env.int('LEDGER_EVENTS_FETCH_WAIT_MS', 250, { min: 0, max: 5000 }),
     settlementSweepMs: env.int('LEDGER_SETTLEMENT_SWEEP_MS', 5000, { min: 100, max: 3_600_000 }),
     settlementBatch: env.int('LEDGER_SETTLEMENT_BATCH', 200, { min: 1, max: 10_000 }),
     orphanSweepMs: env.int('LEDGER_ORPHAN_SWEEP_MS', 60_000, { min: 100, max: 3_600_000 }),

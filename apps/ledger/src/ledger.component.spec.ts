@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Producer } from 'kafkajs';
+import { AssignerProtocol, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import {
   BalanceTransactionPage,
@@ -8,10 +8,11 @@ import {
   Envelope,
   LedgerCommandTypes,
   OrderStatusChanged,
+  serviceCommandTopics,
   Topics,
 } from '@payments/contracts';
 import { KafkaRequestClient } from '@payments/messaging';
-import { eventually, TopicReader } from '@payments/testing';
+import { eventually, testKafka, TopicReader } from '@payments/testing';
 import { checkBooks } from '@payments/ledger-domain';
 import { orderStatusChange, startTwoLedgers, TwoLedgers } from './two-ledgers.spec-support';
 
@@ -243,6 +244,45 @@ describe('ledger: orders.events booked, settled by two instances', () => {
     const second = await read(first.result.nextCursor!);
     expect(second).toMatchObject({ ok: true, result: { items: [{ source: { id: orders[0] } }], nextCursor: null } });
     expect(await read('bm90LWEtY3Vyc29y')).toMatchObject({ ok: false, error: { code: 'invalid' } });
+  });
+
+  it('when two instances run, then commands and events are two consumer groups, each with both instances', async () => {
+    // Decision 352: the commands a request waits on are fetched at once; the events it books, in
+    // a group of their own whose fetch waits for more. Asked of the broker, not of the code.
+    const admin = testKafka('ldg-groups').admin();
+    await admin.connect();
+    try {
+      const { groups } = await admin.describeGroups([`${prefix}ledger`, `${prefix}ledger-events`]);
+      const subscriptions = groups.map((g) => ({
+        group: g.groupId.slice(prefix.length),
+        state: g.state,
+        members: g.members.map((m) =>
+          AssignerProtocol.MemberMetadata.decode(m.memberMetadata)!
+            .topics.map((t) => t.slice(prefix.length))
+            .sort(),
+        ),
+      }));
+      const commands = [Topics.ledgerCommands, ...serviceCommandTopics('ledger')].sort();
+      const events = [Topics.ordersEvents, Topics.p2pEvents, Topics.payoutsEvents].sort();
+      expect(subscriptions).toEqual([
+        { group: 'ledger', state: 'Stable', members: [commands, commands] },
+        { group: 'ledger-events', state: 'Stable', members: [events, events] },
+      ]);
+    } finally {
+      await admin.disconnect();
+    }
+    // Each consumer is a health component of its own: one would replace the other's.
+    const health = (await (await fetch(`http://127.0.0.1:${two.ledgers[0].port}/health/ready`)).json()) as {
+      details: Record<string, { status: string }>;
+    };
+    expect(Object.keys(health.details)).toEqual(
+      expect.arrayContaining([
+        'kafka-consumer',
+        'kafka-consumer:events',
+        'kafka-producer:dead-letters',
+        'kafka-producer:dead-letters:events',
+      ]),
+    );
   });
 
   it('when everything above is booked, then the books hold: balanced, balances equal postings, none below zero', async () => {

@@ -67,7 +67,7 @@ export async function startTwoLedgers(o: {
   try {
     await producer.connect();
     ledgers.push(await startLedger(config(), 0), await startLedger(config(), 0));
-    await Promise.all(ledgers.map((l) => l.transport.whenJoined()));
+    await Promise.all(ledgers.flatMap((l) => [l.transports.commands.whenJoined(), l.transports.events.whenJoined()]));
     await pg.connect();
     await requester.start();
   } catch (err) {

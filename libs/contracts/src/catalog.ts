@@ -113,6 +113,11 @@ export interface TopicContract {
   readonly keySchema: z.ZodType;
   readonly publishedBy: readonly string[];
   readonly consumedBy: readonly string[];
+  /**
+   * The consumer groups that read it, where a service's group is not its name: the ledger reads
+   * the events it books in `ledger-events` (decision 352). Otherwise `consumedBy`.
+   */
+  readonly consumerGroups?: readonly string[];
   readonly messages: readonly MessageContract[];
 }
 
@@ -369,6 +374,7 @@ const serviceContracts: readonly TopicContract[] = [
     keySchema: uuid(),
     publishedBy: ['orders'],
     consumedBy: ['merchant-callbacks', 'ledger'],
+    consumerGroups: ['merchant-callbacks', 'ledger-events'],
     messages: [
       { type: OrderEventTypes.statusChanged, summary: 'An order changed status', payload: orderStatusChanged },
     ],
@@ -381,6 +387,7 @@ const serviceContracts: readonly TopicContract[] = [
     keySchema: uuid(),
     publishedBy: ['payouts'],
     consumedBy: ['merchant-callbacks', 'ledger'],
+    consumerGroups: ['merchant-callbacks', 'ledger-events'],
     messages: [
       { type: PayoutEventTypes.statusChanged, summary: 'A payout changed status', payload: payoutStatusChanged },
     ],
@@ -393,6 +400,7 @@ const serviceContracts: readonly TopicContract[] = [
     keySchema: uuid(),
     publishedBy: ['p2p'],
     consumedBy: ['merchant-callbacks', 'ledger'],
+    consumerGroups: ['merchant-callbacks', 'ledger-events'],
     messages: [
       { type: P2pEventTypes.statusChanged, summary: 'A P2P transaction changed status', payload: p2pStatusChanged },
     ],

@@ -21,7 +21,15 @@ export interface KafkaMetricsOptions {
 }
 
 /** The services' consumer groups, as their configurations name them by default. */
-export const DEFAULT_CONSUMER_GROUPS = ['orders', 'payouts', 'p2p', 'methods', 'merchant-callbacks'];
+export const DEFAULT_CONSUMER_GROUPS = [
+  'orders',
+  'payouts',
+  'p2p',
+  'methods',
+  'merchant-callbacks',
+  'ledger',
+  'ledger-events',
+];
 
 type PartitionLabels = 'consumergroup' | 'topic' | 'partition';
 const gauge = <L extends string>(name: string, help: string, labelNames: L[]) =>

@@ -16,18 +16,36 @@ export async function listenWithKafka(
   httpPort: number,
   host: string,
 ): Promise<KafkaTransport> {
-  const transport = new KafkaTransport(consume);
-  registerHealth(app, transport.healthComponents());
+  const [transport] = await listenWithKafkaConsumers(app, [consume], httpPort, host);
+  return transport;
+}
+
+/**
+ * As listenWithKafka, with several consumers in one service: each its own group, topics and fetch
+ * (the ledger's commands, answered at once, and its events, booked in larger batches; decision
+ * 352). Each consumer's health components need a name of their own (KafkaTransportOptions.name).
+ */
+export async function listenWithKafkaConsumers(
+  app: NestFastifyApplication,
+  consumes: KafkaTransportOptions[],
+  httpPort: number,
+  host: string,
+): Promise<KafkaTransport[]> {
   installProblemHandling(app);
-  const microservice = app.connectMicroservice(
-    { strategy: transport },
-    { inheritAppConfig: false, deferInitialization: true },
-  );
-  microservice.useGlobalFilters(new RethrowRpcErrors());
+  const transports = consumes.map((consume) => {
+    const transport = new KafkaTransport(consume);
+    registerHealth(app, transport.healthComponents());
+    const microservice = app.connectMicroservice(
+      { strategy: transport },
+      { inheritAppConfig: false, deferInitialization: true },
+    );
+    microservice.useGlobalFilters(new RethrowRpcErrors());
+    return transport;
+  });
   await app.startAllMicroservices();
   await app.listen(httpPort, host);
-  await transport.whenJoined();
-  return transport;
+  await Promise.all(transports.map((t) => t.whenJoined()));
+  return transports;
 }
 
 /** Adds Kafka clients' components to the app's health; apps without the HealthModule are left alone. */

@@ -40,6 +40,19 @@ export interface KafkaTransportOptions {
   replyTopics?: readonly string[];
   /** HEALTH_STALL_MS: see ConsumerHealth and ProducerHealth. */
   stallMs?: number;
+  /**
+   * How the consumer fetches: the broker answers once `minBytes` are there, or after
+   * `maxWaitTimeInMs`. Without it, 1 byte and 500 ms: at once, which a consumer on a request's path
+   * needs. One that only books what happened and answers no one may wait for more, and handles
+   * fewer, larger batches (the ledger's events, decision 352).
+   */
+  fetch?: { maxWaitTimeInMs: number; minBytes: number };
+  /**
+   * Set when a service runs more than one consumer: names its health components
+   * (`kafka-consumer:<name>`, `kafka-producer:dead-letters:<name>`), which would replace the
+   * other's.
+   */
+  name?: string;
 }
 
 /** How long finished offsets may wait to be committed (KAFKA_COMMIT_INTERVAL_MS); see OffsetCommitter. */
@@ -81,11 +94,15 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       stallMs: opts.stallMs,
     });
     const freshClient = freshClientCheck(opts.kafka);
-    this.consumerHealth = new ConsumerHealth('kafka-consumer', opts.kafka.topicPrefix + opts.groupId, {
+    const named = opts.name ? `:${opts.name}` : '';
+    this.consumerHealth = new ConsumerHealth(`kafka-consumer${named}`, opts.kafka.topicPrefix + opts.groupId, {
       stallMs: opts.stallMs,
       freshClient,
     }).subscribedTo(opts.topics.map((t) => prefixed(opts.kafka, t)));
-    this.deadLetterHealth = new ProducerHealth('kafka-producer:dead-letters', { stallMs: opts.stallMs, freshClient });
+    this.deadLetterHealth = new ProducerHealth(`kafka-producer:dead-letters${named}`, {
+      stallMs: opts.stallMs,
+      freshClient,
+    });
     this.deadLetters = new DeadLetterer(opts.kafka, opts.groupId, this.deadLetterHealth);
     this.slots = new InFlightSlots(opts.maxInFlight ?? 32);
   }
@@ -113,6 +130,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           heartbeatInterval: 1_000,
           rebalanceTimeout: 20_000,
           maxWaitTimeInMs: 500,
+          ...this.opts.fetch,
           retry: { retries: 30, initialRetryTime: 300, maxRetryTime: 5000 },
         }),
       ));
