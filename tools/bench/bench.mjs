@@ -4,30 +4,13 @@
 // ceilings of the same machine measured in the same run (pgbench with the same statements per
 // order, and Kafka's own producer at full speed). Figures only: nothing here asserts a target.
 //
-//   BENCH_LEVELS=8,32,64   concurrency levels        BENCH_SECONDS=10   seconds per phase
-//   BENCH_LEDGER=0         without the ledger (and LEDGER_HOLDS off): what the books cost, by difference
-//   BENCH_WRITE_DOCS=0     do not update docs/performance.md
-//   BENCH_METRICS_COST=0   skip the with/without-metrics CPU comparison (tools/bench/metrics-cost.mjs)
-//   BENCH_CPU_PROFILE=1    V8 CPU profiles of every service in .run/bench/profiles/ (see tools/bench/profile-summary.mjs)
-//   BENCH_CEILINGS=0       skip the pgbench and Kafka producer ceilings (=postgres: only pgbench's)
-//   BENCH_CEILING_SHOPS=n  pgbench's clients share n shops (default: one shop per client; 1 is the
-//                          bench's own single-shop queue, see tools/bench/order-path.sql)
-//   BENCH_QUERY_LOG=1      every service's statements (text, no parameters) in .run/bench/queries/<service>.sql
-//   BENCH_WARMUP_SECONDS=15 whole order lives at concurrency 32 before the first level (0: none)
-//   BENCH_SOAK_SECONDS=300 the soak phase after the levels: orders' lives at 70 % of the best orders/s
-//                          (BENCH_SOAK_RATE=n orders/s instead), memory and consumer lag every
-//                          BENCH_SOAK_SAMPLE_SECONDS=30 s, and CPU per order's life at that fixed
-//                          rate (what two runs of unequal speed compare on, given the same
-//                          BENCH_SOAK_RATE); 0 skips it
-//   --smoke                one level of 4 for 1 s, a 2-s soak, no ceilings, docs untouched (what the
-//                          clean-up test runs)
-//   --no-build             dist/ is compiled already
+//   Its settings (BENCH_LEVELS, BENCH_SECONDS, BENCH_LEDGER, the soak's…, --smoke, --no-build) are
+//   listed in tools/bench/settings.mjs.
 //
 // It exits when done (0, or 1 when a step failed), and stops and removes whatever it started or
 // created — services, a broker or PostgreSQL it started, its database, topics and consumer groups
 // — also on ^C or SIGTERM (a second one kills at once); a watchdog stops its processes should the
 // bench itself be killed. Leftovers of crashed runs older than an hour go at the next start.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -66,49 +49,32 @@ import {
 } from './report.mjs';
 import { startMerchantReceiver } from './merchant-receiver.mjs';
 import { kafkaAdmin, messagesPerOrderOf } from './topic-messages.mjs';
-import { freePorts, LEDGER_SERVICE, SERVICES, signSandbox as sign, systemEnv } from '../stack/system.mjs';
+import { freePorts, signSandbox as sign, systemEnv } from '../stack/system.mjs';
+import {
+  BENCHED,
+  BUILD,
+  CEILING_SHOPS,
+  CEILINGS,
+  IDLE_SECONDS,
+  KAFKA_CEILING,
+  LEDGER,
+  LEVELS,
+  OPS_TOKEN,
+  PROFILE,
+  QUERY_LOG,
+  SANDBOX_SECRET,
+  SECONDS,
+  SMOKE,
+  SOAK_RATE,
+  SOAK_SAMPLE_SECONDS,
+  SOAK_SECONDS,
+  WARMUP_CONCURRENCY,
+  WARMUP_SECONDS,
+  WRITE_DOCS,
+} from './settings.mjs';
 
 const log = logger('bench', 1);
-/** --smoke: the smallest run that still goes through every step (the clean-up test runs it). */
-const SMOKE = process.argv.includes('--smoke');
-const LEVELS = (process.env.BENCH_LEVELS ?? (SMOKE ? '4' : '8,32,64'))
-  .split(',')
-  .map(Number)
-  .filter((n) => n > 0);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1 : 10));
-const CEILINGS = process.env.BENCH_CEILINGS !== '0' && !SMOKE;
-/** BENCH_CEILINGS=postgres: the pgbench ceiling without Kafka's (which needs its tools jars from Maven). */
-const KAFKA_CEILING = process.env.BENCH_CEILINGS !== 'postgres';
-const CEILING_SHOPS = process.env.BENCH_CEILING_SHOPS ? Number(process.env.BENCH_CEILING_SHOPS) : undefined;
-const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0' && !SMOKE;
-/** --no-build: the caller compiled dist/ already. */
-const BUILD = !process.argv.includes('--no-build');
-const SANDBOX_SECRET = 'bench-sandbox-secret';
-/** BENCH_CPU_PROFILE=1: every service writes a V8 CPU profile to .run/bench/profiles/ when it stops. */
-const PROFILE = process.env.BENCH_CPU_PROFILE === '1';
-/** BENCH_QUERY_LOG=1: the query counter also logs every statement's text (tools/bench/query-counter.cjs). */
-const QUERY_LOG = process.env.BENCH_QUERY_LOG === '1';
-const OPS_TOKEN = 'bench-ops-token-' + randomUUID();
-/** BENCH_WARMUP_SECONDS: whole order lives before the first level (creates, then their callbacks). */
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? (SMOKE ? 0 : 15));
-const WARMUP_CONCURRENCY = 32;
-const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? (SMOKE ? 2 : 300));
-const SOAK_SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? (SMOKE ? 1 : 30));
-const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : undefined;
-/**
- * BENCH_IDLE_SECONDS: after the warm-up, the system's CPU with no load at all (timers, sweeps,
- * consumers' empty fetches, health and metrics): what every level's order's life carries as a
- * fixed cost per second, whatever its throughput. 0 skips it.
- */
-const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? (SMOKE ? 0 : 10));
 const signSandbox = (body) => sign(SANDBOX_SECRET, body);
-/**
- * The ledger runs (issue 29) unless BENCH_LEDGER=0: it books every completed order, and the bench's
- * shop settles at once (delay 0), so an order's life includes its credit and, at the sweep's
- * default of every 5 s, nearly always its settlement.
- */
-const LEDGER = process.env.BENCH_LEDGER !== '0';
-const BENCHED = LEDGER ? [...SERVICES, LEDGER_SERVICE] : SERVICES;
 
 async function json(url, init) {
   const r = await fetch(url, init);
@@ -290,37 +256,26 @@ async function main() {
     /** CPU ms per second of each process with no load (BENCH_IDLE_SECONDS). */
     const idle = IDLE_SECONDS > 0 ? await measureIdle({ seconds: IDLE_SECONDS, cpuNow, log }) : undefined;
     const writesNow = () => writeCallsSnapshot(counted(), { kafkaMarker: '/.run/kafka ', pgDatabase: dbName });
-    /** Waits (up to 60 s) for every order's `completed` merchant callback; true when all came. */
-    const allCompleted = async (ids) => {
-      if (!children.has('merchant-callbacks')) return false;
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline && ids.some((id) => !receiver.completedAt.has(id)))
-        await new Promise((r) => setTimeout(r, 200));
-      return ids.every((id) => receiver.completedAt.has(id));
-    };
-    /**
-     * The soak's orders' lives (created, provider callback acknowledged), from its first create to
-     * the last one's `completed` merchant callback; complete only when no life failed and each
-     * got that callback (a failed one's work would be billed to the others).
-     */
-    const lifeAtRate = async ({ soak, lives, cpu0, q0, lifeStarted }) => {
-      const complete = soak.failed === 0 && soak.skipped === 0 && (await allCompleted(lives));
-      const seconds = (Date.now() - lifeStarted) / 1000;
-      return {
-        rate: lives.length / soak.seconds,
-        complete,
-        seconds,
-        cpu: perUnit(cpuDelta(cpu0, cpuNow()), lives.length),
-        queries: queriesPer(q0, await queryCounts(children, queryDir), lives.length),
-        idle: idle ? perUnit(idle, lives.length / seconds) : undefined,
+    /** Opens a window of orders' lives: what it cost per order since, CPU, statements and the idle share. */
+    const openWindow = async () => {
+      const q0 = await queryCounts(children, queryDir);
+      const cpu0 = cpuNow();
+      const started = Date.now();
+      return async (/** @type {number} */ orders) => {
+        const seconds = (Date.now() - started) / 1000;
+        return {
+          seconds,
+          cpu: perUnit(cpuDelta(cpu0, cpuNow()), orders),
+          queries: queriesPer(q0, await queryCounts(children, queryDir), orders),
+          idle: idle ? perUnit(idle, orders / seconds) : undefined,
+        };
       };
     };
     for (const c of LEVELS) {
       stillRunning();
       const created = [];
-      const q0 = await queryCounts(children, queryDir);
+      const window = await openWindow();
       const cpu0 = cpuNow();
-      const lifeStarted = Date.now();
       const writes0 = writesNow();
       const received0 = receiver.received();
       const orders = await runClosedLoop({ concurrency: c, seconds: SECONDS, makeRequest: createOrder(created) });
@@ -354,9 +309,7 @@ async function main() {
 
       let merchant = { p50: NaN, p99: NaN, delivered: 0, expected: acked.size };
       if (children.has('merchant-callbacks')) {
-        const deadline = Date.now() + 60_000;
-        while (Date.now() < deadline && [...acked.keys()].some((id) => !receiver.completedAt.has(id)))
-          await new Promise((r) => setTimeout(r, 200));
+        await receiver.untilCompleted([...acked.keys()], 60_000);
         const lat = new Latencies();
         for (const [id, at] of acked) {
           const arrived = receiver.completedAt.get(id);
@@ -375,9 +328,9 @@ async function main() {
       // One order's life: everything from the first create of the level until the last order's
       // `completed` merchant callback arrived, per order created — complete only when every order
       // created got its provider callback.
-      const lifeCpu = perUnit(cpuDelta(cpu0, cpuNow()), created.length);
+      const life = await window(created.length);
+      const { cpu: lifeCpu, queries: lifeQueries } = life;
       const lifeWrites = perUnit(cpuDelta(writes0, writesNow()), created.length);
-      const lifeQueries = queriesPer(q0, await queryCounts(children, queryDir), created.length);
       const lifeComplete = callbacks.ok === created.length && merchant.delivered === merchant.expected;
       rows.push({
         concurrency: c,
@@ -396,13 +349,11 @@ async function main() {
       log(
         `c=${c}: per order's life${lifeComplete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(lifeCpu)}; statements/transactions ${queriesLine(lifeQueries)}; write calls ${writesLine(lifeWrites)}`,
       );
-      if (idle) {
+      if (life.idle)
         // What the system spends with no load, over the level's window, per order created.
-        const lifeSeconds = (Date.now() - lifeStarted) / 1000;
         log(
-          `c=${c}: of each order's life, the idle cost of its ${fmt(lifeSeconds, 1)}-s window: CPU ms ${cpuLine(perUnit(idle, created.length / lifeSeconds))}`,
+          `c=${c}: of each order's life, the idle cost of its ${fmt(life.seconds, 1)}-s window: CPU ms ${cpuLine(life.idle)}`,
         );
-      }
     }
 
     const best = rows.reduce((a, b) => (b.orders.perSecond > a.orders.perSecond ? b : a));
@@ -423,9 +374,7 @@ async function main() {
         // 70 % of its own best level.
         /** @type {string[]} */
         const lives = [];
-        const q0 = await queryCounts(children, queryDir);
-        const cpu0 = cpuNow();
-        const lifeStarted = Date.now();
+        const window = await openWindow();
         soak = await runSoak({
           ratePerSecond: rate,
           seconds: SOAK_SECONDS,
@@ -441,7 +390,14 @@ async function main() {
           onLife: (id) => lives.push(id),
         });
         soak.backlog = await backlogAfter(received0, soak.seconds);
-        soak.life = await lifeAtRate({ soak, lives, cpu0, q0, lifeStarted });
+        // Complete only when no life failed and each got its `completed` merchant callback (a
+        // failed one's work would be billed to the others).
+        const complete =
+          soak.failed === 0 &&
+          soak.skipped === 0 &&
+          children.has('merchant-callbacks') &&
+          (await receiver.untilCompleted(lives, 60_000));
+        soak.life = { rate: lives.length / soak.seconds, complete, ...(await window(lives.length)) };
       } finally {
         await admin.disconnect();
       }

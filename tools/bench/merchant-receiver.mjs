@@ -27,6 +27,13 @@ export async function startMerchantReceiver() {
   return {
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/callbacks`,
     completedAt,
+    /** Waits (up to `timeoutMs`) until every order has had its `completed` callback; true when all did. */
+    untilCompleted: async (/** @type {string[]} */ ids, /** @type {number} */ timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline && ids.some((id) => !completedAt.has(id)))
+        await new Promise((r) => setTimeout(r, 200));
+      return ids.every((id) => completedAt.has(id));
+    },
     received: () => received,
     close: () => new Promise((r) => server.close(r)),
   };
