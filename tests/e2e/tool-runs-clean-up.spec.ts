@@ -183,10 +183,13 @@ describe('bench and fault runs end by themselves and leave nothing behind', () =
     const run = await runTool(bench[0], [...bench[1]], {});
     expect({ code: run.code, tail: run.lines.slice(-6) }).toEqual({ code: 0, tail: expect.any(Array) });
     // The soak's CPU per order's life at its fixed rate, every order's life complete, the ledger's
-    // own column in it (what two runs of unequal speed compare on, issue 29).
-    expect(run.lines.find((l) => l.startsWith("[bench] soak: per order's life"))).toMatch(
+    // own column in it, and every life's merchant callback latency (what two runs of unequal speed
+    // compare on, issue 29).
+    const soakLife = run.lines.find((l) => l.startsWith("[bench] soak: per order's life"));
+    expect(soakLife).toMatch(
       /^\[bench\] soak: per order's life at \d+\.\d orders\/s over \d+\.\d s: CPU ms .*\bledger \d+\.\d\d\b.*\(system \d+\.\d\d\)/,
     );
+    expect(soakLife).toMatch(/callback 200 → merchant callback p50 \d+\.\d ms, p99 \d+\.\d ms \(([1-9]\d*)\/\1\)$/);
     expect(run.quietBeforeExitMs).toBeLessThan(EXIT_AFTER_LAST_LINE_MS);
     await expectNothingLeft(run, 'bench');
   }, 180_000);

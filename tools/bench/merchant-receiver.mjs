@@ -1,6 +1,7 @@
 // The merchant's side of the bench: a server that takes the merchant callbacks and notes when
 // each order's `completed` one arrived.
 import http from 'node:http';
+import { Latencies } from './load.mjs';
 
 /** The merchant's server: notes when each order's `completed` callback arrived. */
 export async function startMerchantReceiver() {
@@ -33,6 +34,18 @@ export async function startMerchantReceiver() {
       while (Date.now() < deadline && ids.some((id) => !completedAt.has(id)))
         await new Promise((r) => setTimeout(r, 200));
       return ids.every((id) => completedAt.has(id));
+    },
+    /**
+     * From each order's provider callback acknowledged (`acked`: id → hrtime) to its `completed`
+     * merchant callback: p50 and p99 in ms, and how many of them arrived.
+     */
+    merchantLatency: (/** @type {Map<string, bigint>} */ acked) => {
+      const lat = new Latencies();
+      for (const [id, at] of acked) {
+        const arrived = completedAt.get(id);
+        if (arrived !== undefined) lat.add(Number(arrived - at) / 1000);
+      }
+      return { p50: lat.percentile(50), p99: lat.percentile(99), delivered: lat.values.length, expected: acked.size };
     },
     received: () => received,
     close: () => new Promise((r) => server.close(r)),

@@ -55,7 +55,7 @@ export const soakLine = (soak) => {
 export const soakLifeLine = (soak) => {
   const life = soak.life;
   if (!life) return "soak: per order's life not measured";
-  return `soak: per order's life at ${fmt(life.rate, 1)} orders/s over ${fmt(life.seconds, 1)} s${life.complete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(life.cpu)}; statements/transactions ${queriesLine(life.queries)}${life.idle ? `; of it, the idle cost: CPU ms ${cpuLine(life.idle)}` : ''}`;
+  return `soak: per order's life at ${fmt(life.rate, 1)} orders/s over ${fmt(life.seconds, 1)} s${life.complete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(life.cpu)}; statements/transactions ${queriesLine(life.queries)}${life.idle ? `; of it, the idle cost: CPU ms ${cpuLine(life.idle)}` : ''}${soak.merchant ? `; callback 200 → merchant callback p50 ${fmt(soak.merchant.p50, 1)} ms, p99 ${fmt(soak.merchant.p99, 1)} ms (${soak.merchant.delivered}/${soak.merchant.expected})` : ''}`;
 };
 
 export function machine() {

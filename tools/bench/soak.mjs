@@ -20,7 +20,7 @@ const LAG_FLOOR = 100;
  *   sample: () => Promise<{ rss: Record<string, number>, lag: number }>,
  *   log: (line: string) => void,
  *   stillRunning: () => void,
- *   onLife?: (orderId: string) => void,
+ *   onLife?: (orderId: string, ackedAt: bigint) => void,
  * }} o
  */
 export async function runSoak(o) {
@@ -43,10 +43,11 @@ export async function runSoak(o) {
       const orderId = JSON.parse(res.body).id;
       const cb = o.callbackFor(orderId);
       const r2 = await request(agent, cb.url, cb);
+      const ackedAt = process.hrtime.bigint();
       if (r2.status < 200 || r2.status >= 300) throw new Error(`callback ${r2.status} ${r2.body.slice(0, 200)}`);
       counts.callbacks += 1;
       // A whole life: its order created and its provider callback acknowledged.
-      o.onLife?.(orderId);
+      o.onLife?.(orderId, ackedAt);
     } catch (err) {
       counts.failed += 1;
       if (failures.length < 3) failures.push(String(/** @type {Error} */ (err)?.message ?? err).slice(0, 160));
