@@ -2,17 +2,23 @@ import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { Envelope, OrderEventTypes } from '@payments/contracts';
 import { BATCH_HANDLER, BatchMessageFailure, Inbox } from '@payments/messaging';
+import { GroupCommit } from '../books/group-commit';
 import { LEDGER_INBOX } from '../tokens';
 import { OrderBooker } from './order-booker';
 import { OrderBooking, plainlyMovesNoMoney, toOrderBooking, UnbookableEvent } from './order-event';
 
+type Booked = { message: Envelope; booking: OrderBooking };
+
 /**
  * `orders.events`: a partition's batch is booked in one database transaction with its inbox rows
  * (a redelivered event finds its id taken and posts nothing; the transaction's idempotency key
- * is the event id as a second guard). Status changes that move no money cost no database work.
+ * is the event id as a second guard), together with the other partitions' batches handed over at
+ * the same time (decision 353). Status changes that move no money cost no database work.
  */
 @Controller()
 export class OrderEventsConsumer {
+  private readonly group = new GroupCommit<Booked>((bookings) => this.bookTogether(bookings));
+
   constructor(
     @Inject(LEDGER_INBOX) private readonly inbox: Inbox,
     private readonly booker: OrderBooker,
@@ -20,13 +26,18 @@ export class OrderEventsConsumer {
 
   @EventPattern(OrderEventTypes.statusChanged, BATCH_HANDLER)
   async book(@Payload() messages: Envelope[]): Promise<void> {
-    const bookings: { message: Envelope; booking: OrderBooking }[] = [];
+    const bookings: Booked[] = [];
     for (const message of messages) {
       if (plainlyMovesNoMoney(message.payload)) continue;
       const booking = named(message, () => toOrderBooking(message));
       if (booking) bookings.push({ message, booking });
     }
     if (bookings.length === 0) return;
+    await this.group.submit(bookings);
+  }
+
+  /** One transaction: the inbox rows of `bookings`, then the booking of those seen for the first time. */
+  private async bookTogether(bookings: readonly Booked[]): Promise<void> {
     await this.inbox.processBatch(
       bookings.map((b) => b.message),
       async (m, fresh) => {
