@@ -36,7 +36,9 @@ export class Inbox {
    * its work for those only (decision 243). A fragment (libs/sql): numbered where it lands.
    */
   cte(name: string, messages: Pick<Envelope, 'eventId'>[]): Sql {
-    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))];
+    // In one order whoever inserts them: two transactions inserting overlapping ids (a batch
+    // handed over again to a new owner while the old one still books it) wait, never deadlock.
+    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))].sort();
     return sql`${raw(name)} AS (INSERT INTO ${ident(this.schema)}.inbox (consumer, event_id) SELECT ${this.consumer}, unnest(${ids}::uuid[])
          ON CONFLICT DO NOTHING RETURNING event_id)`;
   }
@@ -51,7 +53,9 @@ export class Inbox {
     messages: Pick<Envelope, 'eventId'>[],
     work: (manager: EntityManager, fresh: ReadonlySet<string>) => Promise<T>,
   ): Promise<{ fresh: ReadonlySet<string>; result: T }> {
-    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))];
+    // In one order whoever inserts them: two transactions inserting overlapping ids (a batch
+    // handed over again to a new owner while the old one still books it) wait, never deadlock.
+    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))].sort();
     return this.dataSource.transaction(async (manager) => {
       const claimed: { event_id: string }[] = await manager.query(
         `INSERT INTO "${this.schema}".inbox (consumer, event_id) SELECT $1, unnest($2::uuid[])

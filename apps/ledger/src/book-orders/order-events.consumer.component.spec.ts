@@ -109,7 +109,11 @@ describe('ledger: the partitions of one fetch booked in one transaction', () => 
     const fine = [completed(good), completed(good)];
     const broken = [completed(good), completed(bad)];
     const alsoFine = [completed(good)];
+    const transactions = jest.spyOn(inbox, 'processBatch');
     const outcomes = await Promise.allSettled([fine, broken, alsoFine].map((b) => consumer.book(b)));
+    // The group's transaction failed, naming the event: its batch is answered with that, and the
+    // two others are booked together in a second transaction.
+    expect(transactions.mock.calls.map(([messages]) => messages.length)).toEqual([5, 3]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const failure = (outcomes[1] as PromiseRejectedResult).reason;
     expect(failure).toBeInstanceOf(BatchMessageFailure);

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { Envelope, OrderEventTypes } from '@payments/contracts';
-import { BATCH_HANDLER, BatchMessageFailure, Inbox } from '@payments/messaging';
+import { BATCH_HANDLER, BatchMessageFailure, Inbox, isInfrastructureFault } from '@payments/messaging';
 import { GroupCommit } from '../books/group-commit';
 import { LEDGER_INBOX } from '../tokens';
 import { OrderBooker } from './order-booker';
@@ -17,7 +17,15 @@ type Booked = { message: Envelope; booking: OrderBooking };
  */
 @Controller()
 export class OrderEventsConsumer {
-  private readonly group = new GroupCommit<Booked>((bookings) => this.bookTogether(bookings));
+  private readonly group = new GroupCommit<Booked>(
+    (bookings) => this.bookTogether(bookings),
+    (err) =>
+      isInfrastructureFault(err)
+        ? 'everyone'
+        : err instanceof BatchMessageFailure
+          ? (b) => b.message.eventId.toLowerCase() === err.eventId.toLowerCase()
+          : 'unknown',
+  );
 
   constructor(
     @Inject(LEDGER_INBOX) private readonly inbox: Inbox,

@@ -27,7 +27,7 @@ describe('group commit: calls handed over together run as one', () => {
     expect(runs).toEqual([[1], [2, 3]]);
   });
 
-  it('when the group run fails, then each call runs alone and only the failing one rejects', async () => {
+  it('when the group run fails for a reason nobody is blamed for, then each call runs alone and only the failing one rejects', async () => {
     const runs: number[][] = [];
     const group = new GroupCommit<number>(async (items) => {
       runs.push([...items]);
@@ -43,6 +43,40 @@ describe('group commit: calls handed over together run as one', () => {
     // The group is not stuck after a failure.
     await group.submit([2]);
     expect(runs.at(-1)).toEqual([2]);
+  });
+
+  it('when the failure names an item, then only its call rejects, unrun again, and the others run again as a group', async () => {
+    const runs: number[][] = [];
+    const named = (item: number) => Object.assign(new Error(`${item} cannot be booked`), { item });
+    const group = new GroupCommit<number>(
+      async (items) => {
+        runs.push([...items]);
+        if (items.includes(13)) throw named(13);
+      },
+      (err) =>
+        typeof (err as { item?: number }).item === 'number' ? (i) => i === (err as { item: number }).item : 'unknown',
+    );
+    const outcomes = await Promise.allSettled([group.submit([1]), group.submit([12, 13]), group.submit([14])]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(runs).toEqual([
+      [1, 12, 13, 14],
+      [1, 14],
+    ]);
+  });
+
+  it("when the failure is everyone's (the database is down), then every call rejects with it and nothing runs again", async () => {
+    let runs = 0;
+    const down = new Error('connection refused');
+    const group = new GroupCommit<number>(
+      async () => {
+        runs++;
+        throw down;
+      },
+      () => 'everyone',
+    );
+    const outcomes = await Promise.allSettled([group.submit([1]), group.submit([2]), group.submit([3])]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason : o.status))).toEqual([down, down, down]);
+    expect(runs).toBe(1);
   });
 
   it('when a lone call fails, then it rejects with its error and is not run again', async () => {
