@@ -43,6 +43,7 @@ import {
   queriesLine,
   renderReport,
   soakLifeLine,
+  merchantLatencyText,
   soakLine,
   updatePerformanceDoc,
   writesLine,
@@ -311,9 +312,7 @@ async function main() {
       if (children.has('merchant-callbacks')) {
         await receiver.untilCompleted([...acked.keys()], 60_000);
         merchant = receiver.merchantLatency(acked);
-        log(
-          `c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, callback 200 → merchant callback p50 ${fmt(merchant.p50, 1)} ms, p99 ${fmt(merchant.p99, 1)} ms`,
-        );
+        log(`c=${c}: merchant callbacks ${merchant.delivered}/${merchant.expected}, ${merchantLatencyText(merchant)}`);
       }
       // One order's life: everything from the first create of the level until the last order's
       // `completed` merchant callback arrived, per order created — complete only when every order
@@ -381,12 +380,11 @@ async function main() {
         });
         soak.backlog = await backlogAfter(received0, soak.seconds);
         // Complete only when no life failed and each got its `completed` merchant callback (a
-        // failed one's work would be billed to the others).
-        const complete =
-          soak.failed === 0 &&
-          soak.skipped === 0 &&
-          children.has('merchant-callbacks') &&
-          (await receiver.untilCompleted([...lives.keys()], 60_000));
+        // failed one's work would be billed to the others). The wait comes first either way: the
+        // latency below would otherwise leave out the slowest callbacks.
+        const arrived =
+          children.has('merchant-callbacks') && (await receiver.untilCompleted([...lives.keys()], 60_000));
+        const complete = soak.failed === 0 && soak.skipped === 0 && arrived;
         soak.life = { rate: lives.size / soak.seconds, complete, ...(await window(lives.size)) };
         // At a fixed rate the merchant callbacks have no backlog of a closed loop's to drain: two
         // runs' p99 here is the latency the ledger's balance events may add (issue 29's "callback →

@@ -51,11 +51,15 @@ export const soakLine = (soak) => {
   return `${head}; after the first minute (from ${soak.from} s, medians of the earlier and the later half of the samples) resident memory ${soak.memoryGrew.length ? `grew: ${soak.memoryGrew.join(', ')}` : 'did not grow'}, consumer lag ${soak.lagGrew ? 'grew' : 'did not grow'} (${fmt(soak.lag.from)} → ${fmt(soak.lag.to)})`;
 };
 
+/** From the provider callback acknowledged to the `completed` merchant callback: `receiver.merchantLatency`'s p50 and p99. */
+export const merchantLatencyText = (m) =>
+  `callback 200 → merchant callback p50 ${fmt(m.p50, 1)} ms, p99 ${fmt(m.p99, 1)} ms`;
+
 /** CPU per order's life in the soak: at one fixed arrival rate, so two runs with the same BENCH_SOAK_RATE compare at equal throughput. */
 export const soakLifeLine = (soak) => {
   const life = soak.life;
   if (!life) return "soak: per order's life not measured";
-  return `soak: per order's life at ${fmt(life.rate, 1)} orders/s over ${fmt(life.seconds, 1)} s${life.complete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(life.cpu)}; statements/transactions ${queriesLine(life.queries)}${life.idle ? `; of it, the idle cost: CPU ms ${cpuLine(life.idle)}` : ''}${soak.merchant ? `; callback 200 → merchant callback p50 ${fmt(soak.merchant.p50, 1)} ms, p99 ${fmt(soak.merchant.p99, 1)} ms (${soak.merchant.delivered}/${soak.merchant.expected})` : ''}`;
+  return `soak: per order's life at ${fmt(life.rate, 1)} orders/s over ${fmt(life.seconds, 1)} s${life.complete ? '' : ' (incomplete: not every order got its callbacks)'}: CPU ms ${cpuLine(life.cpu)}; statements/transactions ${queriesLine(life.queries)}${life.idle ? `; of it, the idle cost: CPU ms ${cpuLine(life.idle)}` : ''}${soak.merchant ? `; ${merchantLatencyText(soak.merchant)} (${soak.merchant.delivered}/${soak.merchant.expected})` : ''}`;
 };
 
 export function machine() {
