@@ -3,14 +3,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BalanceChanged, Envelope, Topics } from '@payments/contracts';
 import { LedgerCurrency, ledgerCurrency } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
-import { openServiceDatabase, systemClock } from '@payments/platform';
-import { createTestDatabase } from '@payments/testing';
+import { systemClock } from '@payments/platform';
+import { openTestBooks, TestBooks } from '../books/books.spec-support';
 import { LedgerRepository } from '../books/ledger.repository';
 import { LedgerConfig } from '../config';
-import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
-import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
-import { RefundHolds } from '../hold-refunds/refund-holds';
-import { LEDGER_MIGRATIONS } from '../migrations';
 import { BalanceReads } from '../read-balance/balance.reads';
 import { SettlementSweeper } from '../settle/settlement.sweeper';
 import { OrderBooker } from './order-booker';
@@ -30,26 +26,20 @@ const USD = currency('USD');
  * tells each shop's balance once, with the figures GET /balance then answers.
  */
 describe('ledger: a batch booked in a constant number of statements', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let t: TestBooks;
   let ds: DataSource;
   let booker: OrderBooker;
   let books: LedgerRepository;
   let reads: BalanceReads;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openServiceDatabase({ url: db.url, schema: 'ledger', entities: [], migrations: LEDGER_MIGRATIONS });
-    const config = { schema: 'ledger' };
-    books = new LedgerRepository(config);
-    const holds = new RefundHoldRepository(config);
-    const awaiting = new AwaitingRateRepository(config);
-    booker = new OrderBooker(books, holds, new RefundHolds(books, holds, awaiting, systemClock), awaiting);
-    reads = new BalanceReads(ds, config);
+    t = await openTestBooks();
+    ({ ds, booker, books } = t);
+    reads = new BalanceReads(ds, { schema: 'ledger' });
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await t?.close();
   });
 
   afterEach(() => jest.restoreAllMocks());

@@ -2,14 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Envelope, OrderEventTypes } from '@payments/contracts';
 import { BatchMessageFailure, Inbox } from '@payments/messaging';
-import { openServiceDatabase, systemClock } from '@payments/platform';
-import { createTestDatabase } from '@payments/testing';
-import { LedgerRepository } from '../books/ledger.repository';
-import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
-import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
-import { RefundHolds } from '../hold-refunds/refund-holds';
-import { LEDGER_MIGRATIONS } from '../migrations';
-import { OrderBooker } from './order-booker';
+import { openTestBooks, TestBooks } from '../books/books.spec-support';
 import { OrderEventsConsumer } from './order-events.consumer';
 
 /**
@@ -18,28 +11,20 @@ import { OrderEventsConsumer } from './order-events.consumer';
  * others are booked.
  */
 describe('ledger: the partitions of one fetch booked in one transaction', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let t: TestBooks;
   let ds: DataSource;
   let consumer: OrderEventsConsumer;
   let inbox: Inbox;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openServiceDatabase({ url: db.url, schema: 'ledger', entities: [], migrations: LEDGER_MIGRATIONS });
-    const config = { schema: 'ledger' };
-    const books = new LedgerRepository(config);
-    const holds = new RefundHoldRepository(config);
-    const awaiting = new AwaitingRateRepository(config);
+    t = await openTestBooks();
+    ds = t.ds;
     inbox = new Inbox(ds, 'ledger', 'ledger');
-    consumer = new OrderEventsConsumer(
-      inbox,
-      new OrderBooker(books, holds, new RefundHolds(books, holds, awaiting, systemClock), awaiting),
-    );
+    consumer = new OrderEventsConsumer(inbox, t.booker);
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await t?.close();
   });
 
   afterEach(() => jest.restoreAllMocks());

@@ -3,16 +3,10 @@ import { DataSource } from 'typeorm';
 import { Envelope, LedgerCommandTypes } from '@payments/contracts';
 import { ledgerCurrency, LedgerCurrency } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
-import { openServiceDatabase, systemClock } from '@payments/platform';
-import { createTestDatabase } from '@payments/testing';
-import { OrderBooker } from '../book-orders/order-booker';
-import { LedgerRepository } from '../books/ledger.repository';
-import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
+import { systemClock } from '@payments/platform';
+import { openTestBooks, TestBooks } from '../books/books.spec-support';
 import { LedgerConfig } from '../config';
-import { LEDGER_MIGRATIONS } from '../migrations';
 import { SettlementSweeper } from '../settle/settlement.sweeper';
-import { RefundHoldRepository } from './refund-hold.repository';
-import { RefundHolds } from './refund-holds';
 import { ReserveRefundHandler } from './reserve-refund.handler';
 
 const USD = ((): LedgerCurrency => {
@@ -29,33 +23,25 @@ const USD = ((): LedgerCurrency => {
  * both: a refund doubled, a hold nobody posts).
  */
 describe('ledger: a refund refused stays refused', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let t: TestBooks;
   let ds: DataSource;
   let handler: ReserveRefundHandler;
-  let booker: OrderBooker;
   let sweeper: SettlementSweeper;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openServiceDatabase({ url: db.url, schema: 'ledger', entities: [], migrations: LEDGER_MIGRATIONS });
-    const config = { schema: 'ledger' };
-    const books = new LedgerRepository(config);
-    const holds = new RefundHoldRepository(config);
-    const awaiting = new AwaitingRateRepository(config);
-    const refundHolds = new RefundHolds(books, holds, awaiting, systemClock);
-    booker = new OrderBooker(books, holds, refundHolds, awaiting);
-    handler = new ReserveRefundHandler(ds, books, holds, refundHolds, awaiting, systemClock);
+    t = await openTestBooks();
+    ds = t.ds;
+    handler = new ReserveRefundHandler(ds, t.books, t.holds, t.refundHolds, t.awaiting, systemClock);
     sweeper = new SettlementSweeper(
       ds,
-      books,
+      t.books,
       { settlementSweepMs: 60_000, settlementBatch: 200 } as LedgerConfig,
       systemClock,
     );
   });
 
   afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
+    await t?.close();
   });
 
   const reserve = (refundId: string, orderId: string, shopId: string, amount = '10.00') =>
@@ -70,7 +56,7 @@ describe('ledger: a refund refused stays refused', () => {
     } as Envelope);
   const credit = (orderId: string, shopId: string) =>
     ds.transaction((m) =>
-      booker.book(m, [
+      t.booker.book(m, [
         {
           eventId: randomUUID(),
           occurredAt: new Date(),
