@@ -70,22 +70,10 @@ export class ReserveRefundHandler {
     const amount = amountOf(cmd.amount);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
-      // Asked again after a refusal only when a command is handled again after a crash: the
-      // answer the merchant was given stands, whatever was booked since (decision 354).
-      const refusedBefore = await this.holds.lockAndFindRefusal(m, cmd.refundId);
-      if (refusedBefore !== null) return refused(refusedBefore);
-      const refuse = async (detail: string) => {
-        await this.holds.recordRefusal(
-          m,
-          { refundId: cmd.refundId, orderId: cmd.orderId, shopId: cmd.shopId, detail },
-          now,
-        );
-        return refused(detail);
-      };
       await this.awaiting.lockWaiting(m, cmd.orderId);
       const credit = await this.books.originalCredit(m, cmd.orderId);
       if (!credit || credit.shopId.toLowerCase() !== cmd.shopId.toLowerCase())
-        return refuse(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);
+        return refused(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);
       const source: RefundHoldSource = credit.status === 'awaiting_rate' ? 'suspense' : 'available';
       const from = bookCurrency(credit.orderCurrency);
       const to = bookCurrency(source === 'suspense' ? credit.orderCurrency : credit.balanceCurrency);
@@ -111,7 +99,7 @@ export class ReserveRefundHandler {
           errors: [{ path: `cost.${plan.field}`, message: plan.reason }],
         });
       if (plan.kind === 'insufficient')
-        return refuse(
+        return refused(
           `the ${source} balance ${plan.balance.toFixed()} ${to.currency.code} does not cover the refund's debit of ${plan.debit.toFixed()} ${to.currency.code}`,
         );
       const hold: RefundHold = {
