@@ -387,8 +387,7 @@ async function main() {
         const complete = soak.failed === 0 && soak.skipped === 0 && arrived;
         soak.life = { rate: lives.size / soak.seconds, complete, ...(await window(lives.size)) };
         // At a fixed rate the merchant callbacks have no backlog of a closed loop's to drain: two
-        // runs' p99 here is the latency the ledger's balance events may add (issue 29's "callback →
-        // merchant p99").
+        // runs' p99 here is the latency the ledger may add (issue 29's "callback → merchant p99").
         if (children.has('merchant-callbacks')) soak.merchant = receiver.merchantLatency(lives);
       } finally {
         await admin.disconnect();

@@ -36,9 +36,7 @@ export class Inbox {
    * its work for those only (decision 243). A fragment (libs/sql): numbered where it lands.
    */
   cte(name: string, messages: Pick<Envelope, 'eventId'>[]): Sql {
-    // In one order whoever inserts them: two transactions inserting overlapping ids (a batch
-    // handed over again to a new owner while the old one still books it) wait, never deadlock.
-    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))].sort();
+    const ids = inboxIds(messages);
     return sql`${raw(name)} AS (INSERT INTO ${ident(this.schema)}.inbox (consumer, event_id) SELECT ${this.consumer}, unnest(${ids}::uuid[])
          ON CONFLICT DO NOTHING RETURNING event_id)`;
   }
@@ -53,9 +51,7 @@ export class Inbox {
     messages: Pick<Envelope, 'eventId'>[],
     work: (manager: EntityManager, fresh: ReadonlySet<string>) => Promise<T>,
   ): Promise<{ fresh: ReadonlySet<string>; result: T }> {
-    // In one order whoever inserts them: two transactions inserting overlapping ids (a batch
-    // handed over again to a new owner while the old one still books it) wait, never deadlock.
-    const ids = [...new Set(messages.map((m) => m.eventId.toLowerCase()))].sort();
+    const ids = inboxIds(messages);
     return this.dataSource.transaction(async (manager) => {
       const claimed: { event_id: string }[] = await manager.query(
         `INSERT INTO "${this.schema}".inbox (consumer, event_id) SELECT $1, unnest($2::uuid[])
@@ -66,4 +62,13 @@ export class Inbox {
       return { fresh, result: await work(manager, fresh) };
     });
   }
+}
+
+/**
+ * A batch's event ids, lower case, once each, sorted: in one order whoever inserts them, so two
+ * transactions inserting overlapping ids (a batch handed over again to a new owner while the old
+ * one still books it) wait for each other, never deadlock.
+ */
+function inboxIds(messages: Pick<Envelope, 'eventId'>[]): string[] {
+  return [...new Set(messages.map((m) => m.eventId.toLowerCase()))].sort();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { Envelope, OrderEventTypes } from '@payments/contracts';
+import { envelope, Envelope, OrderEventTypes } from '@payments/contracts';
 import { BatchMessageFailure, Inbox } from '@payments/messaging';
 import { openTestBooks, TestBooks } from '../books/books.spec-support';
 import { OrderEventsConsumer } from './order-events.consumer';
@@ -39,13 +39,9 @@ describe('ledger: the partitions of one fetch booked in one transaction', () => 
     return shop;
   };
   const completed = (shopId: string): Envelope =>
-    ({
-      eventId: randomUUID(),
+    envelope({
       type: OrderEventTypes.statusChanged,
-      version: 1,
-      occurredAt: new Date().toISOString(),
-      correlationId: randomUUID(),
-      causationId: null,
+      occurredAt: new Date(),
       payload: {
         orderId: randomUUID(),
         shopId,
@@ -57,7 +53,7 @@ describe('ledger: the partitions of one fetch booked in one transaction', () => 
         provider: 'sandbox',
         cost: { amount: '100.00', currency: 'USD' },
       },
-    }) as Envelope;
+    });
   const pending = async (shopId: string) => {
     const [row] = await ds.query(
       `SELECT balance::text FROM ledger.accounts WHERE shop_id = $1 AND kind = 'pending' AND currency = 'USD'`,
