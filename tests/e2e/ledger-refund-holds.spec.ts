@@ -171,6 +171,14 @@ describe('ledger: refunds the balance must cover', () => {
     const again = await keyedRefund(orderId);
     expect(again.status).toBe(422);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
+    // Each request is a command of its own, and the ledger keeps each refusal under it (decision
+    // 354): the key's one refund, refused twice, decided again when asked again.
+    const { rows: refusals } = await pg.query(
+      `SELECT count(DISTINCT refund_id)::int AS refunds, count(DISTINCT attempt_id)::int AS attempts
+         FROM ledger.refund_refusals WHERE order_id = $1`,
+      [orderId],
+    );
+    expect(refusals).toEqual([{ refunds: 1, attempts: 2 }]);
 
     await paidAndSettled(181.98);
     const accepted = await keyedRefund(orderId);

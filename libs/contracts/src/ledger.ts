@@ -35,6 +35,11 @@ export const reserveRefundCommand = z
     orderId: uuid(),
     shopId: uuid(),
     amount: decimal().describe('The refunded amount, in the order currency'),
+    attemptId: optional(
+      uuid().describe(
+        "The id of the orders service's command this ask serves (its envelope's eventId): asked again under it, a refusal is answered again (decision 354)",
+      ),
+    ),
   })
   .describe("Reserves a refund's debit from the shop's balance at the original credit's rate (decision 276)");
 export type ReserveRefundCommand = z.infer<typeof reserveRefundCommand>;

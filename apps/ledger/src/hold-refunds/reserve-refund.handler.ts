@@ -49,7 +49,8 @@ const refused = (detail: string): Reply<never> =>
  * (decision 276, the pattern of decision 273): the debit at the original credit's rate moves from
  * available (or suspense, while the credit waits for a rate) to reserved, or the refund is refused.
  * The shop's rows are locked first, so concurrent refunds and payouts are decided one after the
- * other; a refund asked for again gets its hold back (idempotent by refund id).
+ * other; a refund asked for again gets its hold back (idempotent by refund id), and a command
+ * refused for want of balance gets its refusal back (decision 354).
  */
 @Controller()
 export class ReserveRefundHandler {
@@ -70,10 +71,20 @@ export class ReserveRefundHandler {
     const amount = amountOf(cmd.amount);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
+      // The same command asked again (handled again after a crash, by the orders service or here):
+      // the answer the merchant was given stands, whatever was booked since (decision 354).
+      const refusedBefore = await this.holds.lockAndFindRefusal(m, cmd.refundId, cmd.attemptId);
+      if (refusedBefore !== null) return refused(refusedBefore);
+      const refuse = async (detail: string) => {
+        const { refundId, attemptId, orderId, shopId } = cmd;
+        if (attemptId !== undefined)
+          await this.holds.recordRefusal(m, { refundId, attemptId, orderId, shopId, detail }, now);
+        return refused(detail);
+      };
       await this.awaiting.lockWaiting(m, cmd.orderId);
       const credit = await this.books.originalCredit(m, cmd.orderId);
       if (!credit || credit.shopId.toLowerCase() !== cmd.shopId.toLowerCase())
-        return refused(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);
+        return refuse(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);
       const source: RefundHoldSource = credit.status === 'awaiting_rate' ? 'suspense' : 'available';
       const from = bookCurrency(credit.orderCurrency);
       const to = bookCurrency(source === 'suspense' ? credit.orderCurrency : credit.balanceCurrency);
@@ -99,7 +110,7 @@ export class ReserveRefundHandler {
           errors: [{ path: `cost.${plan.field}`, message: plan.reason }],
         });
       if (plan.kind === 'insufficient')
-        return refused(
+        return refuse(
           `the ${source} balance ${plan.balance.toFixed()} ${to.currency.code} does not cover the refund's debit of ${plan.debit.toFixed()} ${to.currency.code}`,
         );
       const hold: RefundHold = {

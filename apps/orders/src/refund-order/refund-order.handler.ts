@@ -61,6 +61,9 @@ export class RefundOrderHandler {
       orderId: cmd.orderId,
       shopId: cmd.shopId,
       amount: formatAmount(cmd.cost.amount),
+      // This command, not the refund: handled again after a crash it gets the answer it had; the
+      // merchant's retry with the same key is a new command, decided on the books as they are.
+      attemptId: message.eventId,
     });
     if (refused) return refused;
     const now = this.clock.now();
