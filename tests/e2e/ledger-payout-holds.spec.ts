@@ -131,6 +131,13 @@ describe('ledger: payout holds against the available balance', () => {
       [shop],
     );
     expect(rows[0]).toEqual({ payouts: 10, holds: 10, lowest: '0.000000000000000000' });
+    // Each refusal is kept under the payouts service's command (decision 354): 40 payouts, 40 commands.
+    const { rows: refusals } = await pg.query(
+      `SELECT count(DISTINCT held_id)::int AS payouts, count(DISTINCT attempt_id)::int AS attempts
+         FROM ledger.hold_refusals WHERE shop_id = $1 AND held_kind = 'payout'`,
+      [shop],
+    );
+    expect(refusals).toEqual([{ payouts: 40, attempts: 40 }]);
 
     // Second phase: one payout fails (its 10.00 comes back), one completes (its 10.00 leaves).
     const ids = accepted.map((a) => (a.ok ? (a.result as { id: string }).id : ''));

@@ -174,9 +174,9 @@ describe('ledger: refunds the balance must cover', () => {
     // Each request is a command of its own, and the ledger keeps each refusal under it (decision
     // 354): the key's one refund, refused twice, decided again when asked again.
     const { rows: refusals } = await pg.query(
-      `SELECT count(DISTINCT refund_id)::int AS refunds, count(DISTINCT attempt_id)::int AS attempts
-         FROM ledger.refund_refusals WHERE order_id = $1`,
-      [orderId],
+      `SELECT count(DISTINCT held_id)::int AS refunds, count(DISTINCT attempt_id)::int AS attempts
+         FROM ledger.hold_refusals WHERE shop_id = $1 AND held_kind = 'refund'`,
+      [other.shopId],
     );
     expect(refusals).toEqual([{ refunds: 1, attempts: 2 }]);
 

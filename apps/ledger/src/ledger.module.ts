@@ -25,6 +25,7 @@ import { HoldRepository } from './hold-payouts/hold.repository';
 import { PayoutEventsConsumer } from './hold-payouts/payout-events.consumer';
 import { PayoutHolds } from './hold-payouts/payout-holds';
 import { ReservePayoutHandler } from './hold-payouts/reserve-payout.handler';
+import { HoldRefusalRepository } from './hold-refusals/hold-refusal.repository';
 import { RefundHoldRepository } from './hold-refunds/refund-hold.repository';
 import { RefundHolds } from './hold-refunds/refund-holds';
 import { ReserveRefundHandler } from './hold-refunds/reserve-refund.handler';
@@ -82,6 +83,7 @@ export class LedgerModule {
         PayoutHolds,
         RefundHoldRepository,
         RefundHolds,
+        HoldRefusalRepository,
         BalanceReads,
         AdjustmentRepository,
         AwaitingCreditsRepository,

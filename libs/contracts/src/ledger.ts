@@ -20,6 +20,11 @@ export const reservePayoutCommand = z
     provider: z.string().min(1).max(64),
     method: z.string().min(1).max(64),
     cost: costDto,
+    attemptId: optional(
+      uuid().describe(
+        "The id of the payouts service's command this ask serves (its envelope's eventId): asked again under it, a refusal is answered again (decision 354)",
+      ),
+    ),
   })
   .describe("Reserves a payout's amount plus its fee from the shop's available balance (the first phase of its hold)");
 export type ReservePayoutCommand = z.infer<typeof reservePayoutCommand>;

@@ -35,7 +35,7 @@ export class CreateTransferHandler {
     // transaction, so no connection waits for Kafka. A transfer seen before is answered as it is.
     const known = await this.dataSource.transaction((m) => this.answerForKnown(m, cmd));
     if (known) return known;
-    const refused = await this.funds.reserve(cmd);
+    const refused = await this.funds.reserve(cmd, message.eventId);
     if (refused) return refused;
     const created = await this.dataSource.transaction(async (m) => {
       const transfer = this.transfers.build(m, cmd, now);

@@ -21,7 +21,11 @@ export interface FundsSpec<T extends TransferEntity> {
 
 /** Reserves a transfer's money before it is accepted; null means go ahead, a reply is the refusal. */
 export interface TransferFunds {
-  reserve(t: NewTransfer<TransferEntity>): Promise<Reply<never> | null>;
+  /**
+   * `attemptId` is the id of the command being handled: handled again after a crash, it gets the
+   * answer it had; the merchant's retry is a new command, decided anew (decision 354).
+   */
+  reserve(t: NewTransfer<TransferEntity>, attemptId: string): Promise<Reply<never> | null>;
   /** The transfer was never created after all: its hold is given back. */
   release(t: NewTransfer<TransferEntity>): Promise<void>;
 }
@@ -43,12 +47,12 @@ export class LedgerFunds implements TransferFunds {
     private readonly spec: FundsSpec<TransferEntity>,
   ) {}
 
-  async reserve(t: NewTransfer<TransferEntity>): Promise<Reply<never> | null> {
+  async reserve(t: NewTransfer<TransferEntity>, attemptId: string): Promise<Reply<never> | null> {
     const reply = await this.client.request<PayoutReservation>(
       Topics.ledgerCommands,
       t.shopId,
       LedgerCommandTypes.reservePayout,
-      this.spec.request(t),
+      { ...this.spec.request(t), attemptId },
     );
     return reply.ok ? null : errorReply(reply.error);
   }

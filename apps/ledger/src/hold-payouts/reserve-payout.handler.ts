@@ -19,6 +19,7 @@ import { ledgerCurrency, planHold, shopAccount } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
 import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
+import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
 import { Hold, HoldRepository } from './hold.repository';
 import { PayoutHolds } from './payout-holds';
@@ -35,11 +36,20 @@ const view = (h: Hold, note?: string): PayoutReservation => ({
   ...(note ? { note } : {}),
 });
 
+const insufficient = (detail: string): Reply<never> =>
+  errorReply({
+    code: 'unprocessable',
+    detail,
+    errors: [{ path: 'payout.cost.amount', message: detail }],
+    extensions: { ...statusOf(INSUFFICIENT_BALANCE), retryAllowed: true },
+  });
+
 /**
  * The first phase of a payout's hold, asked by the payouts service before it accepts a payout:
  * amount + fee move from available to reserved, or the payout is refused. The shop's available
  * and reserved rows are locked first, so concurrent requests are decided one after the other
- * against what is left; a payout asked for again gets its hold back (idempotent by payout id).
+ * against what is left; a payout asked for again gets its hold back (idempotent by payout id), and
+ * a command refused for want of balance gets its refusal back (decision 354).
  */
 @Controller()
 export class ReservePayoutHandler {
@@ -50,6 +60,7 @@ export class ReservePayoutHandler {
     private readonly books: LedgerRepository,
     private readonly holds: HoldRepository,
     private readonly payoutHolds: PayoutHolds,
+    private readonly refusals: HoldRefusalRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -67,6 +78,11 @@ export class ReservePayoutHandler {
     const amount = amountOf(cmd.cost.amount);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
+      // The same command asked again (handled again after a crash, by the payouts service or
+      // here): the answer the merchant was given stands, whatever was booked since (decision 354).
+      await this.refusals.lock(m, 'payout', cmd.payoutId);
+      const refusedBefore = await this.refusals.find(m, 'payout', cmd.payoutId, cmd.attemptId);
+      if (refusedBefore !== null) return insufficient(refusedBefore);
       const locked = await this.books.lock(m, [
         shopAccount(cmd.shopId, 'available', c.code),
         shopAccount(cmd.shopId, 'reserved', c.code),
@@ -89,13 +105,11 @@ export class ReservePayoutHandler {
             errors: [{ path: `payout.cost.${plan.field === 'fee' ? 'amount' : plan.field}`, message: plan.reason }],
           });
         case 'insufficient': {
-          const reason = `the available balance ${available.toFixed()} ${c.code} does not cover ${amount.toFixed()} plus the fee ${plan.fee.toFixed()}`;
-          return errorReply({
-            code: 'unprocessable',
-            detail: reason,
-            errors: [{ path: 'payout.cost.amount', message: reason }],
-            extensions: { ...statusOf(INSUFFICIENT_BALANCE), retryAllowed: true },
-          });
+          const detail = `the available balance ${available.toFixed()} ${c.code} does not cover ${amount.toFixed()} plus the fee ${plan.fee.toFixed()}`;
+          const { payoutId: id, attemptId, shopId } = cmd;
+          if (attemptId !== undefined)
+            await this.refusals.record(m, { kind: 'payout', id, attemptId, shopId, detail }, now);
+          return insufficient(detail);
         }
         case 'held': {
           const hold: Hold = {

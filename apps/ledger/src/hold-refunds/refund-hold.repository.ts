@@ -29,36 +29,6 @@ export class RefundHoldRepository {
     this.s = config.schema;
   }
 
-  /**
-   * Takes the refund's lock until the caller's transaction ends, and answers the refusal recorded
-   * for this attempt at it, if any (decision 354): two asks of one refund are decided one after the
-   * other, and the command that was refused stays refused.
-   */
-  async lockAndFindRefusal(m: EntityManager, refundId: string, attemptId: string | undefined): Promise<string | null> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('ledger.refund:' || $1::text, 0))`, [
-      refundId.toLowerCase(),
-    ]);
-    if (attemptId === undefined) return null;
-    const rows: { detail: string }[] = await m.query(
-      `SELECT detail FROM "${this.s}".refund_refusals WHERE refund_id = $1 AND attempt_id = $2`,
-      [refundId, attemptId],
-    );
-    return rows[0]?.detail ?? null;
-  }
-
-  /** Remembers that this attempt at the refund was refused, with the answer's detail (decision 354). */
-  async recordRefusal(
-    m: EntityManager,
-    r: { refundId: string; attemptId: string; orderId: string; shopId: string; detail: string },
-    now: Date,
-  ): Promise<void> {
-    await m.query(
-      `INSERT INTO "${this.s}".refund_refusals (refund_id, attempt_id, order_id, shop_id, detail, refused_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (refund_id, attempt_id) DO NOTHING`,
-      [r.refundId, r.attemptId, r.orderId, r.shopId, r.detail, now],
-    );
-  }
-
   /** The refund's hold, locked for the caller's transaction. */
   async findForUpdate(m: EntityManager, refundId: string): Promise<RefundHold | null> {
     const rows: Row[] = await m.query(

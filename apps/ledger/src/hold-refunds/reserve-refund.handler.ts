@@ -21,6 +21,7 @@ import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { UNATTRIBUTED_PROVIDER } from '../book-orders/order-booker';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
+import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
 import { RefundHolds } from './refund-holds';
@@ -50,7 +51,8 @@ const refused = (detail: string): Reply<never> =>
  * available (or suspense, while the credit waits for a rate) to reserved, or the refund is refused.
  * The shop's rows are locked first, so concurrent refunds and payouts are decided one after the
  * other; a refund asked for again gets its hold back (idempotent by refund id), and a command
- * refused for want of balance gets its refusal back (decision 354).
+ * refused for want of credit or balance gets its refusal back, even once another command of the
+ * refund was held (decision 354).
  */
 @Controller()
 export class ReserveRefundHandler {
@@ -62,6 +64,7 @@ export class ReserveRefundHandler {
     private readonly holds: RefundHoldRepository,
     private readonly refundHolds: RefundHolds,
     private readonly awaiting: AwaitingRateRepository,
+    private readonly refusals: HoldRefusalRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -73,12 +76,13 @@ export class ReserveRefundHandler {
     return this.dataSource.transaction(async (m) => {
       // The same command asked again (handled again after a crash, by the orders service or here):
       // the answer the merchant was given stands, whatever was booked since (decision 354).
-      const refusedBefore = await this.holds.lockAndFindRefusal(m, cmd.refundId, cmd.attemptId);
+      await this.refusals.lock(m, 'refund', cmd.refundId);
+      const refusedBefore = await this.refusals.find(m, 'refund', cmd.refundId, cmd.attemptId);
       if (refusedBefore !== null) return refused(refusedBefore);
       const refuse = async (detail: string) => {
-        const { refundId, attemptId, orderId, shopId } = cmd;
+        const { refundId: id, attemptId, shopId } = cmd;
         if (attemptId !== undefined)
-          await this.holds.recordRefusal(m, { refundId, attemptId, orderId, shopId, detail }, now);
+          await this.refusals.record(m, { kind: 'refund', id, attemptId, shopId, detail }, now);
         return refused(detail);
       };
       await this.awaiting.lockWaiting(m, cmd.orderId);

@@ -10,7 +10,7 @@ import { LedgerAwaitingRatesParked1765900000001 } from './1765900000001-awaiting
 import { LedgerCreditReleases1765900000344 } from './1765900000344-credit-releases';
 import { LedgerReceivableNeverPositive1765900000348 } from './1765900000348-receivable-never-positive';
 import { LedgerSettlementCredits1765900000351 } from './1765900000351-settlement-credits';
-import { LedgerRefundRefusals1765900000354 } from './1765900000354-refund-refusals';
+import { LedgerHoldRefusals1765900000354 } from './1765900000354-hold-refusals';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -25,5 +25,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerCreditReleases1765900000344,
   LedgerReceivableNeverPositive1765900000348,
   LedgerSettlementCredits1765900000351,
-  LedgerRefundRefusals1765900000354,
+  LedgerHoldRefusals1765900000354,
 ];
