@@ -49,7 +49,7 @@ const insufficient = (detail: string): Reply<never> =>
  * amount + fee move from available to reserved, or the payout is refused. The shop's available
  * and reserved rows are locked first, so concurrent requests are decided one after the other
  * against what is left; a payout asked for again gets its hold back (idempotent by payout id), and
- * a command refused for want of balance gets its refusal back (decision 354).
+ * a command refused gets its refusal back (decision 354).
  */
 @Controller()
 export class ReservePayoutHandler {
@@ -82,7 +82,10 @@ export class ReservePayoutHandler {
       // here): the answer the merchant was given stands, whatever was booked since (decision 354).
       await this.refusals.lock(m, 'payout', cmd.payoutId);
       const refusedBefore = await this.refusals.find(m, 'payout', cmd.payoutId, cmd.attemptId);
-      if (refusedBefore !== null) return insufficient(refusedBefore);
+      if (refusedBefore !== null) return refusedBefore;
+      const { payoutId: id, attemptId, shopId } = cmd;
+      const refuse = (reply: Reply<never>) =>
+        this.refusals.refuse(m, { kind: 'payout', id, attemptId, shopId, reply }, now);
       const locked = await this.books.lock(m, [
         shopAccount(cmd.shopId, 'available', c.code),
         shopAccount(cmd.shopId, 'reserved', c.code),
@@ -99,18 +102,20 @@ export class ReservePayoutHandler {
       });
       switch (plan.kind) {
         case 'rejected':
-          return errorReply({
-            code: 'unprocessable',
-            detail: `the payout cannot be made: ${plan.reason}`,
-            errors: [{ path: `payout.cost.${plan.field === 'fee' ? 'amount' : plan.field}`, message: plan.reason }],
-          });
-        case 'insufficient': {
-          const detail = `the available balance ${available.toFixed()} ${c.code} does not cover ${amount.toFixed()} plus the fee ${plan.fee.toFixed()}`;
-          const { payoutId: id, attemptId, shopId } = cmd;
-          if (attemptId !== undefined)
-            await this.refusals.record(m, { kind: 'payout', id, attemptId, shopId, detail }, now);
-          return insufficient(detail);
-        }
+          // Kept too: a fee above the amount depends on the shop's fee schedule, which may change.
+          return refuse(
+            errorReply({
+              code: 'unprocessable',
+              detail: `the payout cannot be made: ${plan.reason}`,
+              errors: [{ path: `payout.cost.${plan.field === 'fee' ? 'amount' : plan.field}`, message: plan.reason }],
+            }),
+          );
+        case 'insufficient':
+          return refuse(
+            insufficient(
+              `the available balance ${available.toFixed()} ${c.code} does not cover ${amount.toFixed()} plus the fee ${plan.fee.toFixed()}`,
+            ),
+          );
         case 'held': {
           const hold: Hold = {
             payoutId: cmd.payoutId,

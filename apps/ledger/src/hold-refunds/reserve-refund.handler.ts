@@ -51,8 +51,7 @@ const refused = (detail: string): Reply<never> =>
  * available (or suspense, while the credit waits for a rate) to reserved, or the refund is refused.
  * The shop's rows are locked first, so concurrent refunds and payouts are decided one after the
  * other; a refund asked for again gets its hold back (idempotent by refund id), and a command
- * refused for want of credit or balance gets its refusal back, even once another command of the
- * refund was held (decision 354).
+ * refused gets its refusal back, even once another command of the refund was held (decision 354).
  */
 @Controller()
 export class ReserveRefundHandler {
@@ -78,17 +77,16 @@ export class ReserveRefundHandler {
       // the answer the merchant was given stands, whatever was booked since (decision 354).
       await this.refusals.lock(m, 'refund', cmd.refundId);
       const refusedBefore = await this.refusals.find(m, 'refund', cmd.refundId, cmd.attemptId);
-      if (refusedBefore !== null) return refused(refusedBefore);
-      const refuse = async (detail: string) => {
-        const { refundId: id, attemptId, shopId } = cmd;
-        if (attemptId !== undefined)
-          await this.refusals.record(m, { kind: 'refund', id, attemptId, shopId, detail }, now);
-        return refused(detail);
-      };
+      if (refusedBefore !== null) return refusedBefore;
+      const { refundId: id, attemptId, shopId } = cmd;
+      const refuse = (reply: Reply<never>) =>
+        this.refusals.refuse(m, { kind: 'refund', id, attemptId, shopId, reply }, now);
       await this.awaiting.lockWaiting(m, cmd.orderId);
       const credit = await this.books.originalCredit(m, cmd.orderId);
       if (!credit || credit.shopId.toLowerCase() !== cmd.shopId.toLowerCase())
-        return refuse(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`);
+        return refuse(
+          refused(`order ${cmd.orderId} has no credit in the shop's books yet, so nothing covers its refund`),
+        );
       const source: RefundHoldSource = credit.status === 'awaiting_rate' ? 'suspense' : 'available';
       const from = bookCurrency(credit.orderCurrency);
       const to = bookCurrency(source === 'suspense' ? credit.orderCurrency : credit.balanceCurrency);
@@ -108,14 +106,18 @@ export class ReserveRefundHandler {
         balance: locked.of(account),
       });
       if (plan.kind === 'rejected')
-        return errorReply({
-          code: 'unprocessable',
-          detail: `the refund cannot be made: cost.${plan.field} ${plan.reason}`,
-          errors: [{ path: `cost.${plan.field}`, message: plan.reason }],
-        });
+        return refuse(
+          errorReply({
+            code: 'unprocessable',
+            detail: `the refund cannot be made: cost.${plan.field} ${plan.reason}`,
+            errors: [{ path: `cost.${plan.field}`, message: plan.reason }],
+          }),
+        );
       if (plan.kind === 'insufficient')
         return refuse(
-          `the ${source} balance ${plan.balance.toFixed()} ${to.currency.code} does not cover the refund's debit of ${plan.debit.toFixed()} ${to.currency.code}`,
+          refused(
+            `the ${source} balance ${plan.balance.toFixed()} ${to.currency.code} does not cover the refund's debit of ${plan.debit.toFixed()} ${to.currency.code}`,
+          ),
         );
       const hold: RefundHold = {
         refundId: cmd.refundId,

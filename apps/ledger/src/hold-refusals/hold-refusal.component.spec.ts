@@ -226,11 +226,47 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
       });
     });
 
-    it('when an ask comes without an attempt id (a payouts service from before decision 354), then nothing is recorded', async () => {
+    it('when a payout is refused for a fee above its amount and the fee schedule changes, then the same command stays refused and a new one is held', async () => {
       const shopId = await settledShop();
+      await creditSettled(randomUUID(), shopId);
+      await t.ds.query(
+        `INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, 'card', 'USD', 60)`,
+        [shopId],
+      );
+      const cmd = payout(shopId, '50.00');
+      const before = await reservePayout(cmd);
+      expect(before).toMatchObject({ ok: false, error: { code: 'unprocessable' } });
+      // An operator takes the fee off: the merchant was told this payout cannot be made.
+      await t.ds.query(`DELETE FROM ledger.fee_schedules WHERE shop_id = $1`, [shopId]);
+
+      expect(await reservePayout(cmd)).toEqual(before);
+      expect(await payoutHoldsOf(shopId)).toEqual([]);
+      expect(codeOf(await reservePayout({ ...cmd, attemptId: randomUUID() }))).toBe('ok');
+    });
+
+    it("when a payout's lock is held elsewhere, then its ask waits for it, and is decided on the balance the lock's holder left", async () => {
+      const shopId = await settledShop();
+      await creditSettled(randomUUID(), shopId);
+      const cmd = payout(shopId, '150.00');
+      let asked: Promise<Reply<unknown>> | undefined;
+      await t.ds.transaction(async (m) => {
+        await refusals.lock(m, 'payout', cmd.payoutId);
+        asked = reservePayout(cmd);
+        // Booked while the ask waits: without the lock it would have been refused before this.
+        await creditSettled(randomUUID(), shopId);
+      });
+      expect(codeOf(await asked!)).toBe('ok');
+      expect(await payoutHoldsOf(shopId)).toEqual([cmd.payoutId]);
+    });
+
+    it('when an ask comes without an attempt id (a payouts service from before decision 354), then nothing is recorded and it is decided on the balance as it is', async () => {
+      const shopId = await settledShop();
+      await creditSettled(randomUUID(), shopId);
       const { attemptId: _none, ...cmd } = payout(shopId, '150.00');
       expect(codeOf(await reservePayout(cmd))).toBe('1-06-02');
       expect(await refusalsOf(cmd.payoutId)).toEqual([]);
+      await creditSettled(randomUUID(), shopId);
+      expect(codeOf(await reservePayout(cmd))).toBe('ok');
     });
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Reply } from '@payments/contracts';
 import { LedgerConfig } from '../config';
 import { LEDGER_CONFIG } from '../tokens';
 
@@ -13,12 +14,13 @@ export interface HoldRefusal {
   /** The requester's command the ask served (its envelope's id). */
   attemptId: string;
   shopId: string;
-  detail: string;
+  /** The refusal as it was answered. */
+  reply: Reply<never>;
 }
 
 /**
- * Refusals of a hold for want of credit or balance, kept under the command that asked (decision
- * 354). A command is handled again after a crash of its requester, or of the ledger, and its ask
+ * Refusals of a hold, kept with their answer under the command that asked (decision 354): for want
+ * of credit or balance, and a payout's fee above its amount (the fee schedule may change). A command is handled again after a crash of its requester, or of the ledger, and its ask
  * then gets the answer it had, not one from the books as they are since; a new command (the
  * merchant's retry, even under the same Idempotency-Key and so the same id) is decided anew.
  */
@@ -35,21 +37,33 @@ export class HoldRefusalRepository {
     await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`ledger.${kind}:${id.toLowerCase()}`]);
   }
 
-  /** The detail of the refusal this command was given, if it was refused. */
-  async find(m: EntityManager, kind: HeldKind, id: string, attemptId: string | undefined): Promise<string | null> {
+  /** The refusal this command was given, if it was refused. */
+  async find(
+    m: EntityManager,
+    kind: HeldKind,
+    id: string,
+    attemptId: string | undefined,
+  ): Promise<Reply<never> | null> {
     if (attemptId === undefined) return null;
-    const rows: { detail: string }[] = await m.query(
-      `SELECT detail FROM "${this.s}".hold_refusals WHERE held_kind = $1 AND held_id = $2 AND attempt_id = $3`,
+    const rows: { reply: Reply<never> }[] = await m.query(
+      `SELECT reply FROM "${this.s}".hold_refusals WHERE held_kind = $1 AND held_id = $2 AND attempt_id = $3`,
       [kind, id, attemptId],
     );
-    return rows[0]?.detail ?? null;
+    return rows[0]?.reply ?? null;
   }
 
-  async record(m: EntityManager, r: HoldRefusal, now: Date): Promise<void> {
-    await m.query(
-      `INSERT INTO "${this.s}".hold_refusals (held_kind, held_id, attempt_id, shop_id, detail, refused_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (held_kind, held_id, attempt_id) DO NOTHING`,
-      [r.kind, r.id, r.attemptId, r.shopId, r.detail, now],
-    );
+  /** Keeps the refusal under its command, when the requester named one (decision 354); answers it. */
+  async refuse(
+    m: EntityManager,
+    r: Omit<HoldRefusal, 'attemptId'> & { attemptId: string | undefined },
+    now: Date,
+  ): Promise<Reply<never>> {
+    if (r.attemptId !== undefined)
+      await m.query(
+        `INSERT INTO "${this.s}".hold_refusals (held_kind, held_id, attempt_id, shop_id, reply, refused_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (held_kind, held_id, attempt_id) DO NOTHING`,
+        [r.kind, r.id, r.attemptId, r.shopId, JSON.stringify(r.reply), now],
+      );
+    return r.reply;
   }
 }

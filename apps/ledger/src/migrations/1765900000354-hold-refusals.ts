@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A hold refused for want of credit or balance is remembered under the payout or refund and the
+ * A hold refused is remembered, with the answer given, under the payout or refund and the
  * command that asked for it (decision 354): the requester asks again under the same command only
  * when it handles that command again after a crash, and that ask must get the answer the merchant
  * was given, not a hold made from money booked since. The merchant's retry, even under the same
@@ -17,7 +17,7 @@ export class LedgerHoldRefusals1765900000354 implements MigrationInterface {
         held_id uuid NOT NULL,
         attempt_id uuid NOT NULL,
         shop_id uuid NOT NULL,
-        detail text NOT NULL,
+        reply jsonb NOT NULL,
         refused_at timestamptz NOT NULL,
         PRIMARY KEY (held_kind, held_id, attempt_id)
       )`);
