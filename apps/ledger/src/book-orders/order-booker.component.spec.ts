@@ -1,23 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { BalanceChanged, Envelope, Topics } from '@payments/contracts';
-import { LedgerCurrency, ledgerCurrency } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
-import { systemClock } from '@payments/platform';
-import { openTestBooks, TestBooks } from '../books/books.spec-support';
-import { LedgerRepository } from '../books/ledger.repository';
-import { LedgerConfig } from '../config';
+import { aCompletion, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
 import { BalanceReads } from '../read-balance/balance.reads';
-import { SettlementSweeper } from '../settle/settlement.sweeper';
 import { OrderBooker } from './order-booker';
 import { OrderBooking } from './order-event';
-
-const currency = (code: string): LedgerCurrency => {
-  const c = ledgerCurrency(code);
-  if (c.kind !== 'ok') throw new Error(c.reason);
-  return c.currency;
-};
-const USD = currency('USD');
 
 /**
  * Decisions 339 and 340 against real PostgreSQL, in process: a partition batch of completions is
@@ -29,12 +17,11 @@ describe('ledger: a batch booked in a constant number of statements', () => {
   let t: TestBooks;
   let ds: DataSource;
   let booker: OrderBooker;
-  let books: LedgerRepository;
   let reads: BalanceReads;
 
   beforeAll(async () => {
     t = await openTestBooks();
-    ({ ds, booker, books } = t);
+    ({ ds, booker } = t);
     reads = new BalanceReads(ds, { schema: 'ledger' });
   });
 
@@ -43,20 +30,6 @@ describe('ledger: a batch booked in a constant number of statements', () => {
   });
 
   afterEach(() => jest.restoreAllMocks());
-
-  const completion = (shopId: string, over: Partial<OrderBooking> = {}): OrderBooking => ({
-    eventId: randomUUID(),
-    occurredAt: new Date(),
-    kind: 'completed',
-    orderId: randomUUID(),
-    shopId,
-    method: 'card',
-    provider: 'sandbox',
-    orderCurrency: USD,
-    balanceCurrency: USD,
-    amount: amountOf('100.00'),
-    ...over,
-  });
 
   /** A shop with a 2 % card fee in USD: a completion of 100.00 credits 98 to pending. */
   const aShop = async (settlementDelaySeconds?: number) => {
@@ -101,8 +74,8 @@ describe('ledger: a batch booked in a constant number of statements', () => {
   it('when N completions of one shop are booked in one batch, then the statements do not grow with N', async () => {
     const one = await aShop();
     const many = await aShop();
-    const forOne = await book([completion(one)]);
-    const forMany = await book(Array.from({ length: 25 }, () => completion(many)));
+    const forOne = await book([aCompletion(one)]);
+    const forMany = await book(Array.from({ length: 25 }, () => aCompletion(many)));
     // Delays, fees, the accounts' opening and lock, the transactions, postings, balances, the
     // settlement queue and the outbox: per batch, not per event (the per-event booking sent ~100).
     expect(forMany).toBe(forOne);
@@ -116,14 +89,14 @@ describe('ledger: a batch booked in a constant number of statements', () => {
     );
     expect(postings).toBe(25 * 3);
     // Once the shop's accounts exist, locking them is the one statement: no insert to open them.
-    expect(await book([completion(many)])).toBe(forOne - 2);
+    expect(await book([aCompletion(many)])).toBe(forOne - 2);
   });
 
   it('when a batch holds an event twice and a second event of the same completion, then it posts once', async () => {
     const shop = await aShop();
-    const credit = completion(shop);
+    const credit = aCompletion(shop);
     const again = { ...credit, eventId: randomUUID() };
-    const other = completion(shop);
+    const other = aCompletion(shop);
     await book([credit, credit, again, other]);
     // A redelivery in a later batch posts nothing either.
     await book([credit]);
@@ -143,7 +116,7 @@ describe('ledger: a batch booked in a constant number of statements', () => {
 
   it('when a refund follows the completion it refunds in the same batch, then it is decided on the credited balance', async () => {
     const shop = await aShop();
-    const credit = completion(shop);
+    const credit = aCompletion(shop);
     const refund: OrderBooking = {
       ...credit,
       eventId: randomUUID(),
@@ -151,7 +124,7 @@ describe('ledger: a batch booked in a constant number of statements', () => {
       amount: amountOf('30.00'),
       refundId: randomUUID(),
     };
-    const later = completion(shop);
+    const later = aCompletion(shop);
     await book([credit, refund, later]);
     // 98 credited, 30 of it refunded from pending: nothing the shop owes (no receivable), then 98 more.
     expect(await balance(shop, 'pending')).toBe('166');
@@ -187,7 +160,7 @@ describe('ledger: a batch booked in a constant number of statements', () => {
   it("when the event names the shop in capitals, then the shop's own settlement delay applies, not the default", async () => {
     // shop_settings keeps the uuid lowercased; a producer may send it in capitals (a uuid either way).
     const shop = await aShop(0);
-    const credit = completion(shop.toUpperCase());
+    const credit = aCompletion(shop.toUpperCase());
     await book([credit]);
     const [row] = await ds.query(
       `SELECT s.available_on FROM ledger.pending_settlements s JOIN ledger.transactions t ON t.id = s.transaction_id
@@ -200,13 +173,8 @@ describe('ledger: a batch booked in a constant number of statements', () => {
 
   it('when a sweep settles a batch of credits, then it posts them in a constant number of statements and tells the balance once', async () => {
     const shop = await aShop(0);
-    await book(Array.from({ length: 7 }, () => completion(shop)));
-    const sweeper = new SettlementSweeper(
-      ds,
-      books,
-      { settlementSweepMs: 60_000, settlementBatch: 200 } as LedgerConfig,
-      systemClock,
-    );
+    await book(Array.from({ length: 7 }, () => aCompletion(shop)));
+    const sweeper = testSweeper(t);
     const sent = jest.spyOn(EntityManager.prototype, 'query');
     // Other specs' shops may have credits due too: all of them in one batch.
     expect(await sweeper.sweep()).toBeGreaterThanOrEqual(7);

@@ -1,12 +1,40 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { ledgerCurrency, LedgerCurrency } from '@payments/ledger-domain';
+import { amountOf } from '@payments/money';
 import { openServiceDatabase, systemClock } from '@payments/platform';
 import { createTestDatabase } from '@payments/testing';
 import { OrderBooker } from '../book-orders/order-booker';
+import { OrderBooking } from '../book-orders/order-event';
+import { LedgerConfig } from '../config';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
 import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { RefundHolds } from '../hold-refunds/refund-holds';
 import { LEDGER_MIGRATIONS } from '../migrations';
+import { SettlementSweeper } from '../settle/settlement.sweeper';
 import { LedgerRepository } from './ledger.repository';
+
+/** A currency of the registry, for a spec that books in it. */
+export const testCurrency = (code: string): LedgerCurrency => {
+  const c = ledgerCurrency(code);
+  if (c.kind !== 'ok') throw new Error(c.reason);
+  return c.currency;
+};
+
+/** An order of 100.00 USD completed by card through the sandbox, credited in USD; `over` changes any of it. */
+export const aCompletion = (shopId: string, over: Partial<OrderBooking> = {}): OrderBooking => ({
+  eventId: randomUUID(),
+  occurredAt: new Date(),
+  kind: 'completed',
+  orderId: randomUUID(),
+  shopId,
+  method: 'card',
+  provider: 'sandbox',
+  orderCurrency: testCurrency('USD'),
+  balanceCurrency: testCurrency('USD'),
+  amount: amountOf('100.00'),
+  ...over,
+});
 
 /** The books in process, on a test database of their own with the ledger's schema migrated: what the component specs drive. */
 export interface TestBooks {
@@ -40,3 +68,12 @@ export async function openTestBooks(): Promise<TestBooks> {
     },
   };
 }
+
+/** The settlement sweep on the test books, run by hand (`sweep()`): its timer is never started. */
+export const testSweeper = (t: TestBooks): SettlementSweeper =>
+  new SettlementSweeper(
+    t.ds,
+    t.books,
+    { settlementSweepMs: 60_000, settlementBatch: 200 } as LedgerConfig,
+    systemClock,
+  );

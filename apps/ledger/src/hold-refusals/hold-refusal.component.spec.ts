@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { envelope, LedgerCommandTypes, Reply, ReservePayoutCommand, ReserveRefundCommand } from '@payments/contracts';
-import { ledgerCurrency, LedgerCurrency } from '@payments/ledger-domain';
-import { amountOf } from '@payments/money';
 import { systemClock } from '@payments/platform';
-import { openTestBooks, TestBooks } from '../books/books.spec-support';
-import { LedgerConfig } from '../config';
+import { aCompletion, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
 import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { ReservePayoutHandler } from '../hold-payouts/reserve-payout.handler';
 import { ReserveRefundHandler } from '../hold-refunds/reserve-refund.handler';
-import { SettlementSweeper } from '../settle/settlement.sweeper';
 import { HoldRefusalRepository } from './hold-refusal.repository';
-
-const USD = ((): LedgerCurrency => {
-  const c = ledgerCurrency('USD');
-  if (c.kind !== 'ok') throw new Error(c.reason);
-  return c.currency;
-})();
 
 /**
  * Decision 354 against real PostgreSQL. The orders service asks for a refund's hold, and the
@@ -32,7 +22,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
   let refusals: HoldRefusalRepository;
   let refunds: ReserveRefundHandler;
   let payouts: ReservePayoutHandler;
-  let sweeper: SettlementSweeper;
+  let sweeper: ReturnType<typeof testSweeper>;
 
   beforeAll(async () => {
     t = await openTestBooks();
@@ -48,12 +38,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
       refusals,
       systemClock,
     );
-    sweeper = new SettlementSweeper(
-      t.ds,
-      t.books,
-      { settlementSweepMs: 60_000, settlementBatch: 200 } as LedgerConfig,
-      systemClock,
-    );
+    sweeper = testSweeper(t);
   });
 
   afterAll(async () => {
@@ -72,22 +57,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
   };
   /** An order of 100.00 USD completed, credited and settled (no fee schedule: all of it available). */
   const creditSettled = async (orderId: string, shopId: string) => {
-    await t.ds.transaction((m) =>
-      t.booker.book(m, [
-        {
-          eventId: randomUUID(),
-          occurredAt: new Date(),
-          kind: 'completed',
-          orderId,
-          shopId,
-          method: 'card',
-          provider: 'sandbox',
-          orderCurrency: USD,
-          balanceCurrency: USD,
-          amount: amountOf('100.00'),
-        },
-      ]),
-    );
+    await t.ds.transaction((m) => t.booker.book(m, [aCompletion(shopId, { orderId })]));
     await sweeper.sweep();
   };
   const refundHoldsOf = async (orderId: string) =>
