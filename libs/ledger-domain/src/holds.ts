@@ -1,8 +1,8 @@
-import { Amount } from '@payments/money';
+import { Amount, MoneyDecimal } from '@payments/money';
 import { shopAccount } from './accounts';
 import { computeFee, FeeSchedule } from './fees';
 import { LedgerCurrency } from './ledger-currency';
-import { Posting } from './postings';
+import { compact, Posting } from './postings';
 
 export interface HoldInput {
   shopId: string;
@@ -61,4 +61,25 @@ export function voidHold(h: HeldPayout): Posting[] {
     { account: shopAccount(h.shopId, 'reserved', h.currency), amount: total.negated() },
     { account: shopAccount(h.shopId, 'available', h.currency), amount: total },
   ];
+}
+
+/**
+ * A payout completed after its hold was voided (the orphan sweep found no event of it in time,
+ * decision 277): the money left through the provider all the same, so it leaves the shop now, from
+ * available, and what available no longer covers becomes the shop's debt (receivable), never a
+ * negative balance (decision 355).
+ */
+export function postVoidedHold(h: HeldPayout, available: Amount): { postings: Posting[]; owed: Amount } {
+  const total = h.amount.plus(h.fee);
+  const fromAvailable = MoneyDecimal.min(total, MoneyDecimal.max(available, 0));
+  const owed = total.minus(fromAvailable);
+  return {
+    owed,
+    postings: compact([
+      { account: shopAccount(h.shopId, 'available', h.currency), amount: fromAvailable.negated() },
+      { account: shopAccount(h.shopId, 'receivable', h.currency), amount: owed.negated() },
+      { account: { owner: 'clearing', provider: h.provider, currency: h.currency }, amount: h.amount },
+      { account: { owner: 'fee_revenue', currency: h.currency }, amount: h.fee },
+    ]),
+  };
 }

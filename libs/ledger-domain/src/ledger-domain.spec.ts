@@ -12,6 +12,7 @@ import {
   planRefund,
   planSettlement,
   postHold,
+  postVoidedHold,
   Posting,
   voidHold,
 } from './index';
@@ -274,4 +275,25 @@ describe('settlement and holds', () => {
     expect(checkPostings(voidHold(h), scales)).toEqual({ kind: 'ok' });
     expect(view(voidHold(h))).toEqual({ [`shop:${SHOP}:reserved:USD`]: '-10', [`shop:${SHOP}:available:USD`]: '10' });
   });
+
+  it.each([
+    ['25', { available: '-10', receivable: undefined, owed: '0' }],
+    ['4', { available: '-4', receivable: '-6', owed: '6' }],
+    ['0', { available: undefined, receivable: '-10', owed: '10' }],
+  ])(
+    'when a payout completes after its hold was voided and available is %s, then it leaves from available and the rest is owed',
+    (available, want) => {
+      const h = { shopId: SHOP, provider: 'sandbox', currency: 'USD', amount: d('9'), fee: d('1') };
+      const late = postVoidedHold(h, d(available));
+      expect(checkPostings(late.postings, scales)).toEqual({ kind: 'ok' });
+      const v = view(late.postings);
+      expect({
+        available: v[`shop:${SHOP}:available:USD`],
+        receivable: v[`shop:${SHOP}:receivable:USD`],
+        owed: late.owed.toFixed(),
+        clearing: v['clearing:sandbox:USD'],
+        fee: v['fee_revenue:USD'],
+      }).toEqual({ ...want, clearing: '9', fee: '1' });
+    },
+  );
 });

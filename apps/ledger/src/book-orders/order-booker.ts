@@ -241,10 +241,13 @@ export class OrderBooker {
       rate: !inSuspense && original.rate ? { rate: original.rate, source: 'original', validFrom: e.occurredAt } : null,
       createdAt: e.occurredAt,
     };
-    if ((await this.post(m, tx, plan.postings, locked, e)) && plan.shortfall.greaterThan(0))
+    const posted = await this.post(m, tx, plan.postings, locked, e);
+    if (posted && plan.shortfall.greaterThan(0))
       this.logger.warn(
         `order ${e.orderId}: refund ${e.refundId} exceeds the balance by ${plan.shortfall.toFixed()} ${creditCurrency.code}; booked as the shop's debt`,
       );
+    // The refund is booked: its voided hold says so, and is never held again (decision 355).
+    if (posted && hold) await this.refundHoldRows.finish(m, hold.refundId, 'posted', e.occurredAt);
   }
 
   private async post(

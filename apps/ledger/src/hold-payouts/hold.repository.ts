@@ -6,7 +6,22 @@ import { LedgerConfig } from '../config';
 import { LEDGER_CONFIG } from '../tokens';
 
 export type HoldStatus = 'held' | 'posted' | 'voided';
-export type Hold = HeldPayout & { payoutId: string; status: HoldStatus };
+/** `generation` counts the holds of one payout: a voided hold asked for again is held anew (decision 355). */
+export type Hold = HeldPayout & { payoutId: string; status: HoldStatus; generation: number };
+
+/**
+ * The idempotency key of a phase of a payout's or refund's hold. The first generation keeps the
+ * keys it always had; a hold made again after a void is a new generation with keys of its own, so
+ * its postings are booked and not taken for the first one's (decision 355).
+ */
+export function holdKey(
+  kind: 'payout' | 'refund',
+  id: string,
+  phase: 'reserved' | 'posted' | 'voided',
+  generation: number,
+): string {
+  return `${kind}:${id}:${phase}${generation > 1 ? `:${generation}` : ''}`;
+}
 
 /** Payout holds: the one row per payout that says which phase its reserve is in. */
 @Injectable()
@@ -26,8 +41,10 @@ export class HoldRepository {
       amount: string;
       fee: string;
       status: HoldStatus;
+      generation: number;
     }[] = await m.query(
-      `SELECT shop_id, provider, currency, amount::text, fee::text, status FROM "${this.s}".holds WHERE payout_id = $1 FOR UPDATE`,
+      `SELECT shop_id, provider, currency, amount::text, fee::text, status, generation
+         FROM "${this.s}".holds WHERE payout_id = $1 FOR UPDATE`,
       [payoutId],
     );
     const r = rows[0];
@@ -40,6 +57,7 @@ export class HoldRepository {
           amount: amountOf(r.amount),
           fee: amountOf(r.fee),
           status: r.status,
+          generation: r.generation,
         }
       : null;
   }
@@ -50,6 +68,19 @@ export class HoldRepository {
        VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)`,
       [h.payoutId, h.shopId, h.provider, h.currency, h.amount.toFixed(), h.fee.toFixed(), now],
     );
+  }
+
+  /** A voided hold made again as the next generation (decision 355): open and unconfirmed from `now`. */
+  async holdAgain(m: EntityManager, h: Hold, now: Date): Promise<void> {
+    const [rows]: [unknown[], number] = await m.query(
+      `UPDATE "${this.s}".holds
+          SET provider = $2, currency = $3, amount = $4, fee = $5, status = 'held', generation = $6, created_at = $7,
+              confirmed_at = NULL, finished_at = NULL
+        WHERE payout_id = $1 AND status = 'voided'
+        RETURNING payout_id`,
+      [h.payoutId, h.provider, h.currency, h.amount.toFixed(), h.fee.toFixed(), h.generation, now],
+    );
+    if (rows.length !== 1) throw new Error(`payout ${h.payoutId}: no voided hold to hold again`);
   }
 
   /** The payouts exist (an event of theirs arrived): their holds are no orphans. */

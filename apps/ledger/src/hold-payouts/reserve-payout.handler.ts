@@ -21,7 +21,7 @@ import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
-import { Hold, HoldRepository } from './hold.repository';
+import { Hold, holdKey, HoldRepository } from './hold.repository';
 import { PayoutHolds } from './payout-holds';
 
 /** The catalogue's code of a payout the available balance cannot cover (retry allowed: the balance may grow). */
@@ -48,8 +48,9 @@ const insufficient = (detail: string): Reply<never> =>
  * The first phase of a payout's hold, asked by the payouts service before it accepts a payout:
  * amount + fee move from available to reserved, or the payout is refused. The shop's available
  * and reserved rows are locked first, so concurrent requests are decided one after the other
- * against what is left; a payout asked for again gets its hold back (idempotent by payout id), and
- * a command refused gets its refusal back (decision 354).
+ * against what is left; a payout asked for again gets its hold back (idempotent by payout id), a
+ * command refused gets its refusal back (decision 354), and a payout whose hold was voided is held
+ * anew or refused, as a new one would be (decision 355).
  */
 @Controller()
 export class ReservePayoutHandler {
@@ -90,8 +91,11 @@ export class ReservePayoutHandler {
         shopAccount(cmd.shopId, 'available', c.code),
         shopAccount(cmd.shopId, 'reserved', c.code),
       ]);
+      // A hold open or posted is this payout's: asked again, it answers it. A voided one holds
+      // nothing, so the payout asked for again (its merchant's retry after the orphan sweep) is
+      // decided on the books as they are, and held anew if they cover it (decision 355).
       const known = await this.holds.findForUpdate(m, cmd.payoutId);
-      if (known) return okReply(view(known));
+      if (known && known.status !== 'voided') return okReply(view(known));
       const available = locked.of(shopAccount(cmd.shopId, 'available', c.code));
       const plan = planHold({
         shopId: cmd.shopId,
@@ -125,12 +129,13 @@ export class ReservePayoutHandler {
             amount,
             fee: plan.fee,
             status: 'held',
+            generation: known ? known.generation + 1 : 1,
           };
           await this.books.post(
             m,
             {
               id: randomUUID(),
-              idempotencyKey: `payout:${cmd.payoutId}:reserved`,
+              idempotencyKey: holdKey('payout', id, 'reserved', hold.generation),
               kind: 'payout_reserved',
               shopId: cmd.shopId,
               sourceType: 'payout',
@@ -147,7 +152,10 @@ export class ReservePayoutHandler {
             plan.postings,
             locked,
           );
-          await this.holds.insert(m, hold, now);
+          if (known) {
+            await this.holds.holdAgain(m, hold, now);
+            this.logger.log(`payout ${id}: its voided hold asked for again, held anew (generation ${hold.generation})`);
+          } else await this.holds.insert(m, hold, now);
           return okReply(view(hold));
         }
       }

@@ -6,7 +6,8 @@ import { LedgerConfig } from '../config';
 import { LEDGER_CONFIG } from '../tokens';
 import type { HoldStatus } from '../hold-payouts/hold.repository';
 
-export type RefundHold = HeldRefund & { refundId: string; orderId: string; status: HoldStatus };
+/** `generation` counts the holds of one refund: a voided hold asked for again is held anew (decision 355). */
+export type RefundHold = HeldRefund & { refundId: string; orderId: string; status: HoldStatus; generation: number };
 
 interface Row {
   order_id: string;
@@ -18,6 +19,7 @@ interface Row {
   debit: string;
   source: RefundHoldSource;
   status: HoldStatus;
+  generation: number;
 }
 
 /** Refund holds (decision 276): the one row per refund that says which phase its reserve is in. */
@@ -32,7 +34,8 @@ export class RefundHoldRepository {
   /** The refund's hold, locked for the caller's transaction. */
   async findForUpdate(m: EntityManager, refundId: string): Promise<RefundHold | null> {
     const rows: Row[] = await m.query(
-      `SELECT order_id, shop_id, provider, order_currency, amount::text, credit_currency, debit::text, source, status
+      `SELECT order_id, shop_id, provider, order_currency, amount::text, credit_currency, debit::text, source, status,
+              generation
          FROM "${this.s}".refund_holds WHERE refund_id = $1 FOR UPDATE`,
       [refundId],
     );
@@ -49,6 +52,7 @@ export class RefundHoldRepository {
           debit: amountOf(r.debit),
           source: r.source,
           status: r.status,
+          generation: r.generation,
         }
       : null;
   }
@@ -71,6 +75,29 @@ export class RefundHoldRepository {
         now,
       ],
     );
+  }
+
+  /** A voided hold made again as the next generation (decision 355): open from `now`. */
+  async holdAgain(m: EntityManager, h: RefundHold, now: Date): Promise<void> {
+    const [rows]: [unknown[], number] = await m.query(
+      `UPDATE "${this.s}".refund_holds
+          SET provider = $2, order_currency = $3, amount = $4, credit_currency = $5, debit = $6, source = $7,
+              status = 'held', generation = $8, created_at = $9, finished_at = NULL
+        WHERE refund_id = $1 AND status = 'voided'
+        RETURNING refund_id`,
+      [
+        h.refundId,
+        h.provider,
+        h.orderCurrency,
+        h.amount.toFixed(),
+        h.creditCurrency,
+        h.debit.toFixed(),
+        h.source,
+        h.generation,
+        now,
+      ],
+    );
+    if (rows.length !== 1) throw new Error(`refund ${h.refundId}: no voided hold to hold again`);
   }
 
   /** Open holds of refunds never booked, made before `before`, locked; those another instance holds are skipped. */

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { AccountRef, postRefundHold, shopAccount, voidRefundHold } from '@payments/ledger-domain';
 import { LedgerRepository, LockedBalances, ZERO } from '../books/ledger.repository';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
+import { holdKey } from '../hold-payouts/hold.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
 
@@ -84,7 +85,7 @@ export class RefundHolds {
       m,
       {
         id: randomUUID(),
-        idempotencyKey: `refund:${refundId}:voided`,
+        idempotencyKey: holdKey('refund', refundId, 'voided', hold.generation),
         kind: 'refund_voided',
         shopId: hold.shopId,
         sourceType: 'order',

@@ -21,6 +21,7 @@ import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { UNATTRIBUTED_PROVIDER } from '../book-orders/order-booker';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
+import { holdKey } from '../hold-payouts/hold.repository';
 import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
@@ -50,8 +51,9 @@ const refused = (detail: string): Reply<never> =>
  * (decision 276, the pattern of decision 273): the debit at the original credit's rate moves from
  * available (or suspense, while the credit waits for a rate) to reserved, or the refund is refused.
  * The shop's rows are locked first, so concurrent refunds and payouts are decided one after the
- * other; a refund asked for again gets its hold back (idempotent by refund id), and a command
- * refused gets its refusal back, even once another command of the refund was held (decision 354).
+ * other; a refund asked for again gets its hold back (idempotent by refund id), a command refused
+ * gets its refusal back, even once another command of the refund was held (decision 354), and a
+ * refund whose hold was voided is held anew or refused, as a new one would be (decision 355).
  */
 @Controller()
 export class ReserveRefundHandler {
@@ -94,8 +96,11 @@ export class ReserveRefundHandler {
         throw new Error(`order ${cmd.orderId}: its credit's currency is no longer in the registry`);
       const account = shopAccount(cmd.shopId, source, to.currency.code);
       const locked = await this.books.lock(m, [account, shopAccount(cmd.shopId, 'reserved', to.currency.code)]);
+      // A hold open or posted is this refund's: asked again, it answers it. A voided one holds
+      // nothing, so the refund asked for again (its merchant's retry after the orphan sweep) is
+      // decided on the books as they are, and held anew if they cover it (decision 355).
       const known = await this.holds.findForUpdate(m, cmd.refundId);
-      if (known) return okReply(view(known));
+      if (known && known.status !== 'voided') return okReply(view(known));
       const plan = planRefundHold({
         shopId: cmd.shopId,
         amount,
@@ -130,12 +135,13 @@ export class ReserveRefundHandler {
         debit: plan.debit,
         source,
         status: 'held',
+        generation: known ? known.generation + 1 : 1,
       };
       await this.books.post(
         m,
         {
           id: randomUUID(),
-          idempotencyKey: `refund:${cmd.refundId}:reserved`,
+          idempotencyKey: holdKey('refund', id, 'reserved', hold.generation),
           kind: 'refund_reserved',
           shopId: cmd.shopId,
           sourceType: 'order',
@@ -152,7 +158,10 @@ export class ReserveRefundHandler {
         plan.postings,
         locked,
       );
-      await this.holds.insert(m, hold, now);
+      if (known) {
+        await this.holds.holdAgain(m, hold, now);
+        this.logger.log(`refund ${id}: its voided hold asked for again, held anew (generation ${hold.generation})`);
+      } else await this.holds.insert(m, hold, now);
       return okReply(view(hold));
     });
   }

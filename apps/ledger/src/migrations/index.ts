@@ -11,6 +11,7 @@ import { LedgerCreditReleases1765900000344 } from './1765900000344-credit-releas
 import { LedgerReceivableNeverPositive1765900000348 } from './1765900000348-receivable-never-positive';
 import { LedgerSettlementCredits1765900000351 } from './1765900000351-settlement-credits';
 import { LedgerHoldRefusals1765900000354 } from './1765900000354-hold-refusals';
+import { LedgerHoldGenerations1765900000355 } from './1765900000355-hold-generations';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -26,4 +27,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerReceivableNeverPositive1765900000348,
   LedgerSettlementCredits1765900000351,
   LedgerHoldRefusals1765900000354,
+  LedgerHoldGenerations1765900000355,
 ];
