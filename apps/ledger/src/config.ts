@@ -23,6 +23,12 @@ export interface LedgerConfig extends CommonConfig {
   orphanSweepMs: number;
   /** How old an unconfirmed hold must be before the orphan sweep voids it. */
   orphanHoldAfterMs: number;
+  /**
+   * How long a refused hold's answer is kept for the command that asked (decision 356): at least as
+   * long as the commands topics keep a command that could be handled again (Kafka's default
+   * retention, 7 days). The orphan sweep purges older ones.
+   */
+  holdRefusalKeepMs: number;
   /** How often the conversion sweep converts the credits waiting for a rate that now has one; decision 304. */
   rateConversionMs: number;
   /** The sandbox rates feed (decision 305): the pairs it keeps in force, none (off) unless set. */
@@ -62,6 +68,10 @@ export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
     settlementBatch: env.int('LEDGER_SETTLEMENT_BATCH', 200, { min: 1, max: 10_000 }),
     orphanSweepMs: env.int('LEDGER_ORPHAN_SWEEP_MS', 60_000, { min: 100, max: 3_600_000 }),
     orphanHoldAfterMs: env.int('LEDGER_ORPHAN_HOLD_AFTER_MS', 900_000, { min: 1000, max: 86_400_000 }),
+    holdRefusalKeepMs: env.int('LEDGER_HOLD_REFUSAL_KEEP_MS', 8 * 86_400_000, {
+      min: 1000,
+      max: 366 * 86_400_000,
+    }),
     rateConversionMs: env.int('LEDGER_RATE_CONVERSION_MS', 10_000, { min: 100, max: 3_600_000 }),
     sandboxRates: readSandboxRates(env),
     sandboxRatesMs: env.int('LEDGER_SANDBOX_RATES_MS', 60_000, { min: 100, max: 86_400_000 }),

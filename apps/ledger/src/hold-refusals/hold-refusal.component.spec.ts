@@ -6,6 +6,8 @@ import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { ReservePayoutHandler } from '../hold-payouts/reserve-payout.handler';
 import { ReserveRefundHandler } from '../hold-refunds/reserve-refund.handler';
+import { LedgerConfig } from '../config';
+import { OrphanHoldSweeper } from '../orphan-holds/orphan-hold.sweeper';
 import { HoldRefusalRepository } from './hold-refusal.repository';
 
 /**
@@ -22,14 +24,16 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
   let refusals: HoldRefusalRepository;
   let refunds: ReserveRefundHandler;
   let payouts: ReservePayoutHandler;
+  let payoutHolds: HoldRepository;
   let sweeper: ReturnType<typeof testSweeper>;
+  let orphans: OrphanHoldSweeper;
 
   beforeAll(async () => {
     t = await openTestBooks();
     const config = { schema: 'ledger' };
     refusals = new HoldRefusalRepository(config);
     refunds = new ReserveRefundHandler(t.ds, t.books, t.holds, t.refundHolds, t.awaiting, refusals, systemClock);
-    const payoutHolds = new HoldRepository(config);
+    payoutHolds = new HoldRepository(config);
     payouts = new ReservePayoutHandler(
       t.ds,
       t.books,
@@ -39,6 +43,16 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
       systemClock,
     );
     sweeper = testSweeper(t);
+    orphans = new OrphanHoldSweeper(
+      t.ds,
+      payoutHolds,
+      new PayoutHolds(t.books, payoutHolds, systemClock),
+      t.holds,
+      t.refundHolds,
+      refusals,
+      { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000, holdRefusalKeepMs: 8 * 86_400_000 } as LedgerConfig,
+      systemClock,
+    );
   });
 
   afterAll(async () => {
@@ -237,6 +251,33 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
       expect(await refusalsOf(cmd.payoutId)).toEqual([]);
       await creditSettled(randomUUID(), shopId);
       expect(codeOf(await reservePayout(cmd))).toBe('ok');
+    });
+  });
+
+  describe('kept for their time', () => {
+    it('when a refusal is older than the time refusals are kept, then the sweep purges it and keeps the recent ones', async () => {
+      const shopId = await settledShop();
+      const cmd = (amount: string): ReservePayoutCommand => ({
+        payoutId: randomUUID(),
+        shopId,
+        provider: 'sandbox',
+        method: 'card',
+        cost: { amount, currency: 'USD' },
+        attemptId: randomUUID(),
+      });
+      const [old, recent] = [cmd('10.00'), cmd('10.00')];
+      expect([codeOf(await reservePayout(old)), codeOf(await reservePayout(recent))]).toEqual(['1-06-02', '1-06-02']);
+      await t.ds.query(
+        `UPDATE ledger.hold_refusals SET refused_at = now() - interval '8 days 1 minute' WHERE held_id = $1`,
+        [old.payoutId],
+      );
+
+      expect(await orphans.purgeRefusals()).toBe(1);
+      expect({ old: await refusalsOf(old.payoutId), recent: await refusalsOf(recent.payoutId) }).toEqual({
+        old: [],
+        recent: ['payout'],
+      });
+      expect(await orphans.purgeRefusals()).toBe(0);
     });
   });
 });

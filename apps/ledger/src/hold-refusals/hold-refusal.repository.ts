@@ -66,4 +66,14 @@ export class HoldRefusalRepository {
       );
     return r.reply;
   }
+
+  /** Deletes up to `limit` refusals kept since before `before` (decision 356); answers how many. */
+  async purge(m: EntityManager, before: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown[], number] = await m.query(
+      `DELETE FROM "${this.s}".hold_refusals WHERE ctid IN (
+         SELECT ctid FROM "${this.s}".hold_refusals WHERE refused_at < $1 ORDER BY refused_at LIMIT $2)`,
+      [before, limit],
+    );
+    return deleted;
+  }
 }

@@ -12,6 +12,7 @@ import { LedgerReceivableNeverPositive1765900000348 } from './1765900000348-rece
 import { LedgerSettlementCredits1765900000351 } from './1765900000351-settlement-credits';
 import { LedgerHoldRefusals1765900000354 } from './1765900000354-hold-refusals';
 import { LedgerHoldGenerations1765900000355 } from './1765900000355-hold-generations';
+import { LedgerHoldRefusalsPurged1765900000356 } from './1765900000356-hold-refusals-purged';
 
 export const LEDGER_MIGRATIONS = [
   LedgerInit1765500000000,
@@ -28,4 +29,5 @@ export const LEDGER_MIGRATIONS = [
   LedgerSettlementCredits1765900000351,
   LedgerHoldRefusals1765900000354,
   LedgerHoldGenerations1765900000355,
+  LedgerHoldRefusalsPurged1765900000356,
 ];

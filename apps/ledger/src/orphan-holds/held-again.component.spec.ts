@@ -43,7 +43,8 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
       payoutHolds,
       t.holds,
       t.refundHolds,
-      { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000 } as LedgerConfig,
+      refusals,
+      { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000, holdRefusalKeepMs: 8 * 86_400_000 } as LedgerConfig,
       { now: () => new Date(Date.now() + 3_600_000) },
     );
     settle = testSweeper(t);

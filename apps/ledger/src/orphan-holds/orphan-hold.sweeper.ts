@@ -7,9 +7,11 @@ import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { RefundHolds } from '../hold-refunds/refund-holds';
+import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
 
 const BATCH = 100;
+const PURGE_BATCH = 1000;
 
 /**
  * Voids the holds whose payout or refund never came to be (decision 277): the requester crashed
@@ -17,6 +19,7 @@ const BATCH = 100;
  * orphan when no event of its payout arrived within `orphanHoldAfterMs`; a refund's when its
  * refund was not booked within it. Orphans are taken with FOR UPDATE SKIP LOCKED in the
  * transaction that voids them, so several instances share the work and none voids one twice.
+ * Each run also purges the refusals of holds kept past their time (decision 356).
  */
 @Injectable()
 export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,6 +32,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
     private readonly payoutHolds: PayoutHolds,
     private readonly refundHoldRows: RefundHoldRepository,
     private readonly refundHolds: RefundHolds,
+    private readonly refusals: HoldRefusalRepository,
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
@@ -65,6 +69,23 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       total += voided.payouts + voided.refunds;
       if (voided.payouts < BATCH && voided.refunds < BATCH) break;
     }
+    await this.purgeRefusals();
+    return total;
+  }
+
+  /**
+   * Deletes the refusals kept longer than `holdRefusalKeepMs` (decision 356), batch by batch: no
+   * command older than that is handled again, so none will ask for them.
+   */
+  async purgeRefusals(): Promise<number> {
+    let total = 0;
+    const before = new Date(this.clock.now().getTime() - this.config.holdRefusalKeepMs);
+    for (;;) {
+      const purged = await this.refusals.purge(this.dataSource.manager, before, PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) break;
+    }
+    if (total > 0) this.logger.log(`${total} refused holds' answers purged, kept since before ${before.toISOString()}`);
     return total;
   }
 }
