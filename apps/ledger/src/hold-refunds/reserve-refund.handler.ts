@@ -83,6 +83,12 @@ export class ReserveRefundHandler {
       const { refundId: id, attemptId, shopId } = cmd;
       const refuse = (reply: Reply<never>) =>
         this.refusals.refuse(m, { kind: 'refund', id, attemptId, shopId, reply }, now);
+      // A hold open or posted is this refund's: asked again, it answers it. A voided one holds
+      // nothing, so the refund asked for again (its merchant's retry after the orphan sweep) is
+      // decided on the books as they are, and held anew if they cover it (decision 355).
+      // Its row is locked before the accounts, in the order the orphan sweep and the second phase take them.
+      const known = await this.holds.findForUpdate(m, cmd.refundId);
+      if (known && known.status !== 'voided') return okReply(view(known));
       await this.awaiting.lockWaiting(m, cmd.orderId);
       const credit = await this.books.originalCredit(m, cmd.orderId);
       if (!credit || credit.shopId.toLowerCase() !== cmd.shopId.toLowerCase())
@@ -96,11 +102,6 @@ export class ReserveRefundHandler {
         throw new Error(`order ${cmd.orderId}: its credit's currency is no longer in the registry`);
       const account = shopAccount(cmd.shopId, source, to.currency.code);
       const locked = await this.books.lock(m, [account, shopAccount(cmd.shopId, 'reserved', to.currency.code)]);
-      // A hold open or posted is this refund's: asked again, it answers it. A voided one holds
-      // nothing, so the refund asked for again (its merchant's retry after the orphan sweep) is
-      // decided on the books as they are, and held anew if they cover it (decision 355).
-      const known = await this.holds.findForUpdate(m, cmd.refundId);
-      if (known && known.status !== 'voided') return okReply(view(known));
       const plan = planRefundHold({
         shopId: cmd.shopId,
         amount,

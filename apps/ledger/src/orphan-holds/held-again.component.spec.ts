@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { envelope, LedgerCommandTypes, Reply, ReservePayoutCommand, ReserveRefundCommand } from '@payments/contracts';
 import { checkBooks } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
+import { eventually } from '@payments/testing';
 import { systemClock } from '@payments/platform';
 import { aCompletion, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
 import { LedgerConfig } from '../config';
@@ -81,6 +82,14 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         [sourceId, kinds],
       )
     ).map((r: { kind: string; idempotency_key: string }) => `${r.kind} ${r.idempotency_key}`);
+  /** A session of this test's database waits for a row another transaction locked. */
+  const waiting = async () =>
+    (
+      await t.ds.query(
+        `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE NOT l.granted AND l.locktype = 'transactionid' AND a.datname = current_database()`,
+      )
+    ).length > 0;
   const booksClean = async () =>
     expect(await checkBooks((sql, params) => t.ds.query(sql, params), 'ledger')).toEqual([]);
 
@@ -131,6 +140,31 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         `payout_reserved payout:${first.payoutId}:reserved:2`,
         `payout_posted payout:${first.payoutId}:posted:2`,
       ]);
+      await booksClean();
+    });
+
+    it("when the sweep voids a payout's hold while its retry asks for it, then the retry waits for the hold's row holding no account, and holds it anew", async () => {
+      const { shopId } = await shopWith100();
+      const cmd = payout(shopId, '30.00');
+      expect(codeOf(await reserve(cmd))).toBe('ok');
+      let asked: Promise<Reply<unknown>> | undefined;
+      // As the sweep takes an orphan: the hold's row first, then the shop's accounts to void it.
+      await t.ds.transaction(async (m) => {
+        await m.query(`SELECT 1 FROM ledger.holds WHERE payout_id = $1 FOR UPDATE`, [cmd.payoutId]);
+        asked = reserve({ ...cmd, attemptId: randomUUID() });
+        await eventually(
+          async () => ((await waiting()) ? true : undefined),
+          10_000,
+          "the retry waiting for the hold's row",
+        );
+        // Were the retry holding the accounts, this would wait for it in turn: a deadlock.
+        expect(await payoutHolds.finish(m, cmd.payoutId, 'voided')).toMatchObject({ status: 'voided' });
+      });
+      expect(await asked!).toMatchObject({ ok: true, result: { status: 'held' } });
+      expect({ hold: await holdOf(cmd.payoutId), balances: await balances(shopId) }).toMatchObject({
+        hold: { status: 'held', generation: 2 },
+        balances: { available: 70, reserved: 30 },
+      });
       await booksClean();
     });
 
@@ -231,6 +265,29 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         `refund_voided refund:${cmd.refundId}:voided`,
         `refund_reserved refund:${cmd.refundId}:reserved:2`,
       ]);
+      await booksClean();
+    });
+
+    it("when the sweep voids a refund's hold while its retry asks for it, then the retry waits for the hold's row holding no account, and holds it anew", async () => {
+      const { shopId, orderId } = await shopWith100();
+      const cmd = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
+      expect(codeOf(await reserve(cmd))).toBe('ok');
+      let asked: Promise<Reply<unknown>> | undefined;
+      await t.ds.transaction(async (m) => {
+        await m.query(`SELECT 1 FROM ledger.refund_holds WHERE refund_id = $1 FOR UPDATE`, [cmd.refundId]);
+        asked = reserve({ ...cmd, attemptId: randomUUID() });
+        await eventually(
+          async () => ((await waiting()) ? true : undefined),
+          10_000,
+          "the retry waiting for the hold's row",
+        );
+        expect(await t.refundHolds.void(m, cmd.refundId)).toMatchObject({ status: 'voided' });
+      });
+      expect(await asked!).toMatchObject({ ok: true, result: { status: 'held' } });
+      expect({ hold: await holdOf(cmd.refundId), balances: await balances(shopId) }).toMatchObject({
+        hold: { status: 'held', generation: 2 },
+        balances: { available: 90, reserved: 10 },
+      });
       await booksClean();
     });
 
