@@ -280,6 +280,7 @@ describe('settlement and holds', () => {
     ['25', { available: '-10', receivable: undefined, owed: '0' }],
     ['4', { available: '-4', receivable: '-6', owed: '6' }],
     ['0', { available: undefined, receivable: '-10', owed: '10' }],
+    ['-3', { available: undefined, receivable: '-10', owed: '10' }],
   ])(
     'when a payout completes after its hold was voided and available is %s, then it leaves from available and the rest is owed',
     (available, want) => {
@@ -296,4 +297,12 @@ describe('settlement and holds', () => {
       }).toEqual({ ...want, clearing: '9', fee: '1' });
     },
   );
+
+  it('when a payout without a fee completes after its void, then no fee revenue is posted', () => {
+    const h = { shopId: SHOP, provider: 'sandbox', currency: 'USD', amount: d('9'), fee: d('0') };
+    expect(view(postVoidedHold(h, d('20')).postings)).toEqual({
+      [`shop:${SHOP}:available:USD`]: '-9',
+      'clearing:sandbox:USD': '9',
+    });
+  });
 });

@@ -71,14 +71,18 @@ export class OrderBooker {
     const rates = new Map(converting.map((e, i) => [e, found[i]]));
     const originals = new Map<string, string | null>();
     const holds = new Map<string, RefundHold>();
-    for (const e of events) {
-      if (e.kind !== 'refunded') continue;
-      // A conversion in progress is waited for: the refund then takes the converted credit (decision 304).
-      if (!originals.has(e.orderId)) await this.awaiting.lockWaiting(m, e.orderId);
-      if (!originals.has(e.orderId))
-        originals.set(e.orderId, (await this.books.originalCredit(m, e.orderId))?.provider ?? null);
+    const refunds = events.filter((e) => e.kind === 'refunded');
+    // The refunds' hold rows first, then their credits' queue rows: the order the orphan sweep and
+    // a reserve take them in (decision 355).
+    for (const e of refunds) {
       const hold = e.refundId ? await this.refundHoldRows.findForUpdate(m, e.refundId) : null;
       if (hold) holds.set(e.eventId, hold);
+    }
+    for (const e of refunds) {
+      if (originals.has(e.orderId)) continue;
+      // A conversion in progress is waited for: the refund then takes the converted credit (decision 304).
+      await this.awaiting.lockWaiting(m, e.orderId);
+      originals.set(e.orderId, (await this.books.originalCredit(m, e.orderId))?.provider ?? null);
     }
     const locked = (
       await this.books.lock(

@@ -178,6 +178,16 @@ export class LedgerRepository {
   }
 
   /**
+   * Posts a transaction whose key must be new: a hold's phase, whose row moves with it. A key
+   * booked already (a key of two generations alike, decision 355) would move the row without its
+   * money, so it fails the caller's transaction instead.
+   */
+  async postNew(m: EntityManager, tx: NewTransaction, postings: readonly Posting[], books: LockedBalances) {
+    if (!(await this.post(m, tx, postings, books)))
+      throw new Error(`${tx.idempotencyKey} is booked already: the hold would move without its postings`);
+  }
+
+  /**
    * Posts several transactions in a constant number of statements (decision 340), as `post` would
    * one after the other in their order: one multi-row insert of their rows (in order, ON CONFLICT
    * DO NOTHING: one already there, or a second of the same key or order in the list, posts

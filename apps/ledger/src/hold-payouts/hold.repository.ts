@@ -8,6 +8,8 @@ import { LEDGER_CONFIG } from '../tokens';
 export type HoldStatus = 'held' | 'posted' | 'voided';
 /** `generation` counts the holds of one payout: a voided hold asked for again is held anew (decision 355). */
 export type Hold = HeldPayout & { payoutId: string; status: HoldStatus; generation: number };
+/** A hold as stored: `confirmed` once an event of its payout arrived, so the payout exists (decision 277). */
+export type StoredHold = Hold & { confirmed: boolean };
 
 /**
  * The idempotency key of a phase of a payout's or refund's hold. The first generation keeps the
@@ -33,7 +35,7 @@ export class HoldRepository {
   }
 
   /** The payout's hold, locked for the caller's transaction. */
-  async findForUpdate(m: EntityManager, payoutId: string): Promise<Hold | null> {
+  async findForUpdate(m: EntityManager, payoutId: string): Promise<StoredHold | null> {
     const rows: {
       shop_id: string;
       provider: string;
@@ -42,8 +44,9 @@ export class HoldRepository {
       fee: string;
       status: HoldStatus;
       generation: number;
+      confirmed: boolean;
     }[] = await m.query(
-      `SELECT shop_id, provider, currency, amount::text, fee::text, status, generation
+      `SELECT shop_id, provider, currency, amount::text, fee::text, status, generation, confirmed_at IS NOT NULL AS confirmed
          FROM "${this.s}".holds WHERE payout_id = $1 FOR UPDATE`,
       [payoutId],
     );
@@ -58,6 +61,7 @@ export class HoldRepository {
           fee: amountOf(r.fee),
           status: r.status,
           generation: r.generation,
+          confirmed: r.confirmed,
         }
       : null;
   }
@@ -70,15 +74,15 @@ export class HoldRepository {
     );
   }
 
-  /** A voided hold made again as the next generation (decision 355): open and unconfirmed from `now`. */
+  /** A voided hold of a payout never seen made again as the next generation (decision 355): open from `now`. */
   async holdAgain(m: EntityManager, h: Hold, now: Date): Promise<void> {
     const [rows]: [unknown[], number] = await m.query(
       `UPDATE "${this.s}".holds
-          SET provider = $2, currency = $3, amount = $4, fee = $5, status = 'held', generation = $6, created_at = $7,
-              confirmed_at = NULL, finished_at = NULL
-        WHERE payout_id = $1 AND status = 'voided'
+          SET shop_id = $2, provider = $3, currency = $4, amount = $5, fee = $6, status = 'held', generation = $7,
+              created_at = $8, finished_at = NULL
+        WHERE payout_id = $1 AND status = 'voided' AND confirmed_at IS NULL
         RETURNING payout_id`,
-      [h.payoutId, h.provider, h.currency, h.amount.toFixed(), h.fee.toFixed(), h.generation, now],
+      [h.payoutId, h.shopId, h.provider, h.currency, h.amount.toFixed(), h.fee.toFixed(), h.generation, now],
     );
     if (rows.length !== 1) throw new Error(`payout ${h.payoutId}: no voided hold to hold again`);
   }

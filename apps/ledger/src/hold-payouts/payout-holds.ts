@@ -41,7 +41,7 @@ export class PayoutHolds {
     const lateBooking = late
       ? postVoidedHold(hold, locked.of(shopAccount(hold.shopId, 'available', hold.currency)))
       : null;
-    await this.books.post(
+    await this.books.postNew(
       m,
       {
         id: randomUUID(),

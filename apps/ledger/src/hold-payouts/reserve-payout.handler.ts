@@ -87,12 +87,14 @@ export class ReservePayoutHandler {
       const { payoutId: id, attemptId, shopId } = cmd;
       const refuse = (reply: Reply<never>) =>
         this.refusals.refuse(m, { kind: 'payout', id, attemptId, shopId, reply }, now);
-      // A hold open or posted is this payout's: asked again, it answers it. A voided one holds
-      // nothing, so the payout asked for again (its merchant's retry after the orphan sweep) is
-      // decided on the books as they are, and held anew if they cover it (decision 355).
-      // Its row is locked before the accounts, in the order the orphan sweep and the second phase take them.
+      // A hold open or posted, or voided by its own payout's failure, is this payout's: asked
+      // again, it answers it. One voided before any event of its payout came (the orphan sweep, a
+      // release) holds nothing for a payout that was never created, so the payout asked for again
+      // (its merchant's retry) is decided on the books as they are, and held anew if they cover it
+      // (decision 355). Its row is locked before the accounts, in the order the orphan sweep and
+      // the second phase take them.
       const known = await this.holds.findForUpdate(m, cmd.payoutId);
-      if (known && known.status !== 'voided') return okReply(view(known));
+      if (known && (known.status !== 'voided' || known.confirmed)) return okReply(view(known));
       const locked = await this.books.lock(m, [
         shopAccount(cmd.shopId, 'available', c.code),
         shopAccount(cmd.shopId, 'reserved', c.code),
@@ -132,7 +134,7 @@ export class ReservePayoutHandler {
             status: 'held',
             generation: known ? known.generation + 1 : 1,
           };
-          await this.books.post(
+          await this.books.postNew(
             m,
             {
               id: randomUUID(),

@@ -81,12 +81,14 @@ export class RefundHoldRepository {
   async holdAgain(m: EntityManager, h: RefundHold, now: Date): Promise<void> {
     const [rows]: [unknown[], number] = await m.query(
       `UPDATE "${this.s}".refund_holds
-          SET provider = $2, order_currency = $3, amount = $4, credit_currency = $5, debit = $6, source = $7,
-              status = 'held', generation = $8, created_at = $9, finished_at = NULL
+          SET order_id = $2, shop_id = $3, provider = $4, order_currency = $5, amount = $6, credit_currency = $7,
+              debit = $8, source = $9, status = 'held', generation = $10, created_at = $11, finished_at = NULL
         WHERE refund_id = $1 AND status = 'voided'
         RETURNING refund_id`,
       [
         h.refundId,
+        h.orderId,
+        h.shopId,
         h.provider,
         h.orderCurrency,
         h.amount.toFixed(),

@@ -46,7 +46,7 @@ export class RefundHolds {
     // The credit's queue row before the accounts, as the sweep takes them (decision 304).
     if (hold.source === 'suspense' && !locked) await this.awaiting.lockWaiting(m, hold.orderId);
     const held = locked ?? (await this.books.lock(m, refundHoldAccounts(hold)));
-    await this.books.post(
+    await this.books.postNew(
       m,
       {
         id: randomUUID(),
@@ -81,7 +81,7 @@ export class RefundHolds {
     const now = this.clock.now();
     // The credit's queue row before the accounts, as the sweep takes them (decision 304).
     if (hold.source === 'suspense') await this.awaiting.lockWaiting(m, hold.orderId);
-    await this.books.post(
+    await this.books.postNew(
       m,
       {
         id: randomUUID(),

@@ -138,7 +138,7 @@ export class ReserveRefundHandler {
         status: 'held',
         generation: known ? known.generation + 1 : 1,
       };
-      await this.books.post(
+      await this.books.postNew(
         m,
         {
           id: randomUUID(),

@@ -131,6 +131,10 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
       });
       // The same command handled again answers the new hold; nothing is held a third time.
       expect(await reserve(retry)).toEqual(again);
+      expect({ hold: await holdOf(first.payoutId), balances: await balances(shopId) }).toMatchObject({
+        hold: { status: 'held', generation: 2 },
+        balances: { available: 70, reserved: 30 },
+      });
 
       await t.ds.transaction((m) => payoutHolds.finish(m, first.payoutId, 'posted'));
       expect(await balances(shopId)).toMatchObject({ available: 70, reserved: 0 });
@@ -183,6 +187,24 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         `payout_voided payout:${cmd.payoutId}:voided`,
         `payout_voided payout:${cmd.payoutId}:voided:2`,
       ]);
+      await booksClean();
+    });
+
+    it("when a payout's hold was voided by the payout's own failure, then asked for again (its command handled again) it is answered as it is and not held", async () => {
+      const { shopId } = await shopWith100();
+      const cmd = payout(shopId, '30.00');
+      expect(codeOf(await reserve(cmd))).toBe('ok');
+      // The payout exists: its first event confirmed the hold, its failure voided it.
+      await t.ds.transaction(async (m) => {
+        await new HoldRepository({ schema: 'ledger' }).confirm(m, [cmd.payoutId], new Date());
+        await payoutHolds.finish(m, cmd.payoutId, 'voided');
+      });
+
+      expect(await reserve(cmd)).toMatchObject({ ok: true, result: { status: 'voided' } });
+      expect({ hold: await holdOf(cmd.payoutId), balances: await balances(shopId) }).toMatchObject({
+        hold: { status: 'voided', generation: 1 },
+        balances: { available: 100, reserved: 0 },
+      });
       await booksClean();
     });
 
@@ -288,6 +310,24 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         hold: { status: 'held', generation: 2 },
         balances: { available: 90, reserved: 10 },
       });
+      await booksClean();
+    });
+
+    it('when a refund held anew is voided again, then the second void gives its money back too', async () => {
+      const { shopId, orderId } = await shopWith100();
+      const cmd = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
+      expect(codeOf(await reserve(cmd))).toBe('ok');
+      await orphans.sweep();
+      expect(codeOf(await reserve({ ...cmd, attemptId: randomUUID() }))).toBe('ok');
+      await orphans.sweep();
+      expect({ hold: await holdOf(cmd.refundId), balances: await balances(shopId) }).toMatchObject({
+        hold: { status: 'voided', generation: 2 },
+        balances: { available: 100, reserved: 0 },
+      });
+      expect(await bookedFor(cmd.refundId, ['refund_voided'])).toEqual([
+        `refund_voided refund:${cmd.refundId}:voided`,
+        `refund_voided refund:${cmd.refundId}:voided:2`,
+      ]);
       await booksClean();
     });
 

@@ -122,4 +122,53 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
     expect(await balances()).toMatchObject({ available: 90, reserved: 10 });
     expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
   });
+
+  it('when a payout completes after the sweep voided its hold (its events read late), then its completion books it from available, once', async () => {
+    await pg.query(
+      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0) ON CONFLICT DO NOTHING`,
+      [shop],
+    );
+    const orderId = randomUUID();
+    const before = await balances();
+    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
+      orderId,
+      shopId: shop,
+      merchantOrderId: 'o-2',
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '100.00', currency: 'USD' },
+      provider: 'sandbox',
+    } satisfies OrderStatusChanged);
+    const funded = (before.available ?? 0) + 100;
+    await eventually(async () => ((await balances()).available === funded ? true : undefined), 30_000, 'the 100.00');
+    const late = randomUUID();
+    expect((await reservePayout(late)).ok).toBe(true);
+    const holdOf = async () =>
+      (await pg.query(`SELECT status FROM ledger.holds WHERE payout_id = $1`, [late])).rows[0]?.status;
+    await eventually(async () => ((await holdOf()) === 'voided' ? true : undefined), 20_000, 'the hold voided');
+    expect((await balances()).available).toBe(funded);
+
+    const completed = (sequence: number): PayoutStatusChanged => ({
+      payoutId: late,
+      shopId: shop,
+      merchantPayoutId: 'p-late',
+      sequence,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '10.00', currency: 'USD' },
+    });
+    await send(Topics.payoutsEvents, late, PayoutEventTypes.statusChanged, completed(3));
+    await eventually(async () => ((await holdOf()) === 'posted' ? true : undefined), 20_000, 'the late payout booked');
+    // The same completion delivered again, as a new message: booked once all the same.
+    await send(Topics.payoutsEvents, late, PayoutEventTypes.statusChanged, completed(3));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await balances()).available).toBe(funded - 10);
+    const { rows } = await pg.query(
+      `SELECT count(*)::int AS n FROM ledger.transactions WHERE source_id = $1 AND kind = 'payout_posted'`,
+      [late],
+    );
+    expect(rows[0].n).toBe(1);
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+  });
 });
