@@ -93,6 +93,29 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   const booksClean = async () =>
     expect(await checkBooks((sql, params) => t.ds.query(sql, params), 'ledger')).toEqual([]);
 
+  /** Held, swept, held anew, swept again: the second void posts under its own key and gives the money back. */
+  const voidedTwice = async (
+    kind: 'payout' | 'refund',
+    id: string,
+    shopId: string,
+    ask: (attemptId: string) => Promise<Reply<unknown>>,
+    holdOf: (id: string) => Promise<unknown>,
+  ) => {
+    expect(codeOf(await ask(randomUUID()))).toBe('ok');
+    await orphans.sweep();
+    expect(codeOf(await ask(randomUUID()))).toBe('ok');
+    await orphans.sweep();
+    expect({ hold: await holdOf(id), balances: await balances(shopId) }).toMatchObject({
+      hold: { status: 'voided', generation: 2 },
+      balances: { available: 100, reserved: 0 },
+    });
+    expect(await bookedFor(id, [`${kind}_voided`])).toEqual([
+      `${kind}_voided ${kind}:${id}:voided`,
+      `${kind}_voided ${kind}:${id}:voided:2`,
+    ]);
+    await booksClean();
+  };
+
   describe('payouts', () => {
     const payout = (shopId: string, amount: string): ReservePayoutCommand => ({
       payoutId: randomUUID(),
@@ -175,19 +198,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
     it('when a payout held anew is voided again, then the second void gives its money back too', async () => {
       const { shopId } = await shopWith100();
       const cmd = payout(shopId, '30.00');
-      expect(codeOf(await reserve(cmd))).toBe('ok');
-      await orphans.sweep();
-      expect(codeOf(await reserve({ ...cmd, attemptId: randomUUID() }))).toBe('ok');
-      await orphans.sweep();
-      expect({ hold: await holdOf(cmd.payoutId), balances: await balances(shopId) }).toMatchObject({
-        hold: { status: 'voided', generation: 2 },
-        balances: { available: 100, reserved: 0 },
-      });
-      expect(await bookedFor(cmd.payoutId, ['payout_voided'])).toEqual([
-        `payout_voided payout:${cmd.payoutId}:voided`,
-        `payout_voided payout:${cmd.payoutId}:voided:2`,
-      ]);
-      await booksClean();
+      await voidedTwice('payout', cmd.payoutId, shopId, (attemptId) => reserve({ ...cmd, attemptId }), holdOf);
     });
 
     it("when a payout's hold was voided by the payout's own failure, then asked for again (its command handled again) it is answered as it is and not held", async () => {
@@ -315,20 +326,8 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
 
     it('when a refund held anew is voided again, then the second void gives its money back too', async () => {
       const { shopId, orderId } = await shopWith100();
-      const cmd = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
-      expect(codeOf(await reserve(cmd))).toBe('ok');
-      await orphans.sweep();
-      expect(codeOf(await reserve({ ...cmd, attemptId: randomUUID() }))).toBe('ok');
-      await orphans.sweep();
-      expect({ hold: await holdOf(cmd.refundId), balances: await balances(shopId) }).toMatchObject({
-        hold: { status: 'voided', generation: 2 },
-        balances: { available: 100, reserved: 0 },
-      });
-      expect(await bookedFor(cmd.refundId, ['refund_voided'])).toEqual([
-        `refund_voided refund:${cmd.refundId}:voided`,
-        `refund_voided refund:${cmd.refundId}:voided:2`,
-      ]);
-      await booksClean();
+      const cmd = { refundId: randomUUID(), orderId, shopId, amount: '10.00' };
+      await voidedTwice('refund', cmd.refundId, shopId, (attemptId) => reserve({ ...cmd, attemptId }), holdOf);
     });
 
     it('when a refund is booked after its hold was voided, then its hold says posted, and asked for again it is not held a second time', async () => {
