@@ -24,9 +24,9 @@ export interface LedgerConfig extends CommonConfig {
   /** How old an unconfirmed hold must be before the orphan sweep voids it. */
   orphanHoldAfterMs: number;
   /**
-   * How long a refused hold's answer is kept for the command that asked (decision 356): at least as
-   * long as the commands topics keep a command that could be handled again (Kafka's default
-   * retention, 7 days). The orphan sweep purges older ones.
+   * How long a refused hold's answer is kept for the command that asked (decision 356): longer than
+   * the commands topics can keep a command (Kafka deletes whole segments: its default retention of
+   * 7 days plus a segment's 7 days). The orphan sweep purges older ones.
    */
   holdRefusalKeepMs: number;
   /** How often the conversion sweep converts the credits waiting for a rate that now has one; decision 304. */
@@ -68,7 +68,7 @@ export function loadLedgerConfig(env = new EnvReader()): LedgerConfig {
     settlementBatch: env.int('LEDGER_SETTLEMENT_BATCH', 200, { min: 1, max: 10_000 }),
     orphanSweepMs: env.int('LEDGER_ORPHAN_SWEEP_MS', 60_000, { min: 100, max: 3_600_000 }),
     orphanHoldAfterMs: env.int('LEDGER_ORPHAN_HOLD_AFTER_MS', 900_000, { min: 1000, max: 86_400_000 }),
-    holdRefusalKeepMs: env.int('LEDGER_HOLD_REFUSAL_KEEP_MS', 8 * 86_400_000, {
+    holdRefusalKeepMs: env.int('LEDGER_HOLD_REFUSAL_KEEP_MS', 15 * 86_400_000, {
       min: 1000,
       max: 366 * 86_400_000,
     }),

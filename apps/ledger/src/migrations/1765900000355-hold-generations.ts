@@ -10,10 +10,12 @@ export class LedgerHoldGenerations1765900000355 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     const s = q.connection.driver.schema ?? 'ledger';
-    for (const table of ['holds', 'refund_holds'])
-      await q.query(
-        `ALTER TABLE "${s}".${table} ADD COLUMN generation integer NOT NULL DEFAULT 1 CHECK (generation >= 1)`,
-      );
+    // A constant default adds the column without rewriting the table; the check is added NOT VALID,
+    // so neither statement scans the table while it holds its lock (every row so far is 1).
+    for (const table of ['holds', 'refund_holds']) {
+      await q.query(`ALTER TABLE "${s}".${table} ADD COLUMN generation integer NOT NULL DEFAULT 1`);
+      await q.query(`ALTER TABLE "${s}".${table} ADD CONSTRAINT ${table}_generation CHECK (generation >= 1) NOT VALID`);
+    }
   }
 
   async down(q: QueryRunner): Promise<void> {

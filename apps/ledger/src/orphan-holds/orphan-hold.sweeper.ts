@@ -19,7 +19,7 @@ const PURGE_BATCH = 1000;
  * orphan when no event of its payout arrived within `orphanHoldAfterMs`; a refund's when its
  * refund was not booked within it. Orphans are taken with FOR UPDATE SKIP LOCKED in the
  * transaction that voids them, so several instances share the work and none voids one twice.
- * Each run also purges the refusals of holds kept past their time (decision 356).
+ * Each run also purges the refusals kept past `holdRefusalKeepMs` (decision 356).
  */
 @Injectable()
 export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -54,6 +54,15 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
 
   /** Voids the orphans older than the bound, batch by batch; answers how many it voided. */
   async sweep(): Promise<number> {
+    try {
+      return await this.voidOrphans();
+    } finally {
+      // On its own: a hold that fails to void does not keep refusals from being purged.
+      await this.purgeRefusals();
+    }
+  }
+
+  private async voidOrphans(): Promise<number> {
     let total = 0;
     for (;;) {
       const before = new Date(this.clock.now().getTime() - this.config.orphanHoldAfterMs);
@@ -69,7 +78,6 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       total += voided.payouts + voided.refunds;
       if (voided.payouts < BATCH && voided.refunds < BATCH) break;
     }
-    await this.purgeRefusals();
     return total;
   }
 
