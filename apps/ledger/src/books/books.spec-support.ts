@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ReservePayoutCommand } from '@payments/contracts';
 import { DataSource } from 'typeorm';
 import { ledgerCurrency, LedgerCurrency } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
@@ -34,6 +35,16 @@ export const aCompletion = (shopId: string, over: Partial<OrderBooking> = {}): O
   balanceCurrency: testCurrency('USD'),
   amount: amountOf('100.00'),
   ...over,
+});
+
+/** The payouts service's ask for a new card payout of `amount` USD through the sandbox, under a command of its own. */
+export const aPayoutAsk = (shopId: string, amount: string): ReservePayoutCommand => ({
+  payoutId: randomUUID(),
+  shopId,
+  provider: 'sandbox',
+  method: 'card',
+  cost: { amount, currency: 'USD' },
+  attemptId: randomUUID(),
 });
 
 /** The books in process, on a test database of their own with the ledger's schema migrated: what the component specs drive. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { envelope, LedgerCommandTypes, Reply, ReservePayoutCommand, ReserveRefundCommand } from '@payments/contracts';
 import { systemClock } from '@payments/platform';
-import { aCompletion, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
+import { aCompletion, aPayoutAsk, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
 import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { ReservePayoutHandler } from '../hold-payouts/reserve-payout.handler';
@@ -174,19 +174,10 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
   });
 
   describe('payouts', () => {
-    const payout = (shopId: string, amount: string): ReservePayoutCommand => ({
-      payoutId: randomUUID(),
-      shopId,
-      provider: 'sandbox',
-      method: 'card',
-      cost: { amount, currency: 'USD' },
-      attemptId: randomUUID(),
-    });
-
     it('when a command refused for want of balance asks again once the balance covers it, then it is refused again and nothing is held', async () => {
       const shopId = await settledShop();
       await creditSettled(randomUUID(), shopId);
-      const cmd = payout(shopId, '150.00');
+      const cmd = aPayoutAsk(shopId, '150.00');
       const before = await reservePayout(cmd);
       expect(codeOf(before)).toBe('1-06-02');
       await creditSettled(randomUUID(), shopId);
@@ -199,7 +190,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
     it("when the merchant's retry with the same key comes as a new command, then it is decided on the balance as it is now", async () => {
       const shopId = await settledShop();
       await creditSettled(randomUUID(), shopId);
-      const cmd = payout(shopId, '150.00');
+      const cmd = aPayoutAsk(shopId, '150.00');
       expect(codeOf(await reservePayout(cmd))).toBe('1-06-02');
       await creditSettled(randomUUID(), shopId);
 
@@ -217,7 +208,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
         `INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, 'card', 'USD', 60)`,
         [shopId],
       );
-      const cmd = payout(shopId, '50.00');
+      const cmd = aPayoutAsk(shopId, '50.00');
       const before = await reservePayout(cmd);
       expect(before).toMatchObject({ ok: false, error: { code: 'unprocessable' } });
       // An operator takes the fee off: the merchant was told this payout cannot be made.
@@ -231,7 +222,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
     it("when a payout's lock is held elsewhere, then its ask waits for it, and is decided on the balance the lock's holder left", async () => {
       const shopId = await settledShop();
       await creditSettled(randomUUID(), shopId);
-      const cmd = payout(shopId, '150.00');
+      const cmd = aPayoutAsk(shopId, '150.00');
       let asked: Promise<Reply<unknown>> | undefined;
       await t.ds.transaction(async (m) => {
         await refusals.lock(m, 'payout', cmd.payoutId);
@@ -246,7 +237,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
     it('when an ask comes without an attempt id (a payouts service from before decision 354), then nothing is recorded and it is decided on the balance as it is', async () => {
       const shopId = await settledShop();
       await creditSettled(randomUUID(), shopId);
-      const { attemptId: _none, ...cmd } = payout(shopId, '150.00');
+      const { attemptId: _none, ...cmd } = aPayoutAsk(shopId, '150.00');
       expect(codeOf(await reservePayout(cmd))).toBe('1-06-02');
       expect(await refusalsOf(cmd.payoutId)).toEqual([]);
       await creditSettled(randomUUID(), shopId);
@@ -257,15 +248,7 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
   describe('kept for their time', () => {
     it('when a refusal is older than the time refusals are kept, then a run of the orphan sweep purges it and keeps the recent ones', async () => {
       const shopId = await settledShop();
-      const cmd = (amount: string): ReservePayoutCommand => ({
-        payoutId: randomUUID(),
-        shopId,
-        provider: 'sandbox',
-        method: 'card',
-        cost: { amount, currency: 'USD' },
-        attemptId: randomUUID(),
-      });
-      const [old, recent] = [cmd('10.00'), cmd('10.00')];
+      const [old, recent] = [aPayoutAsk(shopId, '10.00'), aPayoutAsk(shopId, '10.00')];
       expect([codeOf(await reservePayout(old)), codeOf(await reservePayout(recent))]).toEqual(['1-06-02', '1-06-02']);
       await t.ds.query(
         `UPDATE ledger.hold_refusals SET refused_at = now() - interval '8 days 1 minute' WHERE held_id = $1`,

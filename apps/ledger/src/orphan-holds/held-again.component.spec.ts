@@ -4,7 +4,7 @@ import { checkBooks } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
 import { eventually } from '@payments/testing';
 import { systemClock } from '@payments/platform';
-import { aCompletion, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
+import { aCompletion, aPayoutAsk, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
 import { LedgerConfig } from '../config';
 import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
@@ -117,14 +117,6 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   };
 
   describe('payouts', () => {
-    const payout = (shopId: string, amount: string): ReservePayoutCommand => ({
-      payoutId: randomUUID(),
-      shopId,
-      provider: 'sandbox',
-      method: 'card',
-      cost: { amount, currency: 'USD' },
-      attemptId: randomUUID(),
-    });
     const reserve = (cmd: ReservePayoutCommand) =>
       payouts.reserve(envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload: cmd }));
     const holdOf = async (payoutId: string) =>
@@ -137,7 +129,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
 
     it("when a payout's hold was voided as an orphan and the merchant's retry asks for it again, then it is held anew, and its completion posts that hold", async () => {
       const { shopId } = await shopWith100();
-      const first = payout(shopId, '30.00');
+      const first = aPayoutAsk(shopId, '30.00');
       expect(codeOf(await reserve(first))).toBe('ok');
       await orphans.sweep();
       expect({ hold: await holdOf(first.payoutId), balances: await balances(shopId) }).toMatchObject({
@@ -172,7 +164,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
 
     it("when the sweep voids a payout's hold while its retry asks for it, then the retry waits for the hold's row holding no account, and holds it anew", async () => {
       const { shopId } = await shopWith100();
-      const cmd = payout(shopId, '30.00');
+      const cmd = aPayoutAsk(shopId, '30.00');
       expect(codeOf(await reserve(cmd))).toBe('ok');
       let asked: Promise<Reply<unknown>> | undefined;
       // As the sweep takes an orphan: the hold's row first, then the shop's accounts to void it.
@@ -197,13 +189,13 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
 
     it('when a payout held anew is voided again, then the second void gives its money back too', async () => {
       const { shopId } = await shopWith100();
-      const cmd = payout(shopId, '30.00');
+      const cmd = aPayoutAsk(shopId, '30.00');
       await voidedTwice('payout', cmd.payoutId, shopId, (attemptId) => reserve({ ...cmd, attemptId }), holdOf);
     });
 
     it("when a payout's hold was voided by the payout's own failure, then asked for again (its command handled again) it is answered as it is and not held", async () => {
       const { shopId } = await shopWith100();
-      const cmd = payout(shopId, '30.00');
+      const cmd = aPayoutAsk(shopId, '30.00');
       expect(codeOf(await reserve(cmd))).toBe('ok');
       // The payout exists: its first event confirmed the hold, its failure voided it.
       await t.ds.transaction(async (m) => {
@@ -221,10 +213,10 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
 
     it('when the balance no longer covers a voided payout asked for again, then it is refused with 1-06-02 and nothing is held', async () => {
       const { shopId } = await shopWith100();
-      const cmd = payout(shopId, '30.00');
+      const cmd = aPayoutAsk(shopId, '30.00');
       expect(codeOf(await reserve(cmd))).toBe('ok');
       await orphans.sweep();
-      expect(codeOf(await reserve(payout(shopId, '80.00')))).toBe('ok');
+      expect(codeOf(await reserve(aPayoutAsk(shopId, '80.00')))).toBe('ok');
 
       expect(codeOf(await reserve({ ...cmd, attemptId: randomUUID() }))).toBe('1-06-02');
       expect({ hold: await holdOf(cmd.payoutId), balances: await balances(shopId) }).toMatchObject({
@@ -240,11 +232,11 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         `INSERT INTO ledger.fee_schedules (shop_id, method, currency, fixed) VALUES ($1, 'card', 'USD', 2)`,
         [shopId],
       );
-      const late = payout(shopId, '30.00');
+      const late = aPayoutAsk(shopId, '30.00');
       expect(codeOf(await reserve(late))).toBe('ok');
       await orphans.sweep();
       // The balance taken meanwhile by another payout: 88.00 + 2.00 of 100.00, 10.00 left.
-      expect(codeOf(await reserve(payout(shopId, '88.00')))).toBe('ok');
+      expect(codeOf(await reserve(aPayoutAsk(shopId, '88.00')))).toBe('ok');
       expect(await balances(shopId)).toMatchObject({ available: 10, reserved: 90 });
 
       const done = await t.ds.transaction((m) => payoutHolds.finish(m, late.payoutId, 'posted'));
