@@ -102,15 +102,19 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
     }
   }
   const holds = new Map(ledger.holds.map((h) => [h.payout_id, h.status]));
+  // A hold voided as an orphan and asked for again is its row's next generation (decision 355):
+  // each generation before the last was reserved and voided once.
+  const generations = new Map(ledger.holds.map((h) => [h.payout_id, h.generation ?? 1]));
   const payoutIds = new Set(journal.payout.values());
   const payoutAmount = units(createRequest('payout', 'x').amount);
   for (const id of payoutIds) {
     const status = payouts.get(id);
     if (status === undefined) continue;
-    exactly('payout_reserved', id, 1);
+    const earlier = (generations.get(id) ?? 1) - 1;
+    exactly('payout_reserved', id, 1 + earlier);
     const final = /** @type {Record<string, string>} */ (PAYOUT_FINAL)[status];
     exactly('payout_posted', id, final === 'posted' ? 1 : 0, ` (${status})`);
-    exactly('payout_voided', id, final === 'voided' ? 1 : 0, ` (${status})`);
+    exactly('payout_voided', id, earlier + (final === 'voided' ? 1 : 0), ` (${status})`);
     const hold = holds.get(id);
     if (hold !== (final ?? 'held')) {
       lost += 1;
@@ -201,8 +205,10 @@ export async function readLedger(dbUrl, shopId) {
           [shopId],
         )
       ),
-      holds: /** @type {{ payout_id: string, status: string }[]} */ (
-        await q(`SELECT payout_id::text AS payout_id, status FROM ledger.holds WHERE shop_id = $1`, [shopId])
+      holds: /** @type {{ payout_id: string, status: string, generation: number }[]} */ (
+        await q(`SELECT payout_id::text AS payout_id, status, generation FROM ledger.holds WHERE shop_id = $1`, [
+          shopId,
+        ])
       ),
       refundHolds: /** @type {{ refund_id: string, order_id: string, status: string }[]} */ (
         await q(

@@ -107,6 +107,29 @@ test('when a final payout keeps its hold open, or a hold has no payout, then it 
   assert.equal(b.lost, 2);
 });
 
+test('when a payout was held again after an orphan sweep (decision 355), then each earlier generation is reserved and voided once', () => {
+  const again = () => {
+    const ledger = sound();
+    ledger.holds = [
+      { payout_id: 'p1', status: 'posted', generation: 2 },
+      { payout_id: 'p2', status: 'held' },
+    ];
+    ledger.transactions.push(tx('h1a', 'payout_reserved', 'p1'), tx('v1', 'payout_voided', 'p1'));
+    return ledger;
+  };
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: again() }).problems, []);
+  const noVoid = again();
+  noVoid.transactions = noVoid.transactions.filter((t) => t.id !== 'v1');
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: noVoid }).problems, [
+    'lost: payout_voided of p1 (completed): 0 of 1',
+  ]);
+  const thrice = again();
+  thrice.transactions.push(tx('h1b', 'payout_reserved', 'p1'));
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: thrice }).problems, [
+    'doubled: payout_reserved of p1: 3, should be 2',
+  ]);
+});
+
 test('when a balance is off by one minor unit, or an invariant breaks, then the books do not hold', () => {
   const ledger = sound();
   ledger.accounts[0].balance = '59.01';
