@@ -7,6 +7,7 @@ import {
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
   OutboxRelayServiceOptions,
+  ReadThrough,
 } from '@payments/messaging';
 import { HealthModule, openServiceDatabase, serviceDataSourceOptions } from '@payments/platform';
 import { LedgerRepository } from './books/ledger.repository';
@@ -38,7 +39,15 @@ import { AwaitingCreditsRepository } from './ops-books/awaiting-credits.reposito
 import { OrphanHoldSweeper } from './orphan-holds/orphan-hold.sweeper';
 import { BalanceReads } from './read-balance/balance.reads';
 import { ReadBalanceHandler } from './read-balance/read-balance.handler';
-import { CLOCK, Clock, LEDGER_CONFIG, LEDGER_INBOX, systemClock } from './tokens';
+import {
+  CLOCK,
+  Clock,
+  EVENTS_READ_THROUGH,
+  EventsReadThrough,
+  LEDGER_CONFIG,
+  LEDGER_INBOX,
+  systemClock,
+} from './tokens';
 
 export interface LedgerModuleOptions {
   clock?: Clock;
@@ -107,6 +116,12 @@ export class LedgerModule {
         },
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: opts.clock ?? systemClock },
+        {
+          provide: EVENTS_READ_THROUGH,
+          useFactory: (clock: Clock): EventsReadThrough =>
+            new ReadThrough(config.kafka, config.eventsConsumerGroup, () => clock.now()),
+          inject: [CLOCK],
+        },
         {
           provide: LEDGER_INBOX,
           useFactory: (ds: DataSource) => new Inbox(ds, config.schema, config.consumerGroup),

@@ -25,3 +25,4 @@ export * from './health-reporter';
 export * from './best-effort';
 export * from './topic-producers';
 export { isInfrastructureFault } from '@payments/platform';
+export * from './read-through';

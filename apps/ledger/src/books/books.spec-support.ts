@@ -3,15 +3,20 @@ import type { ReservePayoutCommand } from '@payments/contracts';
 import { DataSource } from 'typeorm';
 import { ledgerCurrency, LedgerCurrency } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
-import { openServiceDatabase, systemClock } from '@payments/platform';
+import { Clock, openServiceDatabase, systemClock } from '@payments/platform';
 import { createTestDatabase } from '@payments/testing';
 import { OrderBooker } from '../book-orders/order-booker';
 import { OrderBooking } from '../book-orders/order-event';
 import { LedgerConfig } from '../config';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
+import { HoldRepository } from '../hold-payouts/hold.repository';
+import { PayoutHolds } from '../hold-payouts/payout-holds';
+import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { RefundHolds } from '../hold-refunds/refund-holds';
 import { LEDGER_MIGRATIONS } from '../migrations';
+import { OrphanHoldSweeper } from '../orphan-holds/orphan-hold.sweeper';
+import { EventsReadThrough } from '../tokens';
 import { SettlementSweeper } from '../settle/settlement.sweeper';
 import { LedgerRepository } from './ledger.repository';
 
@@ -87,4 +92,30 @@ export const testSweeper = (t: TestBooks): SettlementSweeper =>
     t.books,
     { settlementSweepMs: 60_000, settlementBatch: 200 } as LedgerConfig,
     systemClock,
+  );
+
+/**
+ * The orphan sweep on `t`'s books with the default bounds (15 minutes, refusals kept 8 days), run
+ * by hand (its interval is never started) at `clock`'s time. These specs run no Kafka: their
+ * events consumer reads as caught up at that time, unless `readThrough` says otherwise. The gate itself (decision 357) is tested against
+ * a broker in libs/messaging's read-through spec and orphan-holds.component.spec.ts.
+ */
+export const testOrphanSweeper = (
+  t: TestBooks,
+  payoutHoldRows: HoldRepository,
+  payoutHolds: PayoutHolds,
+  refusals: HoldRefusalRepository,
+  clock: Clock,
+  readThrough: EventsReadThrough = { through: async () => clock.now(), close: async () => undefined },
+): OrphanHoldSweeper =>
+  new OrphanHoldSweeper(
+    t.ds,
+    payoutHoldRows,
+    payoutHolds,
+    t.holds,
+    t.refundHolds,
+    refusals,
+    { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000, holdRefusalKeepMs: 8 * 86_400_000 } as LedgerConfig,
+    clock,
+    readThrough,
   );

@@ -96,13 +96,18 @@ export class HoldRepository {
   }
 
   /** Open holds no payout ever confirmed, made before `before`, locked; those another instance holds are skipped. */
-  async takeOrphans(m: EntityManager, before: Date, limit: number): Promise<string[]> {
+  /**
+   * The oldest orphan created before `before`, locked (FOR UPDATE SKIP LOCKED: another instance's
+   * is passed over), leaving out `skip` (those that failed this run); null when there is none.
+   */
+  async takeOrphan(m: EntityManager, before: Date, skip: readonly string[]): Promise<string | null> {
     const rows: { payout_id: string }[] = await m.query(
-      `SELECT payout_id FROM "${this.s}".holds WHERE status = 'held' AND confirmed_at IS NULL AND created_at < $1
-       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [before, limit],
+      `SELECT payout_id FROM "${this.s}".holds
+        WHERE status = 'held' AND confirmed_at IS NULL AND created_at < $1 AND payout_id <> ALL($2::uuid[])
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [before, skip],
     );
-    return rows.map((r) => r.payout_id);
+    return rows[0]?.payout_id ?? null;
   }
 
   async finish(m: EntityManager, payoutId: string, status: 'posted' | 'voided', now: Date): Promise<void> {

@@ -103,13 +103,15 @@ export class RefundHoldRepository {
   }
 
   /** Open holds of refunds never booked, made before `before`, locked; those another instance holds are skipped. */
-  async takeOrphans(m: EntityManager, before: Date, limit: number): Promise<string[]> {
+  /** The oldest orphan created before `before`, locked, leaving out `skip`, as HoldRepository.takeOrphan. */
+  async takeOrphan(m: EntityManager, before: Date, skip: readonly string[]): Promise<string | null> {
     const rows: { refund_id: string }[] = await m.query(
-      `SELECT refund_id FROM "${this.s}".refund_holds WHERE status = 'held' AND created_at < $1
-       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [before, limit],
+      `SELECT refund_id FROM "${this.s}".refund_holds
+        WHERE status = 'held' AND created_at < $1 AND refund_id <> ALL($2::uuid[])
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [before, skip],
     );
-    return rows.map((r) => r.refund_id);
+    return rows[0]?.refund_id ?? null;
   }
 
   async finish(m: EntityManager, refundId: string, status: 'posted' | 'voided', now: Date): Promise<void> {

@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { envelope, LedgerCommandTypes, Reply, ReservePayoutCommand, ReserveRefundCommand } from '@payments/contracts';
 import { systemClock } from '@payments/platform';
-import { aCompletion, aPayoutAsk, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
+import {
+  aCompletion,
+  aPayoutAsk,
+  openTestBooks,
+  testOrphanSweeper,
+  testSweeper,
+  TestBooks,
+} from '../books/books.spec-support';
 import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { ReservePayoutHandler } from '../hold-payouts/reserve-payout.handler';
 import { ReserveRefundHandler } from '../hold-refunds/reserve-refund.handler';
-import { LedgerConfig } from '../config';
 import { OrphanHoldSweeper } from '../orphan-holds/orphan-hold.sweeper';
 import { HoldRefusalRepository } from './hold-refusal.repository';
 
@@ -43,14 +49,11 @@ describe('ledger: a command refused a hold stays refused, a new command is decid
       systemClock,
     );
     sweeper = testSweeper(t);
-    orphans = new OrphanHoldSweeper(
-      t.ds,
+    orphans = testOrphanSweeper(
+      t,
       payoutHolds,
       new PayoutHolds(t.books, payoutHolds, systemClock),
-      t.holds,
-      t.refundHolds,
       refusals,
-      { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000, holdRefusalKeepMs: 8 * 86_400_000 } as LedgerConfig,
       systemClock,
     );
   });

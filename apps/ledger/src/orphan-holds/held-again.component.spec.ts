@@ -4,8 +4,14 @@ import { checkBooks } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
 import { eventually } from '@payments/testing';
 import { systemClock } from '@payments/platform';
-import { aCompletion, aPayoutAsk, openTestBooks, testSweeper, TestBooks } from '../books/books.spec-support';
-import { LedgerConfig } from '../config';
+import {
+  aCompletion,
+  aPayoutAsk,
+  openTestBooks,
+  testOrphanSweeper,
+  testSweeper,
+  TestBooks,
+} from '../books/books.spec-support';
 import { HoldRepository } from '../hold-payouts/hold.repository';
 import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { ReservePayoutHandler } from '../hold-payouts/reserve-payout.handler';
@@ -28,26 +34,21 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   let payouts: ReservePayoutHandler;
   let orphans: OrphanHoldSweeper;
   let settle: ReturnType<typeof testSweeper>;
+  let refusals: HoldRefusalRepository;
+  let payoutHoldRows: HoldRepository;
 
   beforeAll(async () => {
     t = await openTestBooks();
     const config = { schema: 'ledger' };
-    const refusals = new HoldRefusalRepository(config);
-    const payoutHoldRows = new HoldRepository(config);
+    refusals = new HoldRefusalRepository(config);
+    payoutHoldRows = new HoldRepository(config);
     payoutHolds = new PayoutHolds(t.books, payoutHoldRows, systemClock);
     refunds = new ReserveRefundHandler(t.ds, t.books, t.holds, t.refundHolds, t.awaiting, refusals, systemClock);
     payouts = new ReservePayoutHandler(t.ds, t.books, payoutHoldRows, payoutHolds, refusals, systemClock);
     // The sweep run by hand, an hour ahead: every open hold is older than its 15 minutes.
-    orphans = new OrphanHoldSweeper(
-      t.ds,
-      payoutHoldRows,
-      payoutHolds,
-      t.holds,
-      t.refundHolds,
-      refusals,
-      { orphanSweepMs: 60_000, orphanHoldAfterMs: 900_000, holdRefusalKeepMs: 8 * 86_400_000 } as LedgerConfig,
-      { now: () => new Date(Date.now() + 3_600_000) },
-    );
+    orphans = testOrphanSweeper(t, payoutHoldRows, payoutHolds, refusals, {
+      now: () => new Date(Date.now() + 3_600_000),
+    });
     settle = testSweeper(t);
   });
 
@@ -338,6 +339,94 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         result: { status: 'posted' },
       });
       expect(await balances(shopId)).toMatchObject({ available: 90, reserved: 0 });
+      await booksClean();
+    });
+  });
+
+  describe('the orphan sweep: what the events consumer has read (decision 357), one hold a transaction (358)', () => {
+    const anHourAhead = { now: () => new Date(Date.now() + 3_600_000) };
+    const sweeperReadThrough = (through: () => Date | null) =>
+      testOrphanSweeper(t, payoutHoldRows, payoutHolds, refusals, anHourAhead, {
+        through: async () => through(),
+        close: async () => undefined,
+      });
+    const statusOf = async (payoutId: string, refundId: string) =>
+      (
+        await t.ds.query(
+          `SELECT (SELECT status FROM ledger.holds WHERE payout_id = $1) AS payout,
+                  (SELECT status FROM ledger.refund_holds WHERE refund_id = $2) AS refund`,
+          [payoutId, refundId],
+        )
+      )[0];
+
+    it('when the sweep cannot tell how far the events were read, or they were read only through the moment after the holds, then it voids nothing; read through past the bound, it voids them', async () => {
+      const { shopId, orderId } = await shopWith100();
+      const payout = aPayoutAsk(shopId, '30.00');
+      const refund = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
+      expect(
+        codeOf(
+          await payouts.reserve(
+            envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload: payout }),
+          ),
+        ),
+      ).toBe('ok');
+      expect(
+        codeOf(
+          await refunds.reserve(
+            envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: refund }),
+          ),
+        ),
+      ).toBe('ok');
+      const heldAt = Date.now();
+
+      // The clock is an hour ahead: by it alone both holds are orphans.
+      expect(await sweeperReadThrough(() => null).sweep()).toBe(0);
+      // Read through a minute after the holds: an event published in the bound's other 14 may wait unread.
+      expect(await sweeperReadThrough(() => new Date(heldAt + 60_000)).sweep()).toBe(0);
+      expect(await statusOf(payout.payoutId, refund.refundId)).toEqual({ payout: 'held', refund: 'held' });
+      expect(await balances(shopId)).toMatchObject({ available: 60, reserved: 40 });
+
+      expect(await sweeperReadThrough(() => new Date(heldAt + 900_001)).sweep()).toBe(2);
+      expect(await statusOf(payout.payoutId, refund.refundId)).toEqual({ payout: 'voided', refund: 'voided' });
+      expect(await balances(shopId)).toMatchObject({ available: 100, reserved: 0 });
+      await booksClean();
+    });
+
+    it('when one orphan fails to void, then it alone is left held and named, the others are voided, and the next run voids it', async () => {
+      const { shopId, orderId } = await shopWith100();
+      const [first, second] = [aPayoutAsk(shopId, '20.00'), aPayoutAsk(shopId, '30.00')];
+      const refund = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
+      for (const payload of [first, second])
+        expect(
+          codeOf(
+            await payouts.reserve(
+              envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload }),
+            ),
+          ),
+        ).toBe('ok');
+      expect(
+        codeOf(
+          await refunds.reserve(
+            envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: refund }),
+          ),
+        ),
+      ).toBe('ok');
+      // The oldest orphan's void cannot post: its row was mended by hand to more than is reserved,
+      // so the void would take reserved below zero.
+      const mend = (amount: string) =>
+        t.ds.query(`UPDATE ledger.holds SET amount = $2 WHERE payout_id = $1`, [first.payoutId, amount]);
+      await mend('1000.00');
+      const sweeper = sweeperReadThrough(() => new Date(Date.now() + 3_600_000));
+
+      await expect(sweeper.sweep()).rejects.toThrow(`their voids failed: ${first.payoutId}`);
+      expect(await statusOf(second.payoutId, refund.refundId)).toEqual({ payout: 'voided', refund: 'voided' });
+      expect(await statusOf(first.payoutId, refund.refundId)).toMatchObject({ payout: 'held' });
+      expect(await balances(shopId)).toMatchObject({ available: 80, reserved: 20 });
+
+      await mend('20.00');
+      expect(await sweeper.sweep()).toBe(1);
+      expect(await statusOf(first.payoutId, refund.refundId)).toEqual({ payout: 'voided', refund: 'voided' });
+      expect(await balances(shopId)).toMatchObject({ available: 100, reserved: 0 });
       await booksClean();
     });
   });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Topics } from '@payments/contracts';
 import { IntervalJob } from '@payments/platform';
 import { LedgerConfig } from '../config';
 import { HoldRepository } from '../hold-payouts/hold.repository';
@@ -8,23 +9,29 @@ import { PayoutHolds } from '../hold-payouts/payout-holds';
 import { RefundHoldRepository } from '../hold-refunds/refund-hold.repository';
 import { RefundHolds } from '../hold-refunds/refund-holds';
 import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
-import { CLOCK, Clock, LEDGER_CONFIG } from '../tokens';
+import { CLOCK, Clock, EVENTS_READ_THROUGH, EventsReadThrough, LEDGER_CONFIG } from '../tokens';
 
-const BATCH = 100;
 const PURGE_BATCH = 1000;
+const NONE = { voided: 0, failed: [] as readonly string[] };
 
 /**
  * Voids the holds whose payout or refund never came to be (decision 277): the requester crashed
  * between the hold and its insert, so no event will ever post or void it. A payout's hold is an
- * orphan when no event of its payout arrived within `orphanHoldAfterMs`; a refund's when its
- * refund was not booked within it. Orphans are taken with FOR UPDATE SKIP LOCKED in the
- * transaction that voids them, so several instances share the work and none voids one twice.
+ * orphan when no event of its payout was published within `orphanHoldAfterMs` of the hold; a
+ * refund's when its refund was not booked within it. "Within" is counted on the events the ledger
+ * has read (decision 357): a hold is only taken once the events consumer has read its topic
+ * (`payouts.events`, `orders.events`) through the moment the bound ended, so a ledger stopped or
+ * behind never reads its own backlog as silence. Orphans are taken with FOR UPDATE SKIP LOCKED in
+ * the transaction that voids them, one hold a transaction, so several instances share the work and
+ * none voids one twice.
  * Each run also purges the refusals kept past `holdRefusalKeepMs` (decision 356).
  */
 @Injectable()
 export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OrphanHoldSweeper.name);
   private readonly job: IntervalJob;
+  /** Per topic, the last run that could tell how far it was read (or the first that could not). */
+  private readonly told = new Map<string, number>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -35,6 +42,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
     private readonly refusals: HoldRefusalRepository,
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(EVENTS_READ_THROUGH) private readonly readThrough: EventsReadThrough,
   ) {
     this.job = new IntervalJob(
       'orphan hold sweep',
@@ -50,9 +58,13 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     await this.job.stop();
+    await this.readThrough.close();
   }
 
-  /** Voids the orphans older than the bound, batch by batch; answers how many it voided. */
+  /**
+   * Voids the orphans older than the bound; answers how many it voided, or fails naming those it
+   * could not void after voiding the others.
+   */
   async sweep(): Promise<number> {
     try {
       return await this.voidOrphans();
@@ -63,22 +75,78 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async voidOrphans(): Promise<number> {
-    let total = 0;
+    const [payoutsBefore, refundsBefore] = await Promise.all([
+      this.orphanedBefore(Topics.payoutsEvents),
+      this.orphanedBefore(Topics.ordersEvents),
+    ]);
+    const payouts = payoutsBefore
+      ? await this.voidEach(
+          'payout',
+          (m, skip) => this.payoutHoldRows.takeOrphan(m, payoutsBefore, skip),
+          (m, id) => this.payoutHolds.finish(m, id, 'voided'),
+        )
+      : NONE;
+    const refunds = refundsBefore
+      ? await this.voidEach(
+          'refund',
+          (m, skip) => this.refundHoldRows.takeOrphan(m, refundsBefore, skip),
+          (m, id) => this.refundHolds.void(m, id),
+        )
+      : NONE;
+    const failed = [...payouts.failed, ...refunds.failed];
+    if (failed.length > 0) throw new Error(`orphan holds left held, their voids failed: ${failed.join(', ')}`);
+    return payouts.voided + refunds.voided;
+  }
+
+  /**
+   * Voids the orphans one transaction each: a hold whose void fails is rolled back alone, logged
+   * and left for the next run, and the others are voided; no transaction holds two holds' locks, so
+   * the sweep cannot deadlock with a booker across holds. A failure to take one (the database
+   * gone) ends the run.
+   */
+  private async voidEach(
+    kind: 'payout' | 'refund',
+    take: (m: EntityManager, skip: readonly string[]) => Promise<string | null>,
+    voidHold: (m: EntityManager, id: string) => Promise<unknown>,
+  ): Promise<{ voided: number; failed: readonly string[] }> {
+    const failed: string[] = [];
+    let voided = 0;
     for (;;) {
-      const before = new Date(this.clock.now().getTime() - this.config.orphanHoldAfterMs);
-      const voided = await this.dataSource.transaction(async (m) => {
-        const payouts = await this.payoutHoldRows.takeOrphans(m, before, BATCH);
-        for (const id of payouts) await this.payoutHolds.finish(m, id, 'voided');
-        const refunds = await this.refundHoldRows.takeOrphans(m, before, BATCH);
-        for (const id of refunds) await this.refundHolds.void(m, id);
-        for (const id of payouts) this.logger.warn(`payout ${id}: hold voided, no payout came of it`);
-        for (const id of refunds) this.logger.warn(`refund ${id}: hold voided, no refund came of it`);
-        return { payouts: payouts.length, refunds: refunds.length };
-      });
-      total += voided.payouts + voided.refunds;
-      if (voided.payouts < BATCH && voided.refunds < BATCH) break;
+      const hold: { id: string | null } = { id: null };
+      try {
+        await this.dataSource.transaction(async (m) => {
+          hold.id = await take(m, failed);
+          if (hold.id) await voidHold(m, hold.id);
+        });
+      } catch (err) {
+        if (!hold.id) throw err;
+        failed.push(hold.id);
+        this.logger.error(`${kind} ${hold.id}: its orphan hold could not be voided: ${(err as Error).message}`);
+        continue;
+      }
+      if (!hold.id) return { voided, failed };
+      voided += 1;
+      this.logger.warn(`${kind} ${hold.id}: hold voided, no ${kind} came of it`);
     }
-    return total;
+  }
+
+  /**
+   * Holds created before this are orphans: older than the bound, both by the clock and by what the
+   * events consumer has read of `topic`. Null while it cannot tell (not read through any moment
+   * yet, Kafka unreadable): those holds wait for a later run.
+   */
+  private async orphanedBefore(topic: string): Promise<Date | null> {
+    const now = this.clock.now().getTime();
+    const through = await this.readThrough.through(topic);
+    if (!through) {
+      // A run or two without an answer is ordinary (a consumer behind, a first reading under load).
+      const since = this.told.get(topic) ?? this.told.set(topic, now).get(topic)!;
+      if (now - since > this.config.orphanHoldAfterMs)
+        this.logger.warn(`cannot tell how far ${topic} is read since ${new Date(since).toISOString()}: no hold swept`);
+      return null;
+    }
+    this.told.set(topic, now);
+    return new Date(Math.min(now, through.getTime()) - this.config.orphanHoldAfterMs);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Producer } from 'kafkajs';
+import { Consumer, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import {
   envelope,
@@ -169,6 +169,96 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
       [late],
     );
     expect(rows[0].n).toBe(1);
+    expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
+  });
+  it('when the events consumer is behind, then no hold whose events wait unread is voided; once read, the payout posts and the refund books against its hold', async () => {
+    await pg.query(
+      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0) ON CONFLICT DO NOTHING`,
+      [shop],
+    );
+    const orderId = randomUUID();
+    const before = await balances();
+    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
+      orderId,
+      shopId: shop,
+      merchantOrderId: 'o-3',
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '100.00', currency: 'USD' },
+      provider: 'sandbox',
+    } satisfies OrderStatusChanged);
+    const funded = (before.available ?? 0) + 100;
+    await eventually(async () => ((await balances()).available === funded ? true : undefined), 30_000, 'the 100.00');
+
+    // Both instances stop reading the two topics: a ledger behind on them (stopped, slow, lagging).
+    const behind = [{ topic: prefix + Topics.payoutsEvents }, { topic: prefix + Topics.ordersEvents }];
+    const consumers = two.ledgers.map((l) => l.transports.events.unwrap<{ consumer: Consumer }>().consumer);
+    for (const c of consumers) c.pause(behind);
+    const [payoutId, refundId] = [randomUUID(), randomUUID()];
+    expect((await reservePayout(payoutId)).ok).toBe(true);
+    const refund = await requester.request(Topics.ledgerCommands, shop, LedgerCommandTypes.reserveRefund, {
+      refundId,
+      orderId,
+      shopId: shop,
+      amount: '5.00',
+    });
+    expect(refund.ok).toBe(true);
+    // Both came to be at once: their events are published, and wait unread.
+    await send(Topics.payoutsEvents, payoutId, PayoutEventTypes.statusChanged, {
+      payoutId,
+      shopId: shop,
+      merchantPayoutId: 'p-behind',
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '10.00', currency: 'USD' },
+    } satisfies PayoutStatusChanged);
+    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
+      orderId,
+      shopId: shop,
+      merchantOrderId: 'o-3',
+      sequence: 4,
+      status: 'partially_refunded',
+      previousStatus: 'completed',
+      cost: { amount: '100.00', currency: 'USD' },
+      refund: { refundId, amount: '5.00' },
+    } satisfies OrderStatusChanged);
+    const holds = async () =>
+      (
+        await pg.query(
+          `SELECT (SELECT status FROM ledger.holds WHERE payout_id = $1) AS payout,
+                  (SELECT status FROM ledger.refund_holds WHERE refund_id = $2) AS refund`,
+          [payoutId, refundId],
+        )
+      ).rows[0];
+
+    // Twice the bound, the sweep running every 100 ms on both instances.
+    await new Promise((r) => setTimeout(r, 6000));
+    expect(await holds()).toEqual({ payout: 'held', refund: 'held' });
+
+    for (const c of consumers) c.resume(behind);
+    await eventually(
+      async () => {
+        const h = await holds();
+        return h.payout === 'posted' && h.refund === 'posted' ? h : undefined;
+      },
+      20_000,
+      'both booked against their holds',
+    );
+    const { rows } = await pg.query(`SELECT kind FROM ledger.transactions WHERE source_id IN ($1, $2) ORDER BY kind`, [
+      payoutId,
+      orderId,
+    ]);
+    // Nothing voided: each hold posted once, the refund's from its hold (a refund's are the order's).
+    expect(rows.map((r) => r.kind)).toEqual([
+      'order_completed',
+      'order_refunded',
+      'payout_posted',
+      'payout_reserved',
+      'refund_reserved',
+    ]);
+    expect((await balances()).available).toBe(funded - 15);
     expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
   });
 });
