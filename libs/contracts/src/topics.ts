@@ -36,6 +36,18 @@ export function dlqTopic(topic: string): string {
   return `${topic}.dlq`;
 }
 
+/**
+ * A command is kept 7 days, in segments of a day (decision 359), whatever the broker's defaults: it
+ * stays readable at most 8 days (retention applies to whole segments), the bound the answers kept
+ * for commands handled again rely on (the ledger's refusals, `LEDGER_HOLD_REFUSAL_KEEP_MS`, 15 days).
+ */
+export const COMMAND_TOPIC_CONFIG = { 'retention.ms': String(7 * 86_400_000), 'segment.ms': String(86_400_000) };
+
+/** Whether a contract topic carries commands (`<service>.commands`, `<service>.<audience>-commands`). */
+export function isCommandTopic(name: string): boolean {
+  return name.endsWith('.commands') || name.endsWith('-commands');
+}
+
 /** Every topic the system uses, with its dead-letter topic for each consumed one. */
 export function topicSpecs(prefix = ''): TopicSpec[] {
   const specs: TopicSpec[] = [];
@@ -44,7 +56,7 @@ export function topicSpecs(prefix = ''): TopicSpec[] {
     specs.push({
       name: prefix + name,
       partitions: compacted ? 1 : PARTITIONS,
-      config: compacted ? { 'cleanup.policy': 'compact' } : undefined,
+      config: compacted ? { 'cleanup.policy': 'compact' } : isCommandTopic(name) ? COMMAND_TOPIC_CONFIG : undefined,
     });
     specs.push({ name: prefix + dlqTopic(name), partitions: 1 });
   }
