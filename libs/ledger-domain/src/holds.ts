@@ -83,3 +83,17 @@ export function postVoidedHold(h: HeldPayout, available: Amount): { postings: Po
     ]),
   };
 }
+
+/**
+ * The idempotency key of a phase of a payout's or refund's hold. The first generation keeps the
+ * keys it always had; a hold made again after a void is a new generation with keys of its own, so
+ * its postings are booked and not taken for the first one's (decision 355).
+ */
+export function holdKey(
+  kind: 'payout' | 'refund',
+  id: string,
+  phase: 'reserved' | 'posted' | 'voided',
+  generation: number,
+): string {
+  return `${kind}:${id}:${phase}${generation > 1 ? `:${generation}` : ''}`;
+}

@@ -1,5 +1,6 @@
 import { MoneyDecimal } from '@payments/money';
 import {
+  holdKey,
   accountKey,
   checkPostings,
   computeFee,
@@ -304,5 +305,14 @@ describe('settlement and holds', () => {
       [`shop:${SHOP}:available:USD`]: '-9',
       'clearing:sandbox:USD': '9',
     });
+  });
+});
+
+describe('hold keys (decision 355)', () => {
+  it("when a hold is its row's first generation, then its keys are the ones holds always had; a later one's carry its number", () => {
+    expect(holdKey('payout', 'p1', 'reserved', 1)).toBe('payout:p1:reserved');
+    expect(holdKey('refund', 'r1', 'posted', 1)).toBe('refund:r1:posted');
+    expect(holdKey('payout', 'p1', 'voided', 2)).toBe('payout:p1:voided:2');
+    expect(holdKey('refund', 'r1', 'reserved', 3)).toBe('refund:r1:reserved:3');
   });
 });

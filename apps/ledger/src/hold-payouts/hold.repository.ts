@@ -11,20 +11,6 @@ export type Hold = HeldPayout & { payoutId: string; status: HoldStatus; generati
 /** A hold as stored: `confirmed` once an event of its payout arrived, so the payout exists (decision 277). */
 export type StoredHold = Hold & { confirmed: boolean };
 
-/**
- * The idempotency key of a phase of a payout's or refund's hold. The first generation keeps the
- * keys it always had; a hold made again after a void is a new generation with keys of its own, so
- * its postings are booked and not taken for the first one's (decision 355).
- */
-export function holdKey(
-  kind: 'payout' | 'refund',
-  id: string,
-  phase: 'reserved' | 'posted' | 'voided',
-  generation: number,
-): string {
-  return `${kind}:${id}:${phase}${generation > 1 ? `:${generation}` : ''}`;
-}
-
 /** Payout holds: the one row per payout that says which phase its reserve is in. */
 @Injectable()
 export class HoldRepository {

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { postHold, postVoidedHold, shopAccount, voidHold } from '@payments/ledger-domain';
+import { holdKey, postHold, postVoidedHold, shopAccount, voidHold } from '@payments/ledger-domain';
 import { ZERO, LedgerRepository } from '../books/ledger.repository';
 import { CLOCK, Clock } from '../tokens';
-import { Hold, holdKey, HoldRepository } from './hold.repository';
+import { Hold, HoldRepository } from './hold.repository';
 
 /**
  * The second phase of a payout's hold (TigerBeetle's post or void of a pending transfer): on

@@ -15,13 +15,13 @@ import {
   Reply,
   reservePayoutCommand,
 } from '@payments/contracts';
-import { ledgerCurrency, planHold, shopAccount } from '@payments/ledger-domain';
+import { holdKey, ledgerCurrency, planHold, shopAccount } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
 import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
-import { Hold, holdKey, HoldRepository } from './hold.repository';
+import { Hold, HoldRepository } from './hold.repository';
 import { PayoutHolds } from './payout-holds';
 
 /** The catalogue's code of a payout the available balance cannot cover (retry allowed: the balance may grow). */

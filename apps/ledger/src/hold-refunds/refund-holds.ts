@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { AccountRef, postRefundHold, shopAccount, voidRefundHold } from '@payments/ledger-domain';
+import { AccountRef, holdKey, postRefundHold, shopAccount, voidRefundHold } from '@payments/ledger-domain';
 import { LedgerRepository, LockedBalances, ZERO } from '../books/ledger.repository';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
-import { holdKey } from '../hold-payouts/hold.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
 

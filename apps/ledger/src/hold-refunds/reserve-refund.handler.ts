@@ -15,13 +15,12 @@ import {
   Reply,
   reserveRefundCommand,
 } from '@payments/contracts';
-import { bookCurrency, planRefundHold, RefundHoldSource, shopAccount } from '@payments/ledger-domain';
+import { bookCurrency, holdKey, planRefundHold, RefundHoldSource, shopAccount } from '@payments/ledger-domain';
 import { amountOf } from '@payments/money';
 import { statusOf } from '@payments/status-codes';
 import { LedgerRepository } from '../books/ledger.repository';
 import { UNATTRIBUTED_PROVIDER } from '../book-orders/order-booker';
 import { AwaitingRateRepository } from '../convert-rates/awaiting-rate.repository';
-import { holdKey } from '../hold-payouts/hold.repository';
 import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository';
 import { CLOCK, Clock } from '../tokens';
 import { RefundHold, RefundHoldRepository } from './refund-hold.repository';
