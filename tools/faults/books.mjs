@@ -81,6 +81,10 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
   };
   let available = 0n;
   let reserved = 0n;
+  /** Per order, its refund holds' generations before the last. */
+  const earlierRefundHolds = new Map();
+  for (const h of ledger.refundHolds)
+    earlierRefundHolds.set(h.order_id, (earlierRefundHolds.get(h.order_id) ?? 0) + (h.generation ?? 1) - 1);
   const orderIds = new Set(journal.order.values());
   for (const id of orderIds) {
     const status = orders.get(id);
@@ -89,7 +93,8 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
     exactly('order_completed', id, paid ? 1 : 0, ` (${status})`);
     if (paid) available += units(journal.amounts.get(id) ?? createRequest('order', 'x').amount);
     const refunds = journal.refunds.get(id) ?? [];
-    exactly('refund_reserved', id, refunds.length);
+    // A refund's hold voided and held again (decision 355) was reserved once per generation.
+    exactly('refund_reserved', id, refunds.length + (earlierRefundHolds.get(id) ?? 0));
     exactly('order_refunded', id, refunds.length);
     for (const amount of refunds) available -= units(amount);
   }
@@ -210,9 +215,10 @@ export async function readLedger(dbUrl, shopId) {
           shopId,
         ])
       ),
-      refundHolds: /** @type {{ refund_id: string, order_id: string, status: string }[]} */ (
+      refundHolds: /** @type {{ refund_id: string, order_id: string, status: string, generation: number }[]} */ (
         await q(
-          `SELECT refund_id::text AS refund_id, order_id::text AS order_id, status FROM ledger.refund_holds WHERE shop_id = $1`,
+          `SELECT refund_id::text AS refund_id, order_id::text AS order_id, status, generation
+             FROM ledger.refund_holds WHERE shop_id = $1`,
           [shopId],
         )
       ),

@@ -130,6 +130,17 @@ test('when a payout was held again after an orphan sweep (decision 355), then ea
   ]);
 });
 
+test("when a refund's hold was held again, then its order has one more refund_reserved, and a third is doubled", () => {
+  const again = sound();
+  again.refundHolds = [{ refund_id: 'r1', order_id: 'f', status: 'posted', generation: 2 }];
+  again.transactions.push(tx('rr0', 'refund_reserved', 'f'), tx('rv0', 'refund_voided', 'f'));
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: again }).problems, []);
+  again.transactions.push(tx('rr2', 'refund_reserved', 'f'));
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: again }).problems, [
+    'doubled: refund_reserved of f: 3, should be 2',
+  ]);
+});
+
 test('when a balance is off by one minor unit, or an invariant breaks, then the books do not hold', () => {
   const ledger = sound();
   ledger.accounts[0].balance = '59.01';

@@ -96,4 +96,45 @@ describe('ReadThrough: until when a consumer group has read a topic', () => {
     await commit(0, newer);
     expect(await at(9_000_000)).toBe(9_000_000);
   });
+
+  it('when a partition is added and a message waits on it, then the topic is not read through past it until the group commits it', async () => {
+    for (const o of await admin!.fetchTopicOffsets(topic)) await commit(o.partition, Number(o.high));
+    expect(await at(10_000_000)).toBe(10_000_000);
+    await admin!.createPartitions({ topicPartitions: [{ topic, count: 5 }] });
+    // A client of its own: it knows the new partition from the start.
+    const late = testKafka('rt-late').producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await late.connect();
+    await eventually(() =>
+      late.send({ topic, acks: -1, messages: [{ partition: 4, value: 'new' }] }).catch(() => undefined),
+    );
+    await late.disconnect();
+
+    // Through the reading before the message at most; or, its partition not in this client's offsets yet, cannot tell.
+    expect([10_000_000, null]).toContain(await at(11_000_000));
+    expect([10_000_000, null]).toContain(await at(12_000_000));
+
+    // A client whose cached metadata does not know the new partition yet (kafkajs keeps it up to
+    // five minutes): its offsets leave the partition out, and the reading must not be taken as
+    // one of the whole topic.
+    const stale = new ReadThrough(
+      kafka,
+      group,
+      () => new Date(clock),
+      10_000,
+      () => {
+        const real = testKafka('rt-stale').admin();
+        return Object.assign(Object.create(real) as Admin, {
+          fetchTopicOffsets: async (name: string) =>
+            (await real.fetchTopicOffsets(name)).filter((o) => o.partition !== 4),
+        });
+      },
+    );
+    clock = 12_500_000;
+    expect(await stale.through(Topics.payoutsEvents)).toBeNull();
+    await stale.close();
+
+    await commit(4, 1);
+    const answers = [await at(13_000_000), await at(14_000_000)];
+    expect(answers.at(-1)).toBe(14_000_000);
+  });
 });

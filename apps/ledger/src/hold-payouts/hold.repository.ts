@@ -81,10 +81,10 @@ export class HoldRepository {
     );
   }
 
-  /** Open holds no payout ever confirmed, made before `before`, locked; those another instance holds are skipped. */
   /**
-   * The oldest orphan created before `before`, locked (FOR UPDATE SKIP LOCKED: another instance's
-   * is passed over), leaving out `skip` (those that failed this run); null when there is none.
+   * The oldest open hold no payout ever confirmed, made before `before`, locked (FOR UPDATE SKIP
+   * LOCKED: another instance's is passed over), leaving out `skip` (those that failed this run);
+   * null when there is none.
    */
   async takeOrphan(m: EntityManager, before: Date, skip: readonly string[]): Promise<string | null> {
     const rows: { payout_id: string }[] = await m.query(

@@ -102,8 +102,7 @@ export class RefundHoldRepository {
     if (rows.length !== 1) throw new Error(`refund ${h.refundId}: no voided hold to hold again`);
   }
 
-  /** Open holds of refunds never booked, made before `before`, locked; those another instance holds are skipped. */
-  /** The oldest orphan created before `before`, locked, leaving out `skip`, as HoldRepository.takeOrphan. */
+  /** The oldest open hold of a refund never booked, made before `before`, as HoldRepository.takeOrphan. */
   async takeOrphan(m: EntityManager, before: Date, skip: readonly string[]): Promise<string | null> {
     const rows: { refund_id: string }[] = await m.query(
       `SELECT refund_id FROM "${this.s}".refund_holds

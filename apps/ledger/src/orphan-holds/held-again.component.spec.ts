@@ -359,7 +359,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
         )
       )[0];
 
-    it('when the sweep cannot tell how far the events were read, or they were read only through the moment after the holds, then it voids nothing; read through past the bound, it voids them', async () => {
+    it('when the sweep cannot tell how far the events were read, they were read only through the moment after the holds, or the clock says the bound has not passed, then it voids nothing; read through past the bound, it voids them', async () => {
       const { shopId, orderId } = await shopWith100();
       const payout = aPayoutAsk(shopId, '30.00');
       const refund = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
@@ -383,6 +383,12 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
       expect(await sweeperReadThrough(() => null).sweep()).toBe(0);
       // Read through a minute after the holds: an event published in the bound's other 14 may wait unread.
       expect(await sweeperReadThrough(() => new Date(heldAt + 60_000)).sweep()).toBe(0);
+      // Read through an hour ahead, but by the clock the holds are new: the bound has not passed.
+      const byTheClock = testOrphanSweeper(t, payoutHoldRows, payoutHolds, refusals, systemClock, {
+        through: async () => new Date(Date.now() + 3_600_000),
+        close: async () => undefined,
+      });
+      expect(await byTheClock.sweep()).toBe(0);
       expect(await statusOf(payout.payoutId, refund.refundId)).toEqual({ payout: 'held', refund: 'held' });
       expect(await balances(shopId)).toMatchObject({ available: 60, reserved: 40 });
 

@@ -75,10 +75,9 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async voidOrphans(): Promise<number> {
-    const [payoutsBefore, refundsBefore] = await Promise.all([
-      this.orphanedBefore(Topics.payoutsEvents),
-      this.orphanedBefore(Topics.ordersEvents),
-    ]);
+    // One after the other: one topic's failed reading does not cut the other's short.
+    const payoutsBefore = await this.orphanedBefore(Topics.payoutsEvents);
+    const refundsBefore = await this.orphanedBefore(Topics.ordersEvents);
     const payouts = payoutsBefore
       ? await this.voidEach(
           'payout',
@@ -94,7 +93,11 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
         )
       : NONE;
     const failed = [...payouts.failed, ...refunds.failed];
-    if (failed.length > 0) throw new Error(`orphan holds left held, their voids failed: ${failed.join(', ')}`);
+    if (failed.length > 0)
+      throw new Error(
+        `${failed.length} orphan holds left held, their voids failed: ${failed.slice(0, 20).join(', ')}` +
+          (failed.length > 20 ? ', …' : ''),
+      );
     return payouts.voided + refunds.voided;
   }
 
@@ -107,7 +110,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
   private async voidEach(
     kind: 'payout' | 'refund',
     take: (m: EntityManager, skip: readonly string[]) => Promise<string | null>,
-    voidHold: (m: EntityManager, id: string) => Promise<unknown>,
+    voidHold: (m: EntityManager, id: string) => Promise<object | null>,
   ): Promise<{ voided: number; failed: readonly string[] }> {
     const failed: string[] = [];
     let voided = 0;
@@ -116,7 +119,9 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       try {
         await this.dataSource.transaction(async (m) => {
           hold.id = await take(m, failed);
-          if (hold.id) await voidHold(m, hold.id);
+          // Null: it was not held after all. Never under the lock taken; were it, the same hold
+          // would be taken again and again, so it counts as failed.
+          if (hold.id && !(await voidHold(m, hold.id))) throw new Error('not voided: it was no longer held');
         });
       } catch (err) {
         if (!hold.id) throw err;
@@ -142,7 +147,10 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       // A run or two without an answer is ordinary (a consumer behind, a first reading under load).
       const since = this.told.get(topic) ?? this.told.set(topic, now).get(topic)!;
       if (now - since > this.config.orphanHoldAfterMs)
-        this.logger.warn(`cannot tell how far ${topic} is read since ${new Date(since).toISOString()}: no hold swept`);
+        this.logger.warn(
+          `${topic} not read through since ${new Date(since).toISOString()} (the events consumer behind, ` +
+            `or Kafka unreadable): its holds are not swept`,
+        );
       return null;
     }
     this.told.set(topic, now);

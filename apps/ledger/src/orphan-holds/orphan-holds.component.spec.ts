@@ -56,6 +56,28 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
     );
     return Object.fromEntries(rows.map((r) => [r.kind, Number(r.balance)]));
   };
+  /** One more order of 100.00 USD completed and settled at once: answers it and the available after it. */
+  const fund100 = async (merchantOrderId: string) => {
+    await pg.query(
+      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0) ON CONFLICT DO NOTHING`,
+      [shop],
+    );
+    const orderId = randomUUID();
+    const before = await balances();
+    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
+      orderId,
+      shopId: shop,
+      merchantOrderId,
+      sequence: 3,
+      status: 'completed',
+      previousStatus: 'in_progress',
+      cost: { amount: '100.00', currency: 'USD' },
+      provider: 'sandbox',
+    } satisfies OrderStatusChanged);
+    const funded = (before.available ?? 0) + 100;
+    await eventually(async () => ((await balances()).available === funded ? true : undefined), 30_000, 'the 100.00');
+    return { orderId, funded };
+  };
   const reservePayout = (payoutId: string) =>
     requester.request(Topics.ledgerCommands, shop, LedgerCommandTypes.reservePayout, {
       payoutId,
@@ -124,24 +146,7 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
   });
 
   it('when a payout completes after the sweep voided its hold (its events read late), then its completion books it from available, once', async () => {
-    await pg.query(
-      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0) ON CONFLICT DO NOTHING`,
-      [shop],
-    );
-    const orderId = randomUUID();
-    const before = await balances();
-    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
-      orderId,
-      shopId: shop,
-      merchantOrderId: 'o-2',
-      sequence: 3,
-      status: 'completed',
-      previousStatus: 'in_progress',
-      cost: { amount: '100.00', currency: 'USD' },
-      provider: 'sandbox',
-    } satisfies OrderStatusChanged);
-    const funded = (before.available ?? 0) + 100;
-    await eventually(async () => ((await balances()).available === funded ? true : undefined), 30_000, 'the 100.00');
+    const { funded } = await fund100('o-2');
     const late = randomUUID();
     expect((await reservePayout(late)).ok).toBe(true);
     const holdOf = async () =>
@@ -172,24 +177,7 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
     expect(await checkBooks(async (sql, params) => (await pg.query(sql, params)).rows, 'ledger')).toEqual([]);
   });
   it('when the events consumer is behind, then no hold whose events wait unread is voided; once read, the payout posts and the refund books against its hold', async () => {
-    await pg.query(
-      `INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0) ON CONFLICT DO NOTHING`,
-      [shop],
-    );
-    const orderId = randomUUID();
-    const before = await balances();
-    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
-      orderId,
-      shopId: shop,
-      merchantOrderId: 'o-3',
-      sequence: 3,
-      status: 'completed',
-      previousStatus: 'in_progress',
-      cost: { amount: '100.00', currency: 'USD' },
-      provider: 'sandbox',
-    } satisfies OrderStatusChanged);
-    const funded = (before.available ?? 0) + 100;
-    await eventually(async () => ((await balances()).available === funded ? true : undefined), 30_000, 'the 100.00');
+    const { orderId, funded } = await fund100('o-3');
 
     // Both instances stop reading the two topics: a ledger behind on them (stopped, slow, lagging).
     const behind = [{ topic: prefix + Topics.payoutsEvents }, { topic: prefix + Topics.ordersEvents }];
