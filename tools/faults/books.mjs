@@ -95,6 +95,7 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
     const refunds = journal.refunds.get(id) ?? [];
     // A refund's hold voided and held again (decision 355) was reserved once per generation.
     exactly('refund_reserved', id, refunds.length + (earlierRefundHolds.get(id) ?? 0));
+    exactly('refund_voided', id, earlierRefundHolds.get(id) ?? 0);
     exactly('order_refunded', id, refunds.length);
     for (const amount of refunds) available -= units(amount);
   }
@@ -210,12 +211,12 @@ export async function readLedger(dbUrl, shopId) {
           [shopId],
         )
       ),
-      holds: /** @type {{ payout_id: string, status: string, generation: number }[]} */ (
+      holds: /** @type {{ payout_id: string, status: string, generation?: number }[]} */ (
         await q(`SELECT payout_id::text AS payout_id, status, generation FROM ledger.holds WHERE shop_id = $1`, [
           shopId,
         ])
       ),
-      refundHolds: /** @type {{ refund_id: string, order_id: string, status: string, generation: number }[]} */ (
+      refundHolds: /** @type {{ refund_id: string, order_id: string, status: string, generation?: number }[]} */ (
         await q(
           `SELECT refund_id::text AS refund_id, order_id::text AS order_id, status, generation
              FROM ledger.refund_holds WHERE shop_id = $1`,

@@ -130,7 +130,7 @@ test('when a payout was held again after an orphan sweep (decision 355), then ea
   ]);
 });
 
-test("when a refund's hold was held again, then its order has one more refund_reserved, and a third is doubled", () => {
+test("when a refund's hold was held again, then its order has one more refund_reserved and one refund_voided; a third is doubled, a missing void lost", () => {
   const again = sound();
   again.refundHolds = [{ refund_id: 'r1', order_id: 'f', status: 'posted', generation: 2 }];
   again.transactions.push(tx('rr0', 'refund_reserved', 'f'), tx('rv0', 'refund_voided', 'f'));
@@ -138,6 +138,12 @@ test("when a refund's hold was held again, then its order has one more refund_re
   again.transactions.push(tx('rr2', 'refund_reserved', 'f'));
   assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: again }).problems, [
     'doubled: refund_reserved of f: 3, should be 2',
+  ]);
+  const noVoid = sound();
+  noVoid.refundHolds = [{ refund_id: 'r1', order_id: 'f', status: 'posted', generation: 2 }];
+  noVoid.transactions.push(tx('rr0', 'refund_reserved', 'f'));
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: noVoid }).problems, [
+    'lost: refund_voided of f: 0 of 1',
   ]);
 });
 

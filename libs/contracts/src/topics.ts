@@ -41,9 +41,15 @@ export function dlqTopic(topic: string): string {
  * stays readable at most 8 days (retention applies to whole segments), the bound the answers kept
  * for commands handled again rely on (the ledger's refusals, `LEDGER_HOLD_REFUSAL_KEEP_MS`, 15 days).
  */
-export const COMMAND_TOPIC_CONFIG = { 'retention.ms': String(7 * 86_400_000), 'segment.ms': String(86_400_000) };
+export const COMMAND_TOPIC_CONFIG: Readonly<Record<string, string>> = Object.freeze({
+  'retention.ms': String(7 * 86_400_000),
+  'segment.ms': String(86_400_000),
+});
 
-/** Whether a contract topic carries commands (`<service>.commands`, `<service>.<audience>-commands`). */
+/**
+ * Whether a contract topic carries commands (`<service>.commands`, `<service>.<audience>-commands`).
+ * `methods.queries` does not: a query handled again reads, and no answer is kept for it.
+ */
 export function isCommandTopic(name: string): boolean {
   return name.endsWith('.commands') || name.endsWith('-commands');
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { Admin } from 'kafkajs';
+import { Admin, Kafka } from 'kafkajs';
 import type { KafkaConfig } from '@payments/platform';
-import { createKafka } from './kafka';
+import { kafkaClientOptions } from './kafka';
 
 /** A reading of a topic's high watermarks, and when it was taken. */
 export interface Mark {
@@ -80,9 +80,12 @@ export class ReadThrough {
     private readonly groupId: string,
     private readonly now: () => Date = () => new Date(),
     private readonly timeoutMs = READING_TIMEOUT_MS,
-    // Few retries: a reading that cannot be had soon is worth less than the sweep's next run.
+    // The time limit is what bounds a reading; requests are bounded by it too, and the admin's
+    // own retries are few (a reading that cannot be had soon is worth less than the next run's).
     private readonly createAdmin: () => Admin = () =>
-      createKafka(this.kafka, '-read-through').admin({ retry: { retries: 2 } }),
+      new Kafka({ ...kafkaClientOptions(kafka, '-read-through'), requestTimeout: timeoutMs }).admin({
+        retry: { retries: 2 },
+      }),
   ) {}
 
   /** The moment `topic` (a contract name) was read through by the group, or null (see the class). */
@@ -104,8 +107,9 @@ export class ReadThrough {
       this.failures.set(topic, failed + 1);
       if (failed % 10 === 0)
         this.logger.warn(`cannot tell how far ${this.groupId} has read ${topic}: ${(err as Error).message}`);
-      // A new client next time: fresh metadata, no request left hanging.
-      await this.disconnect();
+      // A new client next time (fresh metadata). This one is dropped without waiting for what it
+      // has in flight: a reading that timed out must not hold the caller (a stopping service).
+      this.drop();
       return null;
     } finally {
       clearTimeout(timer);
@@ -113,20 +117,29 @@ export class ReadThrough {
   }
 
   async close(): Promise<void> {
-    await this.disconnect();
+    const admin = this.admin;
+    this.admin = undefined;
+    await admin?.disconnect().catch(() => undefined);
   }
 
   private async read(topic: string): Promise<Date | null> {
     const admin = await this.connected();
+    /** A reading given up on (timed out) stops at its next step, on a client no one owns. */
+    const owned = <T>(value: T): T => {
+      if (this.admin !== admin) throw new Error('given up: the reading timed out');
+      return value;
+    };
     const name = this.kafka.topicPrefix + topic;
     const at = this.now().getTime();
-    const { topics } = await admin.fetchTopicMetadata({ topics: [name] });
-    const watermarks = await admin.fetchTopicOffsets(name);
+    const { topics } = owned(await admin.fetchTopicMetadata({ topics: [name] }));
+    const watermarks = owned(await admin.fetchTopicOffsets(name));
     const known = new Set(watermarks.map((w) => w.partition));
     const unknown = (topics[0]?.partitions ?? []).filter((p) => !known.has(p.partitionId));
     if (unknown.length > 0)
       throw new Error(`partitions ${unknown.map((p) => p.partitionId).join(', ')} have no offsets yet`);
-    const [committed] = await admin.fetchOffsets({ groupId: this.kafka.topicPrefix + this.groupId, topics: [name] });
+    const [committed] = owned(
+      await admin.fetchOffsets({ groupId: this.kafka.topicPrefix + this.groupId, topics: [name] }),
+    );
     let book = this.books.get(name);
     if (!book) this.books.set(name, (book = new MarkBook()));
     return book.record(
@@ -152,10 +165,10 @@ export class ReadThrough {
     return this.connecting;
   }
 
-  private async disconnect(): Promise<void> {
+  private drop(): void {
     const admin = this.admin;
     this.admin = undefined;
-    await admin?.disconnect().catch(() => undefined);
+    void admin?.disconnect().catch(() => undefined);
   }
 }
 
