@@ -57,6 +57,11 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   });
 
   const codeOf = (reply: Reply<unknown>) => (reply.ok ? 'ok' : String(reply.error.extensions?.statusCode));
+  /** A payout's or a refund's hold asked for, as the payouts or orders service's command asks. */
+  const askPayout = (cmd: ReservePayoutCommand) =>
+    payouts.reserve(envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload: cmd }));
+  const askRefund = (cmd: ReserveRefundCommand) =>
+    refunds.reserve(envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: cmd }));
   /** A shop with one order of 100.00 USD credited and settled at once: 100.00 available. */
   const shopWith100 = async () => {
     const shopId = randomUUID();
@@ -118,8 +123,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   };
 
   describe('payouts', () => {
-    const reserve = (cmd: ReservePayoutCommand) =>
-      payouts.reserve(envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload: cmd }));
+    const reserve = askPayout;
     const holdOf = async (payoutId: string) =>
       (
         await t.ds.query(`SELECT status, generation, amount::float AS amount FROM ledger.holds WHERE payout_id = $1`, [
@@ -258,8 +262,7 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
   });
 
   describe('refunds', () => {
-    const reserve = (cmd: ReserveRefundCommand) =>
-      refunds.reserve(envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: cmd }));
+    const reserve = askRefund;
     const holdOf = async (refundId: string) =>
       (await t.ds.query(`SELECT status, generation FROM ledger.refund_holds WHERE refund_id = $1`, [refundId]))[0];
     const refunded = (shopId: string, orderId: string, refundId: string) =>
@@ -363,20 +366,8 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
       const { shopId, orderId } = await shopWith100();
       const payout = aPayoutAsk(shopId, '30.00');
       const refund = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
-      expect(
-        codeOf(
-          await payouts.reserve(
-            envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload: payout }),
-          ),
-        ),
-      ).toBe('ok');
-      expect(
-        codeOf(
-          await refunds.reserve(
-            envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: refund }),
-          ),
-        ),
-      ).toBe('ok');
+      expect(codeOf(await askPayout(payout))).toBe('ok');
+      expect(codeOf(await askRefund(refund))).toBe('ok');
       const heldAt = Date.now();
 
       // The clock is an hour ahead: by it alone both holds are orphans.
@@ -402,21 +393,8 @@ describe('ledger: a voided hold asked for again is held anew; a payout completed
       const { shopId, orderId } = await shopWith100();
       const [first, second] = [aPayoutAsk(shopId, '20.00'), aPayoutAsk(shopId, '30.00')];
       const refund = { refundId: randomUUID(), orderId, shopId, amount: '10.00', attemptId: randomUUID() };
-      for (const payload of [first, second])
-        expect(
-          codeOf(
-            await payouts.reserve(
-              envelope({ type: LedgerCommandTypes.reservePayout, occurredAt: new Date(), payload }),
-            ),
-          ),
-        ).toBe('ok');
-      expect(
-        codeOf(
-          await refunds.reserve(
-            envelope({ type: LedgerCommandTypes.reserveRefund, occurredAt: new Date(), payload: refund }),
-          ),
-        ),
-      ).toBe('ok');
+      for (const payload of [first, second]) expect(codeOf(await askPayout(payload))).toBe('ok');
+      expect(codeOf(await askRefund(refund))).toBe('ok');
       // The oldest orphan's void cannot post: its row was mended by hand to more than is reserved,
       // so the void would take reserved below zero.
       const mend = (amount: string) =>

@@ -88,19 +88,7 @@ describe('ledger: orphan holds voided after a bounded time, by two instances', (
     });
 
   it('when a payout and a refund were held and never created, then both holds are voided once after the bound; a payout that exists keeps its hold', async () => {
-    await pg.query(`INSERT INTO ledger.shop_settings (shop_id, settlement_delay_seconds) VALUES ($1, 0)`, [shop]);
-    const orderId = randomUUID();
-    await send(Topics.ordersEvents, orderId, 'order.status_changed', {
-      orderId,
-      shopId: shop,
-      merchantOrderId: 'o-1',
-      sequence: 3,
-      status: 'completed',
-      previousStatus: 'in_progress',
-      cost: { amount: '100.00', currency: 'USD' },
-      provider: 'sandbox',
-    } satisfies OrderStatusChanged);
-    await eventually(async () => ((await balances()).available === 100 ? true : undefined), 30_000, 'the 100.00');
+    const { orderId } = await fund100('o-1');
 
     const [orphanPayout, livePayout, orphanRefund] = [randomUUID(), randomUUID(), randomUUID()];
     expect((await reservePayout(orphanPayout)).ok).toBe(true);
