@@ -130,6 +130,33 @@ test('when a payout was held again after an orphan sweep (decision 355), then ea
   ]);
 });
 
+test('when a payout completed after its hold was voided (decision 355), then that void is not doubled; a second one is', () => {
+  const voided = () => {
+    const ledger = sound();
+    ledger.transactions.push(tx('v1', 'payout_voided', 'p1'));
+    return ledger;
+  };
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: voided() }).problems, []);
+  const twice = voided();
+  twice.transactions.push(tx('v2', 'payout_voided', 'p1'));
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts, ledger: twice }).problems, [
+    'doubled: payout_voided of p1 (completed): 2, should be 0',
+  ]);
+  // A failed payout's hold is voided once: a second void is doubled as before.
+  const failed = voided();
+  failed.transactions = failed.transactions.filter((t) => t.id !== 'q1');
+  failed.holds = [
+    { payout_id: 'p1', status: 'voided' },
+    { payout_id: 'p2', status: 'held' },
+  ];
+  failed.transactions.push(tx('v2', 'payout_voided', 'p1'));
+  failed.accounts[0].balance = '84.990000000000000000';
+  const failedPayouts = new Map([...payouts, ['p1', 'failed']]);
+  assert.deepEqual(judgeBooks({ journal: journal(), orders, payouts: failedPayouts, ledger: failed }).problems, [
+    'doubled: payout_voided of p1 (failed): 2, should be 1',
+  ]);
+});
+
 test("when a refund's hold was held again, then its order has one more refund_reserved and one refund_voided; a third is doubled, a missing void lost", () => {
   const again = sound();
   again.refundHolds = [{ refund_id: 'r1', order_id: 'f', status: 'posted', generation: 2 }];
