@@ -216,9 +216,9 @@ export const PaymentsMetrics = {
     help: 'Credits held in suspense until their currency pair has a rate (converted by the ledger once it has one).',
     labelNames: [],
   }),
-  ledgerEventsReadThroughAge: new ScrapedGauge<'topic'>({
-    name: 'payments_ledger_events_read_through_age_seconds',
-    help: "How long ago the latest moment is through which the ledger's events consumer group has read each topic, as the orphan sweep last found it (decision 357); from the ledger's start until a first answer, and still growing while the sweep cannot tell. A hold is swept as an orphan only once this moment is past its bound.",
+  ledgerEventsReadThrough: new ScrapedGauge<'topic'>({
+    name: 'payments_ledger_events_read_through_timestamp_seconds',
+    help: "The latest moment through which the ledger's events consumer group has read each topic, as the orphan sweep last found it (decision 357; Unix seconds; absent until it could tell). A hold is swept as an orphan only once this moment is past its bound.",
     labelNames: ['topic'],
   }),
   idempotencyReplays: new Counter<never>({

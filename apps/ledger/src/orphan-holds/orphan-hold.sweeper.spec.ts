@@ -9,10 +9,12 @@ import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository'
 import { OrphanHoldSweeper } from './orphan-hold.sweeper';
 
 const T0 = Date.parse('2026-11-29T04:00:00Z');
-const ages = async (): Promise<Record<string, number>> => {
-  const metric = await metricsRegistry.getSingleMetric('payments_ledger_events_read_through_age_seconds')!.get();
+/** The gauge's samples: topic → Unix seconds. */
+const moments = async (): Promise<Record<string, number>> => {
+  const metric = await metricsRegistry.getSingleMetric('payments_ledger_events_read_through_timestamp_seconds')!.get();
   return Object.fromEntries(metric.values.map((v) => [String(v.labels.topic), v.value]));
 };
+const seconds = (ms: number) => ms / 1000;
 
 /** A sweeper on fakes: no hold to take, no refusal to purge; the clock and the answers are the test's. */
 function sweeperAt(clock: { ms: number }, answers: (Date | null)[]): OrphanHoldSweeper {
@@ -32,30 +34,42 @@ function sweeperAt(clock: { ms: number }, answers: (Date | null)[]): OrphanHoldS
   );
 }
 
-describe("the orphan sweep's read-through age (decision 357)", () => {
-  it('when the sweep can tell, then the age is counted from the moment read through; while it cannot, from the last it could, so it keeps growing', async () => {
+describe("the orphan sweep's read-through moment (decision 357)", () => {
+  it('when the sweep can tell, then the gauge says the moment read through; before that nothing, and while it cannot, the last moment found', async () => {
     const clock = { ms: T0 };
-    const readAt = new Date(T0 + 50_000);
     // Per run: payouts.events, then orders.events.
-    const sweeper = sweeperAt(clock, [null, null, readAt, new Date(T0 + 40_000), null, null]);
+    const sweeper = sweeperAt(clock, [
+      null,
+      null,
+      new Date(T0 + 50_000),
+      new Date(T0 + 40_000),
+      null,
+      new Date(T0 + 30_000), // an answer older than one given before moves nothing back
+    ]);
     sweeper.onApplicationBootstrap();
     sweeper.onApplicationBootstrap(); // Nest calls it once per part of the app
     try {
-      // Before any answer: from the start, as LedgerEventsNotReadThrough needs to fire on a ledger that never can tell.
-      expect(await ages()).toEqual({ 'payouts.events': 0, 'orders.events': 0 });
+      // Not its start: an instance that cannot tell says nothing, so it holds no alert down.
+      expect(await moments()).toEqual({});
       clock.ms = T0 + 60_000;
       await sweeper.sweep();
-      expect(await ages()).toEqual({ 'payouts.events': 60, 'orders.events': 60 });
+      expect(await moments()).toEqual({});
       clock.ms = T0 + 120_000;
       await sweeper.sweep();
-      expect(await ages()).toEqual({ 'payouts.events': 70, 'orders.events': 80 });
+      expect(await moments()).toEqual({
+        'payouts.events': seconds(T0 + 50_000),
+        'orders.events': seconds(T0 + 40_000),
+      });
       clock.ms = T0 + 300_000;
       await sweeper.sweep();
-      expect(await ages()).toEqual({ 'payouts.events': 250, 'orders.events': 260 });
+      expect(await moments()).toEqual({
+        'payouts.events': seconds(T0 + 50_000),
+        'orders.events': seconds(T0 + 40_000),
+      });
     } finally {
       await sweeper.onApplicationShutdown();
     }
-    // Shut down, it exports nothing: another instance's figure is not held down by a stopped one.
-    expect(await ages()).toEqual({});
+    // Shut down, it exports nothing: a stopped instance's moment is no answer of the others.
+    expect(await moments()).toEqual({});
   });
 });

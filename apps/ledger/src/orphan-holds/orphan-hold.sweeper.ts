@@ -12,8 +12,6 @@ import { HoldRefusalRepository } from '../hold-refusals/hold-refusal.repository'
 import { CLOCK, Clock, EVENTS_READ_THROUGH, EventsReadThrough, LEDGER_CONFIG } from '../tokens';
 
 const PURGE_BATCH = 1000;
-/** The topics whose reading bounds the sweep: payout holds' and refund holds' events. */
-const SWEPT_TOPICS = [Topics.payoutsEvents, Topics.ordersEvents] as const;
 const NONE = { voided: 0, failed: [] as readonly string[] };
 
 /**
@@ -34,7 +32,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
   private readonly job: IntervalJob;
   /** Per topic, the last run that could tell how far it was read (or the first that could not). */
   private readonly told = new Map<string, number>();
-  /** Per topic, the moment it was last found read through (ms); the start until a first answer. */
+  /** Per topic, the latest moment it was found read through (ms since the epoch). */
   private readonly readTo = new Map<string, number>();
   private removeSource?: () => void;
 
@@ -59,17 +57,11 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     // Nest runs bootstrap hooks once per part of the app (HTTP and each consumer): start once.
-    if (!this.removeSource) {
-      const started = this.clock.now().getTime();
-      for (const topic of SWEPT_TOPICS) this.readTo.set(topic, started);
-      // The age at scrape time: it keeps growing while no run can tell (LedgerEventsNotReadThrough).
-      this.removeSource = PaymentsMetrics.ledgerEventsReadThroughAge.add(async () =>
-        [...this.readTo].map(([topic, at]) => ({
-          labels: { topic },
-          value: Math.max(0, this.clock.now().getTime() - at) / 1000,
-        })),
-      );
-    }
+    // Only moments found: an instance that cannot tell exports nothing of that topic, not its start
+    // (LedgerEventsNotReadThrough takes the latest moment any instance found).
+    this.removeSource ??= PaymentsMetrics.ledgerEventsReadThrough.add(async () =>
+      [...this.readTo].map(([topic, at]) => ({ labels: { topic }, value: at / 1000 })),
+    );
     this.job.start();
   }
 
@@ -173,7 +165,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       return null;
     }
     this.told.set(topic, now);
-    this.readTo.set(topic, through.getTime());
+    this.readTo.set(topic, Math.max(this.readTo.get(topic) ?? 0, through.getTime()));
     // Through an old moment only: a group stuck behind it, still answered with that moment.
     if (now - through.getTime() > 2 * this.config.orphanHoldAfterMs)
       this.logger.warn(
