@@ -14,6 +14,8 @@ const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms)
 const PAYOUT_FINAL = { completed: 'posted', failed: 'voided', cancelled: 'voided' };
 /** The shop accounts a USD shop without rates or adjustments ends with: suspense and receivable stay 0. */
 const ACCOUNT_KINDS = ['available', 'pending', 'reserved', 'suspense', 'receivable'];
+/** The ledger's orphan bound, LEDGER_ORPHAN_HOLD_AFTER_MS (the suite keeps its default). */
+const ORPHAN_BOUND_MS = 900_000;
 /** numeric(38,18): amounts are compared exactly, in 10^-18 units. */
 const SCALE = 18;
 
@@ -53,10 +55,11 @@ export function decimal(u) {
  * reconciler already held those against what the merchant was told), against what they say.
  * No fees are configured, so each fee is 0: a paid order credits its amount, a payout holds its amount.
  * @param {{ journal: import('./reconcile.mjs').Journal, orders: Map<string, string>, payouts: Map<string, string>,
- *   ledger: Awaited<ReturnType<typeof readLedger>> }} input  orders, payouts: id → status in the service's table
+ *   ledger: Awaited<ReturnType<typeof readLedger>>, orphanBoundMs?: number }} input  orders, payouts: id → status
+ *   in the service's table; orphanBoundMs: the ledger's LEDGER_ORPHAN_HOLD_AFTER_MS
  * @returns {Books}
  */
-export function judgeBooks({ journal, orders, payouts, ledger }) {
+export function judgeBooks({ journal, orders, payouts, ledger, orphanBoundMs = ORPHAN_BOUND_MS }) {
   /** @type {string[]} */
   const problems = [];
   let lost = 0;
@@ -68,6 +71,12 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
     for (const source of t.kind === 'settlement' && t.settled_credits ? t.settled_credits : [t.source_id])
       txCount.set(`${t.kind} ${source}`, (txCount.get(`${t.kind} ${source}`) ?? 0) + 1);
   const count = (/** @type {string} */ kind, /** @type {string} */ id) => txCount.get(`${kind} ${id}`) ?? 0;
+  /** When the latest transaction of `kind` for `id` was booked (ms; NaN when none says). */
+  const latest = (/** @type {string} */ kind, /** @type {string} */ id) =>
+    Math.max(...ledger.transactions.filter((t) => t.kind === kind && t.source_id === id).map((t) => t.at ?? NaN));
+  /** Whether the payout's last void came at least the orphan bound after its last reservation. */
+  const swept = (/** @type {string} */ id) =>
+    latest('payout_voided', id) - latest('payout_reserved', id) >= orphanBoundMs;
   /** Exactly `want` transactions of `kind` for `id`: fewer are lost, more doubled. */
   const exactly = (/** @type {string} */ kind, /** @type {string} */ id, /** @type {number} */ want, what = '') => {
     const n = count(kind, id);
@@ -120,9 +129,10 @@ export function judgeBooks({ journal, orders, payouts, ledger }) {
     exactly('payout_reserved', id, 1 + earlier);
     const final = /** @type {Record<string, string>} */ (PAYOUT_FINAL)[status];
     exactly('payout_posted', id, final === 'posted' ? 1 : 0, ` (${status})`);
-    // A payout completed after its hold was voided (the sweep before its first event, decision 355)
-    // is posted from the balance on top of that generation's void: one void more, not doubled.
-    const voidedThenPosted = final === 'posted' && count('payout_voided', id) === earlier + 1 ? 1 : 0;
+    // A payout completed after the orphan sweep voided its hold (decision 355) is posted from the
+    // balance on top of that void: one void more, not doubled, but only where the void came the
+    // orphan bound after the reservation, as the sweep's do. Any other extra void is a fault.
+    const voidedThenPosted = final === 'posted' && count('payout_voided', id) === earlier + 1 && swept(id) ? 1 : 0;
     exactly('payout_voided', id, earlier + voidedThenPosted + (final === 'voided' ? 1 : 0), ` (${status})`);
     const hold = holds.get(id);
     if (hold !== (final ?? 'held')) {
@@ -207,13 +217,15 @@ export async function readLedger(dbUrl, shopId) {
       accounts: /** @type {{ kind: string, currency: string, balance: string }[]} */ (
         await q(`SELECT kind, currency, balance::text AS balance FROM ledger.accounts WHERE shop_id = $1`, [shopId])
       ),
-      transactions: /** @type {{ id: string, kind: string, source_id: string, settled_credits: string[] | null }[]} */ (
-        await q(
-          `SELECT id::text AS id, kind, source_id, settled_credits::text[] AS settled_credits
-             FROM ledger.transactions WHERE shop_id = $1`,
-          [shopId],
-        )
-      ),
+      transactions:
+        /** @type {{ id: string, kind: string, source_id: string, settled_credits: string[] | null, at?: number }[]} */ (
+          await q(
+            `SELECT id::text AS id, kind, source_id, settled_credits::text[] AS settled_credits,
+                    (extract(epoch FROM created_at) * 1000)::float8 AS at
+               FROM ledger.transactions WHERE shop_id = $1`,
+            [shopId],
+          )
+        ),
       holds: /** @type {{ payout_id: string, status: string, generation?: number }[]} */ (
         await q(`SELECT payout_id::text AS payout_id, status, generation FROM ledger.holds WHERE shop_id = $1`, [
           shopId,
