@@ -94,3 +94,34 @@ describe('checkTopicMessage: a message read from a topic is held to docs/asyncap
     );
   });
 });
+
+describe('prepareTopicChecks: a reader compiles its topics’ checks before it reads', () => {
+  it('when a reader prepared its topic, then checking the first message there compiles nothing; on another topic it still compiles', () => {
+    jest.isolateModules(() => {
+      // A module of its own: the cache of the tests above would hide the compiling.
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const isolated = require('./asyncapi-messages') as typeof import('./asyncapi-messages');
+      const { default: IsolatedAjv } = require('ajv') as typeof import('ajv');
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      const compile = jest.spyOn(IsolatedAjv.prototype, 'compile');
+      try {
+        isolated.prepareTopicChecks(['t-suite1.orders.events']);
+        expect(compile).toHaveBeenCalled();
+        compile.mockClear();
+
+        expect(isolated.checkTopicMessage(onOrdersEvents(statusChanged()))).toEqual({
+          channel: 'ordersEvents',
+          message: 'orderStatusChanged',
+        });
+        expect(compile).not.toHaveBeenCalled();
+
+        expect(() =>
+          isolated.checkTopicMessage({ topic: 't-suite1.payouts.commands', key: null, value: '{}', headers: {} }),
+        ).toThrow(/payouts\.commands/);
+        expect(compile).toHaveBeenCalled();
+      } finally {
+        compile.mockRestore();
+      }
+    });
+  });
+});

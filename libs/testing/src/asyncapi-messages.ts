@@ -35,7 +35,8 @@ interface Channel {
   id: string;
   /** Matches the topic name after the test stack's prefix. */
   pattern: RegExp;
-  messages: ChannelMessage[];
+  /** Its messages' validators, compiled at the first call and kept. */
+  messages: () => ChannelMessage[];
 }
 
 let channels: Channel[] | undefined;
@@ -55,21 +56,22 @@ function channelsOf(file: string): Channel[] {
     const address = String(channel.address)
       .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
       .replace(/\{[^}]+\}/g, '.+');
-    const messages: ChannelMessage[] = [];
-    for (const messageRef of Object.values<any>(channel.messages ?? {})) {
-      const messageId = String(messageRef.$ref).split('/').pop()!;
-      const message = doc.components.messages[messageId];
-      const at = `/components/messages/${escapePointer(messageId)}`;
-      messages.push({
-        id: messageId,
-        type: message.payload?.properties?.type?.const,
-        payload: compile(`${at}/payload`),
-        headers: message.headers ? compile(`${at}/headers`) : undefined,
-        key: message.bindings?.kafka?.key ? compile(`${at}/bindings/kafka/key`) : undefined,
+    let messages: ChannelMessage[] | undefined;
+    const compileMessages = (): ChannelMessage[] =>
+      Object.values<any>(channel.messages ?? {}).map((messageRef) => {
+        const messageId = String(messageRef.$ref).split('/').pop()!;
+        const message = doc.components.messages[messageId];
+        const at = `/components/messages/${escapePointer(messageId)}`;
+        return {
+          id: messageId,
+          type: message.payload?.properties?.type?.const,
+          payload: compile(`${at}/payload`),
+          headers: message.headers ? compile(`${at}/headers`) : undefined,
+          key: message.bindings?.kafka?.key ? compile(`${at}/bindings/kafka/key`) : undefined,
+        };
       });
-    }
     // A prefix (a test stack's own) ends with a dot; none in production.
-    out.push({ id, pattern: new RegExp(`^(?:.+\\.)?${address}$`), messages });
+    out.push({ id, pattern: new RegExp(`^(?:.+\\.)?${address}$`), messages: () => (messages ??= compileMessages()) });
   }
   // The most specific first: `orders.events.dlq` is not a message of `orders.events`.
   return out.sort((a, b) => b.pattern.source.length - a.pattern.source.length);
@@ -84,13 +86,27 @@ function problems(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
+function channelsFor(file: string): Channel[] {
+  return file === ASYNCAPI_DOCUMENT ? (channels ??= channelsOf(file)) : channelsOf(file);
+}
+
+/**
+ * Compiles the validators of the channels `topics` belong to, now. A reader calls it before it
+ * reads: compiled at its first message instead, they stop the test process for a second or more
+ * (every service of an e2e stack runs in it) while requests are in flight, which once took a
+ * first order past its reply timeout in CI.
+ */
+export function prepareTopicChecks(topics: string[]): void {
+  const all = channelsFor(ASYNCAPI_DOCUMENT);
+  for (const topic of topics) all.find((c) => c.pattern.test(topic))?.messages();
+}
+
 /**
  * Throws, naming the topic, the message and what is wrong, when a message read from `topic` is not
  * one docs/asyncapi.yaml documents there. `file` is for the tests of this check.
  */
 export function checkTopicMessage(message: TopicMessage, file = ASYNCAPI_DOCUMENT): CheckedMessage {
-  const all = file === ASYNCAPI_DOCUMENT ? (channels ??= channelsOf(file)) : channelsOf(file);
-  const channel = all.find((c) => c.pattern.test(message.topic));
+  const channel = channelsFor(file).find((c) => c.pattern.test(message.topic));
   if (!channel) throw new Error(`a message on ${message.topic}, a topic docs/asyncapi.yaml does not document`);
   let value: unknown = message.value;
   try {
@@ -99,11 +115,14 @@ export function checkTopicMessage(message: TopicMessage, file = ASYNCAPI_DOCUMEN
     // Not JSON: checked as the string it is (only a dead letter may be anything).
   }
   const type = (value as { type?: unknown } | null)?.type;
-  const documented = channel.messages.find((m) => m.type === undefined || m.type === type);
+  const documented = channel.messages().find((m) => m.type === undefined || m.type === type);
   const where = `${message.topic} (${channel.id})`;
   if (!documented) {
     throw new Error(
-      `a message of type ${JSON.stringify(type)} on ${where}, which docs/asyncapi.yaml does not document there (documented: ${channel.messages.map((m) => m.type).join(', ')})`,
+      `a message of type ${JSON.stringify(type)} on ${where}, which docs/asyncapi.yaml does not document there (documented: ${channel
+        .messages()
+        .map((m) => m.type)
+        .join(', ')})`,
     );
   }
   const what = `a ${documented.type ?? documented.id} message on ${where}`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Consumer, IHeaders } from 'kafkajs';
-import { checkTopicMessage, recordChecked } from './asyncapi-messages';
+import { checkTopicMessage, prepareTopicChecks, recordChecked } from './asyncapi-messages';
 import { eventually, testKafka } from './infra';
 
 export interface ReadMessage {
@@ -40,6 +40,7 @@ export class TopicReader {
 
   static async start(topics: string[], options: { contract?: boolean } = {}): Promise<TopicReader> {
     const checkContract = options.contract ?? true;
+    if (checkContract) prepareTopicChecks(topics);
     const consumer = testKafka('topic-reader').consumer({
       groupId: `reader-${randomUUID()}`,
       maxWaitTimeInMs: 200,
