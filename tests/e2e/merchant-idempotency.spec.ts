@@ -20,9 +20,9 @@ describe('merchant idempotency: the same request twice has one effect', () => {
   beforeAll(async () => {
     // The reply timeout as deployed (5 s): the "orders is down" case waits it out once. A 3 s one
     // timed out this suite's first order once in CI, on two cores shared with another jest worker,
-    // and a 5 s one once too: the topic reader compiled its contract checks at its first message
-    // then, stopping this process (and every service in it) for over a second. It compiles them
-    // when it starts now.
+    // and a 5 s one once too, when the topic reader compiled its contract checks at its first
+    // message and stopped this process (and every service in it) for over a second; it compiles
+    // them when it starts now.
     // callbacks-ingest only to complete an order for the refund case (the test plays the provider).
     stack = await TestStack.start({ services: ['gateway', 'orders', 'callbacks-ingest'] });
     shop = await aShop(stack.gateway!.url, 'Idempotent Shop');
