@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Admin, Consumer, Producer } from 'kafkajs';
 import { loadPayoutsConfig, startPayouts } from '@payments/apps/payouts';
 import { envelope } from '@payments/contracts';
+import { createTopicsAndWait } from '@payments/messaging';
 import { eventually, http, testKafka, uniqueName } from '@payments/testing';
 import { aShop, TestShop } from '../support/merchant';
 import { scrape, valuesOf } from '../support/metrics';
@@ -99,21 +100,10 @@ describe('replies when a requester is gone (a deleted or vanished reply topic)',
   }
 
   async function ensureTopic(topic: string): Promise<void> {
-    // A topic deleted a moment ago may still be going away on the broker: its creation again can
-    // fail once with "This server does not host this topic-partition" while the leaders settle,
-    // and a topic listed may have no leader yet (a consumer subscribing then fails the same way,
-    // as it did once in CI). So: until the broker's metadata names a leader for every partition.
-    await eventually(
-      async () => {
-        if (!(await admin.listTopics()).includes(topic))
-          await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-        const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-        const partitions = topics.find((t) => t.name === topic)?.partitions ?? [];
-        return partitions.length > 0 && partitions.every((p) => p.leader >= 0) ? true : undefined;
-      },
-      30_000,
-      `the topic ${topic} with a leader for every partition`,
-    );
+    // A topic deleted a moment ago may still be going away on the broker, and one listed may have no
+    // leader yet (a consumer subscribing then fails with "This server does not host this
+    // topic-partition", as it did once in CI): created if missing, then until every partition has one.
+    await createTopicsAndWait(admin, [{ topic, numPartitions: 1 }]);
   }
 
   async function dropped(reason: string): Promise<number> {

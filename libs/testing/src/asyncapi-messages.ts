@@ -86,8 +86,10 @@ function problems(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
-function channelsFor(file: string): Channel[] {
-  return file === ASYNCAPI_DOCUMENT ? (channels ??= channelsOf(file)) : channelsOf(file);
+/** The channel a topic belongs to, or undefined when the document lists none for it. */
+function channelOf(topic: string, file: string): Channel | undefined {
+  const all = file === ASYNCAPI_DOCUMENT ? (channels ??= channelsOf(file)) : channelsOf(file);
+  return all.find((c) => c.pattern.test(topic));
 }
 
 /**
@@ -98,8 +100,7 @@ function channelsFor(file: string): Channel[] {
  * timeout in CI). A topic that matches no channel is skipped; checkTopicMessage reports it.
  */
 export function prepareTopicChecks(topics: string[]): void {
-  const all = channelsFor(ASYNCAPI_DOCUMENT);
-  for (const topic of topics) all.find((c) => c.pattern.test(topic))?.messages();
+  for (const topic of topics) channelOf(topic, ASYNCAPI_DOCUMENT)?.messages();
 }
 
 /**
@@ -107,7 +108,7 @@ export function prepareTopicChecks(topics: string[]): void {
  * one docs/asyncapi.yaml documents there. `file` is for the tests of this check.
  */
 export function checkTopicMessage(message: TopicMessage, file = ASYNCAPI_DOCUMENT): CheckedMessage {
-  const channel = channelsFor(file).find((c) => c.pattern.test(message.topic));
+  const channel = channelOf(message.topic, file);
   if (!channel) throw new Error(`a message on ${message.topic}, a topic docs/asyncapi.yaml does not document`);
   let value: unknown = message.value;
   try {
@@ -116,14 +117,12 @@ export function checkTopicMessage(message: TopicMessage, file = ASYNCAPI_DOCUMEN
     // Not JSON: checked as the string it is (only a dead letter may be anything).
   }
   const type = (value as { type?: unknown } | null)?.type;
-  const documented = channel.messages().find((m) => m.type === undefined || m.type === type);
+  const messages = channel.messages();
+  const documented = messages.find((m) => m.type === undefined || m.type === type);
   const where = `${message.topic} (${channel.id})`;
   if (!documented) {
     throw new Error(
-      `a message of type ${JSON.stringify(type)} on ${where}, which docs/asyncapi.yaml does not document there (documented: ${channel
-        .messages()
-        .map((m) => m.type)
-        .join(', ')})`,
+      `a message of type ${JSON.stringify(type)} on ${where}, which docs/asyncapi.yaml does not document there (documented: ${messages.map((m) => m.type).join(', ')})`,
     );
   }
   const what = `a ${documented.type ?? documented.id} message on ${where}`;
